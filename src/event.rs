@@ -1,0 +1,607 @@
+//! Events: what a parsed line is, and its hot fields, read lazily.
+//!
+//! This module owns [`EventKind`] (from `type` and `subtype`, whatever their
+//! position among the keys), [`Event`] (a parsed line known to be an event)
+//! and [`Field`] (missing, null or a value). Nothing here allocates: every
+//! accessor walks the line's tape and borrows from it.
+
+use crate::error::{Error, ErrorKind, Position};
+use crate::framing::Line;
+use crate::parse::{Document, Parser, Value};
+use std::fmt;
+
+/// What an event is, from its `type` and `subtype`.
+///
+/// Every type and subtype of the field reference has a variant, and so do
+/// those real streams carry beyond it. A `system` or `result` event with a
+/// subtype not listed is [`SystemOther`](EventKind::SystemOther) or
+/// [`ResultOther`](EventKind::ResultOther) (a result is still a result);
+/// any other type is [`Unknown`](EventKind::Unknown). Neither is an error:
+/// [`Event::raw_type`] and [`Event::raw_subtype`] give the names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// `system/init`: the session's configuration, once per round.
+    SystemInit,
+    /// `system/status`: a request to the model is starting (or compaction).
+    SystemStatus,
+    /// `system/task_summary`: a one-line description of the current action.
+    SystemTaskSummary,
+    /// `system/post_turn_summary`: a summary of a finished assistant turn.
+    SystemPostTurnSummary,
+    /// `system/thinking_tokens`: estimated thinking tokens so far.
+    SystemThinkingTokens,
+    /// `system/api_retry`: a failed API request being retried (no uuid).
+    SystemApiRetry,
+    /// `system/permission_denied`: a tool call needed approval nobody gave.
+    SystemPermissionDenied,
+    /// `system/hook_started`: a hook command started.
+    SystemHookStarted,
+    /// `system/hook_response`: a hook command finished.
+    SystemHookResponse,
+    /// `system/background_tasks_changed`: the full list of background tasks.
+    SystemBackgroundTasksChanged,
+    /// `system/task_started`: a subagent, workflow or background Bash started.
+    SystemTaskStarted,
+    /// `system/task_progress`: progress of a task.
+    SystemTaskProgress,
+    /// `system/task_updated`: a task's status patch.
+    SystemTaskUpdated,
+    /// `system/task_notification`: a task finished or stopped.
+    SystemTaskNotification,
+    /// `system/compact_boundary`: context compaction happened (real streams).
+    SystemCompactBoundary,
+    /// `system/notification`: a notice such as `stop-hook-error` (real streams).
+    SystemNotification,
+    /// A `system` event with another subtype, or none.
+    SystemOther,
+    /// `assistant`: one content block of a model response.
+    Assistant,
+    /// `user`: a tool result, a replayed prompt or injected text.
+    User,
+    /// `stream_event`: a partial-message event of the Messages API.
+    StreamEvent,
+    /// `result/success`.
+    ResultSuccess,
+    /// `result/error_during_execution`.
+    ResultErrorDuringExecution,
+    /// `result/error_max_turns`.
+    ResultErrorMaxTurns,
+    /// `result/error_max_budget_usd`.
+    ResultErrorMaxBudgetUsd,
+    /// A `result` with another subtype, or none (old streams).
+    ResultOther,
+    /// `active_goal` (Cloud Managed containers).
+    ActiveGoal,
+    /// `autocompact_state` (Cloud Managed containers).
+    AutocompactState,
+    /// `rate_limit_event`: the subscription's usage windows.
+    RateLimitEvent,
+    /// `control_request` (stdin control protocol; real streams).
+    ControlRequest,
+    /// `control_response` (real streams).
+    ControlResponse,
+    /// `control_cancel_request` (real streams; no session_id or uuid).
+    ControlCancelRequest,
+    /// `tool_progress`: a long-running tool's heartbeat.
+    ToolProgress,
+    /// Any other type.
+    Unknown,
+}
+
+impl EventKind {
+    /// The kind for a `type` and optional `subtype`.
+    pub fn from_type(ty: &str, subtype: Option<&str>) -> EventKind {
+        match ty {
+            "assistant" => EventKind::Assistant,
+            "user" => EventKind::User,
+            "stream_event" => EventKind::StreamEvent,
+            "system" => match subtype {
+                Some("init") => EventKind::SystemInit,
+                Some("status") => EventKind::SystemStatus,
+                Some("task_summary") => EventKind::SystemTaskSummary,
+                Some("post_turn_summary") => EventKind::SystemPostTurnSummary,
+                Some("thinking_tokens") => EventKind::SystemThinkingTokens,
+                Some("api_retry") => EventKind::SystemApiRetry,
+                Some("permission_denied") => EventKind::SystemPermissionDenied,
+                Some("hook_started") => EventKind::SystemHookStarted,
+                Some("hook_response") => EventKind::SystemHookResponse,
+                Some("background_tasks_changed") => EventKind::SystemBackgroundTasksChanged,
+                Some("task_started") => EventKind::SystemTaskStarted,
+                Some("task_progress") => EventKind::SystemTaskProgress,
+                Some("task_updated") => EventKind::SystemTaskUpdated,
+                Some("task_notification") => EventKind::SystemTaskNotification,
+                Some("compact_boundary") => EventKind::SystemCompactBoundary,
+                Some("notification") => EventKind::SystemNotification,
+                _ => EventKind::SystemOther,
+            },
+            "result" => match subtype {
+                Some("success") => EventKind::ResultSuccess,
+                Some("error_during_execution") => EventKind::ResultErrorDuringExecution,
+                Some("error_max_turns") => EventKind::ResultErrorMaxTurns,
+                Some("error_max_budget_usd") => EventKind::ResultErrorMaxBudgetUsd,
+                _ => EventKind::ResultOther,
+            },
+            "active_goal" => EventKind::ActiveGoal,
+            "autocompact_state" => EventKind::AutocompactState,
+            "rate_limit_event" => EventKind::RateLimitEvent,
+            "control_request" => EventKind::ControlRequest,
+            "control_response" => EventKind::ControlResponse,
+            "control_cancel_request" => EventKind::ControlCancelRequest,
+            "tool_progress" => EventKind::ToolProgress,
+            _ => EventKind::Unknown,
+        }
+    }
+
+    /// True for every `result` kind, known subtype or not.
+    pub fn is_result(self) -> bool {
+        matches!(
+            self,
+            EventKind::ResultSuccess
+                | EventKind::ResultErrorDuringExecution
+                | EventKind::ResultErrorMaxTurns
+                | EventKind::ResultErrorMaxBudgetUsd
+                | EventKind::ResultOther
+        )
+    }
+
+    /// True for every `system` kind.
+    pub fn is_system(self) -> bool {
+        matches!(
+            self,
+            EventKind::SystemInit
+                | EventKind::SystemStatus
+                | EventKind::SystemTaskSummary
+                | EventKind::SystemPostTurnSummary
+                | EventKind::SystemThinkingTokens
+                | EventKind::SystemApiRetry
+                | EventKind::SystemPermissionDenied
+                | EventKind::SystemHookStarted
+                | EventKind::SystemHookResponse
+                | EventKind::SystemBackgroundTasksChanged
+                | EventKind::SystemTaskStarted
+                | EventKind::SystemTaskProgress
+                | EventKind::SystemTaskUpdated
+                | EventKind::SystemTaskNotification
+                | EventKind::SystemCompactBoundary
+                | EventKind::SystemNotification
+                | EventKind::SystemOther
+        )
+    }
+
+    /// True when cctape has a typed view for this kind: everything but
+    /// [`Unknown`](EventKind::Unknown) and [`SystemOther`](EventKind::SystemOther).
+    pub fn is_known(self) -> bool {
+        !matches!(self, EventKind::Unknown | EventKind::SystemOther)
+    }
+}
+
+/// A field that the reference types as `T | null`: missing, null, or a
+/// value. A value of the wrong JSON type reads as [`Field::Missing`] (and is
+/// counted on the line; see [`Document::type_mismatches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Field<T> {
+    /// The key is absent (or holds the wrong JSON type).
+    #[default]
+    Missing,
+    /// The key holds `null`.
+    Null,
+    /// The key holds a value.
+    Value(T),
+}
+
+impl<T> Field<T> {
+    /// The value, if there is one.
+    pub fn value(self) -> Option<T> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// True for [`Field::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, Field::Null)
+    }
+
+    /// True for [`Field::Missing`].
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Field::Missing)
+    }
+
+    /// Map the value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Field<U> {
+        match self {
+            Field::Missing => Field::Missing,
+            Field::Null => Field::Null,
+            Field::Value(v) => Field::Value(f(v)),
+        }
+    }
+
+    /// Read a field from an optional value with a typed getter.
+    pub fn read<'d>(v: Option<Value<'d>>, get: impl FnOnce(&Value<'d>) -> Option<T>) -> Field<T> {
+        match v {
+            None => Field::Missing,
+            Some(v) if v.is_null() => Field::Null,
+            Some(v) => match get(&v) {
+                Some(t) => Field::Value(t),
+                None => {
+                    v.note_mismatch();
+                    Field::Missing
+                }
+            },
+        }
+    }
+}
+
+/// The four token counts of a model call (`message.usage`). Missing counts
+/// read as 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TokenCounts {
+    /// `input_tokens`: input not read from the cache.
+    pub input_tokens: u64,
+    /// `output_tokens`: output, thinking included.
+    pub output_tokens: u64,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: u64,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: u64,
+}
+
+impl TokenCounts {
+    /// Read the four counts of a usage object.
+    pub fn from_usage(u: Value<'_>) -> TokenCounts {
+        let n = |k| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        TokenCounts {
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            cache_read_input_tokens: n("cache_read_input_tokens"),
+            cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        }
+    }
+
+    /// Add another call's counts.
+    pub fn add(&mut self, o: &TokenCounts) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.cache_read_input_tokens += o.cache_read_input_tokens;
+        self.cache_creation_input_tokens += o.cache_creation_input_tokens;
+    }
+
+    /// All four summed.
+    pub fn total(&self) -> u64 {
+        self.input_tokens
+            + self.output_tokens
+            + self.cache_read_input_tokens
+            + self.cache_creation_input_tokens
+    }
+}
+
+/// A parsed line that is an event: a JSON object with a string `type`.
+///
+/// Borrowed from the [`Parser`] that read it; drop it before reading the next
+/// line (or copy out what must outlive it).
+pub struct Event<'t> {
+    doc: Document<'t>,
+    kind: EventKind,
+}
+
+impl fmt::Debug for Event<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("kind", &self.kind)
+            .field("line", &self.doc.line())
+            .field("offset", &self.doc.offset())
+            .finish()
+    }
+}
+
+/// Parse `line` with `parser` and check that it is an event.
+///
+/// Errors beyond [`Parser::parse`]'s: [`ErrorKind::MissingType`] (no `type`
+/// or not a string) and [`ErrorKind::DuplicateKey`] (a top-level `type` or
+/// `subtype` given twice with different values).
+///
+/// ```
+/// use cctape::event::{parse_event, EventKind};
+/// use cctape::framing::Lines;
+/// use cctape::parse::Parser;
+///
+/// let mut parser = Parser::new();
+/// let input = br#"{"is_error":false,"subtype":"success","num_turns":3,"type":"result"}"#;
+/// let line = Lines::new(input).next().unwrap();
+/// let ev = parse_event(&mut parser, &line).unwrap();
+/// assert_eq!(ev.kind(), EventKind::ResultSuccess);
+/// assert_eq!(ev.num_turns(), Some(3));
+/// ```
+pub fn parse_event<'t>(parser: &'t mut Parser, line: &Line<'t>) -> Result<Event<'t>, Error> {
+    let doc = parser.parse(line)?;
+    let kind = classify(&doc.root(), line.position())?;
+    Ok(Event { doc, kind })
+}
+
+fn classify(root: &Value<'_>, pos: Position) -> Result<EventKind, Error> {
+    let mut ty: Option<Value<'_>> = None;
+    let mut subtype: Option<Value<'_>> = None;
+    for (k, v) in root.entries() {
+        let slot = match k {
+            "type" => &mut ty,
+            "subtype" => &mut subtype,
+            _ => continue,
+        };
+        match slot {
+            None => *slot = Some(v),
+            Some(prev) => {
+                if !same_scalar(prev, &v) {
+                    return Err(Error::new(
+                        ErrorKind::DuplicateKey,
+                        pos,
+                        "top-level `type` or `subtype` given twice with different values",
+                    ));
+                }
+            }
+        }
+    }
+    let Some(ty) = ty.and_then(|v| v.as_str()) else {
+        return Err(Error::new(
+            ErrorKind::MissingType,
+            pos,
+            "expected a string `type` in the object",
+        ));
+    };
+    Ok(EventKind::from_type(ty, subtype.and_then(|v| v.as_str())))
+}
+
+fn same_scalar(a: &Value<'_>, b: &Value<'_>) -> bool {
+    if a.kind() != b.kind() {
+        return false;
+    }
+    match (a.as_str(), b.as_str()) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => {
+            // Non-string duplicates: equal only if both are the same scalar.
+            a.is_null() && b.is_null()
+                || a.as_bool().is_some() && a.as_bool() == b.as_bool()
+                || a.as_f64().is_some() && a.as_f64() == b.as_f64()
+        }
+        _ => false,
+    }
+}
+
+impl<'t> Event<'t> {
+    /// What this event is.
+    #[inline]
+    pub fn kind(&self) -> EventKind {
+        self.kind
+    }
+
+    /// The root object, for any field (generic borrowed access).
+    #[inline]
+    pub fn root(&self) -> Value<'_> {
+        self.doc.root()
+    }
+
+    /// The top-level value of `key`.
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<Value<'_>> {
+        self.doc.root().get(key)
+    }
+
+    /// The value at a dotted path (`"message.usage.output_tokens"`).
+    pub fn get_path(&self, path: &str) -> Option<Value<'_>> {
+        self.doc.root().get_path(path)
+    }
+
+    /// The parsed document (raw bytes, position, tape).
+    pub fn document(&self) -> &Document<'t> {
+        &self.doc
+    }
+
+    /// The line exactly as read, without its LF.
+    pub fn raw(&self) -> &'t [u8] {
+        self.doc.raw()
+    }
+
+    /// The line's position.
+    pub fn position(&self) -> Position {
+        self.doc.position()
+    }
+
+    /// 1-based line number.
+    pub fn line(&self) -> u64 {
+        self.doc.line()
+    }
+
+    /// 0-based byte offset of the line.
+    pub fn offset(&self) -> u64 {
+        self.doc.offset()
+    }
+
+    fn str_field(&self, key: &str) -> Option<&str> {
+        let v = self.get(key)?;
+        let s = v.as_str();
+        if s.is_none() && !v.is_null() {
+            v.note_mismatch();
+        }
+        s
+    }
+
+    /// `type`, as written.
+    pub fn raw_type(&self) -> &str {
+        self.get("type").and_then(|v| v.as_str()).unwrap_or_default()
+    }
+
+    /// `subtype`, if it is a string.
+    pub fn raw_subtype(&self) -> Option<&str> {
+        self.get("subtype").and_then(|v| v.as_str())
+    }
+
+    /// `session_id`.
+    pub fn session_id(&self) -> Option<&str> {
+        self.str_field("session_id")
+    }
+
+    /// `uuid` (absent on `system/api_retry` and old streams).
+    pub fn uuid(&self) -> Option<&str> {
+        self.str_field("uuid")
+    }
+
+    /// `parent_tool_use_id`: null on the main agent, the launching Agent
+    /// call's id inside a subagent, missing on events that do not carry it.
+    pub fn parent_tool_use_id(&self) -> Field<&str> {
+        Field::read(self.get("parent_tool_use_id"), |v| v.as_str())
+    }
+
+    /// `timestamp` (ISO 8601) on assistant and user events.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.str_field("timestamp")
+    }
+
+    /// `message` on assistant and user events.
+    pub fn message(&self) -> Option<Value<'_>> {
+        self.get("message")
+    }
+
+    /// `message.id` (`msg_...`; a uuid on synthetic messages).
+    pub fn message_id(&self) -> Option<&str> {
+        self.message()?.get("id")?.as_str()
+    }
+
+    /// `message.model`.
+    pub fn model(&self) -> Option<&str> {
+        self.message()?.get("model")?.as_str()
+    }
+
+    /// `message.usage`, as the four token counts.
+    pub fn usage(&self) -> Option<TokenCounts> {
+        self.message()?.get("usage").map(TokenCounts::from_usage)
+    }
+
+    /// The message's single content block (`message.content[0]`), when
+    /// `content` is an array.
+    pub fn content_block(&self) -> Option<Value<'_>> {
+        self.message()?.get("content")?.index(0)
+    }
+
+    /// The content block's `type` (`text`, `thinking`, `tool_use`,
+    /// `tool_result`).
+    pub fn content_block_type(&self) -> Option<&str> {
+        self.content_block()?.get("type")?.as_str()
+    }
+
+    /// For a `tool_use` block: its `id`.
+    pub fn tool_use_id(&self) -> Option<&str> {
+        let b = self.content_block()?;
+        if b.get("type")?.as_str()? != "tool_use" {
+            return None;
+        }
+        b.get("id")?.as_str()
+    }
+
+    /// For a `tool_use` block: the tool's `name`.
+    pub fn tool_name(&self) -> Option<&str> {
+        let b = self.content_block()?;
+        if b.get("type")?.as_str()? != "tool_use" {
+            return None;
+        }
+        b.get("name")?.as_str()
+    }
+
+    /// For a `tool_result` block: the `tool_use_id` it answers.
+    pub fn tool_result_id(&self) -> Option<&str> {
+        let b = self.content_block()?;
+        if b.get("type")?.as_str()? != "tool_result" {
+            return None;
+        }
+        b.get("tool_use_id")?.as_str()
+    }
+
+    /// For a `tool_result` block: `is_error` (often absent on success).
+    pub fn tool_result_is_error(&self) -> Option<bool> {
+        let b = self.content_block()?;
+        if b.get("type")?.as_str()? != "tool_result" {
+            return None;
+        }
+        b.get("is_error")?.as_bool()
+    }
+
+    /// `is_error` of a result.
+    pub fn is_error(&self) -> Option<bool> {
+        self.get("is_error")?.as_bool()
+    }
+
+    /// `subtype` of a system or result event.
+    pub fn subtype(&self) -> Option<&str> {
+        self.raw_subtype()
+    }
+
+    /// `num_turns` of a result.
+    pub fn num_turns(&self) -> Option<u64> {
+        self.get("num_turns")?.as_u64()
+    }
+
+    /// `duration_ms` of a result.
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.get("duration_ms")?.as_u64()
+    }
+
+    /// `total_cost_usd` of a result, or the older `cost_usd` / `total_cost`
+    /// of 1.0.x streams.
+    pub fn total_cost_usd(&self) -> Option<f64> {
+        ["total_cost_usd", "cost_usd", "total_cost"]
+            .iter()
+            .find_map(|k| self.get(k).and_then(|v| v.as_f64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::Lines;
+
+    fn kind_of(s: &str) -> Result<EventKind, ErrorKind> {
+        let mut p = Parser::new();
+        let line = Lines::new(s.as_bytes()).next().unwrap();
+        parse_event(&mut p, &line)
+            .map(|e| e.kind())
+            .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn kinds_from_type_and_subtype_anywhere() {
+        assert_eq!(kind_of(r#"{"type":"system","subtype":"init"}"#), Ok(EventKind::SystemInit));
+        assert_eq!(
+            kind_of(r#"{"is_error":true,"subtype":"error_max_turns","type":"result"}"#),
+            Ok(EventKind::ResultErrorMaxTurns)
+        );
+        assert_eq!(kind_of(r#"{"type":"result"}"#), Ok(EventKind::ResultOther));
+        assert_eq!(kind_of(r#"{"type":"system","subtype":"local_command"}"#), Ok(EventKind::SystemOther));
+        assert_eq!(kind_of(r#"{"type":"progress"}"#), Ok(EventKind::Unknown));
+        assert_eq!(kind_of(r#"{"type":"control_cancel_request","request_id":"x"}"#), Ok(EventKind::ControlCancelRequest));
+    }
+
+    #[test]
+    fn type_errors() {
+        assert_eq!(kind_of(r#"{"foo":1}"#), Err(ErrorKind::MissingType));
+        assert_eq!(kind_of(r#"{"type":7}"#), Err(ErrorKind::MissingType));
+        assert_eq!(kind_of(r#"{"type":"user","type":"assistant"}"#), Err(ErrorKind::DuplicateKey));
+        assert_eq!(kind_of(r#"{"type":"result","subtype":"success","subtype":"x"}"#), Err(ErrorKind::DuplicateKey));
+        assert_eq!(kind_of(r#"{"type":"user","type":"user"}"#), Ok(EventKind::User));
+    }
+
+    #[test]
+    fn field_tells_null_from_missing() {
+        let mut p = Parser::new();
+        let src = br#"{"type":"assistant","parent_tool_use_id":null}
+{"type":"assistant","parent_tool_use_id":"toolu_1"}
+{"type":"assistant"}
+{"type":"assistant","parent_tool_use_id":5}"#;
+        let want = [Field::Null, Field::Value("toolu_1"), Field::Missing, Field::Missing];
+        for (line, want) in Lines::new(src).zip(want) {
+            let ev = parse_event(&mut p, &line).unwrap();
+            assert_eq!(ev.parent_tool_use_id(), want);
+            let mismatches = ev.document().type_mismatches();
+            assert_eq!(mismatches, u32::from(line.number == 4));
+        }
+    }
+}

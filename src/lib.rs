@@ -1,0 +1,51 @@
+//! cctape reads the event streams Claude Code writes with
+//! `claude -p --output-format stream-json --verbose`: one JSON object a line,
+//! dispatched by `type` and `subtype`.
+//!
+//! Layers, each usable alone, data flowing one way:
+//!
+//! 1. [`framing`]: LF boundaries with memchr over a slice, a push decoder or a
+//!    refilling reader, with line numbers and byte offsets;
+//! 2. [`parse`]: a simd-json tape per line, buffers reused, strings borrowed;
+//! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
+//!    read lazily without allocating;
+//! 4. [`stream`]: the three put together, with counts.
+//!
+//! Bad lines are errors with a [`Position`] that the stream continues past;
+//! only an I/O error ends a stream.
+//!
+//! ```
+//! use cctape::{EventKind, SliceEvents};
+//!
+//! let input = br#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-5-5"}
+//! {"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-5-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":2,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"s1"}
+//! {"is_error":false,"num_turns":1,"total_cost_usd":0.01,"session_id":"s1","subtype":"success","type":"result"}
+//! "#;
+//! let mut events = SliceEvents::new(input);
+//! let mut output_tokens = 0;
+//! let mut cost = None;
+//! while let Some(item) = events.next_event() {
+//!     let ev = item.expect("every line here is an event");
+//!     match ev.kind() {
+//!         EventKind::Assistant => output_tokens += ev.usage().unwrap_or_default().output_tokens,
+//!         k if k.is_result() => cost = ev.total_cost_usd(),
+//!         _ => {}
+//!     }
+//! }
+//! assert_eq!(output_tokens, 5);
+//! assert_eq!(cost, Some(0.01));
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod event;
+pub mod framing;
+pub mod parse;
+pub mod stream;
+
+pub use error::{Error, ErrorKind, Position};
+pub use event::{Event, EventKind, Field, TokenCounts};
+pub use framing::{Line, LineDecoder, LineReader, Lines};
+pub use parse::{Document, Number, Parser, Value, ValueKind};
+pub use stream::{Counts, EventReader, SliceEvents};

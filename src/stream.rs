@@ -1,0 +1,201 @@
+//! Streams of events: framing, parse and classification put together, with
+//! counts.
+//!
+//! This module owns the loops that turn a source of bytes into a sequence of
+//! `Result<Event, Error>`: [`SliceEvents`] over bytes in memory (a file read
+//! whole or a memory map) and [`EventReader`] over any [`Read`]. Blank lines
+//! (only spaces, tabs and CRs) are skipped and counted. A bad line is an
+//! `Err` item and the next call reads on; only an I/O error ends the stream.
+//!
+//! Both hand out events through a lending `next_event(&mut self)`: an event
+//! borrows the reader's parser and must be dropped before the next call.
+
+use crate::error::Error;
+use crate::event::{Event, parse_event};
+use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader, Lines};
+use crate::parse::Parser;
+use std::io::Read;
+
+/// What a stream has seen so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Lines seen: LFs, plus one if bytes follow the last LF.
+    pub lines: u64,
+    /// Lines holding only spaces, tabs and CRs.
+    pub blank_lines: u64,
+    /// Lines read as events.
+    pub events: u64,
+    /// Lines that were errors (and I/O errors).
+    pub errors: u64,
+}
+
+impl Counts {
+    /// Add another stream's counts.
+    pub fn add(&mut self, o: &Counts) {
+        self.lines += o.lines;
+        self.blank_lines += o.blank_lines;
+        self.events += o.events;
+        self.errors += o.errors;
+    }
+}
+
+/// Events from bytes in memory.
+///
+/// ```
+/// use cctape::stream::SliceEvents;
+/// use cctape::event::EventKind;
+///
+/// let input = b"{\"type\":\"system\",\"subtype\":\"init\"}\n  \nnot json\n{\"type\":\"user\"}\n";
+/// let mut events = SliceEvents::new(input);
+/// let mut kinds = Vec::new();
+/// let mut errors = 0;
+/// while let Some(item) = events.next_event() {
+///     match item {
+///         Ok(ev) => kinds.push(ev.kind()),
+///         Err(_) => errors += 1,
+///     }
+/// }
+/// assert_eq!(kinds, [EventKind::SystemInit, EventKind::User]);
+/// assert_eq!(errors, 1);
+/// assert_eq!(events.counts().blank_lines, 1);
+/// ```
+#[derive(Debug)]
+pub struct SliceEvents<'b> {
+    lines: Lines<'b>,
+    parser: Parser,
+    counts: Counts,
+}
+
+impl<'b> SliceEvents<'b> {
+    /// Events of `bytes`, with a new parser.
+    pub fn new(bytes: &'b [u8]) -> SliceEvents<'b> {
+        SliceEvents::with_parser(Lines::new(bytes), Parser::new())
+    }
+
+    /// Events of the given lines, with a parser whose buffers are reused.
+    pub fn with_parser(lines: Lines<'b>, parser: Parser) -> SliceEvents<'b> {
+        SliceEvents {
+            lines,
+            parser,
+            counts: Counts::default(),
+        }
+    }
+
+    /// The next event or per-line error; `None` at the end.
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
+        loop {
+            let line = self.lines.next()?;
+            self.counts.lines += 1;
+            if line.is_blank() {
+                self.counts.blank_lines += 1;
+                continue;
+            }
+            let r = parse_event(&mut self.parser, &line);
+            match r {
+                Ok(_) => self.counts.events += 1,
+                Err(_) => self.counts.errors += 1,
+            }
+            return Some(r);
+        }
+    }
+
+    /// Call `f` for every event and error, in order.
+    pub fn for_each(&mut self, mut f: impl FnMut(Result<Event<'_>, Error>)) {
+        while let Some(item) = self.next_event() {
+            f(item);
+        }
+    }
+
+    /// What was seen so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Give back the parser, to reuse its buffers.
+    pub fn into_parser(self) -> Parser {
+        self.parser
+    }
+}
+
+/// Events from any reader (stdin, pipes, decompressors), in bounded memory.
+///
+/// ```
+/// use cctape::stream::EventReader;
+///
+/// let input = &b"{\"type\":\"user\"}\n{\"type\":\"result\",\"subtype\":\"success\"}"[..];
+/// let mut r = EventReader::new(input);
+/// let mut n = 0;
+/// while let Some(item) = r.next_event() {
+///     item.unwrap();
+///     n += 1;
+/// }
+/// assert_eq!(n, 2);
+/// ```
+#[derive(Debug)]
+pub struct EventReader<R> {
+    lines: LineReader<R>,
+    parser: Parser,
+    counts: Counts,
+}
+
+impl<R: Read> EventReader<R> {
+    /// A reader with the default buffer and maximum line (256 MiB).
+    pub fn new(rdr: R) -> EventReader<R> {
+        EventReader::with_capacity(rdr, DEFAULT_READ_SIZE, DEFAULT_MAX_LINE)
+    }
+
+    /// A reader that reads `read_size` bytes at a time and reports lines
+    /// longer than `max_line` as errors.
+    pub fn with_capacity(rdr: R, read_size: usize, max_line: usize) -> EventReader<R> {
+        EventReader {
+            lines: LineReader::with_capacity(rdr, read_size, max_line),
+            parser: Parser::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// The next event or per-line error; an I/O error is the last item.
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
+        loop {
+            let span = match self.lines.next_span()? {
+                Ok(span) => span,
+                Err(e) => {
+                    if !e.is_fatal() {
+                        self.counts.lines += 1;
+                    }
+                    self.counts.errors += 1;
+                    return Some(Err(e));
+                }
+            };
+            self.counts.lines += 1;
+            if self.lines.line(span).is_blank() {
+                self.counts.blank_lines += 1;
+                continue;
+            }
+            let line = self.lines.line(span);
+            let r = parse_event(&mut self.parser, &line);
+            match r {
+                Ok(_) => self.counts.events += 1,
+                Err(_) => self.counts.errors += 1,
+            }
+            return Some(r);
+        }
+    }
+
+    /// Call `f` for every event and error, in order.
+    pub fn for_each(&mut self, mut f: impl FnMut(Result<Event<'_>, Error>)) {
+        while let Some(item) = self.next_event() {
+            f(item);
+        }
+    }
+
+    /// What was seen so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Bytes read from the underlying reader.
+    pub fn bytes_read(&self) -> u64 {
+        self.lines.bytes_read()
+    }
+}
