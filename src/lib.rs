@@ -9,7 +9,10 @@
 //! 2. [`parse`]: a simd-json tape per line, buffers reused, strings borrowed;
 //! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
 //!    read lazily without allocating;
-//! 4. [`stream`]: the three put together, with counts.
+//! 4. [`stream`]: the three put together, with counts;
+//! 5. [`views`]: a typed, borrowed view per event kind, every field of the
+//!    reference reachable;
+//! 6. [`run`]: what a run did, folded from its events.
 //!
 //! Bad lines are errors with a [`Position`] that the stream continues past;
 //! only an I/O error ends a stream.
@@ -42,7 +45,9 @@ pub mod error;
 pub mod event;
 pub mod framing;
 pub mod parse;
+pub mod run;
 pub mod stream;
+pub mod views;
 
 pub use error::{Error, ErrorKind, Position};
 pub use event::{Event, EventKind, Field, TokenCounts};

@@ -1,0 +1,2 @@
+//! Run: what a run did (verdict, usage, cost, tools, subagents), folded from
+//! its events.

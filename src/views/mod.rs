@@ -1,0 +1,1 @@
+//! Views: one typed, borrowed view per event kind of the field reference.
