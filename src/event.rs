@@ -133,6 +133,88 @@ impl EventKind {
         }
     }
 
+    /// Every kind, in declaration order.
+    pub const ALL: [EventKind; 33] = [
+        EventKind::SystemInit,
+        EventKind::SystemStatus,
+        EventKind::SystemTaskSummary,
+        EventKind::SystemPostTurnSummary,
+        EventKind::SystemThinkingTokens,
+        EventKind::SystemApiRetry,
+        EventKind::SystemPermissionDenied,
+        EventKind::SystemHookStarted,
+        EventKind::SystemHookResponse,
+        EventKind::SystemBackgroundTasksChanged,
+        EventKind::SystemTaskStarted,
+        EventKind::SystemTaskProgress,
+        EventKind::SystemTaskUpdated,
+        EventKind::SystemTaskNotification,
+        EventKind::SystemCompactBoundary,
+        EventKind::SystemNotification,
+        EventKind::SystemOther,
+        EventKind::Assistant,
+        EventKind::User,
+        EventKind::StreamEvent,
+        EventKind::ResultSuccess,
+        EventKind::ResultErrorDuringExecution,
+        EventKind::ResultErrorMaxTurns,
+        EventKind::ResultErrorMaxBudgetUsd,
+        EventKind::ResultOther,
+        EventKind::ActiveGoal,
+        EventKind::AutocompactState,
+        EventKind::RateLimitEvent,
+        EventKind::ControlRequest,
+        EventKind::ControlResponse,
+        EventKind::ControlCancelRequest,
+        EventKind::ToolProgress,
+        EventKind::Unknown,
+    ];
+
+    /// A dense index (0..[`EventKind::ALL`].len()) for counting by kind.
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `"type/subtype"` (or `"type"`) for kinds with fixed names; `None` for
+    /// [`SystemOther`](EventKind::SystemOther), [`ResultOther`](EventKind::ResultOther)
+    /// and [`Unknown`](EventKind::Unknown), whose names come from the line.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            EventKind::SystemInit => "system/init",
+            EventKind::SystemStatus => "system/status",
+            EventKind::SystemTaskSummary => "system/task_summary",
+            EventKind::SystemPostTurnSummary => "system/post_turn_summary",
+            EventKind::SystemThinkingTokens => "system/thinking_tokens",
+            EventKind::SystemApiRetry => "system/api_retry",
+            EventKind::SystemPermissionDenied => "system/permission_denied",
+            EventKind::SystemHookStarted => "system/hook_started",
+            EventKind::SystemHookResponse => "system/hook_response",
+            EventKind::SystemBackgroundTasksChanged => "system/background_tasks_changed",
+            EventKind::SystemTaskStarted => "system/task_started",
+            EventKind::SystemTaskProgress => "system/task_progress",
+            EventKind::SystemTaskUpdated => "system/task_updated",
+            EventKind::SystemTaskNotification => "system/task_notification",
+            EventKind::SystemCompactBoundary => "system/compact_boundary",
+            EventKind::SystemNotification => "system/notification",
+            EventKind::Assistant => "assistant",
+            EventKind::User => "user",
+            EventKind::StreamEvent => "stream_event",
+            EventKind::ResultSuccess => "result/success",
+            EventKind::ResultErrorDuringExecution => "result/error_during_execution",
+            EventKind::ResultErrorMaxTurns => "result/error_max_turns",
+            EventKind::ResultErrorMaxBudgetUsd => "result/error_max_budget_usd",
+            EventKind::ActiveGoal => "active_goal",
+            EventKind::AutocompactState => "autocompact_state",
+            EventKind::RateLimitEvent => "rate_limit_event",
+            EventKind::ControlRequest => "control_request",
+            EventKind::ControlResponse => "control_response",
+            EventKind::ControlCancelRequest => "control_cancel_request",
+            EventKind::ToolProgress => "tool_progress",
+            EventKind::SystemOther | EventKind::ResultOther | EventKind::Unknown => return None,
+        })
+    }
+
     /// True for every `result` kind, known subtype or not.
     pub fn is_result(self) -> bool {
         matches!(
@@ -578,6 +660,20 @@ mod tests {
         assert_eq!(kind_of(r#"{"type":"system","subtype":"local_command"}"#), Ok(EventKind::SystemOther));
         assert_eq!(kind_of(r#"{"type":"progress"}"#), Ok(EventKind::Unknown));
         assert_eq!(kind_of(r#"{"type":"control_cancel_request","request_id":"x"}"#), Ok(EventKind::ControlCancelRequest));
+    }
+
+    #[test]
+    fn all_lists_every_kind_at_its_index() {
+        for (i, k) in EventKind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i);
+            if let Some(name) = k.name() {
+                let (ty, sub) = match name.split_once('/') {
+                    Some((t, s)) => (t, Some(s)),
+                    None => (name, None),
+                };
+                assert_eq!(EventKind::from_type(ty, sub), *k);
+            }
+        }
     }
 
     #[test]

@@ -1,1 +1,7 @@
-fn main() {}
+//! The `cctape` command: a thin layer over the library.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::run());
+}

@@ -1,0 +1,238 @@
+//! Stats: counting what a set of streams holds, by kind, with the first
+//! errors and their positions.
+//!
+//! [`Stats`] is what `cctape stats` prints. Counting an event costs an array
+//! increment for the kinds with fixed names; kinds whose name comes from the
+//! line (unknown types, unknown system or result subtypes) go to a map keyed
+//! by `"type/subtype"`, which allocates only the first time a name is seen.
+
+use crate::error::Error;
+use crate::event::{Event, EventKind};
+use crate::stream::Counts;
+use std::collections::BTreeMap;
+
+/// How many errors [`Stats`] keeps with their positions (all are counted).
+pub const MAX_ERRORS_KEPT: usize = 100;
+
+/// One error kept with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// Index of the file in the order files were given (see [`Stats::files`]).
+    pub file: usize,
+    /// 1-based line.
+    pub line: u64,
+    /// Byte offset of the line's start in its file.
+    pub offset: u64,
+    /// Byte within the line where reading stopped, if known.
+    pub column: Option<u64>,
+    /// The error kind's name (`invalid_json`, `truncated`, ...).
+    pub kind: &'static str,
+    /// What was expected or found.
+    pub message: String,
+}
+
+/// Counts over one or more streams.
+#[derive(Clone, Debug)]
+pub struct Stats {
+    /// Files (or streams) read.
+    pub files: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines, blank lines, events, errors.
+    pub counts: Counts,
+    by_kind: [u64; EventKind::ALL.len()],
+    named: BTreeMap<String, u64>,
+    /// The first [`MAX_ERRORS_KEPT`] errors, in order.
+    pub errors: Vec<ErrorRecord>,
+    key: String,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            files: 0,
+            bytes: 0,
+            counts: Counts::default(),
+            by_kind: [0; EventKind::ALL.len()],
+            named: BTreeMap::new(),
+            errors: Vec::new(),
+            key: String::new(),
+        }
+    }
+}
+
+impl Stats {
+    /// Empty stats.
+    pub fn new() -> Stats {
+        Stats::default()
+    }
+
+    /// Count one event.
+    #[inline]
+    pub fn record_event(&mut self, ev: &Event<'_>) {
+        let kind = ev.kind();
+        if kind.name().is_some() {
+            self.by_kind[kind.index()] += 1;
+            return;
+        }
+        self.key.clear();
+        self.key.push_str(ev.raw_type());
+        if let Some(sub) = ev.raw_subtype() {
+            self.key.push('/');
+            self.key.push_str(sub);
+        }
+        match self.named.get_mut(self.key.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.named.insert(self.key.clone(), 1);
+            }
+        }
+    }
+
+    /// Keep an error (the first [`MAX_ERRORS_KEPT`]) from file number `file`.
+    pub fn record_error(&mut self, file: usize, e: &Error) {
+        if self.errors.len() < MAX_ERRORS_KEPT {
+            let p = e.position();
+            let message = match e.io_error() {
+                Some(io) => format!("{}: {io}", e.reason()),
+                None => e.reason().to_string(),
+            };
+            self.errors.push(ErrorRecord {
+                file,
+                line: p.line,
+                offset: p.offset,
+                column: p.column,
+                kind: e.kind().name(),
+                message,
+            });
+        }
+    }
+
+    /// Events by `"type/subtype"` (or `"type"` when there is no string
+    /// subtype), all kinds.
+    pub fn by_type(&self) -> BTreeMap<String, u64> {
+        let mut m = self.named.clone();
+        for k in EventKind::ALL {
+            let n = self.by_kind[k.index()];
+            if let (Some(name), true) = (k.name(), n > 0) {
+                *m.entry(name.to_string()).or_default() += n;
+            }
+        }
+        m
+    }
+
+    /// Events of kinds without a typed view (unknown types, unknown system
+    /// subtypes), by `"type/subtype"`.
+    pub fn unknown(&self) -> BTreeMap<String, u64> {
+        self.named
+            .iter()
+            .filter(|(k, _)| !(k.as_str() == "result" || k.starts_with("result/")))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect()
+    }
+
+    /// Events of one kind with a fixed name.
+    pub fn count_of(&self, kind: EventKind) -> u64 {
+        self.by_kind[kind.index()]
+    }
+
+    /// Add another set of stats; its errors' file numbers are shifted by
+    /// `file_base`.
+    pub fn merge(&mut self, o: &Stats, file_base: usize) {
+        self.files += o.files;
+        self.bytes += o.bytes;
+        self.counts.add(&o.counts);
+        for (a, b) in self.by_kind.iter_mut().zip(o.by_kind.iter()) {
+            *a += b;
+        }
+        for (k, v) in &o.named {
+            *self.named.entry(k.clone()).or_default() += v;
+        }
+        for e in &o.errors {
+            if self.errors.len() >= MAX_ERRORS_KEPT {
+                break;
+            }
+            let mut e = e.clone();
+            e.file += file_base;
+            self.errors.push(e);
+        }
+    }
+
+    /// Read all of `bytes` (one file in memory) into these stats, as file
+    /// number `file`.
+    pub fn read_slice(&mut self, file: usize, bytes: &[u8]) {
+        let mut events = crate::stream::SliceEvents::new(bytes);
+        while let Some(item) = events.next_event() {
+            match item {
+                Ok(ev) => self.record_event(&ev),
+                Err(e) => self.record_error(file, &e),
+            }
+        }
+        self.files += 1;
+        self.bytes += bytes.len() as u64;
+        self.counts.add(&events.counts());
+    }
+
+    /// Read a stream into these stats, as file number `file`. Returns the I/O
+    /// error that ended it, if one did (it is also recorded).
+    pub fn read_stream<R: std::io::Read>(&mut self, file: usize, rdr: R) -> Option<Error> {
+        let mut events = crate::stream::EventReader::new(rdr);
+        let mut fatal = None;
+        while let Some(item) = events.next_event() {
+            match item {
+                Ok(ev) => self.record_event(&ev),
+                Err(e) => {
+                    self.record_error(file, &e);
+                    if e.is_fatal() {
+                        fatal = Some(e);
+                    }
+                }
+            }
+        }
+        self.files += 1;
+        self.bytes += events.bytes_read();
+        self.counts.add(&events.counts());
+        fatal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_by_type_unknown_and_errors() {
+        let input = b"{\"type\":\"system\",\"subtype\":\"init\"}\n\
+{\"type\":\"system\",\"subtype\":\"local_command\"}\n\
+{\"type\":\"progress\"}\n\
+{\"type\":\"result\"}\n\
+\t\r\n\
+oops\n\
+{\"type\":\"user\"}\n\
+{\"type\":\"user\"";
+        let mut s = Stats::new();
+        s.read_slice(0, input);
+        let by = s.by_type();
+        assert_eq!(by.get("system/init"), Some(&1));
+        assert_eq!(by.get("system/local_command"), Some(&1));
+        assert_eq!(by.get("progress"), Some(&1));
+        assert_eq!(by.get("result"), Some(&1));
+        assert_eq!(by.get("user"), Some(&1));
+        let unknown = s.unknown();
+        assert_eq!(unknown.len(), 2);
+        assert_eq!(s.counts.lines, 8);
+        assert_eq!(s.counts.blank_lines, 1);
+        assert_eq!(s.counts.events, 5);
+        assert_eq!(s.counts.errors, 2);
+        assert_eq!(s.errors[0].kind, "invalid_json");
+        assert_eq!(s.errors[0].line, 6);
+        assert_eq!(s.errors[1].kind, "truncated");
+        assert_eq!(s.errors[1].line, 8);
+        let mut t = Stats::new();
+        assert!(t.read_stream(0, &input[..]).is_none());
+        assert_eq!(t.by_type(), s.by_type());
+        assert_eq!(t.counts, s.counts);
+        assert_eq!(t.errors, s.errors);
+        assert_eq!(t.bytes, s.bytes);
+    }
+}
