@@ -56,6 +56,78 @@ impl FileBytes {
     }
 }
 
+/// How an input is compressed, told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Not compressed (or not a format we know).
+    None,
+    /// gzip (`1f 8b`); concatenated members are read as one stream.
+    Gzip,
+    /// zstd (`28 b5 2f fd`); concatenated frames are read as one stream.
+    Zstd,
+}
+
+impl Compression {
+    /// Tell the compression from an input's first bytes (four are enough).
+    ///
+    /// ```
+    /// use cctape::source::Compression;
+    /// assert_eq!(Compression::detect(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
+    /// assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
+    /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
+    /// ```
+    pub fn detect(prefix: &[u8]) -> Compression {
+        if prefix.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// The name used in messages (`gzip`, `zstd`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    /// Wrap `rdr` in the matching decoder (or return it as is).
+    pub fn decoder<'a, R: Read + 'a>(self, rdr: R) -> io::Result<Box<dyn Read + 'a>> {
+        Ok(match self {
+            Compression::None => Box::new(rdr),
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                io::BufReader::with_capacity(256 << 10, rdr),
+            )),
+            Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(rdr)?),
+        })
+    }
+}
+
+/// Open a stream, detecting gzip or zstd by its first bytes: the bytes read
+/// to sniff are put back in front of the stream.
+pub fn decompressing<'a, R: Read + 'a>(
+    mut rdr: R,
+) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
+    let mut head = [0u8; 4];
+    let mut n = 0;
+    while n < head.len() {
+        match rdr.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let c = Compression::detect(&head[..n]);
+    let whole = io::Cursor::new(head).take(n as u64).chain(rdr);
+    Ok((c, c.decoder(whole)?))
+}
+
 #[allow(unsafe_code)]
 fn map_file(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only and private to this process. The one hazard
@@ -76,6 +148,34 @@ fn map_file(file: &File) -> io::Result<memmap2::Mmap> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_and_zstd_streams_are_detected_and_decoded() {
+        use std::io::Write;
+        let body = b"{\"type\":\"user\"}\n".repeat(1000);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&body).unwrap();
+        let mut gz = gz.finish().unwrap();
+        // Two members concatenated read as one stream.
+        let second = gz.clone();
+        gz.extend_from_slice(&second);
+        let (c, mut r) = decompressing(&gz[..]).unwrap();
+        assert_eq!(c, Compression::Gzip);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out.len(), body.len() * 2);
+        let zs = zstd::encode_all(&body[..], 1).unwrap();
+        let (c, mut r) = decompressing(&zs[..]).unwrap();
+        assert_eq!(c, Compression::Zstd);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, body);
+        let (c, mut r) = decompressing(&b"ab"[..]).unwrap();
+        assert_eq!(c, Compression::None);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"ab");
+    }
 
     #[test]
     fn small_files_are_read_and_large_ones_mapped() {

@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 use crate::event::{Event, parse_event};
-use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader, Lines};
+use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, Line, LineReader, LineSpan, Lines};
 use crate::parse::Parser;
 use std::io::Read;
 
@@ -64,6 +64,7 @@ pub struct SliceEvents<'b> {
     lines: Lines<'b>,
     parser: Parser,
     counts: Counts,
+    last: Option<Line<'b>>,
 }
 
 impl<'b> SliceEvents<'b> {
@@ -78,6 +79,7 @@ impl<'b> SliceEvents<'b> {
             lines,
             parser,
             counts: Counts::default(),
+            last: None,
         }
     }
 
@@ -85,6 +87,7 @@ impl<'b> SliceEvents<'b> {
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
         loop {
             let line = self.lines.next()?;
+            self.last = Some(line);
             self.counts.lines += 1;
             if line.is_blank() {
                 self.counts.blank_lines += 1;
@@ -109,6 +112,12 @@ impl<'b> SliceEvents<'b> {
     /// What was seen so far.
     pub fn counts(&self) -> Counts {
         self.counts
+    }
+
+    /// The line behind the item `next_event` returned last (for an error,
+    /// the bad line's bytes).
+    pub fn last_line(&self) -> Option<Line<'b>> {
+        self.last
     }
 
     /// Give back the parser, to reuse its buffers.
@@ -136,6 +145,7 @@ pub struct EventReader<R> {
     lines: LineReader<R>,
     parser: Parser,
     counts: Counts,
+    last: Option<LineSpan>,
 }
 
 impl<R: Read> EventReader<R> {
@@ -151,11 +161,13 @@ impl<R: Read> EventReader<R> {
             lines: LineReader::with_capacity(rdr, read_size, max_line),
             parser: Parser::new(),
             counts: Counts::default(),
+            last: None,
         }
     }
 
     /// The next event or per-line error; an I/O error is the last item.
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
+        self.last = None;
         loop {
             let span = match self.lines.next_span()? {
                 Ok(span) => span,
@@ -168,6 +180,7 @@ impl<R: Read> EventReader<R> {
                 }
             };
             self.counts.lines += 1;
+            self.last = Some(span);
             if self.lines.line(span).is_blank() {
                 self.counts.blank_lines += 1;
                 continue;
@@ -197,5 +210,12 @@ impl<R: Read> EventReader<R> {
     /// Bytes read from the underlying reader.
     pub fn bytes_read(&self) -> u64 {
         self.lines.bytes_read()
+    }
+
+    /// The line behind the item `next_event` returned last (for a per-line
+    /// error, the bad line's bytes); `None` after a `line_too_long` or I/O
+    /// error, whose bytes are not kept.
+    pub fn last_line(&self) -> Option<Line<'_>> {
+        self.last.map(|s| self.lines.line(s))
     }
 }

@@ -3,27 +3,61 @@
 //! 2 usage or I/O error.
 
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 
+mod exec;
+mod fields;
+mod filter;
 mod inputs;
 mod output;
+mod progress;
 mod stats;
 
 /// Read Claude Code stream-json event streams
-/// (`claude -p --output-format stream-json --verbose`): counts, verdicts and
-/// fields, fast.
+/// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
+/// filters and fields, fast.
+///
+/// Inputs are files, directories (walked for *.jsonl, *.ndjson, *.json,
+/// *.log and their .gz/.zst forms) and `-` for stdin; gzip and zstd are
+/// detected by their first bytes whatever the name.
+///
+/// Exit codes: 0 fine; 1 findings or failed runs (verdict, check); 2 usage
+/// error or an input that could not be read.
 #[derive(Parser, Debug)]
-#[command(name = "cctape", version, about, long_about = None)]
+#[command(name = "cctape", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Options every reading command takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Common {
+    /// Files or directories to read; `-` (or nothing) reads standard input.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Worker threads (0: one per core; 1: everything in order on one thread).
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N")]
+    pub jobs: usize,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count lines, events by type/subtype, unknown kinds and errors.
     ///
-    /// Example: cctape stats --json run1.jsonl run2.jsonl
+    /// Example: cctape stats --json runs/
     Stats(stats::Args),
+    /// Print the raw lines (bytes unchanged) that match every given test.
+    ///
+    /// Example: cctape filter --type result runs/ | head
+    Filter(filter::Args),
+    /// One row per event with the fields named by path.
+    ///
+    /// Example: cctape fields -f type -f subtype -f message.usage.output_tokens run.jsonl
+    Fields(fields::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -38,5 +72,17 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Command::Stats(a) => stats::run(&a),
+        Command::Filter(a) => filter::run(&a),
+        Command::Fields(a) => fields::run(&a),
     }
+}
+
+/// Expand the paths, reporting directories that could not be read. Returns
+/// the inputs and whether anything failed.
+pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
+    let (inputs, errors) = inputs::collect(&common.paths);
+    for (p, e) in &errors {
+        eprintln!("cctape: {}: {e}", p.display());
+    }
+    (inputs, !errors.is_empty())
 }

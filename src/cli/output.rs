@@ -1,13 +1,13 @@
 //! Output helpers shared by commands: JSON to stdout, numbers for people.
 
-use std::io::Write;
-
 /// Write one JSON value and a newline to stdout. A closed pipe is not an
 /// error worth reporting.
-pub fn print_json(v: &serde_json::Value) -> bool {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    serde_json::to_writer(&mut out, v).is_ok() && out.write_all(b"\n").is_ok()
+pub fn print_json(v: &serde_json::Value) {
+    let mut out = Vec::new();
+    if serde_json::to_writer(&mut out, v).is_ok() {
+        out.push(b'\n');
+        super::exec::write_out(&mut out);
+    }
 }
 
 /// `1234567` as `1,234,567`.
@@ -51,5 +51,110 @@ mod tests {
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
+    }
+}
+
+/// Append `v` as compact JSON. Strings are re-escaped; numbers keep their
+/// value (numbers beyond u64/f64 keep their original text).
+pub fn write_json(v: &cctape::Value<'_>, out: &mut Vec<u8>) {
+    use cctape::{Number, ValueKind};
+    match v.kind() {
+        ValueKind::Null => out.extend_from_slice(b"null"),
+        ValueKind::Bool => out.extend_from_slice(if v.as_bool() == Some(true) {
+            b"true"
+        } else {
+            b"false"
+        }),
+        ValueKind::Number => match v.number() {
+            Some(Number::U64(n)) => out.extend_from_slice(n.to_string().as_bytes()),
+            Some(Number::I64(n)) => out.extend_from_slice(n.to_string().as_bytes()),
+            Some(Number::F64(f)) if f.is_finite() => {
+                let s = f.to_string();
+                out.extend_from_slice(s.as_bytes());
+                if !s.contains(['.', 'e', 'E']) {
+                    out.extend_from_slice(b".0");
+                }
+            }
+            Some(Number::Big(s)) => out.extend_from_slice(s.as_bytes()),
+            _ => out.extend_from_slice(b"null"),
+        },
+        ValueKind::String => write_json_str(v.as_str().unwrap_or_default(), out),
+        ValueKind::Array => {
+            out.push(b'[');
+            for (i, e) in v.elements().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(&e, out);
+            }
+            out.push(b']');
+        }
+        ValueKind::Object => {
+            out.push(b'{');
+            for (i, (k, e)) in v.entries().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_str(k, out);
+                out.push(b':');
+                write_json(&e, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Append `s` as a JSON string literal.
+pub fn write_json_str(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(format!("\\u{b:04x}").as_bytes());
+        } else {
+            out.extend_from_slice(esc);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+    use cctape::framing::Lines;
+    use cctape::parse::Parser;
+
+    #[test]
+    fn writes_json_that_serde_reads_back_equal() {
+        let src = r#"{"a":"x\"y\\z\n\u0001é","b":[1,-2,2.5,1e300,true,null],"c":{"d":{}},"big":18446744073709551616}"#.as_bytes();
+        let mut p = Parser::new();
+        let line = Lines::new(src).next().unwrap();
+        let doc = p.parse(&line).unwrap();
+        let mut out = Vec::new();
+        write_json(&doc.root(), &mut out);
+        let ours: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(
+            r#"{"a":"x\"y\\z\n\u0001é","b":[1,-2,2.5,1e300,true,null],"c":{"d":{}},"big":18446744073709551616.0}"#,
+        )
+        .unwrap();
+        assert_eq!(ours, theirs);
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .ends_with(r#""big":18446744073709551616}"#)
+        );
     }
 }

@@ -1,12 +1,12 @@
 //! `cctape stats`: counts over every input, for people or as JSON.
 
-use super::inputs::{self, Input};
+use super::exec::{self, Done, Piece, Sink};
 use super::output::{human_bytes, print_json, thousands};
+use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
-use cctape::source::FileBytes;
+use cctape::event::Event;
 use cctape::stats::Stats;
 use serde_json::{Map, Value, json};
-use std::path::PathBuf;
 
 /// Arguments of `cctape stats`.
 #[derive(clap::Args, Debug)]
@@ -14,50 +14,64 @@ pub struct Args {
     /// Print one JSON object instead of a summary for people.
     #[arg(long)]
     json: bool,
-    /// Files to read; `-` (or nothing) reads standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    common: Common,
+}
+
+struct StatsSink(Stats);
+
+impl Sink for StatsSink {
+    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+        self.0.record_event(ev);
+    }
+
+    fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+        self.0.record_error(p.input, e);
+    }
 }
 
 /// Run the command; returns the exit code (2 when an input could not be read).
 pub fn run(args: &Args) -> i32 {
-    let inputs = inputs::collect(&args.files);
-    let mut total = Stats::new();
-    let mut per_file = Vec::with_capacity(inputs.len());
-    let mut failed = false;
-    for (i, input) in inputs.iter().enumerate() {
-        let mut s = Stats::new();
-        match input {
-            Input::Stdin => {
-                let stdin = std::io::stdin();
-                if let Some(e) = s.read_stream(0, stdin.lock()) {
-                    eprintln!("cctape: {}: {e}", input.name());
-                    failed = true;
+    let (inputs, mut failed) = expand(&args.common);
+    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let mut per_file: Vec<Stats> = (0..inputs.len()).map(|_| Stats::new()).collect();
+    exec::run(
+        &inputs,
+        &opts,
+        || StatsSink(Stats::new()),
+        |done: Done<StatsSink>| {
+            let mut s = done.sink.0;
+            s.bytes += done.bytes;
+            s.counts.add(&done.counts);
+            if let Some(why) = &done.failure {
+                eprintln!("cctape: {}: {why}", names[done.input]);
+                failed = true;
+                if done.counts.lines == 0 && done.bytes == 0 {
+                    s.counts.errors += 1;
+                    let io = std::io::Error::other(why.clone());
+                    s.record_error(done.input, &Error::io(io, Position::default()));
                 }
             }
-            Input::File(p) => match FileBytes::open(p) {
-                Ok(bytes) => s.read_slice(0, &bytes),
-                Err(e) => {
-                    eprintln!("cctape: {}: {e}", input.name());
-                    failed = true;
-                    s.files += 1;
-                    s.counts.errors += 1;
-                    s.record_error(0, &Error::io(e, Position::default()));
-                }
-            },
-        }
-        total.merge(&s, i);
-        per_file.push(s);
+            if done.last {
+                s.files += 1;
+            }
+            per_file[done.input].merge(&s, 0);
+        },
+    );
+    let mut total = Stats::new();
+    for s in &per_file {
+        total.merge(s, 0);
     }
-    let names: Vec<String> = inputs.iter().map(Input::name).collect();
     if args.json {
         let mut obj = stats_json(&total, &names);
         let files: Vec<Value> = per_file
             .iter()
             .zip(&names)
             .map(|(s, n)| {
-                let mut o = stats_json(s, std::slice::from_ref(n));
+                let mut o = Map::new();
                 o.insert("file".into(), json!(n));
+                o.extend(stats_json(s, &names));
                 Value::Object(o)
             })
             .collect();
@@ -98,7 +112,10 @@ fn stats_json(s: &Stats, names: &[String]) -> Map<String, Value> {
 }
 
 fn print_human(s: &Stats, names: &[String]) {
-    println!(
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "{} files, {}, {} lines ({} blank), {} events, {} errors",
         thousands(s.files),
         human_bytes(s.bytes),
@@ -112,20 +129,21 @@ fn print_human(s: &Stats, names: &[String]) {
         let mut rows: Vec<_> = by.into_iter().collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        println!("\nevents by type");
+        let _ = writeln!(o, "\nevents by type");
         for (k, n) in rows {
-            println!("  {k:<w$}  {:>10}", thousands(n));
+            let _ = writeln!(o, "  {k:<w$}  {:>10}", thousands(n));
         }
     }
     let unknown = s.unknown();
     if !unknown.is_empty() {
-        println!("\nkinds without a typed view");
+        let _ = writeln!(o, "\nkinds without a typed view");
         for (k, n) in unknown {
-            println!("  {k}  {}", thousands(n));
+            let _ = writeln!(o, "  {k}  {}", thousands(n));
         }
     }
     if !s.errors.is_empty() {
-        println!(
+        let _ = writeln!(
+            o,
             "\nerrors (first {} of {})",
             s.errors.len(),
             thousands(s.counts.errors)
@@ -136,10 +154,12 @@ fn print_human(s: &Stats, names: &[String]) {
                 Some(c) if e.kind != ErrorKind::Io.name() => format!(", column {c}"),
                 _ => String::new(),
             };
-            println!(
+            let _ = writeln!(
+                o,
                 "  {name}:{}: byte {}{at}: {}: {}",
                 e.line, e.offset, e.kind, e.message
             );
         }
     }
+    super::exec::write_out(&mut o.into_bytes());
 }

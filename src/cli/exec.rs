@@ -1,0 +1,490 @@
+//! Running a command over many inputs: in parallel across files (largest
+//! first) and within one large file (cut at LF boundaries), with results
+//! delivered in input order so that output never depends on `--jobs`.
+//!
+//! A command supplies a [`Sink`] that sees every event and error of one
+//! piece (a whole input, or one chunk of a large file) and writes any output
+//! into a buffer; the driver hands finished pieces, in order, to the
+//! command's consumer, which merges sinks and prints buffers.
+
+use super::inputs::Input;
+use super::progress::{Bar, Progress};
+use cctape::error::Error;
+use cctape::event::Event;
+use cctape::framing::Lines;
+use cctape::parse::Parser;
+use cctape::source::{Compression, FileBytes};
+use cctape::stream::{Counts, EventReader, SliceEvents};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::mpsc;
+
+/// Which input a piece belongs to.
+#[derive(Clone, Copy, Debug)]
+pub struct Piece<'a> {
+    /// Index of the input in command-line order.
+    pub input: usize,
+    /// Its name as shown to people.
+    pub name: &'a str,
+}
+
+/// What a command does with events.
+pub trait Sink: Send {
+    /// One event.
+    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>);
+    /// One per-line error; `line` holds the bad line's bytes when known.
+    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
+    /// Whether this sink can see an input in chunks and be merged in order
+    /// afterwards (stateless per line). Sinks that follow runs across lines
+    /// return false and see each input whole.
+    fn splittable(&self) -> bool {
+        true
+    }
+}
+
+/// A finished piece, handed to the consumer in input order.
+pub struct Done<S> {
+    /// Index of the input.
+    pub input: usize,
+    /// True for the input's last piece.
+    pub last: bool,
+    /// The piece's sink.
+    pub sink: S,
+    /// Output not yet written.
+    pub out: Vec<u8>,
+    /// Lines, blank lines, events, errors of the piece.
+    pub counts: Counts,
+    /// Bytes of the piece (decompressed).
+    pub bytes: u64,
+    /// Why the input could not be read, if it could not (or broke off).
+    pub failure: Option<String>,
+}
+
+/// Driver settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Opts {
+    /// Worker threads; 1 runs everything on the calling thread.
+    pub jobs: usize,
+    /// No progress line.
+    pub quiet: bool,
+    /// Files at least this large are cut into chunks when `jobs > 1`.
+    pub split_at: u64,
+}
+
+impl Opts {
+    /// Settings from `--jobs` (0 = one per core) and `--quiet`.
+    pub fn new(jobs: usize, quiet: bool) -> Opts {
+        let jobs = if jobs == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            jobs
+        };
+        Opts {
+            jobs,
+            quiet,
+            split_at: 32 << 20,
+        }
+    }
+}
+
+/// Output is flushed to stdout in pieces this large when running in order.
+const FLUSH_AT: usize = 64 << 10;
+
+/// Run `make()` sinks over `inputs`, calling `consume` with every finished
+/// piece in input order. With one job, or one input that is a stream,
+/// everything runs on this thread and output is flushed as it grows.
+pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, mut consume: C)
+where
+    S: Sink,
+    M: Fn() -> S + Sync,
+    C: FnMut(Done<S>),
+{
+    let progress = Arc::new(Progress::default());
+    progress
+        .total_files
+        .store(inputs.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    progress.total_bytes.store(
+        inputs.iter().map(Input::size).sum(),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    let _bar = Bar::start(Arc::clone(&progress), opts.quiet);
+    let names: Vec<String> = inputs.iter().map(Input::name).collect();
+    if opts.jobs <= 1 || (inputs.len() == 1 && inputs[0] == Input::Stdin) {
+        for (i, input) in inputs.iter().enumerate() {
+            let piece = Piece {
+                input: i,
+                name: &names[i],
+            };
+            let done = read_whole(input, &piece, make(), &progress, true);
+            progress.file_done();
+            consume(done);
+        }
+        return;
+    }
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build()
+    {
+        Ok(p) => p,
+        Err(_) => {
+            let seq = Opts { jobs: 1, ..*opts };
+            return run(inputs, &seq, make, consume);
+        }
+    };
+    let (tx, rx) = mpsc::channel::<(usize, usize, usize, Done<S>)>();
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
+    // Largest first keeps one big file from finishing last alone.
+    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+    std::thread::scope(|scope| {
+        let make = &make;
+        let names = &names;
+        let progress = &progress;
+        scope.spawn(move || {
+            pool.scope(|s| {
+                for &i in &order {
+                    let tx = tx.clone();
+                    s.spawn(move |s| {
+                        let piece = Piece {
+                            input: i,
+                            name: &names[i],
+                        };
+                        read_input_parallel(&inputs[i], piece, make, progress, opts, s, tx);
+                    });
+                }
+            });
+            drop(tx);
+        });
+        // Deliver in (input, chunk) order.
+        let mut pending: BTreeMap<(usize, usize), (usize, Done<S>)> = BTreeMap::new();
+        let mut next = (0usize, 0usize);
+        for (input, chunk, chunks, done) in rx {
+            pending.insert((input, chunk), (chunks, done));
+            while let Some((chunks, done)) = pending.remove(&next) {
+                next = if next.1 + 1 >= chunks {
+                    progress.file_done();
+                    (next.0 + 1, 0)
+                } else {
+                    (next.0, next.1 + 1)
+                };
+                consume(done);
+            }
+        }
+    });
+}
+
+fn read_input_parallel<'s, S: Sink + 's, M: Fn() -> S + Sync>(
+    input: &'s Input,
+    piece: Piece<'s>,
+    make: &'s M,
+    progress: &'s Progress,
+    opts: &Opts,
+    scope: &rayon::Scope<'s>,
+    tx: mpsc::Sender<(usize, usize, usize, Done<S>)>,
+) {
+    let sink = make();
+    let Input::File(path) = input else {
+        let done = read_whole(input, &piece, sink, progress, false);
+        let _ = tx.send((piece.input, 0, 1, done));
+        return;
+    };
+    let bytes = match FileBytes::open(path) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = tx.send((piece.input, 0, 1, failed(&piece, sink, e.to_string())));
+            return;
+        }
+    };
+    let compression = Compression::detect(&bytes[..bytes.len().min(4)]);
+    if compression != Compression::None {
+        let done = read_stream(
+            &piece,
+            sink,
+            compression,
+            CountingReader::new(&bytes[..], progress),
+            false,
+        );
+        let _ = tx.send((piece.input, 0, 1, done));
+        return;
+    }
+    if !sink.splittable() || (bytes.len() as u64) < opts.split_at {
+        let done = read_slice(&piece, sink, &bytes, 0, 1, 0, progress);
+        let _ = tx.send((piece.input, 0, 1, done));
+        return;
+    }
+    // Cut at LF boundaries into about four chunks per worker.
+    let bytes = Arc::new(bytes);
+    let cuts = chunk_bounds(&bytes, opts.jobs * 4);
+    let chunks = cuts.len();
+    let mut first_line = 1u64;
+    let mut starts = Vec::with_capacity(chunks);
+    let mut prev = 0usize;
+    for &(start, _) in &cuts {
+        first_line += memchr::memchr_iter(b'\n', &bytes[prev..start]).count() as u64;
+        starts.push(first_line);
+        prev = start;
+    }
+    let mut sink = Some(sink);
+    for (k, (&(start, end), &line)) in cuts.iter().zip(&starts).enumerate() {
+        let bytes = Arc::clone(&bytes);
+        let tx = tx.clone();
+        let sink = sink.take().unwrap_or_else(make);
+        scope.spawn(move |_| {
+            let done = read_slice(
+                &piece,
+                sink,
+                &bytes[start..end],
+                start as u64,
+                line,
+                k,
+                progress,
+            );
+            let _ = tx.send((
+                piece.input,
+                k,
+                chunks,
+                Done {
+                    last: k + 1 == chunks,
+                    ..done
+                },
+            ));
+        });
+    }
+}
+
+/// Byte ranges of about `n` chunks of `bytes`, each ending just after an LF
+/// (the last at the end).
+pub fn chunk_bounds(bytes: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let len = bytes.len();
+    let n = n.max(1);
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = (len / n * k).max(start);
+        if target >= len {
+            break;
+        }
+        let Some(lf) = memchr::memchr(b'\n', &bytes[target..]) else {
+            break;
+        };
+        let end = target + lf + 1;
+        if end > start {
+            out.push((start, end));
+            start = end;
+        }
+    }
+    if start < len || out.is_empty() {
+        out.push((start, len));
+    }
+    out
+}
+
+fn failed<S>(piece: &Piece<'_>, sink: S, why: String) -> Done<S> {
+    Done {
+        input: piece.input,
+        last: true,
+        sink,
+        out: Vec::new(),
+        counts: Counts::default(),
+        bytes: 0,
+        failure: Some(why),
+    }
+}
+
+fn read_whole<S: Sink>(
+    input: &Input,
+    piece: &Piece<'_>,
+    sink: S,
+    progress: &Progress,
+    flush: bool,
+) -> Done<S> {
+    match input {
+        Input::Stdin => {
+            let stdin = std::io::stdin();
+            let lock = stdin.lock();
+            match cctape::source::decompressing(CountingReader::new(lock, progress)) {
+                // `decompressing` has already put the decoder in place.
+                Ok((_, r)) => read_stream(piece, sink, Compression::None, r, flush),
+                Err(e) => failed(piece, sink, e.to_string()),
+            }
+        }
+        Input::File(path) => {
+            let bytes = match FileBytes::open(path) {
+                Ok(b) => b,
+                Err(e) => return failed(piece, sink, e.to_string()),
+            };
+            let c = Compression::detect(&bytes[..bytes.len().min(4)]);
+            if c == Compression::None {
+                let mut done = read_slice(piece, sink, &bytes, 0, 1, 0, progress);
+                if flush {
+                    write_out(&mut done.out);
+                }
+                done
+            } else {
+                read_stream(
+                    piece,
+                    sink,
+                    c,
+                    CountingReader::new(&bytes[..], progress),
+                    flush,
+                )
+            }
+        }
+    }
+}
+
+fn read_slice<S: Sink>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    bytes: &[u8],
+    offset: u64,
+    first_line: u64,
+    chunk: usize,
+    progress: &Progress,
+) -> Done<S> {
+    let lines = if chunk == 0 && offset == 0 {
+        Lines::new(bytes)
+    } else {
+        Lines::with_start(bytes, first_line, offset)
+    };
+    let mut events = SliceEvents::with_parser(lines, Parser::new());
+    let mut out = Vec::new();
+    let mut reported = 0u64;
+    loop {
+        let e = match events.next_event() {
+            None => break,
+            Some(Ok(ev)) => {
+                sink.event(piece, &ev, &mut out);
+                let at = ev.offset() - offset;
+                if at - reported > (16 << 20) {
+                    progress.add_bytes(at - reported);
+                    reported = at;
+                }
+                continue;
+            }
+            Some(Err(e)) => e,
+        };
+        let line = events.last_line().map(|l| l.bytes);
+        sink.error(piece, &e, line, &mut out);
+    }
+    progress.add_bytes(bytes.len() as u64 - reported);
+    Done {
+        input: piece.input,
+        last: true,
+        sink,
+        out,
+        counts: events.counts(),
+        bytes: bytes.len() as u64,
+        failure: None,
+    }
+}
+
+fn read_stream<S: Sink, R: Read>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    compression: Compression,
+    rdr: R,
+    flush: bool,
+) -> Done<S> {
+    let rdr: Box<dyn Read + '_> = match compression {
+        Compression::None => Box::new(rdr),
+        c => match c.decoder(rdr) {
+            Ok(r) => r,
+            Err(e) => return failed(piece, sink, e.to_string()),
+        },
+    };
+    let mut events = EventReader::new(rdr);
+    let mut out = Vec::new();
+    let mut failure = None;
+    loop {
+        let err = match events.next_event() {
+            None => break,
+            Some(Ok(ev)) => {
+                sink.event(piece, &ev, &mut out);
+                None
+            }
+            Some(Err(e)) => Some(e),
+        };
+        if let Some(e) = err {
+            if e.is_fatal() {
+                failure = Some(e.to_string());
+            }
+            let line = events.last_line().map(|l| l.bytes);
+            sink.error(piece, &e, line, &mut out);
+        }
+        if flush && out.len() >= FLUSH_AT {
+            write_out(&mut out);
+        }
+    }
+    if flush {
+        write_out(&mut out);
+    }
+    Done {
+        input: piece.input,
+        last: true,
+        sink,
+        out,
+        counts: events.counts(),
+        bytes: events.bytes_read(),
+        failure,
+    }
+}
+
+/// Write a buffer to stdout and clear it. A closed pipe ends the process
+/// quietly, as `head` expects.
+pub fn write_out(out: &mut Vec<u8>) {
+    if out.is_empty() {
+        return;
+    }
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    if let Err(e) = lock.write_all(out).and_then(|_| lock.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("cctape: writing output: {e}");
+        std::process::exit(2);
+    }
+    out.clear();
+}
+
+/// A reader that reports the bytes it reads to the progress counters.
+struct CountingReader<'p, R> {
+    inner: R,
+    progress: &'p Progress,
+}
+
+impl<'p, R> CountingReader<'p, R> {
+    fn new(inner: R, progress: &'p Progress) -> Self {
+        CountingReader { inner, progress }
+    }
+}
+
+impl<R: Read> Read for CountingReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.add_bytes(n as u64);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_end_after_lf_and_cover_everything() {
+        let bytes = b"aaaa\nbb\ncccccc\nd\neeeeeeee\nf";
+        for n in 1..12 {
+            let cuts = chunk_bounds(bytes, n);
+            assert_eq!(cuts[0].0, 0);
+            assert_eq!(cuts.last().unwrap().1, bytes.len());
+            for w in cuts.windows(2) {
+                assert_eq!(w[0].1, w[1].0);
+                assert_eq!(bytes[w[0].1 - 1], b'\n');
+            }
+        }
+        assert_eq!(chunk_bounds(b"", 4), vec![(0, 0)]);
+    }
+}

@@ -1,0 +1,163 @@
+//! `cctape filter`: the raw lines that match every given test, bytes
+//! unchanged. The fast answer to `jq -c 'select(...)'`.
+
+use super::exec::{self, Done, Piece, Sink};
+use super::{Common, expand};
+use cctape::error::Error;
+use cctape::event::{Event, Field};
+use std::collections::HashMap;
+
+/// Arguments of `cctape filter`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    /// Events whose `type` is this (e.g. result, assistant, system).
+    #[arg(long = "type", value_name = "TYPE")]
+    ty: Option<String>,
+    /// Events whose `subtype` is this (e.g. init, success, api_retry).
+    #[arg(long, value_name = "SUBTYPE")]
+    subtype: Option<String>,
+    /// Events of this session_id.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Calls of this tool (assistant tool_use blocks) and their results
+    /// (user tool_result blocks answering such a call earlier in the input).
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// Events whose model is this (`message.model`, or `model` of init).
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// Events of the main agent (parent_tool_use_id null or absent).
+    #[arg(long, conflicts_with = "subagent")]
+    main: bool,
+    /// Events inside a subagent (parent_tool_use_id set).
+    #[arg(long)]
+    subagent: bool,
+    /// The lines that failed to read (not JSON, cut, no type, ...) instead of
+    /// events.
+    #[arg(long)]
+    errors: bool,
+    /// Print only the number of matching lines.
+    #[arg(long)]
+    count: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+struct FilterSink {
+    args: Args,
+    /// Tool-use ids of the wanted tool seen so far (only with --tool).
+    tool_ids: HashMap<Box<str>, ()>,
+    matched: u64,
+}
+
+impl FilterSink {
+    fn matches(&mut self, ev: &Event<'_>) -> bool {
+        let a = &self.args;
+        if let Some(t) = &a.ty {
+            if ev.raw_type() != t {
+                return false;
+            }
+        }
+        if let Some(s) = &a.subtype {
+            if ev.raw_subtype() != Some(s.as_str()) {
+                return false;
+            }
+        }
+        if let Some(s) = &a.session {
+            if ev.session_id() != Some(s.as_str()) {
+                return false;
+            }
+        }
+        if let Some(m) = &a.model {
+            let model = ev
+                .model()
+                .or_else(|| ev.get("model").and_then(|v| v.as_str()));
+            if model != Some(m.as_str()) {
+                return false;
+            }
+        }
+        if a.main || a.subagent {
+            let sub = matches!(ev.parent_tool_use_id(), Field::Value(_));
+            if sub != a.subagent {
+                return false;
+            }
+        }
+        if let Some(tool) = &a.tool {
+            if let Some(name) = ev.tool_name() {
+                if name != tool {
+                    return false;
+                }
+                if let Some(id) = ev.tool_use_id() {
+                    if !self.tool_ids.contains_key(id) {
+                        self.tool_ids.insert(id.into(), ());
+                    }
+                }
+            } else if let Some(id) = ev.tool_result_id() {
+                if !self.tool_ids.contains_key(id) {
+                    return false;
+                }
+            } else {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Sink for FilterSink {
+    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+        if self.args.errors || !self.matches(ev) {
+            return;
+        }
+        self.matched += 1;
+        if !self.args.count {
+            out.extend_from_slice(ev.raw());
+            out.push(b'\n');
+        }
+    }
+
+    fn error(&mut self, _: &Piece<'_>, _: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
+        if !self.args.errors {
+            return;
+        }
+        self.matched += 1;
+        if let (false, Some(line)) = (self.args.count, line) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+    }
+
+    fn splittable(&self) -> bool {
+        // Results of a tool are matched through ids seen earlier in the input.
+        self.args.tool.is_none()
+    }
+}
+
+/// Run the command; returns the exit code.
+pub fn run(args: &Args) -> i32 {
+    let (inputs, mut failed) = expand(&args.common);
+    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let mut total = 0u64;
+    exec::run(
+        &inputs,
+        &opts,
+        || FilterSink {
+            args: args.clone(),
+            tool_ids: HashMap::new(),
+            matched: 0,
+        },
+        |mut done: Done<FilterSink>| {
+            if let Some(why) = &done.failure {
+                eprintln!("cctape: {}: {why}", names[done.input]);
+                failed = true;
+            }
+            total += done.sink.matched;
+            exec::write_out(&mut done.out);
+        },
+    );
+    if args.count {
+        println!("{total}");
+    }
+    if failed { 2 } else { 0 }
+}
