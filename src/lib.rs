@@ -56,3 +56,8 @@ pub use event::{Event, EventKind, Field, TokenCounts};
 pub use framing::{Line, LineDecoder, LineReader, Lines};
 pub use parse::{Document, Number, Parser, Value, ValueKind};
 pub use stream::{Counts, EventReader, SliceEvents};
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
