@@ -678,11 +678,17 @@ mod generated {
             prop_oneof![
                 Just("0".to_string()),
                 (1u32..10, prop::collection::vec(0u32..10, 0..30)).prop_map(|(h, t)| {
-                    std::iter::once(h).chain(t).map(|d| char::from_digit(d, 10).unwrap()).collect()
+                    std::iter::once(h)
+                        .chain(t)
+                        .map(|d| char::from_digit(d, 10).unwrap())
+                        .collect()
                 }),
             ],
             prop::option::of(prop::collection::vec(0u32..10, 1..30)),
-            prop::option::of((prop::sample::select(vec!["e", "E", "e+", "e-", "E-"]), 0u32..420)),
+            prop::option::of((
+                prop::sample::select(vec!["e", "E", "e+", "e-", "E-"]),
+                0u32..420,
+            )),
         )
             .prop_map(|(neg, int, frac, exp)| {
                 let mut s = String::new();
