@@ -476,7 +476,6 @@ fn long_line_is_one_error_and_numbers_go_on_fixed_case() {
 }
 
 #[test]
-#[ignore = "bug: a line longer than max_line is handed out whole when its LF arrives in the same chunk"]
 fn long_line_whose_lf_arrives_in_one_chunk_is_an_error() {
     // The decoder checks the maximum only while no LF is buffered, so the same
     // line is an error or a line depending on how the bytes were chunked.
@@ -532,7 +531,6 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    #[ignore = "bug: a line longer than max_line is handed out whole when its LF arrives in the same chunk"]
     fn long_lines_are_one_error_each_for_any_chunking(
         input in sized_lines(),
         max_line in 1usize..24,
