@@ -68,14 +68,15 @@ use std::marker::PhantomData;
 ///
 /// Field kinds: `opt T` (`Option<T>`), `null T` (`Field<T>`), `arr T`
 /// (`Option<Array<T>>`), `nullarr T` (`Field<Array<T>>`), `map T`
-/// (`Option<Map<T>>`).
+/// (`Option<Map<T>>`). A field marked `[extra]` is one real streams carry
+/// that the reference does not define (listed in `EXTRA`).
 macro_rules! view {
     (
         $(#[$m:meta])*
         struct $name:ident = $label:literal, open = $open:literal;
         $(
             $(#[$fm:meta])*
-            $method:ident : $key:literal => $how:ident $ty:ty
+            $([$extra:ident])? $method:ident : $key:literal => $how:ident $ty:ty
         ),* $(,)?
         $(; calls [$($helper:ident),* $(,)?])?
     ) => {
@@ -139,6 +140,7 @@ macro_rules! view {
         impl<'d> ObjectView<'d> for $name<'d> {
             const NAME: &'static str = $label;
             const KNOWN: &'static [&'static str] = &[$($key),*];
+            const EXTRA: &'static [&'static str] = &[$($(view!(@extra $extra $key),)?)*];
             const OPEN: bool = $open;
             #[inline]
             fn wrap(value: Value<'d>) -> Self {
@@ -180,6 +182,7 @@ macro_rules! view {
             }
         }
     };
+    (@extra extra $key:literal) => { $key };
     (@ret opt $ty:ty) => { Option<$ty> };
     (@ret null $ty:ty) => { Field<$ty> };
     (@ret arr $ty:ty) => { Option<Array<'d, $ty>> };
@@ -231,6 +234,7 @@ macro_rules! view_enum {
 }
 
 mod assistant;
+mod census;
 mod other;
 mod owned;
 mod result;
@@ -240,6 +244,7 @@ mod usage;
 mod user;
 
 pub use assistant::*;
+pub use census::Census;
 pub use other::*;
 pub use owned::{ToOwnedJson, to_json};
 pub use result::*;
@@ -692,6 +697,9 @@ pub trait ObjectView<'d>: Copy + Reading<'d> + FromValue<'d> {
     /// The keys this view has accessors for: the reference's keys plus the
     /// real-stream extras. `unknown_fields` lists the others.
     const KNOWN: &'static [&'static str];
+    /// The keys of [`KNOWN`](ObjectView::KNOWN) that the reference does not
+    /// define: real-stream extras.
+    const EXTRA: &'static [&'static str];
     /// True when the reference lets the object hold any key (tool inputs,
     /// `autocompact_state.value`): unknown fields are then listed by
     /// `unknown_fields` but not reported by `visit_all`.
@@ -980,6 +988,8 @@ pub struct ViewInfo {
     pub name: &'static str,
     /// [`ObjectView::KNOWN`].
     pub known: &'static [&'static str],
+    /// [`ObjectView::EXTRA`].
+    pub extra: &'static [&'static str],
     /// [`ObjectView::OPEN`].
     pub open: bool,
 }
@@ -991,6 +1001,7 @@ macro_rules! catalog {
             $(ViewInfo {
                 name: <$ty<'static> as ObjectView<'static>>::NAME,
                 known: <$ty<'static> as ObjectView<'static>>::KNOWN,
+                extra: <$ty<'static> as ObjectView<'static>>::EXTRA,
                 open: <$ty<'static> as ObjectView<'static>>::OPEN,
             },)*
         ];

@@ -72,9 +72,9 @@ view! {
     /// the windows.
     unified_windows: "unifiedWindows" => opt UnifiedWindows<'d>,
     /// the fraction used (real streams).
-    utilization: "utilization" => opt f64,
+    [extra] utilization: "utilization" => opt f64,
     /// the warning threshold crossed (real streams).
-    surpassed_threshold: "surpassedThreshold" => opt f64,
+    [extra] surpassed_threshold: "surpassedThreshold" => opt f64,
 }
 
 view! {
@@ -101,69 +101,69 @@ view! {
     /// whether a tool may run.
     struct ControlRequestView = "control_request", open = false;
     /// `"control_request"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// the request's id.
-    request_id: "request_id" => opt &'d str,
+    [extra] request_id: "request_id" => opt &'d str,
     /// the request.
-    request: "request" => opt ControlRequestBody<'d>,
+    [extra] request: "request" => opt ControlRequestBody<'d>,
     /// the session id (when present).
-    session_id: "session_id" => opt &'d str,
+    [extra] session_id: "session_id" => opt &'d str,
     /// this line's id (when present).
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
 }
 
 view! {
     /// `control_request.request`.
     struct ControlRequestBody = "ControlRequestBody", open = false;
     /// `"can_use_tool"`.
-    subtype: "subtype" => opt &'d str,
+    [extra] subtype: "subtype" => opt &'d str,
     /// the tool.
-    tool_name: "tool_name" => opt &'d str,
+    [extra] tool_name: "tool_name" => opt &'d str,
     /// the tool's display name.
-    display_name: "display_name" => opt &'d str,
+    [extra] display_name: "display_name" => opt &'d str,
     /// the call's input.
-    input: "input" => opt ToolInput<'d>,
+    [extra] input: "input" => opt ToolInput<'d>,
     /// what the call does.
-    description: "description" => opt &'d str,
+    [extra] description: "description" => opt &'d str,
     /// suggested permission changes.
-    permission_suggestions: "permission_suggestions" => arr PermissionSuggestion<'d>,
+    [extra] permission_suggestions: "permission_suggestions" => arr PermissionSuggestion<'d>,
     /// the call's id.
-    tool_use_id: "tool_use_id" => opt &'d str,
+    [extra] tool_use_id: "tool_use_id" => opt &'d str,
 }
 
 view! {
     /// One element of `permission_suggestions`.
     struct PermissionSuggestion = "PermissionSuggestion", open = false;
     /// e.g. `"setMode"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// the suggested mode.
-    mode: "mode" => opt &'d str,
+    [extra] mode: "mode" => opt &'d str,
     /// where to save it.
-    destination: "destination" => opt &'d str,
+    [extra] destination: "destination" => opt &'d str,
 }
 
 view! {
     /// `control_response` (real streams): the answer to a control request.
     struct ControlResponseView = "control_response", open = false;
     /// `"control_response"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// the response.
-    response: "response" => opt ControlResponseBody<'d>,
+    [extra] response: "response" => opt ControlResponseBody<'d>,
     /// the session id (when present).
-    session_id: "session_id" => opt &'d str,
+    [extra] session_id: "session_id" => opt &'d str,
     /// this line's id (when present).
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
 }
 
 view! {
     /// `control_response.response`.
     struct ControlResponseBody = "ControlResponseBody", open = false;
     /// `"success"`.
-    subtype: "subtype" => opt &'d str,
+    [extra] subtype: "subtype" => opt &'d str,
     /// the request answered.
-    request_id: "request_id" => opt &'d str,
+    [extra] request_id: "request_id" => opt &'d str,
     /// the payload (e.g. `{still_queued: []}`).
-    response: "response" => opt Value<'d>,
+    [extra] response: "response" => opt Value<'d>,
 }
 
 view! {
@@ -171,9 +171,9 @@ view! {
     /// is withdrawn. It has no `session_id` or `uuid`.
     struct ControlCancelRequestView = "control_cancel_request", open = false;
     /// `"control_cancel_request"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// the request withdrawn.
-    request_id: "request_id" => opt &'d str,
+    [extra] request_id: "request_id" => opt &'d str,
 }
 
 view! {
@@ -181,21 +181,21 @@ view! {
     /// heartbeat.
     struct ToolProgressView = "tool_progress", open = false;
     /// `"tool_progress"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// the session id.
-    session_id: "session_id" => opt &'d str,
+    [extra] session_id: "session_id" => opt &'d str,
     /// this line's id.
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
     /// e.g. `toolu_...-heartbeat-0`.
-    tool_use_id: "tool_use_id" => opt &'d str,
+    [extra] tool_use_id: "tool_use_id" => opt &'d str,
     /// the tool.
-    tool_name: "tool_name" => opt &'d str,
+    [extra] tool_name: "tool_name" => opt &'d str,
     /// null on the main agent, the Agent call's id in a subagent.
-    parent_tool_use_id: "parent_tool_use_id" => null &'d str,
+    [extra] parent_tool_use_id: "parent_tool_use_id" => null &'d str,
     /// seconds so far.
-    elapsed_time_seconds: "elapsed_time_seconds" => opt f64,
+    [extra] elapsed_time_seconds: "elapsed_time_seconds" => opt f64,
     /// `true`.
-    heartbeat: "heartbeat" => opt bool,
+    [extra] heartbeat: "heartbeat" => opt bool,
     /// the task's id.
-    task_id: "task_id" => opt &'d str,
+    [extra] task_id: "task_id" => opt &'d str,
 }

@@ -95,9 +95,9 @@ view! {
     /// diagnostic (`?`).
     flag_fetch_kick: "flag_fetch_kick" => opt Value<'d>,
     /// the cost in 1.0.x streams (real streams; not in the reference).
-    cost_usd: "cost_usd" => opt f64,
+    [extra] cost_usd: "cost_usd" => opt f64,
     /// the cost in 1.0.x streams (real streams; not in the reference).
-    total_cost: "total_cost" => opt f64;
+    [extra] total_cost: "total_cost" => opt f64;
     calls [cost]
 }
 

@@ -77,9 +77,9 @@ view! {
     /// `unknown`; real streams carry a name and a status).
     struct McpServer = "McpServer", open = false;
     /// the server's name (real streams).
-    name: "name" => opt &'d str,
+    [extra] name: "name" => opt &'d str,
     /// `"connected"`, `"pending"`, `"needs-auth"`, `"failed"` (real streams).
-    status: "status" => opt &'d str,
+    [extra] status: "status" => opt &'d str,
 }
 
 view! {
@@ -192,7 +192,7 @@ view! {
     /// the session id.
     session_id: "session_id" => opt &'d str,
     /// this line's id (real streams; the reference has none).
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
     /// the retry number, from 1.
     attempt: "attempt" => opt u64,
     /// the retry limit (observed 300).
@@ -519,24 +519,24 @@ view! {
     /// context compaction happened here.
     struct CompactBoundaryView = "system/compact_boundary", open = false;
     /// `"system"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// `"compact_boundary"`.
-    subtype: "subtype" => opt &'d str,
+    [extra] subtype: "subtype" => opt &'d str,
     /// the session id.
-    session_id: "session_id" => opt &'d str,
+    [extra] session_id: "session_id" => opt &'d str,
     /// this line's unique id.
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
     /// what triggered it and how big the context was.
-    compact_metadata: "compact_metadata" => opt CompactMetadata<'d>,
+    [extra] compact_metadata: "compact_metadata" => opt CompactMetadata<'d>,
 }
 
 view! {
     /// `compact_boundary.compact_metadata` (real streams).
     struct CompactMetadata = "CompactMetadata", open = false;
     /// `"auto"` or `"manual"`.
-    trigger: "trigger" => opt &'d str,
+    [extra] trigger: "trigger" => opt &'d str,
     /// context tokens before compaction.
-    pre_tokens: "pre_tokens" => opt u64,
+    [extra] pre_tokens: "pre_tokens" => opt u64,
 }
 
 view! {
@@ -544,17 +544,17 @@ view! {
     /// such as `stop-hook-error`.
     struct NotificationView = "system/notification", open = false;
     /// `"system"`.
-    type_: "type" => opt &'d str,
+    [extra] type_: "type" => opt &'d str,
     /// `"notification"`.
-    subtype: "subtype" => opt &'d str,
+    [extra] subtype: "subtype" => opt &'d str,
     /// the session id.
-    session_id: "session_id" => opt &'d str,
+    [extra] session_id: "session_id" => opt &'d str,
     /// this line's unique id.
-    uuid: "uuid" => opt &'d str,
+    [extra] uuid: "uuid" => opt &'d str,
     /// the notice's key, e.g. `"stop-hook-error"`.
-    key: "key" => opt &'d str,
+    [extra] key: "key" => opt &'d str,
     /// the notice's text.
-    text: "text" => opt &'d str,
+    [extra] text: "text" => opt &'d str,
     /// e.g. `"immediate"`.
-    priority: "priority" => opt &'d str,
+    [extra] priority: "priority" => opt &'d str,
 }

@@ -85,7 +85,7 @@ view! {
     /// input tokens written to the cache.
     cache_creation_input_tokens: "cache_creation_input_tokens" => opt u64,
     /// cache writes by retention (real streams; not in the reference).
-    cache_creation: "cache_creation" => opt CacheCreation<'d>;
+    [extra] cache_creation: "cache_creation" => opt CacheCreation<'d>;
     calls [token_counts]
 }
 
