@@ -178,7 +178,8 @@ pub enum ToolUseResult<'d> {
     Text(&'d str),
     /// Bash (`stdout`, `stderr`, `interrupted`, ...).
     Bash(BashResult<'d>),
-    /// Read (`type` `"text"` with a `file`).
+    /// Read (a `file`; `type` `"text"`, or `"file_unchanged"` in real
+    /// streams).
     Read(ReadResult<'d>),
     /// Write (`type` `"create"`, or `"update"` in real streams).
     Write(WriteResult<'d>),
@@ -213,10 +214,10 @@ fn classify_result(v: Value<'_>) -> ToolUseResult<'_> {
         ToolUseResult::Skill(SkillResult(v))
     } else if has("workflowName") || has("runId") {
         ToolUseResult::Workflow(WorkflowResult(v))
-    } else if ty == Some("text") && has("file") {
-        ToolUseResult::Read(ReadResult(v))
     } else if matches!(ty, Some("create" | "update")) {
         ToolUseResult::Write(WriteResult(v))
+    } else if has("file") {
+        ToolUseResult::Read(ReadResult(v))
     } else if has("oldString") {
         ToolUseResult::Edit(EditResult(v))
     } else if has("stdout") {
@@ -307,7 +308,7 @@ view! {
 view! {
     /// Read's `tool_use_result`.
     struct ReadResult = "ReadResult", open = false;
-    /// `"text"`.
+    /// `"text"` (real streams: `"file_unchanged"`, with only `filePath`).
     type_: "type" => opt &'d str,
     /// the file read.
     file: "file" => opt ReadFile<'d>,
