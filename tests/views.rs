@@ -656,3 +656,137 @@ fn big_numbers_render_as_strings_in_owned_copies() {
         },
     );
 }
+
+// ---------------------------------------------------------------------------
+// Random shapes: any JSON under any known key, for every kind, never panics
+// and the owned copy matches serde_json.
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TYPES: &[&str] = &[
+        "system",
+        "assistant",
+        "user",
+        "stream_event",
+        "result",
+        "active_goal",
+        "autocompact_state",
+        "rate_limit_event",
+        "control_request",
+        "control_response",
+        "control_cancel_request",
+        "tool_progress",
+        "text",
+        "thinking",
+        "tool_use",
+        "tool_result",
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "text_delta",
+        "thinking_delta",
+        "signature_delta",
+        "input_json_delta",
+        "workflow_phase",
+        "workflow_agent",
+        "create",
+        "update",
+        "message",
+        "direct",
+    ];
+    const SUBTYPES: &[&str] = &[
+        "init",
+        "status",
+        "task_summary",
+        "post_turn_summary",
+        "thinking_tokens",
+        "api_retry",
+        "permission_denied",
+        "hook_started",
+        "hook_response",
+        "background_tasks_changed",
+        "task_started",
+        "task_progress",
+        "task_updated",
+        "task_notification",
+        "compact_boundary",
+        "notification",
+        "success",
+        "error_during_execution",
+        "error_max_turns",
+        "error_max_budget_usd",
+        "x",
+    ];
+
+    fn keys() -> Vec<&'static str> {
+        let mut k: Vec<_> = CATALOG
+            .iter()
+            .flat_map(|v| v.known.iter().copied())
+            .collect();
+        k.extend([
+            "agentId",
+            "stdout",
+            "file",
+            "oldString",
+            "commandName",
+            "workflowName",
+            "zzz",
+        ]);
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    fn json() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value as J;
+        let leaf = prop_oneof![
+            Just(J::Null),
+            any::<bool>().prop_map(J::Bool),
+            any::<i64>().prop_map(J::from),
+            any::<u64>().prop_map(J::from),
+            (-1e6f64..1e6).prop_map(J::from),
+            prop::sample::select(TYPES).prop_map(J::from),
+            "[a-z]{0,4}".prop_map(J::String),
+        ];
+        let keys = keys();
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(J::Array),
+                prop::collection::vec((prop::sample::select(keys.clone()), inner), 0..6).prop_map(
+                    |kv| J::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                ),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn any_shape_under_known_keys_is_safe(
+            ty in prop::sample::select(TYPES),
+            sub in prop::sample::select(SUBTYPES),
+            fields in prop::collection::vec((prop::sample::select(keys()), json()), 0..12),
+        ) {
+            let mut obj = serde_json::Map::new();
+            obj.insert("type".into(), ty.into());
+            obj.insert("subtype".into(), sub.into());
+            for (k, v) in fields {
+                obj.entry(k.to_string()).or_insert(v);
+            }
+            let line = serde_json::to_vec(&serde_json::Value::Object(obj)).unwrap();
+            let oracle: serde_json::Value = serde_json::from_slice(&line).unwrap();
+            let mut events = SliceEvents::new(&line);
+            let ev = events.next_event().unwrap().unwrap();
+            let view = ev.view();
+            view.visit_all(&mut NoVisitor);
+            let mut census = Census::default();
+            census.add(&ev);
+            prop_assert!(json_eq(&view.to_owned_json(), &oracle));
+        }
+    }
+}

@@ -42,7 +42,7 @@ impl<'d> UserView<'d> {
     /// The message's single content block, when `content` is an array.
     pub fn block(&self) -> Option<Block<'d>> {
         match self.message()?.content()? {
-            UserContent::Blocks(mut b) => b.next(),
+            UserContent::Blocks(b) => b.first(),
             UserContent::Text(_) => None,
         }
     }
@@ -51,7 +51,7 @@ impl<'d> UserView<'d> {
     pub fn text(&self) -> Option<&'d str> {
         match self.message()?.content()? {
             UserContent::Text(s) => Some(s),
-            UserContent::Blocks(mut b) => match b.next()? {
+            UserContent::Blocks(b) => match b.first()? {
                 Block::Text(t) => t.text(),
                 _ => None,
             },
