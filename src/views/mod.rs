@@ -1037,3 +1037,36 @@ catalog! {
 fn type_of<'d>(v: Value<'d>) -> Option<&'d str> {
     v.get("type")?.as_str()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_lists_are_consistent() {
+        let mut names = std::collections::BTreeSet::new();
+        for v in CATALOG {
+            assert!(names.insert(v.name), "{} twice", v.name);
+            let keys: std::collections::BTreeSet<_> = v.known.iter().collect();
+            assert_eq!(keys.len(), v.known.len(), "{}: a key twice", v.name);
+            for e in v.extra {
+                assert!(v.known.contains(e), "{}: extra {e} not known", v.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_kind_with_a_name_has_a_view() {
+        let mut p = crate::parse::Parser::new();
+        for k in EventKind::ALL {
+            let Some(name) = k.name() else { continue };
+            let (ty, sub) = name.split_once('/').unwrap_or((name, ""));
+            let line = format!(r#"{{"type":"{ty}","subtype":"{sub}"}}"#);
+            let l = crate::framing::Lines::new(line.as_bytes()).next().unwrap();
+            let ev = crate::event::parse_event(&mut p, &l).unwrap();
+            let v = ev.view();
+            assert!(!matches!(v, View::Other(_)), "{name}");
+            assert_eq!(v.name(), if k.is_result() { "result" } else { name });
+        }
+    }
+}
