@@ -1,1 +1,1072 @@
 //! Views: one typed, borrowed view per event kind of the field reference.
+//!
+//! A view is a small `Copy` struct around the event's [`Value`] with one
+//! accessor per field that the reference's TypeScript definitions give
+//! (nested objects included, each with its own view), plus the fields real
+//! streams carry beyond it (see `shared/realworld/README.md`). Reach one by
+//! matching [`Event::view`] or with an `as_*` shortcut:
+//!
+//! ```
+//! use cctape::SliceEvents;
+//! use cctape::views::{Block, View};
+//!
+//! let input = br#"{"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-5-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":2,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"s1"}
+//! {"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.01,"modelUsage":{"claude-sonnet-5-5":{"costUSD":0.01}}}
+//! "#;
+//! let mut events = SliceEvents::new(input);
+//! let mut commands = Vec::new();
+//! let mut cost = None;
+//! while let Some(Ok(ev)) = events.next_event() {
+//!     match ev.view() {
+//!         View::Assistant(a) => {
+//!             if let Some(Block::ToolUse(t)) = a.block() {
+//!                 let input = t.tool_input().and_then(|i| i.command());
+//!                 commands.push(input.unwrap_or_default().to_owned());
+//!             }
+//!         }
+//!         View::Result(r) => {
+//!             cost = r.total_cost_usd();
+//!             let per_model: f64 = r.model_usage().into_iter().flatten().filter_map(|(_, m)| m.cost_usd()).sum();
+//!             assert_eq!(cost, Some(per_model));
+//!         }
+//!         _ => {}
+//!     }
+//! }
+//! assert_eq!(commands, ["ls"]);
+//! assert_eq!(cost, Some(0.01));
+//! ```
+//!
+//! **Conventions.**
+//! - Accessors are named after their JSON key in snake_case
+//!   (`permission_mode()` reads `permissionMode`, `type_()` reads `type`);
+//!   each one's doc starts with the key.
+//! - Every accessor returns `Option` (real streams omit even fields the
+//!   reference always shows); a field the reference types `| null` returns a
+//!   [`Field`] that tells null from missing. A value of the wrong JSON type
+//!   reads as absent and is counted on the line
+//!   ([`Document::type_mismatches`](crate::parse::Document::type_mismatches));
+//!   nothing panics.
+//! - Nothing allocates: strings are `&str` into the line, arrays are
+//!   [`Array`] iterators, maps (`modelUsage`, `wire_tool_inputs`, `by_type`,
+//!   `startup_timing.phases`) are [`Map`] iterators with a `get(key)`.
+//! - Enumerated strings (`stop_reason`, `terminal_reason`, `task_type`, ...)
+//!   are `&str`: real streams carry values the reference does not list.
+//! - Every view has `value()` (the raw object, for any field through the
+//!   generic accessor), `unknown_fields()` (the keys its [`ObjectView::KNOWN`]
+//!   list does not name: what a drift census counts), `visit_all()` (calls
+//!   every accessor and walks nested views, reporting to a [`Visitor`]) and
+//!   `to_owned_json()` (an owned [`serde_json::Value`] that outlives the line;
+//!   see [`to_json`] for how numbers are rendered).
+
+use crate::event::{Event, EventKind, Field};
+use crate::parse::{Elements, Entries, Value, ValueKind};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Defines an object view: the struct, one accessor per field, the known-key
+/// list, `visit_all` and the `Reading` impl, all from one field table.
+///
+/// Field kinds: `opt T` (`Option<T>`), `null T` (`Field<T>`), `arr T`
+/// (`Option<Array<T>>`), `nullarr T` (`Field<Array<T>>`), `map T`
+/// (`Option<Map<T>>`). A field marked `[extra]` is one real streams carry
+/// that the reference does not define (listed in `EXTRA`).
+macro_rules! view {
+    (
+        $(#[$m:meta])*
+        struct $name:ident = $label:literal, open = $open:literal;
+        $(
+            $(#[$fm:meta])*
+            $([$extra:ident])? $method:ident : $key:literal => $how:ident $ty:ty
+        ),* $(,)?
+        $(; calls [$($helper:ident),* $(,)?])?
+    ) => {
+        $(#[$m])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'d>(Value<'d>);
+
+        impl<'d> $name<'d> {
+            /// Wrap a value as this view (no check; accessors on a value that
+            /// is not an object read as absent).
+            #[inline]
+            pub fn new(value: Value<'d>) -> Self {
+                $name(value)
+            }
+
+            $(
+                #[doc = concat!("`", $key, "`: ")]
+                $(#[$fm])*
+                #[inline]
+                pub fn $method(&self) -> view!(@ret $how $ty) {
+                    view!(@read $how self.0, $key)
+                }
+            )*
+
+            /// The raw object, for any field through the generic accessor.
+            #[inline]
+            pub fn value(&self) -> Value<'d> {
+                self.0
+            }
+
+            /// The fields this view has no accessor for, in line order.
+            #[inline]
+            pub fn unknown_fields(&self) -> UnknownFields<'d> {
+                UnknownFields::new(self.0, <Self as ObjectView<'d>>::KNOWN)
+            }
+
+            /// Call every accessor, walk every nested view, and report each
+            /// field and each unknown field to `vis`. Allocates nothing.
+            pub fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
+                $(
+                    {
+                        let r = self.$method();
+                        vis.field(self.0, $key, &r);
+                        r.walk($key, vis);
+                    }
+                )*
+                $($( std::hint::black_box(self.$helper()); )*)?
+                if !$open {
+                    for (k, v) in self.unknown_fields() {
+                        vis.unknown(self.0, k, v);
+                    }
+                }
+            }
+
+            /// An owned copy of the whole object (see [`to_json`]).
+            pub fn to_owned_json(&self) -> serde_json::Value {
+                to_json(self.0)
+            }
+        }
+
+        impl<'d> ObjectView<'d> for $name<'d> {
+            const NAME: &'static str = $label;
+            const KNOWN: &'static [&'static str] = &[$($key),*];
+            const EXTRA: &'static [&'static str] = &[$($(view!(@extra $extra $key),)?)*];
+            const OPEN: bool = $open;
+            #[inline]
+            fn wrap(value: Value<'d>) -> Self {
+                $name(value)
+            }
+            #[inline]
+            fn value(&self) -> Value<'d> {
+                self.0
+            }
+            fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
+                $name::visit_all(self, vis)
+            }
+        }
+
+        impl<'d> FromValue<'d> for $name<'d> {
+            #[inline]
+            fn from_value(v: Value<'d>) -> Option<Self> {
+                (v.kind() == ValueKind::Object).then_some($name(v))
+            }
+        }
+
+        impl<'d> Reading<'d> for $name<'d> {
+            fn is_present(&self) -> bool {
+                true
+            }
+            fn to_json(&self) -> Option<serde_json::Value> {
+                Some(to_json(self.0))
+            }
+            fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+                vis.enter(key, $label, self.0);
+                self.visit_all(vis);
+                vis.leave();
+            }
+        }
+
+        impl fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.0).finish()
+            }
+        }
+    };
+    (@extra extra $key:literal) => { $key };
+    (@ret opt $ty:ty) => { Option<$ty> };
+    (@ret null $ty:ty) => { Field<$ty> };
+    (@ret arr $ty:ty) => { Option<Array<'d, $ty>> };
+    (@ret nullarr $ty:ty) => { Field<Array<'d, $ty>> };
+    (@ret map $ty:ty) => { Option<Map<'d, $ty>> };
+    (@read opt $v:expr, $key:literal) => { read_opt($v, $key) };
+    (@read null $v:expr, $key:literal) => { read_field($v, $key) };
+    (@read arr $v:expr, $key:literal) => { read_array($v, $key) };
+    (@read nullarr $v:expr, $key:literal) => { read_null_array($v, $key) };
+    (@read map $v:expr, $key:literal) => { read_map($v, $key) };
+}
+
+/// Implements `FromValue` (objects only, dispatched by `type`), `Reading`,
+/// `value`, `unknown_fields`, `visit_all` and `to_owned_json` for an enum of
+/// views whose every variant wraps an object view.
+macro_rules! view_enum {
+    ($name:ident { $($var:ident),* $(,)? }) => {
+        impl<'d> $name<'d> {
+            /// The raw object.
+            pub fn value(&self) -> Value<'d> {
+                match self { $($name::$var(v) => v.value(),)* }
+            }
+            /// The fields the variant's view does not know.
+            pub fn unknown_fields(&self) -> UnknownFields<'d> {
+                match self { $($name::$var(v) => v.unknown_fields(),)* }
+            }
+            /// Call every accessor of the variant's view (see [`Visitor`]).
+            pub fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
+                match self { $($name::$var(v) => v.visit_all(vis),)* }
+            }
+            /// An owned copy (see [`to_json`]).
+            pub fn to_owned_json(&self) -> serde_json::Value {
+                to_json(self.value())
+            }
+        }
+
+        impl<'d> Reading<'d> for $name<'d> {
+            fn is_present(&self) -> bool {
+                true
+            }
+            fn to_json(&self) -> Option<serde_json::Value> {
+                Some(to_json(self.value()))
+            }
+            fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+                match self { $($name::$var(v) => v.walk(key, vis),)* }
+            }
+        }
+    };
+}
+
+mod assistant;
+mod census;
+mod other;
+mod owned;
+mod result;
+mod stream_event;
+mod system;
+mod usage;
+mod user;
+
+pub use assistant::*;
+pub use census::Census;
+pub use other::*;
+pub use owned::{ToOwnedJson, to_json};
+pub use result::*;
+pub use stream_event::*;
+pub use system::*;
+pub use usage::*;
+pub use user::*;
+
+/// A typed reading of one JSON value: what [`FromValue`] turns a [`Value`]
+/// into (`&str`, numbers, bools, views).
+pub trait FromValue<'d>: Sized {
+    /// The typed reading, or `None` when the value has the wrong JSON type.
+    fn from_value(v: Value<'d>) -> Option<Self>;
+}
+
+impl<'d> FromValue<'d> for &'d str {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        v.as_str()
+    }
+}
+
+impl<'d> FromValue<'d> for u64 {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        v.as_u64()
+    }
+}
+
+impl<'d> FromValue<'d> for i64 {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        v.as_i64()
+    }
+}
+
+impl<'d> FromValue<'d> for f64 {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        v.as_f64()
+    }
+}
+
+impl<'d> FromValue<'d> for bool {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        v.as_bool()
+    }
+}
+
+impl<'d> FromValue<'d> for Value<'d> {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        Some(v)
+    }
+}
+
+#[inline]
+fn read_opt<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<T> {
+    let v = obj.get(key)?;
+    let t = T::from_value(v);
+    if t.is_none() {
+        v.note_mismatch();
+    }
+    t
+}
+
+#[inline]
+fn read_field<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Field<T> {
+    Field::read(obj.get(key), |v| T::from_value(*v))
+}
+
+#[inline]
+fn read_array<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Array<'d, T>> {
+    let v = obj.get(key)?;
+    let a = Array::from_value(v);
+    if a.is_none() {
+        v.note_mismatch();
+    }
+    a
+}
+
+#[inline]
+fn read_null_array<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Field<Array<'d, T>> {
+    Field::read(obj.get(key), |v| Array::from_value(*v))
+}
+
+#[inline]
+fn read_map<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Map<'d, T>> {
+    let v = obj.get(key)?;
+    let m = Map::from_value(v);
+    if m.is_none() {
+        v.note_mismatch();
+    }
+    m
+}
+
+/// A borrowed JSON array read as items of type `T`: an iterator that skips
+/// (and counts, as type mismatches) elements of the wrong JSON type.
+pub struct Array<'d, T> {
+    value: Value<'d>,
+    elements: Elements<'d>,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<'d, T> Clone for Array<'d, T> {
+    fn clone(&self) -> Self {
+        Array {
+            value: self.value,
+            elements: self.elements.clone(),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<'d, T: FromValue<'d>> Array<'d, T> {
+    /// The raw array.
+    #[inline]
+    pub fn value(&self) -> Value<'d> {
+        self.value
+    }
+
+    /// Number of elements in the raw array (of any type).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+
+    /// True when the raw array is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+
+    /// The `i`th element, if it exists and has the right type.
+    pub fn get(&self, i: usize) -> Option<T> {
+        T::from_value(self.value.index(i)?)
+    }
+
+    /// The first element, if it exists and has the right type (content
+    /// arrays hold exactly one block).
+    #[inline]
+    pub fn first(&self) -> Option<T> {
+        self.get(0)
+    }
+}
+
+impl<'d, T: FromValue<'d>> FromValue<'d> for Array<'d, T> {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        (v.kind() == ValueKind::Array).then(|| Array {
+            value: v,
+            elements: v.elements(),
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<'d, T: FromValue<'d>> Iterator for Array<'d, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        loop {
+            let e = self.elements.next()?;
+            match T::from_value(e) {
+                Some(t) => return Some(t),
+                None => e.note_mismatch(),
+            }
+        }
+    }
+}
+
+impl<T> fmt::Debug for Array<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Array").field(&self.value).finish()
+    }
+}
+
+/// A borrowed JSON object used as a map (`modelUsage`, `wire_tool_inputs`,
+/// `by_type`, `startup_timing.phases`): an iterator of `(key, T)` that skips
+/// (and counts) values of the wrong JSON type, with [`Map::get`].
+pub struct Map<'d, T> {
+    value: Value<'d>,
+    entries: Entries<'d>,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<'d, T> Clone for Map<'d, T> {
+    fn clone(&self) -> Self {
+        Map {
+            value: self.value,
+            entries: self.entries.clone(),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<'d, T: FromValue<'d>> Map<'d, T> {
+    /// The raw object.
+    #[inline]
+    pub fn value(&self) -> Value<'d> {
+        self.value
+    }
+
+    /// Number of entries in the raw object.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+
+    /// True when the raw object is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+
+    /// The value of `key`, if present and of the right type.
+    pub fn get(&self, key: &str) -> Option<T> {
+        T::from_value(self.value.get(key)?)
+    }
+}
+
+impl<'d, T: FromValue<'d>> FromValue<'d> for Map<'d, T> {
+    #[inline]
+    fn from_value(v: Value<'d>) -> Option<Self> {
+        (v.kind() == ValueKind::Object).then(|| Map {
+            value: v,
+            entries: v.entries(),
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<'d, T: FromValue<'d>> Iterator for Map<'d, T> {
+    type Item = (&'d str, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(&'d str, T)> {
+        loop {
+            let (k, v) = self.entries.next()?;
+            match T::from_value(v) {
+                Some(t) => return Some((k, t)),
+                None => v.note_mismatch(),
+            }
+        }
+    }
+}
+
+impl<T> fmt::Debug for Map<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Map").field(&self.value).finish()
+    }
+}
+
+/// The fields of an object that a view's known list does not name; from
+/// `unknown_fields()` on every view.
+#[derive(Clone)]
+pub struct UnknownFields<'d> {
+    entries: Entries<'d>,
+    known: &'static [&'static str],
+}
+
+impl<'d> UnknownFields<'d> {
+    /// The entries of `obj` whose key is not in `known` (none when `obj` is
+    /// not an object).
+    pub fn new(obj: Value<'d>, known: &'static [&'static str]) -> Self {
+        UnknownFields {
+            entries: obj.entries(),
+            known,
+        }
+    }
+}
+
+impl<'d> Iterator for UnknownFields<'d> {
+    type Item = (&'d str, Value<'d>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.entries.find(|(k, _)| !self.known.contains(k))
+    }
+}
+
+impl fmt::Debug for UnknownFields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.clone().map(|(k, _)| k))
+            .finish()
+    }
+}
+
+/// What a view's `visit_all` reports. Every method has an empty default.
+///
+/// Calls come in document order: `enter` when a nested view is reached
+/// (its key in the parent, the view's name, its object), then one `field`
+/// per accessor (with the accessor's result, see [`Reading`]) and walks
+/// into nested views, then one `unknown` per field the view has no accessor
+/// for, then `leave`. The event's own view is entered with its kind's name.
+pub trait Visitor<'d> {
+    /// A nested view begins: `key` is its field in the parent (the kind's
+    /// name for the event itself), `view` the view's name.
+    fn enter(&mut self, key: &'static str, view: &'static str, obj: Value<'d>) {
+        let _ = (key, view, obj);
+    }
+
+    /// The nested view entered last ends.
+    fn leave(&mut self) {}
+
+    /// The accessor for `key` of `obj` returned `read`.
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+        let _ = (obj, key, read);
+    }
+
+    /// `obj` holds `key`, which its view does not know.
+    fn unknown(&mut self, obj: Value<'d>, key: &'d str, value: Value<'d>) {
+        let _ = (obj, key, value);
+    }
+}
+
+/// A visitor that does nothing (visiting with it calls every accessor).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoVisitor;
+
+impl<'d> Visitor<'d> for NoVisitor {}
+
+/// What an accessor returned, as a [`Visitor`] sees it.
+pub trait Reading<'d> {
+    /// True unless the accessor answered "absent" (`None`, [`Field::Missing`]).
+    fn is_present(&self) -> bool;
+
+    /// The reading as owned JSON (`None` when absent; [`Field::Null`] is
+    /// `Some(Null)`). Allocates.
+    fn to_json(&self) -> Option<serde_json::Value>;
+
+    /// Walk into the reading: views are entered and visited, arrays and
+    /// maps iterated. Allocates nothing.
+    fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>);
+}
+
+macro_rules! scalar_reading {
+    ($($t:ty => $to:expr),* $(,)?) => {$(
+        impl<'d> Reading<'d> for $t {
+            #[inline]
+            fn is_present(&self) -> bool {
+                true
+            }
+            fn to_json(&self) -> Option<serde_json::Value> {
+                #[allow(clippy::redundant_closure_call)]
+                Some(($to)(*self))
+            }
+            #[inline]
+            fn walk(&self, _key: &'static str, _vis: &mut dyn Visitor<'d>) {
+                std::hint::black_box(self);
+            }
+        }
+    )*};
+}
+
+scalar_reading! {
+    &str => |s: &str| serde_json::Value::String(s.to_owned()),
+    u64 => |n: u64| serde_json::Value::from(n),
+    i64 => |n: i64| serde_json::Value::from(n),
+    f64 => |n: f64| serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number),
+    bool => serde_json::Value::Bool,
+    Value<'d> => to_json,
+}
+
+impl<'d, T: Reading<'d>> Reading<'d> for Option<T> {
+    #[inline]
+    fn is_present(&self) -> bool {
+        self.is_some()
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        self.as_ref().and_then(|t| t.to_json())
+    }
+    #[inline]
+    fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        if let Some(t) = self {
+            t.walk(key, vis);
+        }
+    }
+}
+
+impl<'d, T: Reading<'d>> Reading<'d> for Field<T> {
+    #[inline]
+    fn is_present(&self) -> bool {
+        !self.is_missing()
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        match self {
+            Field::Missing => None,
+            Field::Null => Some(serde_json::Value::Null),
+            Field::Value(t) => t.to_json(),
+        }
+    }
+    #[inline]
+    fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        if let Field::Value(t) = self {
+            t.walk(key, vis);
+        }
+    }
+}
+
+impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Array<'d, T> {
+    #[inline]
+    fn is_present(&self) -> bool {
+        true
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        Some(serde_json::Value::Array(
+            self.clone().filter_map(|t| t.to_json()).collect(),
+        ))
+    }
+    fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        for t in self.clone() {
+            t.walk(key, vis);
+        }
+    }
+}
+
+impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Map<'d, T> {
+    #[inline]
+    fn is_present(&self) -> bool {
+        true
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        for (k, t) in self.clone() {
+            if let Some(j) = t.to_json() {
+                m.entry(k.to_owned()).or_insert(j);
+            }
+        }
+        Some(serde_json::Value::Object(m))
+    }
+    fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        for (k, t) in self.clone() {
+            std::hint::black_box(k);
+            t.walk(key, vis);
+        }
+    }
+}
+
+/// What every object view has; lets generic code (a drift census, a
+/// re-emitter) handle views alike. Each view also has the same methods
+/// inherently, so callers need not import this trait.
+pub trait ObjectView<'d>: Copy + Reading<'d> + FromValue<'d> {
+    /// The view's name as reported to [`Visitor::enter`] (`"system/init"`,
+    /// `"Usage"`, ...).
+    const NAME: &'static str;
+    /// The keys this view has accessors for: the reference's keys plus the
+    /// real-stream extras. `unknown_fields` lists the others.
+    const KNOWN: &'static [&'static str];
+    /// The keys of [`KNOWN`](ObjectView::KNOWN) that the reference does not
+    /// define: real-stream extras.
+    const EXTRA: &'static [&'static str];
+    /// True when the reference lets the object hold any key (tool inputs,
+    /// `autocompact_state.value`): unknown fields are then listed by
+    /// `unknown_fields` but not reported by `visit_all`.
+    const OPEN: bool;
+    /// Wrap a value as this view (no check).
+    fn wrap(value: Value<'d>) -> Self;
+    /// The raw object.
+    fn value(&self) -> Value<'d>;
+    /// Call every accessor and walk nested views (see [`Visitor`]).
+    fn visit_all(&self, vis: &mut dyn Visitor<'d>);
+    /// The fields not in [`KNOWN`](ObjectView::KNOWN).
+    fn unknown_fields(&self) -> UnknownFields<'d> {
+        UnknownFields::new(self.value(), Self::KNOWN)
+    }
+}
+
+/// A typed view of one event, from [`Event::view`]: one variant per kind of
+/// the reference and of the extras real streams carry.
+///
+/// Every `result` kind (known subtype or not) is [`View::Result`]; a
+/// `system` event with an unknown subtype and an event of an unknown type
+/// are [`View::Other`], reachable through the generic accessor.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum View<'d> {
+    /// `system/init`.
+    Init(InitView<'d>),
+    /// `system/status`.
+    Status(StatusView<'d>),
+    /// `system/task_summary`.
+    TaskSummary(TaskSummaryView<'d>),
+    /// `system/post_turn_summary`.
+    PostTurnSummary(PostTurnSummaryView<'d>),
+    /// `system/thinking_tokens`.
+    ThinkingTokens(ThinkingTokensView<'d>),
+    /// `system/api_retry`.
+    ApiRetry(ApiRetryView<'d>),
+    /// `system/permission_denied`.
+    PermissionDenied(PermissionDeniedView<'d>),
+    /// `system/hook_started`.
+    HookStarted(HookStartedView<'d>),
+    /// `system/hook_response`.
+    HookResponse(HookResponseView<'d>),
+    /// `system/background_tasks_changed`.
+    BackgroundTasksChanged(BackgroundTasksChangedView<'d>),
+    /// `system/task_started`.
+    TaskStarted(TaskStartedView<'d>),
+    /// `system/task_progress`.
+    TaskProgress(TaskProgressView<'d>),
+    /// `system/task_updated`.
+    TaskUpdated(TaskUpdatedView<'d>),
+    /// `system/task_notification`.
+    TaskNotification(TaskNotificationView<'d>),
+    /// `system/compact_boundary` (real streams).
+    CompactBoundary(CompactBoundaryView<'d>),
+    /// `system/notification` (real streams).
+    Notification(NotificationView<'d>),
+    /// `assistant`.
+    Assistant(AssistantView<'d>),
+    /// `user`.
+    User(UserView<'d>),
+    /// `stream_event`.
+    StreamEvent(StreamEventView<'d>),
+    /// `result`, any subtype.
+    Result(ResultView<'d>),
+    /// `active_goal`.
+    ActiveGoal(ActiveGoalView<'d>),
+    /// `autocompact_state`.
+    AutocompactState(AutocompactStateView<'d>),
+    /// `rate_limit_event`.
+    RateLimitEvent(RateLimitEventView<'d>),
+    /// `control_request` (real streams).
+    ControlRequest(ControlRequestView<'d>),
+    /// `control_response` (real streams).
+    ControlResponse(ControlResponseView<'d>),
+    /// `control_cancel_request` (real streams).
+    ControlCancelRequest(ControlCancelRequestView<'d>),
+    /// `tool_progress` (real streams).
+    ToolProgress(ToolProgressView<'d>),
+    /// Any other event (unknown `type`, or `system` with an unknown
+    /// subtype): the root object.
+    Other(Value<'d>),
+}
+
+/// Names every `View` variant but `Other` once, with its kind(s).
+macro_rules! view_dispatch {
+    ($($var:ident => $($kind:ident)|+),* $(,)?) => {
+        impl<'d> View<'d> {
+            /// The view for an event of `kind` whose root object is `root`.
+            pub fn new(kind: EventKind, root: Value<'d>) -> View<'d> {
+                match kind {
+                    $($(EventKind::$kind)|+ => View::$var(ObjectView::wrap(root)),)*
+                    _ => View::Other(root),
+                }
+            }
+
+            /// The raw root object.
+            pub fn value(&self) -> Value<'d> {
+                match self {
+                    $(View::$var(v) => v.value(),)*
+                    View::Other(v) => *v,
+                }
+            }
+
+            /// The view's name (`"system/init"`, `"result"`, ...), or
+            /// `"other"`.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(View::$var(v) => view_name(v),)*
+                    View::Other(_) => "other",
+                }
+            }
+
+            /// The top-level fields the view has no accessor for (every
+            /// field for [`View::Other`]).
+            pub fn unknown_fields(&self) -> UnknownFields<'d> {
+                match self {
+                    $(View::$var(v) => v.unknown_fields(),)*
+                    View::Other(v) => UnknownFields::new(*v, &[]),
+                }
+            }
+
+            /// Enter the event (with the view's name), call every accessor
+            /// of its view, walk every nested view, leave. For
+            /// [`View::Other`] only `enter` and `leave` are called.
+            /// Allocates nothing.
+            pub fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
+                let name = self.name();
+                vis.enter(name, name, self.value());
+                match self {
+                    $(View::$var(v) => v.visit_all(vis),)*
+                    View::Other(_) => {}
+                }
+                vis.leave();
+            }
+        }
+    };
+}
+
+fn view_name<'d, V: ObjectView<'d>>(_: &V) -> &'static str {
+    V::NAME
+}
+
+view_dispatch! {
+    Init => SystemInit,
+    Status => SystemStatus,
+    TaskSummary => SystemTaskSummary,
+    PostTurnSummary => SystemPostTurnSummary,
+    ThinkingTokens => SystemThinkingTokens,
+    ApiRetry => SystemApiRetry,
+    PermissionDenied => SystemPermissionDenied,
+    HookStarted => SystemHookStarted,
+    HookResponse => SystemHookResponse,
+    BackgroundTasksChanged => SystemBackgroundTasksChanged,
+    TaskStarted => SystemTaskStarted,
+    TaskProgress => SystemTaskProgress,
+    TaskUpdated => SystemTaskUpdated,
+    TaskNotification => SystemTaskNotification,
+    CompactBoundary => SystemCompactBoundary,
+    Notification => SystemNotification,
+    Assistant => Assistant,
+    User => User,
+    StreamEvent => StreamEvent,
+    Result => ResultSuccess | ResultErrorDuringExecution | ResultErrorMaxTurns | ResultErrorMaxBudgetUsd | ResultOther,
+    ActiveGoal => ActiveGoal,
+    AutocompactState => AutocompactState,
+    RateLimitEvent => RateLimitEvent,
+    ControlRequest => ControlRequest,
+    ControlResponse => ControlResponse,
+    ControlCancelRequest => ControlCancelRequest,
+    ToolProgress => ToolProgress,
+}
+
+impl<'d> View<'d> {
+    /// An owned copy of the whole event (see [`to_json`]).
+    pub fn to_owned_json(&self) -> serde_json::Value {
+        to_json(self.value())
+    }
+}
+
+impl<'d> Reading<'d> for View<'d> {
+    fn is_present(&self) -> bool {
+        true
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        Some(to_json(self.value()))
+    }
+    fn walk(&self, _key: &'static str, vis: &mut dyn Visitor<'d>) {
+        self.visit_all(vis);
+    }
+}
+
+macro_rules! event_shortcuts {
+    ($($(#[$m:meta])* $fn:ident => $var:ident($ty:ident)),* $(,)?) => {
+        impl<'t> Event<'t> {
+            /// The typed view of this event, by its kind.
+            ///
+            /// ```
+            /// use cctape::SliceEvents;
+            /// use cctape::views::View;
+            ///
+            /// let mut events = SliceEvents::new(br#"{"type":"system","subtype":"init","model":"m","tools":["Bash","Read"]}"#);
+            /// let ev = events.next_event().unwrap().unwrap();
+            /// let View::Init(init) = ev.view() else { panic!("an init event") };
+            /// assert_eq!(init.model(), Some("m"));
+            /// assert_eq!(init.tools().unwrap().collect::<Vec<_>>(), ["Bash", "Read"]);
+            /// ```
+            pub fn view(&self) -> View<'_> {
+                View::new(self.kind(), self.root())
+            }
+
+            $(
+                $(#[$m])*
+                pub fn $fn(&self) -> Option<$ty<'_>> {
+                    match self.view() {
+                        View::$var(v) => Some(v),
+                        _ => None,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+event_shortcuts! {
+    /// The `system/init` view, if this is one.
+    as_init => Init(InitView),
+    /// The `system/status` view, if this is one.
+    as_status => Status(StatusView),
+    /// The `system/task_summary` view, if this is one.
+    as_task_summary => TaskSummary(TaskSummaryView),
+    /// The `system/post_turn_summary` view, if this is one.
+    as_post_turn_summary => PostTurnSummary(PostTurnSummaryView),
+    /// The `system/thinking_tokens` view, if this is one.
+    as_thinking_tokens => ThinkingTokens(ThinkingTokensView),
+    /// The `system/api_retry` view, if this is one.
+    as_api_retry => ApiRetry(ApiRetryView),
+    /// The `system/permission_denied` view, if this is one.
+    as_permission_denied => PermissionDenied(PermissionDeniedView),
+    /// The `system/hook_started` view, if this is one.
+    as_hook_started => HookStarted(HookStartedView),
+    /// The `system/hook_response` view, if this is one.
+    as_hook_response => HookResponse(HookResponseView),
+    /// The `system/background_tasks_changed` view, if this is one.
+    as_background_tasks_changed => BackgroundTasksChanged(BackgroundTasksChangedView),
+    /// The `system/task_started` view, if this is one.
+    as_task_started => TaskStarted(TaskStartedView),
+    /// The `system/task_progress` view, if this is one.
+    as_task_progress => TaskProgress(TaskProgressView),
+    /// The `system/task_updated` view, if this is one.
+    as_task_updated => TaskUpdated(TaskUpdatedView),
+    /// The `system/task_notification` view, if this is one.
+    as_task_notification => TaskNotification(TaskNotificationView),
+    /// The `system/compact_boundary` view, if this is one.
+    as_compact_boundary => CompactBoundary(CompactBoundaryView),
+    /// The `system/notification` view, if this is one.
+    as_notification => Notification(NotificationView),
+    /// The `assistant` view, if this is one.
+    as_assistant => Assistant(AssistantView),
+    /// The `user` view, if this is one.
+    as_user => User(UserView),
+    /// The `stream_event` view, if this is one.
+    as_stream_event => StreamEvent(StreamEventView),
+    /// The `result` view (any subtype), if this is one.
+    as_result => Result(ResultView),
+    /// The `active_goal` view, if this is one.
+    as_active_goal => ActiveGoal(ActiveGoalView),
+    /// The `autocompact_state` view, if this is one.
+    as_autocompact_state => AutocompactState(AutocompactStateView),
+    /// The `rate_limit_event` view, if this is one.
+    as_rate_limit_event => RateLimitEvent(RateLimitEventView),
+    /// The `control_request` view, if this is one.
+    as_control_request => ControlRequest(ControlRequestView),
+    /// The `control_response` view, if this is one.
+    as_control_response => ControlResponse(ControlResponseView),
+    /// The `control_cancel_request` view, if this is one.
+    as_control_cancel_request => ControlCancelRequest(ControlCancelRequestView),
+    /// The `tool_progress` view, if this is one.
+    as_tool_progress => ToolProgress(ToolProgressView),
+}
+
+/// The name and known keys of one object view, for catalogues and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewInfo {
+    /// [`ObjectView::NAME`].
+    pub name: &'static str,
+    /// [`ObjectView::KNOWN`].
+    pub known: &'static [&'static str],
+    /// [`ObjectView::EXTRA`].
+    pub extra: &'static [&'static str],
+    /// [`ObjectView::OPEN`].
+    pub open: bool,
+}
+
+macro_rules! catalog {
+    ($($ty:ident),* $(,)?) => {
+        /// Every object view with its known keys: the field catalogue.
+        pub const CATALOG: &[ViewInfo] = &[
+            $(ViewInfo {
+                name: <$ty<'static> as ObjectView<'static>>::NAME,
+                known: <$ty<'static> as ObjectView<'static>>::KNOWN,
+                extra: <$ty<'static> as ObjectView<'static>>::EXTRA,
+                open: <$ty<'static> as ObjectView<'static>>::OPEN,
+            },)*
+        ];
+    };
+}
+
+catalog! {
+    InitView, McpServer, Plugin, MemoryPaths, StartupTiming,
+    StatusView, TaskSummaryView, PostTurnSummaryView, ThinkingTokensView, ApiRetryView,
+    PermissionDeniedView, HookStartedView, HookResponseView,
+    BackgroundTasksChangedView, BackgroundTask,
+    TaskStartedView, TaskProgressView, WorkflowPhase, WorkflowAgent, OtherProgressItem,
+    TaskUpdatedView, TaskPatch, TaskNotificationView, TaskUsage,
+    CompactBoundaryView, CompactMetadata, NotificationView,
+    AssistantView, AssistantMessage, ContextManagement,
+    TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OtherBlock, Caller, ToolInput,
+    Usage, CacheCreation, OutputTokensDetails, ServerToolUse, UsageIteration, ModelUsage,
+    UserView, UserMessage, ToolResultMeta,
+    BashResult, ReadResult, ReadFile, WriteResult, EditResult, Hunk, SkillResult,
+    WorkflowResult, AgentResult, HandbackReport, ToolStats, OtherToolResult,
+    StreamEventView, MessageStart, ContentBlockStart, ContentBlockDelta, ContentBlockStop,
+    MessageDelta, MessageDeltaBody, MessageStop, OtherApiEvent,
+    TextDelta, ThinkingDelta, SignatureDelta, InputJsonDelta, OtherDelta,
+    ResultView, PermissionDenial, SubagentStats, SubagentRequested, SubagentKilled,
+    SubagentRefused, Origin,
+    ActiveGoalView, AutocompactStateView, AutocompactValue, RateLimitEventView, RateLimitInfo,
+    UnifiedWindows, UsageWindow, ControlRequestView, ControlRequestBody, PermissionSuggestion,
+    ControlResponseView, ControlResponseBody, ControlCancelRequestView, ToolProgressView,
+}
+
+/// The `type` string of an object, for enums dispatched by it.
+#[inline]
+fn type_of<'d>(v: Value<'d>) -> Option<&'d str> {
+    v.get("type")?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_lists_are_consistent() {
+        let mut names = std::collections::BTreeSet::new();
+        for v in CATALOG {
+            assert!(names.insert(v.name), "{} twice", v.name);
+            let keys: std::collections::BTreeSet<_> = v.known.iter().collect();
+            assert_eq!(keys.len(), v.known.len(), "{}: a key twice", v.name);
+            for e in v.extra {
+                assert!(v.known.contains(e), "{}: extra {e} not known", v.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_kind_with_a_name_has_a_view() {
+        let mut p = crate::parse::Parser::new();
+        for k in EventKind::ALL {
+            let Some(name) = k.name() else { continue };
+            let (ty, sub) = name.split_once('/').unwrap_or((name, ""));
+            let line = format!(r#"{{"type":"{ty}","subtype":"{sub}"}}"#);
+            let l = crate::framing::Lines::new(line.as_bytes()).next().unwrap();
+            let ev = crate::event::parse_event(&mut p, &l).unwrap();
+            let v = ev.view();
+            assert!(!matches!(v, View::Other(_)), "{name}");
+            assert_eq!(v.name(), if k.is_result() { "result" } else { name });
+        }
+    }
+}
