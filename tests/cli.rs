@@ -292,3 +292,57 @@ fn fields_as_tsv_csv_and_ndjson() {
         "quoted cell: {text}"
     );
 }
+
+#[test]
+fn check_reports_drift_per_version_with_positions() {
+    let clean = cctape(&["check", &stream("success-basic.jsonl")]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    let dir = temp_dir("check");
+    let p = dir.join("drift.jsonl");
+    let lines = [
+        r#"{"type":"system","subtype":"init","claude_code_version":"9.9.9","session_id":"s","uuid":"u1"}"#,
+        r#"{"type":"system","subtype":"brand_new","session_id":"s","uuid":"u2"}"#,
+        r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"a"},{"type":"image","source":{}}]},"parent_tool_use_id":null,"session_id":"s","uuid":"u3","mood":"odd"}"#,
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_none","content":"x"}]},"parent_tool_use_id":null,"session_id":"s"}"#,
+        r#"{"type":"result","subtype":"success","is_error":"no","session_id":"s","uuid":"u4"}"#,
+        r#"{"type":"user""#,
+    ];
+    std::fs::write(&p, lines.join("\n")).expect("write");
+    let out = cctape(&["check", "--json", p.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let rows = v["findings"].as_array().expect("findings");
+    let find = |cat: &str, kind: &str| {
+        rows.iter()
+            .find(|r| r["category"] == cat && r["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {cat} for {kind} in {rows:?}"))
+    };
+    let r = find("unknown_kind", "system/brand_new");
+    assert_eq!(
+        (r["count"].as_u64(), r["example"]["line"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(r["claude_code_version"], "9.9.9");
+    assert!(
+        rows.iter().any(|r| r["category"] == "unknown_field"
+            && r["detail"] == "mood"
+            && r["example"]["line"] == 3),
+        "{rows:?}"
+    );
+    assert_eq!(find("several_content_blocks", "assistant")["detail"], "2");
+    assert_eq!(
+        find("unknown_content_block", "assistant")["detail"],
+        "image"
+    );
+    assert_eq!(find("missing_uuid", "user")["example"]["line"], 4);
+    assert_eq!(
+        find("tool_result_without_tool_use", "user")["example"]["line"],
+        4
+    );
+    assert_eq!(
+        find("unexpected_type", "result/success")["detail"],
+        "is_error (is String)"
+    );
+    assert_eq!(find("truncated", "truncated")["example"]["line"], 6);
+    let _ = std::fs::remove_dir_all(&dir);
+}

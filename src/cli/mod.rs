@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+mod check;
 mod exec;
 mod fields;
 mod filter;
@@ -58,6 +59,14 @@ enum Command {
     ///
     /// Example: cctape fields -f type -f subtype -f message.usage.output_tokens run.jsonl
     Fields(fields::Args),
+    /// Read streams against the field reference and report, per
+    /// claude_code_version, what does not fit: unknown types, subtypes,
+    /// fields and content blocks, tool results without a tool use, assistant
+    /// events with several content blocks, missing uuids, truncation and
+    /// lines that are not events. Exits 1 when it found anything.
+    ///
+    /// Example: cctape check --json runs/
+    Check(check::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -74,6 +83,7 @@ pub fn run() -> i32 {
         Command::Stats(a) => stats::run(&a),
         Command::Filter(a) => filter::run(&a),
         Command::Fields(a) => fields::run(&a),
+        Command::Check(a) => check::run(&a),
     }
 }
 

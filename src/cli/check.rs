@@ -1,0 +1,360 @@
+//! `cctape check`: read streams against the field reference and report what
+//! does not fit, per `claude_code_version`: a drift census with counts and
+//! one example position each. Exit 1 when anything was found.
+
+use super::exec::{self, Done, Piece, Sink};
+use super::output::{print_json, thousands};
+use super::{Common, expand};
+use cctape::error::Error;
+use cctape::event::{Event, EventKind};
+use cctape::parse::Value;
+use cctape::views::{Reading, View, Visitor};
+use serde_json::json;
+use std::collections::{BTreeMap, HashSet};
+
+/// Arguments of `cctape check`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print one JSON object instead of a report for people.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// What kind of finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Category {
+    /// A type or subtype without a typed view.
+    UnknownKind,
+    /// A field its view does not know.
+    UnknownField,
+    /// A field of a JSON type its accessor does not read.
+    UnexpectedType,
+    /// A content block type the reference does not define.
+    UnknownContentBlock,
+    /// An assistant event with more than one content block.
+    SeveralContentBlocks,
+    /// An event without the `uuid` the reference requires.
+    MissingUuid,
+    /// A tool_result whose tool_use never appeared in the input.
+    ResultWithoutUse,
+    /// A line that ended the input in the middle.
+    Truncated,
+    /// A line that is not an event (not JSON, no type, ...).
+    NotAnEvent,
+}
+
+impl Category {
+    fn name(self) -> &'static str {
+        match self {
+            Category::UnknownKind => "unknown_kind",
+            Category::UnknownField => "unknown_field",
+            Category::UnexpectedType => "unexpected_type",
+            Category::UnknownContentBlock => "unknown_content_block",
+            Category::SeveralContentBlocks => "several_content_blocks",
+            Category::MissingUuid => "missing_uuid",
+            Category::ResultWithoutUse => "tool_result_without_tool_use",
+            Category::Truncated => "truncated",
+            Category::NotAnEvent => "not_an_event",
+        }
+    }
+}
+
+/// (version, category, kind, detail)
+type Key = (String, Category, String, String);
+
+#[derive(Clone, Debug)]
+struct Finding {
+    count: u64,
+    input: usize,
+    line: u64,
+    offset: u64,
+}
+
+#[derive(Default)]
+struct CheckSink {
+    version: String,
+    findings: BTreeMap<Key, Finding>,
+    tool_uses: HashSet<Box<str>>,
+    /// Results seen before (or without) their use: (id, key fields).
+    pending_results: Vec<(Box<str>, String, u64, u64, usize)>,
+}
+
+impl CheckSink {
+    fn add(
+        &mut self,
+        cat: Category,
+        kind: &str,
+        detail: String,
+        p: &Piece<'_>,
+        line: u64,
+        offset: u64,
+    ) {
+        let key = (self.version.clone(), cat, kind.to_string(), detail);
+        self.findings
+            .entry(key)
+            .and_modify(|f| f.count += 1)
+            .or_insert(Finding {
+                count: 1,
+                input: p.input,
+                line,
+                offset,
+            });
+    }
+}
+
+fn kind_name(ev: &Event<'_>) -> String {
+    match ev.kind().name() {
+        Some(n) => n.to_string(),
+        None => match ev.raw_subtype() {
+            Some(s) => format!("{}/{s}", ev.raw_type()),
+            None => ev.raw_type().to_string(),
+        },
+    }
+}
+
+/// Whether the reference gives this kind a `uuid` (every event of its
+/// `EventBase` except `system/api_retry`).
+fn requires_uuid(k: EventKind) -> bool {
+    !matches!(
+        k,
+        EventKind::SystemApiRetry
+            | EventKind::SystemCompactBoundary
+            | EventKind::SystemNotification
+            | EventKind::SystemOther
+            | EventKind::ControlRequest
+            | EventKind::ControlResponse
+            | EventKind::ControlCancelRequest
+            | EventKind::ToolProgress
+            | EventKind::ResultOther
+            | EventKind::Unknown
+    )
+}
+
+struct Drift<'s> {
+    stack: Vec<&'static str>,
+    out: Vec<(Category, String)>,
+    _s: std::marker::PhantomData<&'s ()>,
+}
+
+impl Drift<'_> {
+    fn path(&self, key: &str) -> String {
+        let mut s = String::new();
+        for k in self.stack.iter().skip(1) {
+            s.push_str(k);
+            s.push('.');
+        }
+        s.push_str(key);
+        s
+    }
+}
+
+impl<'d> Visitor<'d> for Drift<'_> {
+    fn enter(&mut self, key: &'static str, _view: &'static str, _obj: Value<'d>) {
+        self.stack.push(key);
+    }
+
+    fn leave(&mut self) {
+        self.stack.pop();
+    }
+
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+        if let Some(raw) = obj.get(key) {
+            if !read.is_present() {
+                let p = format!("{} (is {:?})", self.path(key), raw.kind());
+                self.out.push((Category::UnexpectedType, p));
+            }
+        }
+    }
+
+    fn unknown(&mut self, _obj: Value<'d>, key: &'d str, _value: Value<'d>) {
+        let p = self.path(key);
+        self.out.push((Category::UnknownField, p));
+    }
+}
+
+impl Sink for CheckSink {
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+        let (line, offset) = (ev.line(), ev.offset());
+        if ev.kind() == EventKind::SystemInit {
+            if let Some(v) = ev.get("claude_code_version").and_then(|v| v.as_str()) {
+                v.clone_into(&mut self.version);
+            }
+        }
+        let kind = kind_name(ev);
+        let view = ev.view();
+        if let View::Other(_) = view {
+            self.add(Category::UnknownKind, &kind, String::new(), p, line, offset);
+            return;
+        }
+        let mut d = Drift {
+            stack: Vec::new(),
+            out: Vec::new(),
+            _s: std::marker::PhantomData,
+        };
+        view.visit_all(&mut d);
+        for (cat, detail) in d.out {
+            self.add(cat, &kind, detail, p, line, offset);
+        }
+        if requires_uuid(ev.kind()) && ev.uuid().is_none() {
+            self.add(Category::MissingUuid, &kind, String::new(), p, line, offset);
+        }
+        if matches!(ev.kind(), EventKind::Assistant | EventKind::User) {
+            if let Some(content) = ev.message().and_then(|m| m.get("content")) {
+                if ev.kind() == EventKind::Assistant && content.len() > 1 {
+                    let n = content.len().to_string();
+                    self.add(Category::SeveralContentBlocks, &kind, n, p, line, offset);
+                }
+                for block in content.elements() {
+                    let ty = block.get("type").and_then(|t| t.as_str()).unwrap_or("");
+                    if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                        self.add(
+                            Category::UnknownContentBlock,
+                            &kind,
+                            ty.to_string(),
+                            p,
+                            line,
+                            offset,
+                        );
+                    }
+                    if ty == "tool_use" {
+                        if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
+                            self.tool_uses.insert(id.into());
+                        }
+                    } else if ty == "tool_result" {
+                        if let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str()) {
+                            if !self.tool_uses.contains(id) {
+                                self.pending_results.push((
+                                    id.into(),
+                                    self.version.clone(),
+                                    line,
+                                    offset,
+                                    p.input,
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+        let pos = e.position();
+        let cat = if e.kind() == cctape::ErrorKind::Truncated {
+            Category::Truncated
+        } else {
+            Category::NotAnEvent
+        };
+        self.add(cat, e.kind().name(), String::new(), p, pos.line, pos.offset);
+    }
+
+    fn splittable(&self) -> bool {
+        // The version and the tool-use ids follow the input in order.
+        false
+    }
+}
+
+impl CheckSink {
+    /// Results whose use never appeared, once the whole input is read.
+    fn settle(&mut self, p: &Piece<'_>) {
+        let pending = std::mem::take(&mut self.pending_results);
+        for (id, version, line, offset, _) in pending {
+            if !self.tool_uses.contains(&id) {
+                let saved = std::mem::replace(&mut self.version, version);
+                self.add(
+                    Category::ResultWithoutUse,
+                    "user",
+                    String::new(),
+                    p,
+                    line,
+                    offset,
+                );
+                self.version = saved;
+            }
+        }
+    }
+}
+
+/// Run the command; returns the exit code (1 when anything was found).
+pub fn run(args: &Args) -> i32 {
+    let (inputs, mut failed) = expand(&args.common);
+    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let mut all: BTreeMap<Key, Finding> = BTreeMap::new();
+    exec::run(
+        &inputs,
+        &opts,
+        CheckSink::default,
+        |mut done: Done<CheckSink>| {
+            if let Some(why) = &done.failure {
+                eprintln!("cctape: {}: {why}", names[done.input]);
+                failed = true;
+            }
+            let piece = Piece {
+                input: done.input,
+                name: &names[done.input],
+            };
+            done.sink.settle(&piece);
+            for (k, f) in done.sink.findings {
+                all.entry(k).and_modify(|g| g.count += f.count).or_insert(f);
+            }
+        },
+    );
+    let version_name = |v: &str| {
+        if v.is_empty() {
+            "unknown".to_string()
+        } else {
+            v.to_string()
+        }
+    };
+    if args.json {
+        let rows: Vec<_> = all
+            .iter()
+            .map(|((v, c, k, d), f)| {
+                json!({
+                    "claude_code_version": version_name(v),
+                    "category": c.name(),
+                    "kind": k,
+                    "detail": d,
+                    "count": f.count,
+                    "example": {"file": names[f.input], "line": f.line, "offset": f.offset},
+                })
+            })
+            .collect();
+        let total: u64 = all.values().map(|f| f.count).sum();
+        print_json(&json!({"findings": rows, "total": total}));
+    } else {
+        use std::fmt::Write as _;
+        let mut o = String::new();
+        let mut last_version = None;
+        for ((v, c, k, d), f) in &all {
+            if last_version != Some(v) {
+                let _ = writeln!(o, "claude_code_version {}", version_name(v));
+                last_version = Some(v);
+            }
+            let _ = writeln!(
+                o,
+                "  {:>8}  {:<28} {:<28} {}  (first: {}:{})",
+                thousands(f.count),
+                c.name(),
+                k,
+                d,
+                names[f.input],
+                f.line
+            );
+        }
+        if all.is_empty() {
+            o.push_str("nothing found: every line fits the reference\n");
+        }
+        exec::write_out(&mut o.into_bytes());
+    }
+    if failed {
+        2
+    } else if all.is_empty() {
+        0
+    } else {
+        1
+    }
+}
