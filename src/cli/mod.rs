@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod inputs;
 mod output;
 mod stats;
+mod verdict;
 
 /// Read Claude Code stream-json event streams
 /// (`claude -p --output-format stream-json --verbose`): counts, verdicts and
@@ -24,6 +25,13 @@ enum Command {
     ///
     /// Example: cctape stats --json run1.jsonl run2.jsonl
     Stats(stats::Args),
+    /// The verdict of every run: one JSON object per run per line.
+    ///
+    /// Exit code 0 when every run succeeded, 1 when any failed, 2 when any
+    /// has no verdict (no result, empty) or an input could not be read.
+    ///
+    /// Example: cctape verdict --exit-code 0 run.jsonl
+    Verdict(verdict::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -38,5 +46,6 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Command::Stats(a) => stats::run(&a),
+        Command::Verdict(a) => verdict::run(&a),
     }
 }
