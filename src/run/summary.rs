@@ -165,6 +165,31 @@ pub struct UsageCheck {
     pub basis: UsageBasis,
 }
 
+impl UsageCheck {
+    /// The fields where `reported` differs from the round's sum
+    /// (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
+    /// `cache_creation_input_tokens`); empty unless the basis is
+    /// [`UsageBasis::Mismatch`].
+    pub fn differing_fields(&self) -> Vec<&'static str> {
+        if self.basis != UsageBasis::Mismatch {
+            return Vec::new();
+        }
+        let (r, s) = (&self.reported, &self.round);
+        [
+            ("input_tokens", r.input_tokens != s.input_tokens),
+            ("output_tokens", r.output_tokens != s.output_tokens),
+            ("cache_read_input_tokens", r.cache_read_input_tokens != s.cache_read_input_tokens),
+            (
+                "cache_creation_input_tokens",
+                r.cache_creation_input_tokens != s.cache_creation_input_tokens,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, differs)| differs.then_some(name))
+        .collect()
+    }
+}
+
 /// Per tool name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -772,6 +797,7 @@ impl RunSummary {
                             "result": c.result,
                             "line": c.line,
                             "basis": c.basis.as_str(),
+                            "differs": c.differing_fields(),
                             "reported": tokens_json(&c.reported),
                             "round": tokens_json(&c.round),
                             "cumulative": tokens_json(&c.cumulative),
