@@ -595,10 +595,8 @@ impl RunState {
         }
         for block in content.elements() {
             match str_of(block.get("type")) {
-                Some("text") => {
-                    if str_of(block.get("text")).is_some_and(is_interrupt) {
-                        self.interrupt_in_round = true;
-                    }
+                Some("text") if str_of(block.get("text")).is_some_and(is_interrupt) => {
+                    self.interrupt_in_round = true;
                 }
                 Some("tool_result") => {
                     let Some(id) = str_of(block.get("tool_use_id")) else {

@@ -178,7 +178,10 @@ impl UsageCheck {
         [
             ("input_tokens", r.input_tokens != s.input_tokens),
             ("output_tokens", r.output_tokens != s.output_tokens),
-            ("cache_read_input_tokens", r.cache_read_input_tokens != s.cache_read_input_tokens),
+            (
+                "cache_read_input_tokens",
+                r.cache_read_input_tokens != s.cache_read_input_tokens,
+            ),
             (
                 "cache_creation_input_tokens",
                 r.cache_creation_input_tokens != s.cache_creation_input_tokens,
