@@ -716,3 +716,21 @@ fn no_allocation_per_line_in_the_steady_state() {
     assert!(n > 0, "the counter counts growth");
     assert!(n < 200, "{n} allocations for 60,000 lines");
 }
+
+#[test]
+fn subagent_cycles_in_hostile_input_do_not_loop() {
+    // Each Agent call claims to run inside the other.
+    let input = br#"{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"A","name":"Agent","input":{}}]},"parent_tool_use_id":"B","session_id":"s"}
+{"type":"assistant","message":{"id":"m2","model":"x","content":[{"type":"tool_use","id":"B","name":"Agent","input":{}}]},"parent_tool_use_id":"A","session_id":"s"}
+{"type":"assistant","message":{"id":"m3","model":"x","content":[{"type":"tool_use","id":"C","name":"Agent","input":{}}]},"parent_tool_use_id":"C","session_id":"s"}
+"#;
+    let r = runs_of_slice(input);
+    let count = |ns: &[cctape::run::SubagentNode]| -> usize {
+        fn walk(ns: &[cctape::run::SubagentNode]) -> usize {
+            ns.iter().map(|n| 1 + walk(&n.children)).sum()
+        }
+        walk(ns)
+    };
+    assert_eq!(count(&r[0].subagents), 3);
+    assert_eq!(r[0].usage.subagents.messages, 3);
+}

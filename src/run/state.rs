@@ -88,7 +88,7 @@ pub(crate) struct RunState {
     synthetic: u64,
     api_errors: Vec<ApiErrorMessage>,
     /// Models seen on non-synthetic assistant events and message_starts.
-    models_seen: Vec<Sym>,
+    models_seen: SymMap<()>,
 
     tools: Vec<ToolUse>,
     tool_by_id: SymMap<u32>,
@@ -469,9 +469,7 @@ impl RunState {
         }
         let model = model.map(|m| self.names.intern(m));
         if let Some(m) = model {
-            if !self.models_seen.contains(&m) {
-                self.models_seen.push(m);
-            }
+            self.models_seen.insert(m, ());
         }
         let usage = msg.get("usage").map(TokenCounts::from_usage);
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
@@ -671,9 +669,7 @@ impl RunState {
                 let id = str_of(m.and_then(|m| m.get("id"))).map(|s| self.names.intern(s));
                 let model = str_of(m.and_then(|m| m.get("model"))).map(|s| self.names.intern(s));
                 if let Some(model) = model {
-                    if !self.models_seen.contains(&model) {
-                        self.models_seen.push(model);
-                    }
+                    self.models_seen.insert(model, ());
                 }
                 let usage = m.and_then(|m| m.get("usage")).map(TokenCounts::from_usage);
                 self.partial.start_message(id, &self.names);
@@ -862,7 +858,7 @@ impl RunState {
         }
 
         // modelUsage: auxiliary entries and per-model sums.
-        let seen: Vec<&str> = self.models_seen.iter().map(|m| names.resolve(*m)).collect();
+        let seen: Vec<&str> = self.models_seen.keys().map(|m| names.resolve(*m)).collect();
         let mut by_model = std::mem::take(&mut self.model_usage);
         let mut cost = CostCheck {
             total_cost_usd: self.last_result.as_ref().and_then(|r| r.total_cost_usd),
@@ -1001,27 +997,9 @@ impl RunState {
                 || n.tool_name.as_deref().is_some_and(launches_subagent)
                 || (n.task_type.is_none() && n.tool_name.is_none() && n.events > 0)
         };
+        let (parents, depth_of) = parents_and_depths(&flat);
         let (mut seen_spawned, mut seen_completed) = (0, 0);
-        let mut depth_of = vec![0u64; flat.len()];
-        for (i, (_, parent, n)) in flat.iter().enumerate() {
-            // Depth: 1 + the depth of the node that launched it.
-            let mut d = 1;
-            let mut p = *parent;
-            let mut guard = 0;
-            while let Some(ps) = p {
-                guard += 1;
-                if guard > flat.len() {
-                    break;
-                }
-                match flat.iter().find(|(id, _, _)| *id == Some(ps)) {
-                    Some((_, pp, _)) => {
-                        d += 1;
-                        p = *pp;
-                    }
-                    None => break,
-                }
-            }
-            depth_of[i] = d;
+        for (_, _, n) in &flat {
             if is_agent(n) {
                 seen_spawned += 1;
                 if n.status.as_deref() == Some("completed") {
@@ -1036,7 +1014,7 @@ impl RunState {
             .map(|(_, d)| *d)
             .max()
             .unwrap_or(0);
-        let subagents = build_tree(flat);
+        let subagents = build_tree(flat, &parents, &depth_of);
         let subagent_check = self
             .last_result
             .as_ref()
@@ -1134,49 +1112,72 @@ impl RunState {
     }
 }
 
+/// For each node, the index of the node that launched it (none for the
+/// main agent, an unknown launcher, or an edge that would close a cycle),
+/// and its depth (1 = launched by the main agent). Linear time.
+fn parents_and_depths(
+    flat: &[(Option<Sym>, Option<Sym>, SubagentNode)],
+) -> (Vec<Option<usize>>, Vec<u64>) {
+    let mut index: SymMap<usize> = SymMap::default();
+    for (i, (id, _, _)) in flat.iter().enumerate() {
+        if let Some(id) = id {
+            index.entry(*id).or_insert(i);
+        }
+    }
+    let mut parent: Vec<Option<usize>> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p, _))| p.and_then(|p| index.get(&p).copied()).filter(|&pi| pi != i))
+        .collect();
+    let n = flat.len();
+    let mut depth = vec![0u64; n];
+    // 0 unvisited, 1 on the current path, 2 depth known.
+    let mut state = vec![0u8; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut cur = start;
+        loop {
+            match state[cur] {
+                2 => break,
+                1 => {
+                    // A cycle: cut the edge that closes it.
+                    if let Some(&last) = path.last() {
+                        parent[last] = None;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            state[cur] = 1;
+            path.push(cur);
+            match parent[cur] {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        for &i in path.iter().rev() {
+            depth[i] = parent[i].map_or(1, |p| depth[p] + 1);
+            state[i] = 2;
+        }
+    }
+    (parent, depth)
+}
+
 /// Nest nodes under the node whose tool_use launched them; nodes whose
 /// launcher is the main agent (or unknown) are roots. Order of appearance
 /// is kept.
-fn build_tree(flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)>) -> Vec<SubagentNode> {
-    let ids: Vec<Option<Sym>> = flat.iter().map(|(id, _, _)| *id).collect();
-    let parent_index: Vec<Option<usize>> = flat
-        .iter()
-        .enumerate()
-        .map(|(i, (_, p, _))| {
-            p.and_then(|p| ids.iter().position(|id| *id == Some(p)))
-                .filter(|&pi| pi != i)
-        })
-        .collect();
-    // Break cycles: a node whose ancestor chain returns to itself is a root.
+fn build_tree(
+    flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)>,
+    parent: &[Option<usize>],
+    depth: &[u64],
+) -> Vec<SubagentNode> {
     let n = flat.len();
-    let mut parent_index = parent_index;
-    for i in 0..n {
-        let mut steps = 0;
-        let mut p = parent_index[i];
-        while let Some(pi) = p {
-            steps += 1;
-            if pi == i || steps > n {
-                parent_index[i] = None;
-                break;
-            }
-            p = parent_index[pi];
-        }
-    }
     let mut slots: Vec<Option<SubagentNode>> =
         flat.into_iter().map(|(_, _, node)| Some(node)).collect();
-    // Attach children deepest first: process nodes in reverse order of
-    // depth so a child is complete before it moves into its parent.
-    let depth = |i: usize| {
-        let mut d = 0;
-        let mut p = parent_index[i];
-        while let Some(pi) = p {
-            d += 1;
-            p = parent_index[pi];
-        }
-        d
-    };
+    // Deepest first, so a child is complete before it moves into its parent.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(depth(i)));
+    order.sort_by_key(|&i| std::cmp::Reverse(depth[i]));
     let mut children: Vec<Vec<(usize, SubagentNode)>> = (0..n).map(|_| Vec::new()).collect();
     for i in order {
         let Some(mut node) = slots[i].take() else {
@@ -1185,8 +1186,8 @@ fn build_tree(flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)>) -> Vec<Subage
         let mut kids = std::mem::take(&mut children[i]);
         kids.sort_by_key(|(k, _)| *k);
         node.children = kids.into_iter().map(|(_, c)| c).collect();
-        match parent_index[i] {
-            Some(pi) => children[pi].push((i, node)),
+        match parent[i] {
+            Some(p) => children[p].push((i, node)),
             None => slots[i] = Some(node),
         }
     }
