@@ -734,3 +734,28 @@ fn subagent_cycles_in_hostile_input_do_not_loop() {
     assert_eq!(count(&r[0].subagents), 3);
     assert_eq!(r[0].usage.subagents.messages, 3);
 }
+
+#[test]
+fn totals_over_runs_for_stats() {
+    use cctape::run::RunTotals;
+    let mut t = RunTotals::new();
+    for name in [
+        "run/runs-by-session.jsonl",
+        "run/verdict-max-budget.jsonl",
+        "run/verdict-no-result.jsonl",
+    ] {
+        for r in runs(name) {
+            t.add(&r);
+        }
+    }
+    assert_eq!(t.runs, 4);
+    assert_eq!(t.count(Verdict::Success), 2);
+    assert_eq!(t.count(Verdict::MaxBudget), 1);
+    assert_eq!(t.count(Verdict::NoResult), 1);
+    assert!((t.total_cost_usd - (0.01 + 0.01 + 0.06260525)).abs() < 1e-12);
+    assert_eq!(t.main.messages, 3);
+    let j = t.to_json();
+    assert_eq!(j["runs"], 4);
+    assert_eq!(j["verdicts"]["success"], 2);
+    assert_eq!(j["usage"]["main"]["output_tokens"], 30);
+}
