@@ -13,6 +13,7 @@ mod inputs;
 mod output;
 mod progress;
 mod stats;
+mod verdict;
 
 /// Read Claude Code stream-json event streams
 /// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
@@ -67,6 +68,13 @@ enum Command {
     ///
     /// Example: cctape check --json runs/
     Check(check::Args),
+    /// The verdict of every run: one JSON object per run per line.
+    ///
+    /// Exit code 0 when every run succeeded, 1 when any failed, 2 when any
+    /// has no verdict (no result, empty) or an input could not be read.
+    ///
+    /// Example: cctape verdict --exit-code 0 run.jsonl
+    Verdict(verdict::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -84,6 +92,7 @@ pub fn run() -> i32 {
         Command::Filter(a) => filter::run(&a),
         Command::Fields(a) => fields::run(&a),
         Command::Check(a) => check::run(&a),
+        Command::Verdict(a) => verdict::run(&a),
     }
 }
 

@@ -1,7 +1,13 @@
 //! Output helpers shared by commands: JSON to stdout, numbers for people.
 
-/// Write one JSON value and a newline to stdout. A closed pipe is not an
-/// error worth reporting.
+/// Append one JSON value and a newline to a buffer.
+pub fn write_json_value(v: &serde_json::Value, out: &mut Vec<u8>) {
+    if serde_json::to_writer(&mut *out, v).is_ok() {
+        out.push(b'\n');
+    }
+}
+
+/// Write one JSON value and a newline to stdout.
 pub fn print_json(v: &serde_json::Value) {
     let mut out = Vec::new();
     if serde_json::to_writer(&mut out, v).is_ok() {

@@ -1,2 +1,236 @@
 //! Run: what a run did (verdict, usage, cost, tools, subagents), folded from
 //! its events.
+//!
+//! This is the first layer that allocates, and it does so per run, not per
+//! line: ids and names go into a per-run interner (one growing buffer), maps
+//! are keyed by interned symbols, and what the summary owns is built once at
+//! the end. Partial-message reassembly appends to buffers reused from block
+//! to block.
+//!
+//! # What a run is
+//!
+//! The events that share a `session_id`, in order. A file may hold several
+//! runs (logs appended to), and a run several rounds (a new `system/init`
+//! after a background task or an interrupt). An event without a
+//! `session_id` (`control_cancel_request`, old formats) belongs to the run
+//! of the line before it; lines before any `session_id` form a run that
+//! takes the first `session_id` that follows. A `session_id` seen again
+//! later is the same run (unless that run was drained meanwhile, see
+//! [`RunFolder::drain_complete`]).
+//!
+//! # Verdict
+//!
+//! The last `result` decides (see [`Verdict`] and [`classify_result`]);
+//! [`RunSummary::apply_exit_code`] folds in the process's exit code.
+//!
+//! # Usage
+//!
+//! One model call is one `message.id`: the `assistant` events of a call
+//! (one per content block) repeat its usage, so the last one's is kept.
+//! With `--include-partial-messages` those assistant events carry the
+//! snapshot taken at `message_start` (e.g. `output_tokens` 16) and the
+//! `stream_event` `message_delta` carries the final count (e.g. 108): the
+//! `message_delta` of the message opened by the last `message_start` sets
+//! the call's usage for good. Calls with `parent_tool_use_id` null (or
+//! absent) are the main agent's; the others belong to the subagent that id
+//! names. `<synthetic>` messages are API errors, not usage. Each result's
+//! `usage` (main agent only) is checked against the summed calls of its
+//! round and of the whole run ([`UsageCheck`]); `total_cost_usd` against the
+//! sum of `modelUsage` costs ([`CostCheck`]); `modelUsage` entries with no
+//! assistant event of that model are auxiliary (claude-code's own calls).
+//!
+//! ```
+//! use cctape::run::{RunFolder, Verdict};
+//! use cctape::SliceEvents;
+//!
+//! let input = br#"{"type":"system","subtype":"init","session_id":"s1","model":"m"}
+//! {"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":2,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"s1"}
+//! {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1","is_error":true}]},"parent_tool_use_id":null,"session_id":"s1"}
+//! {"type":"result","subtype":"error_max_turns","is_error":false,"num_turns":1,"total_cost_usd":0.01,"session_id":"s1"}
+//! "#;
+//! let mut folder = RunFolder::new();
+//! let mut events = SliceEvents::new(input);
+//! while let Some(item) = events.next_event() {
+//!     match item {
+//!         Ok(ev) => folder.push(&ev),
+//!         Err(e) => folder.push_error(&e),
+//!     }
+//! }
+//! let runs = folder.finish();
+//! assert_eq!(runs.len(), 1);
+//! assert_eq!(runs[0].verdict, Verdict::MaxTurns);
+//! assert_eq!(runs[0].usage.main.tokens.output_tokens, 5);
+//! assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
+//! ```
+
+mod intern;
+mod json;
+mod partial;
+mod state;
+mod summary;
+mod time;
+mod totals;
+mod verdict;
+
+pub use summary::*;
+pub use totals::RunTotals;
+pub use verdict::{Verdict, apply_exit_code, classify_result};
+
+use crate::error::Error;
+use crate::event::Event;
+use state::RunState;
+use std::collections::HashMap;
+use std::io::Read;
+
+/// Folds events into runs, one [`RunSummary`] per run.
+///
+/// Feed it every event with [`push`](RunFolder::push) and every per-line
+/// error with [`push_error`](RunFolder::push_error), then call
+/// [`finish`](RunFolder::finish). Runs come out in the order of their first
+/// line.
+#[derive(Debug, Default)]
+pub struct RunFolder {
+    /// Runs in order of first appearance; drained ones are `None`.
+    runs: Vec<Option<RunState>>,
+    /// session_id → slot.
+    by_session: HashMap<Box<str>, usize>,
+    current: Option<usize>,
+}
+
+impl RunFolder {
+    /// An empty folder.
+    pub fn new() -> RunFolder {
+        RunFolder::default()
+    }
+
+    fn new_run(&mut self, session: Option<&str>) -> usize {
+        let i = self.runs.len();
+        self.runs.push(Some(RunState::new(session)));
+        if let Some(s) = session {
+            self.by_session.insert(s.into(), i);
+        }
+        i
+    }
+
+    /// The slot of the current run, creating an anonymous one if needed.
+    fn current_or_new(&mut self) -> usize {
+        match self.current {
+            Some(i) if self.runs[i].is_some() => i,
+            _ => {
+                let i = self.new_run(None);
+                self.current = Some(i);
+                i
+            }
+        }
+    }
+
+    fn slot_for(&mut self, session: Option<&str>) -> usize {
+        let Some(s) = session else {
+            return self.current_or_new();
+        };
+        if let Some(i) = self.current {
+            if let Some(run) = &self.runs[i] {
+                if run.session.as_deref() == Some(s) {
+                    return i;
+                }
+            }
+        }
+        if let Some(&i) = self.by_session.get(s) {
+            self.current = Some(i);
+            return i;
+        }
+        // Lines before the first session_id: their run takes this one.
+        if let Some(i) = self.current {
+            if let Some(run) = self.runs[i].as_mut() {
+                if run.session.is_none() {
+                    run.session = Some(s.to_string());
+                    self.by_session.insert(s.into(), i);
+                    return i;
+                }
+            }
+        }
+        let i = self.new_run(Some(s));
+        self.current = Some(i);
+        i
+    }
+
+    /// Fold in one event.
+    pub fn push(&mut self, ev: &Event<'_>) {
+        let i = self.slot_for(ev.session_id());
+        if let Some(run) = self.runs[i].as_mut() {
+            run.push(ev);
+        }
+    }
+
+    /// Fold in a per-line error: a truncated last line becomes the warning
+    /// [`WARN_TRUNCATED`], any other bad line is counted (and the first few
+    /// become [`WARN_BAD_LINE`] warnings). The error belongs to the current
+    /// run.
+    pub fn push_error(&mut self, e: &Error) {
+        let i = self.current_or_new();
+        if let Some(run) = self.runs[i].as_mut() {
+            run.push_error(e);
+        }
+    }
+
+    /// Summaries of the runs that are complete: they have a result and
+    /// another run's events came after them. A session seen again after its
+    /// run was drained starts a new run.
+    pub fn drain_complete(&mut self) -> Vec<RunSummary> {
+        let mut out = Vec::new();
+        for i in 0..self.runs.len() {
+            if Some(i) == self.current {
+                continue;
+            }
+            if self.runs[i].as_ref().is_some_and(RunState::has_result) {
+                if let Some(run) = self.runs[i].take() {
+                    if let Some(s) = &run.session {
+                        self.by_session.remove(s.as_str());
+                    }
+                    out.push(run.finish());
+                }
+            }
+        }
+        out
+    }
+
+    /// Summaries of every run not yet drained, in order of first line. No
+    /// events and no errors give an empty vector (see
+    /// [`RunSummary::empty`]).
+    pub fn finish(self) -> Vec<RunSummary> {
+        self.runs
+            .into_iter()
+            .flatten()
+            .map(RunState::finish)
+            .collect()
+    }
+}
+
+/// The runs of a stream in memory (a file read whole or mapped).
+pub fn runs_of_slice(bytes: &[u8]) -> Vec<RunSummary> {
+    let mut folder = RunFolder::new();
+    let mut events = crate::stream::SliceEvents::new(bytes);
+    while let Some(item) = events.next_event() {
+        match item {
+            Ok(ev) => folder.push(&ev),
+            Err(e) => folder.push_error(&e),
+        }
+    }
+    folder.finish()
+}
+
+/// The runs of a stream read from `rdr`; the I/O error that ended it, if
+/// one did, comes back beside them.
+pub fn runs_of_reader<R: Read>(rdr: R) -> (Vec<RunSummary>, Option<Error>) {
+    let mut folder = RunFolder::new();
+    let mut events = crate::stream::EventReader::new(rdr);
+    let mut fatal = None;
+    while let Some(item) = events.next_event() {
+        match item {
+            Ok(ev) => folder.push(&ev),
+            Err(e) if e.is_fatal() => fatal = Some(e),
+            Err(e) => folder.push_error(&e),
+        }
+    }
+    (folder.finish(), fatal)
+}

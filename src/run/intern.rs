@@ -1,0 +1,162 @@
+//! A per-run string interner: every id and name a run meets (message ids,
+//! tool ids, tool names, models, task ids) is stored once in one growing
+//! buffer and named by a [`Sym`], a `u32`.
+//!
+//! Interning a string already seen hashes it and compares bytes; it does not
+//! allocate. A new string is appended to the shared buffer (amortised
+//! growth, no allocation per string). Maps elsewhere in the run layer are
+//! keyed by [`Sym`] with [`SymMap`], whose hasher is one multiply.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// An interned string of one run's [`Interner`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Sym(u32);
+
+/// Strings in one buffer, looked up by an open-addressing table.
+#[derive(Debug, Default)]
+pub(crate) struct Interner {
+    bytes: String,
+    spans: Vec<(u32, u32)>,
+    /// Slot values are `sym + 1`; 0 is an empty slot. Length is 0 or a power
+    /// of two.
+    table: Vec<u32>,
+}
+
+/// FNV-1a over the bytes: short ids, no adversary (the input is a log).
+fn hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in s.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Interner {
+    /// The symbol for `s`, adding it if new.
+    pub(crate) fn intern(&mut self, s: &str) -> Sym {
+        if self.table.is_empty() || (self.spans.len() + 1) * 2 > self.table.len() {
+            self.grow();
+        }
+        let mask = self.table.len() - 1;
+        let mut i = (hash(s) as usize) & mask;
+        loop {
+            let slot = self.table[i];
+            if slot == 0 {
+                let sym = Sym(self.spans.len() as u32);
+                let start = self.bytes.len() as u32;
+                self.bytes.push_str(s);
+                self.spans.push((start, s.len() as u32));
+                self.table[i] = sym.0 + 1;
+                return sym;
+            }
+            let sym = Sym(slot - 1);
+            if self.resolve(sym) == s {
+                return sym;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The symbol for `s` if it was interned.
+    pub(crate) fn get(&self, s: &str) -> Option<Sym> {
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let mut i = (hash(s) as usize) & mask;
+        loop {
+            let slot = self.table[i];
+            if slot == 0 {
+                return None;
+            }
+            let sym = Sym(slot - 1);
+            if self.resolve(sym) == s {
+                return Some(sym);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The string of a symbol of this interner ("" for a foreign one).
+    pub(crate) fn resolve(&self, sym: Sym) -> &str {
+        match self.spans.get(sym.0 as usize) {
+            Some(&(start, len)) => self
+                .bytes
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or_default(),
+            None => "",
+        }
+    }
+
+    fn grow(&mut self) {
+        let cap = (self.table.len() * 2).max(64);
+        let mut table = vec![0u32; cap];
+        let mask = cap - 1;
+        for (n, &(start, len)) in self.spans.iter().enumerate() {
+            let s = self
+                .bytes
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or_default();
+            let mut i = (hash(s) as usize) & mask;
+            while table[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            table[i] = n as u32 + 1;
+        }
+        self.table = table;
+    }
+}
+
+/// A hasher for [`Sym`] keys: one multiply (Fibonacci hashing).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct SymHasher(u64);
+
+impl Hasher for SymHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by interned symbols.
+pub(crate) type SymMap<V> = HashMap<Sym, V, BuildHasherDefault<SymHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_once_and_resolves() {
+        let mut i = Interner::default();
+        let a = i.intern("toolu_01A");
+        let b = i.intern("msg_01A");
+        assert_ne!(a, b);
+        assert_eq!(i.intern("toolu_01A"), a);
+        assert_eq!(i.resolve(a), "toolu_01A");
+        assert_eq!(i.get("msg_01A"), Some(b));
+        assert_eq!(i.get("nope"), None);
+        assert_eq!(i.intern(""), i.intern(""));
+    }
+
+    #[test]
+    fn survives_growth() {
+        let mut i = Interner::default();
+        let syms: Vec<Sym> = (0..5000).map(|n| i.intern(&format!("id{n}"))).collect();
+        for (n, s) in syms.iter().enumerate() {
+            assert_eq!(i.resolve(*s), format!("id{n}"));
+            assert_eq!(i.get(&format!("id{n}")), Some(*s));
+        }
+    }
+}

@@ -1,0 +1,1195 @@
+//! One run's state while its events are folded in, and the summary it
+//! turns into.
+//!
+//! Per line the work is lookups: ids and names are interned in the run's
+//! [`Interner`] (no allocation for a string seen before), records are pushed
+//! on vectors that grow amortised. What allocates is per run, per result,
+//! per task or per partial block, never per line in the steady state.
+
+use super::intern::{Interner, Sym, SymMap};
+use super::json::to_serde;
+use super::partial::Partials;
+use super::summary::*;
+use super::time::parse_millis;
+use super::verdict::{Verdict, classify_result};
+use crate::error::{Error, ErrorKind};
+use crate::event::{Event, EventKind, Field, TokenCounts};
+use crate::parse::Value;
+
+/// At most this many `bad_line` warnings per run (all are counted).
+const MAX_BAD_LINE_WARNINGS: usize = 10;
+
+/// Tools that launch a subagent: `Agent` (2.1.x), `Task` (older, and the
+/// name in `init.tools`).
+fn launches_subagent(name: &str) -> bool {
+    matches!(name, "Agent" | "Task")
+}
+
+/// One model call.
+#[derive(Debug)]
+struct Call {
+    agent: Option<Sym>,
+    model: Option<Sym>,
+    usage: TokenCounts,
+    /// Usage came from the call's `message_delta`: final.
+    final_usage: bool,
+    round: u32,
+}
+
+#[derive(Debug)]
+struct ToolUse {
+    name: Sym,
+    agent: Option<Sym>,
+    start_ms: Option<i64>,
+    answered: bool,
+    error: bool,
+    rejected: bool,
+    duration_ms: Option<i64>,
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    tool_use_id: Option<Sym>,
+    parent: Option<Sym>,
+    task_id: Option<Sym>,
+    task_type: Option<Sym>,
+    description: Option<String>,
+    subagent_type: Option<Sym>,
+    spawn_depth: Option<u64>,
+    backgrounded: Option<bool>,
+    progress_events: u64,
+    last_progress: Option<TaskUsage>,
+    workflow_agents: u64,
+    workflow_agents_done: u64,
+    updated_status: Option<Sym>,
+    notified_status: Option<Sym>,
+    final_usage: Option<TaskUsage>,
+    summary: Option<String>,
+    report: Option<String>,
+    result_status: Option<Sym>,
+    result_error: bool,
+    events: u64,
+}
+
+/// A run being folded.
+#[derive(Debug, Default)]
+pub(crate) struct RunState {
+    pub(crate) session: Option<String>,
+    names: Interner,
+    events: u64,
+    first_line: u64,
+    last_line: u64,
+    inits: u64,
+    model: Option<String>,
+    version: Option<String>,
+
+    calls: Vec<Call>,
+    call_by_msg: SymMap<u32>,
+    synthetic: u64,
+    api_errors: Vec<ApiErrorMessage>,
+    /// Models seen on non-synthetic assistant events and message_starts.
+    models_seen: SymMap<()>,
+
+    tools: Vec<ToolUse>,
+    tool_by_id: SymMap<u32>,
+    /// Results whose use has not appeared (yet): id → (error, end time).
+    early_results: SymMap<(bool, Option<i64>)>,
+    early_rejections: Vec<Sym>,
+
+    nodes: Vec<Node>,
+    node_by_tool: SymMap<u32>,
+    node_by_task: SymMap<u32>,
+
+    results: u32,
+    last_result: Option<ResultSummary>,
+    model_usage: Vec<ModelUsage>,
+    model_usage_present: bool,
+    usage_checks: Vec<UsageCheck>,
+    interrupt_in_round: bool,
+    last_interrupt_seen: bool,
+    activity_after_result: bool,
+
+    retries: ApiRetries,
+    retry_error: Option<Sym>,
+    denials: Vec<PermissionDenial>,
+    hooks: Hooks,
+    notifications: Vec<Notification>,
+    compactions: u64,
+    partial: Partials,
+
+    bad_lines: u64,
+    truncated: bool,
+    warnings: Vec<Warning>,
+}
+
+fn str_of<'a>(v: Option<Value<'a>>) -> Option<&'a str> {
+    v.and_then(|v| v.as_str())
+}
+
+fn u64_of(v: Option<Value<'_>>) -> Option<u64> {
+    v.and_then(|v| v.as_u64())
+}
+
+fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsage> {
+    let u = v.filter(|u| !u.is_null())?;
+    Some(TaskUsage {
+        total_tokens: u64_of(u.get("total_tokens")),
+        tool_uses: u64_of(u.get("tool_uses")),
+        duration_ms: u64_of(u.get("duration_ms")),
+    })
+}
+
+/// Overwrite the counts present in a usage object (a `message_delta` may
+/// carry only some of them).
+fn merge_usage(t: &mut TokenCounts, u: Value<'_>) {
+    let set = |slot: &mut u64, k: &str| {
+        if let Some(n) = u.get(k).and_then(|v| v.as_u64()) {
+            *slot = n;
+        }
+    };
+    set(&mut t.input_tokens, "input_tokens");
+    set(&mut t.output_tokens, "output_tokens");
+    set(&mut t.cache_read_input_tokens, "cache_read_input_tokens");
+    set(
+        &mut t.cache_creation_input_tokens,
+        "cache_creation_input_tokens",
+    );
+}
+
+/// A model name without a context suffix: `claude-opus-5[1m]` →
+/// `claude-opus-5`.
+fn base_model(m: &str) -> &str {
+    match m.find('[') {
+        Some(i) if m.ends_with(']') => &m[..i],
+        _ => m,
+    }
+}
+
+fn is_interrupt(text: &str) -> bool {
+    text.trim_start()
+        .starts_with("[Request interrupted by user")
+}
+
+fn costs_match(a: f64, b: f64) -> bool {
+    let scale = a.abs().max(b.abs());
+    (a - b).abs() <= COST_TOLERANCE * scale || (a - b).abs() < 1e-15
+}
+
+impl RunState {
+    pub(crate) fn new(session: Option<&str>) -> RunState {
+        RunState {
+            session: session.map(str::to_string),
+            ..RunState::default()
+        }
+    }
+
+    /// True once a result was folded in.
+    pub(crate) fn has_result(&self) -> bool {
+        self.results > 0
+    }
+
+    fn see_line(&mut self, line: u64) {
+        if self.first_line == 0 {
+            self.first_line = line;
+        }
+        self.last_line = line;
+    }
+
+    fn warn(&mut self, code: &'static str, message: String, line: Option<u64>) {
+        self.warnings.push(Warning {
+            code,
+            message,
+            line,
+        });
+    }
+
+    /// A line that was not an event.
+    pub(crate) fn push_error(&mut self, e: &Error) {
+        let p = e.position();
+        self.see_line(p.line);
+        if e.kind() == ErrorKind::Truncated {
+            self.truncated = true;
+            self.warn(
+                WARN_TRUNCATED,
+                format!("the stream ends in the middle of line {}", p.line),
+                Some(p.line),
+            );
+            return;
+        }
+        self.bad_lines += 1;
+        if self
+            .warnings
+            .iter()
+            .filter(|w| w.code == WARN_BAD_LINE)
+            .count()
+            < MAX_BAD_LINE_WARNINGS
+        {
+            self.warn(
+                WARN_BAD_LINE,
+                format!("{}: {}", e.kind(), e.reason()),
+                Some(p.line),
+            );
+        }
+    }
+
+    /// Fold one event in.
+    pub(crate) fn push(&mut self, ev: &Event<'_>) {
+        self.events += 1;
+        self.see_line(ev.line());
+        match ev.kind() {
+            EventKind::Assistant => self.on_assistant(ev),
+            EventKind::User => self.on_user(ev),
+            EventKind::StreamEvent => self.on_stream_event(ev),
+            EventKind::SystemInit => {
+                self.inits += 1;
+                if self.results > 0 {
+                    self.activity_after_result = true;
+                }
+                if self.model.is_none() {
+                    self.model = str_of(ev.get("model")).map(str::to_string);
+                }
+                if self.version.is_none() {
+                    self.version = str_of(ev.get("claude_code_version")).map(str::to_string);
+                }
+            }
+            EventKind::SystemApiRetry => {
+                self.retries.count += 1;
+                if let Some(s) = u64_of(ev.get("error_status")) {
+                    self.retries.last_status = Some(s);
+                    match self.retries.statuses.iter_mut().find(|(k, _)| *k == s) {
+                        Some((_, n)) => *n += 1,
+                        None => self.retries.statuses.push((s, 1)),
+                    }
+                }
+                if let Some(e) = str_of(ev.get("error")) {
+                    self.retry_error = Some(self.names.intern(e));
+                }
+            }
+            EventKind::SystemPermissionDenied => {
+                let name = str_of(ev.get("tool_name")).unwrap_or("");
+                if let Some(id) = str_of(ev.get("tool_use_id")) {
+                    self.add_denial(name, id, false);
+                    let sym = self.names.intern(id);
+                    self.reject(sym);
+                }
+            }
+            EventKind::SystemHookStarted => self.hooks.started += 1,
+            EventKind::SystemHookResponse => {
+                self.hooks.responses += 1;
+                let code = ev.get("exit_code").and_then(|v| v.as_i64());
+                let outcome = str_of(ev.get("outcome"));
+                if code.is_some_and(|c| c != 0) || outcome.is_some_and(|o| o != "success") {
+                    self.hooks.failures.push(HookFailure {
+                        hook_name: str_of(ev.get("hook_name")).unwrap_or("").to_string(),
+                        exit_code: code,
+                        outcome: outcome.map(str::to_string),
+                        line: ev.line(),
+                    });
+                }
+            }
+            EventKind::SystemNotification => self.notifications.push(Notification {
+                key: str_of(ev.get("key")).map(str::to_string),
+                text: str_of(ev.get("text")).map(str::to_string),
+            }),
+            EventKind::SystemCompactBoundary => self.compactions += 1,
+            EventKind::SystemTaskStarted => self.on_task_started(ev),
+            EventKind::SystemTaskProgress => self.on_task_progress(ev),
+            EventKind::SystemTaskUpdated => {
+                if let Some(i) = self.task_node(ev) {
+                    let status = str_of(ev.get_path("patch.status")).map(|s| self.names.intern(s));
+                    if status.is_some() {
+                        self.nodes[i].updated_status = status;
+                    }
+                }
+            }
+            EventKind::SystemTaskNotification => {
+                if let Some(i) = self.task_node(ev) {
+                    let status = str_of(ev.get("status")).map(|s| self.names.intern(s));
+                    let n = &mut self.nodes[i];
+                    n.notified_status = status.or(n.notified_status);
+                    n.final_usage = task_usage(ev.get("usage")).or(n.final_usage);
+                    if let Some(s) = str_of(ev.get("summary")) {
+                        n.summary = Some(s.to_string());
+                    }
+                }
+            }
+            k if k.is_result() => self.on_result(ev),
+            _ => {}
+        }
+    }
+
+    fn add_denial(&mut self, name: &str, id: &str, in_result: bool) {
+        match self.denials.iter_mut().find(|d| d.tool_use_id == id) {
+            Some(d) => {
+                d.in_result |= in_result;
+                d.event |= !in_result;
+                if d.tool_name.is_empty() {
+                    d.tool_name = name.to_string();
+                }
+            }
+            None => self.denials.push(PermissionDenial {
+                tool_name: name.to_string(),
+                tool_use_id: id.to_string(),
+                in_result,
+                event: !in_result,
+            }),
+        }
+    }
+
+    fn reject(&mut self, id: Sym) {
+        match self.tool_by_id.get(&id) {
+            Some(&i) => self.tools[i as usize].rejected = true,
+            None => {
+                if !self.early_rejections.contains(&id) {
+                    self.early_rejections.push(id);
+                }
+            }
+        }
+    }
+
+    fn node_for_tool(&mut self, id: Sym) -> usize {
+        if let Some(&i) = self.node_by_tool.get(&id) {
+            return i as usize;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(Node {
+            tool_use_id: Some(id),
+            ..Node::default()
+        });
+        self.node_by_tool.insert(id, i as u32);
+        i
+    }
+
+    /// The node a task_* event names (by task_id, else tool_use_id).
+    fn task_node(&mut self, ev: &Event<'_>) -> Option<usize> {
+        if let Some(t) = str_of(ev.get("task_id")).and_then(|t| self.names.get(t)) {
+            if let Some(&i) = self.node_by_task.get(&t) {
+                return Some(i as usize);
+            }
+        }
+        let tool = str_of(ev.get("tool_use_id"))?;
+        let sym = self.names.intern(tool);
+        let i = self.node_for_tool(sym);
+        if let Some(t) = str_of(ev.get("task_id")) {
+            let t = self.names.intern(t);
+            self.nodes[i].task_id = Some(t);
+            self.node_by_task.insert(t, i as u32);
+        }
+        Some(i)
+    }
+
+    fn on_task_started(&mut self, ev: &Event<'_>) {
+        let i = match str_of(ev.get("tool_use_id")) {
+            Some(tool) => {
+                let sym = self.names.intern(tool);
+                self.node_for_tool(sym)
+            }
+            None => {
+                // A task without a tool_use id: its own node.
+                self.nodes.push(Node::default());
+                self.nodes.len() - 1
+            }
+        };
+        let task_id = str_of(ev.get("task_id")).map(|t| self.names.intern(t));
+        let task_type = str_of(ev.get("task_type")).map(|t| self.names.intern(t));
+        let subagent_type = str_of(ev.get("subagent_type")).map(|t| self.names.intern(t));
+        if let Some(t) = task_id {
+            self.node_by_task.insert(t, i as u32);
+        }
+        let n = &mut self.nodes[i];
+        n.task_id = task_id.or(n.task_id);
+        n.task_type = task_type.or(n.task_type);
+        n.subagent_type = subagent_type.or(n.subagent_type);
+        n.spawn_depth = u64_of(ev.get("spawn_depth")).or(n.spawn_depth);
+        n.backgrounded = ev
+            .get("is_backgrounded")
+            .and_then(|v| v.as_bool())
+            .or(n.backgrounded);
+        if let Some(d) = str_of(ev.get("description")) {
+            n.description = Some(d.to_string());
+        }
+    }
+
+    fn on_task_progress(&mut self, ev: &Event<'_>) {
+        let Some(i) = self.task_node(ev) else { return };
+        let n = &mut self.nodes[i];
+        n.progress_events += 1;
+        if let Some(u) = task_usage(ev.get("usage")) {
+            n.last_progress = Some(u);
+        }
+        if let Some(items) = ev.get("workflow_progress") {
+            let mut agents = 0;
+            let mut done = 0;
+            for it in items.elements() {
+                if str_of(it.get("type")) == Some("workflow_agent") {
+                    agents += 1;
+                    if str_of(it.get("state")) == Some("done") {
+                        done += 1;
+                    }
+                }
+            }
+            n.workflow_agents = agents;
+            n.workflow_agents_done = done;
+        }
+    }
+
+    fn agent_of(&mut self, ev: &Event<'_>) -> Option<Sym> {
+        match ev.parent_tool_use_id() {
+            Field::Value(p) => {
+                let sym = self.names.intern(p);
+                let i = self.node_for_tool(sym);
+                self.nodes[i].events += 1;
+                Some(sym)
+            }
+            _ => None,
+        }
+    }
+
+    fn on_assistant(&mut self, ev: &Event<'_>) {
+        if self.results > 0 {
+            self.activity_after_result = true;
+        }
+        let agent = self.agent_of(ev);
+        let Some(msg) = ev.message() else { return };
+        let content = msg.get("content");
+        let model = ev.model();
+        let synthetic = model == Some("<synthetic>")
+            || ev.get("is_api_error_message").and_then(|v| v.as_bool()) == Some(true);
+        if synthetic {
+            self.synthetic += 1;
+            let text = content
+                .and_then(|c| c.elements().find_map(|b| str_of(b.get("text"))))
+                .unwrap_or("");
+            self.api_errors.push(ApiErrorMessage {
+                error: str_of(ev.get("error")).map(str::to_string),
+                text: text.to_string(),
+                line: ev.line(),
+            });
+            return;
+        }
+        let model = model.map(|m| self.names.intern(m));
+        if let Some(m) = model {
+            self.models_seen.insert(m, ());
+        }
+        let usage = msg.get("usage").map(TokenCounts::from_usage);
+        let msg_id = ev.message_id().map(|id| self.names.intern(id));
+        self.record_call(msg_id, agent, model, usage);
+
+        let start = ev.timestamp().and_then(parse_millis);
+        let Some(content) = content else { return };
+        for block in content.elements() {
+            if str_of(block.get("type")) == Some("tool_use") {
+                if let (Some(id), Some(name)) = (str_of(block.get("id")), str_of(block.get("name")))
+                {
+                    self.on_tool_use(id, name, agent, start, block);
+                }
+            }
+            if agent.is_none() && self.partial.any() {
+                self.partial.check_assistant(msg_id, block, &self.names);
+            }
+        }
+    }
+
+    /// A model call's usage: per message id the last assistant event's,
+    /// unless the call's `message_delta` already gave the final one.
+    fn record_call(
+        &mut self,
+        msg: Option<Sym>,
+        agent: Option<Sym>,
+        model: Option<Sym>,
+        usage: Option<TokenCounts>,
+    ) {
+        if let Some(m) = msg {
+            if let Some(&i) = self.call_by_msg.get(&m) {
+                let c = &mut self.calls[i as usize];
+                if !c.final_usage {
+                    if let Some(u) = usage {
+                        c.usage = u;
+                    }
+                }
+                c.model = c.model.or(model);
+                return;
+            }
+            self.call_by_msg.insert(m, self.calls.len() as u32);
+        }
+        self.calls.push(Call {
+            agent,
+            model,
+            usage: usage.unwrap_or_default(),
+            final_usage: false,
+            round: self.results,
+        });
+    }
+
+    fn on_tool_use(
+        &mut self,
+        id: &str,
+        name: &str,
+        agent: Option<Sym>,
+        start: Option<i64>,
+        block: Value<'_>,
+    ) {
+        let id = self.names.intern(id);
+        if self.tool_by_id.contains_key(&id) {
+            return;
+        }
+        let name_sym = self.names.intern(name);
+        let mut t = ToolUse {
+            name: name_sym,
+            agent,
+            start_ms: start,
+            answered: false,
+            error: false,
+            rejected: false,
+            duration_ms: None,
+        };
+        if let Some((error, end)) = self.early_results.remove(&id) {
+            t.answered = true;
+            t.error = error;
+            t.duration_ms = start.zip(end).map(|(s, e)| e - s);
+        }
+        if let Some(p) = self.early_rejections.iter().position(|r| *r == id) {
+            self.early_rejections.swap_remove(p);
+            t.rejected = true;
+        }
+        self.tool_by_id.insert(id, self.tools.len() as u32);
+        self.tools.push(t);
+        if launches_subagent(name) {
+            let i = self.node_for_tool(id);
+            let n = &mut self.nodes[i];
+            n.parent = agent;
+            if n.description.is_none() {
+                n.description = str_of(block.get_path("input.description")).map(str::to_string);
+            }
+            if n.subagent_type.is_none() {
+                n.subagent_type =
+                    str_of(block.get_path("input.subagent_type")).map(|s| self.names.intern(s));
+            }
+        } else if let Some(&i) = self.node_by_tool.get(&id) {
+            self.nodes[i as usize].parent = agent;
+        }
+    }
+
+    fn on_user(&mut self, ev: &Event<'_>) {
+        let _agent = self.agent_of(ev);
+        let Some(msg) = ev.message() else { return };
+        let Some(content) = msg.get("content") else {
+            return;
+        };
+        if let Some(s) = content.as_str() {
+            if is_interrupt(s) {
+                self.interrupt_in_round = true;
+            }
+            return;
+        }
+        let end = ev.timestamp().and_then(parse_millis);
+        let tur = ev.get("tool_use_result");
+        let results = content
+            .elements()
+            .filter(|b| str_of(b.get("type")) == Some("tool_result"))
+            .count();
+        if results > 0 && self.results > 0 {
+            self.activity_after_result = true;
+        }
+        for block in content.elements() {
+            match str_of(block.get("type")) {
+                Some("text") if str_of(block.get("text")).is_some_and(is_interrupt) => {
+                    self.interrupt_in_round = true;
+                }
+                Some("tool_result") => {
+                    let Some(id) = str_of(block.get("tool_use_id")) else {
+                        continue;
+                    };
+                    let mut error = block.get("is_error").and_then(|v| v.as_bool()) == Some(true);
+                    let text = block.get("content").and_then(|c| {
+                        c.as_str()
+                            .or_else(|| c.elements().find_map(|b| str_of(b.get("text"))))
+                    });
+                    if text.is_some_and(|t| t.trim_start().starts_with("<tool_use_error>")) {
+                        error = true;
+                    }
+                    if results == 1 && str_of(tur).is_some_and(|s| s.starts_with("Error: ")) {
+                        error = true;
+                    }
+                    let id = self.names.intern(id);
+                    self.on_tool_result(id, error, end);
+                    if results == 1 {
+                        if let (Some(&i), Some(t)) = (self.node_by_tool.get(&id), tur) {
+                            let n = &mut self.nodes[i as usize];
+                            n.result_error |= error;
+                            if let Some(r) = str_of(t.get_path("handbackReport.text")) {
+                                n.report = Some(r.to_string());
+                            }
+                            if let Some(s) = str_of(t.get("status")) {
+                                n.result_status = Some(self.names.intern(s));
+                            }
+                        } else if let Some(&i) = self.node_by_tool.get(&id) {
+                            self.nodes[i as usize].result_error |= error;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(meta) = ev.get("tool_result_meta") {
+            for m in meta.elements() {
+                if let Some(id) = str_of(m.get("id")) {
+                    let sym = self.names.intern(id);
+                    self.reject(sym);
+                }
+            }
+        }
+    }
+
+    fn on_tool_result(&mut self, id: Sym, error: bool, end: Option<i64>) {
+        match self.tool_by_id.get(&id) {
+            Some(&i) => {
+                let t = &mut self.tools[i as usize];
+                t.answered = true;
+                t.error |= error;
+                t.duration_ms = t.start_ms.zip(end).map(|(s, e)| e - s);
+            }
+            None => {
+                self.early_results.insert(id, (error, end));
+            }
+        }
+    }
+
+    fn on_stream_event(&mut self, ev: &Event<'_>) {
+        if !matches!(ev.parent_tool_use_id(), Field::Null | Field::Missing) {
+            // Subagent calls do not stream (reference); ignore if one does.
+            return;
+        }
+        self.partial.note_event();
+        let Some(e) = ev.get("event") else { return };
+        let index = u64_of(e.get("index")).unwrap_or(0);
+        match str_of(e.get("type")).unwrap_or("") {
+            "message_start" => {
+                let m = e.get("message");
+                let id = str_of(m.and_then(|m| m.get("id"))).map(|s| self.names.intern(s));
+                let model = str_of(m.and_then(|m| m.get("model"))).map(|s| self.names.intern(s));
+                if let Some(model) = model {
+                    self.models_seen.insert(model, ());
+                }
+                let usage = m.and_then(|m| m.get("usage")).map(TokenCounts::from_usage);
+                self.partial.start_message(id, &self.names);
+                if id.is_some() {
+                    self.record_call(id, None, model, usage);
+                }
+            }
+            "content_block_start" => {
+                self.partial
+                    .start_block(index, e.get("content_block"), ev.line(), &mut self.names)
+            }
+            "content_block_delta" => self.partial.delta(index, e.get("delta")),
+            "content_block_stop" => self.partial.stop_block(index),
+            "message_delta" => {
+                // The final usage of the call opened by the last
+                // message_start (the assistant events carry the snapshot
+                // taken at message_start).
+                if let (Some(m), Some(u)) = (self.partial.msg, e.get("usage")) {
+                    if let Some(&i) = self.call_by_msg.get(&m) {
+                        let c = &mut self.calls[i as usize];
+                        merge_usage(&mut c.usage, u);
+                        c.final_usage = true;
+                    }
+                }
+            }
+            "message_stop" => self.partial.finish_message(&self.names),
+            _ => {}
+        }
+    }
+
+    fn main_sums(&self) -> (TokenCounts, TokenCounts) {
+        let mut round = TokenCounts::default();
+        let mut all = TokenCounts::default();
+        for c in self.calls.iter().filter(|c| c.agent.is_none()) {
+            all.add(&c.usage);
+            if c.round == self.results {
+                round.add(&c.usage);
+            }
+        }
+        (round, all)
+    }
+
+    fn on_result(&mut self, ev: &Event<'_>) {
+        let line = ev.line();
+        let subtype = ev.raw_subtype();
+        let is_error = ev.is_error();
+        // Warnings that concern every result.
+        match (subtype, is_error) {
+            (Some("success"), Some(true)) => self.warn(
+                WARN_IS_ERROR_DISAGREES,
+                "subtype success with is_error true".into(),
+                Some(line),
+            ),
+            (Some(s), Some(false)) if s.starts_with("error") => self.warn(
+                WARN_IS_ERROR_DISAGREES,
+                format!("subtype {s} with is_error false"),
+                Some(line),
+            ),
+            _ => {}
+        }
+        match (subtype, is_error) {
+            (
+                Some(
+                    "success"
+                    | "error_during_execution"
+                    | "error_max_turns"
+                    | "error_max_budget_usd",
+                ),
+                _,
+            ) => {}
+            (Some(s), _) => self.warn(
+                WARN_UNKNOWN_SUBTYPE,
+                format!("result subtype {s:?}"),
+                Some(line),
+            ),
+            (None, None) => self.warn(
+                WARN_RESULT_UNDECIDED,
+                "a result with neither subtype nor is_error".into(),
+                Some(line),
+            ),
+            _ => {}
+        }
+        let usage = ev.get("usage").map(TokenCounts::from_usage);
+        if let Some(reported) = usage {
+            let (round, cumulative) = self.main_sums();
+            let basis = if reported == round {
+                UsageBasis::Round
+            } else if reported == cumulative {
+                UsageBasis::Cumulative
+            } else {
+                UsageBasis::Mismatch
+            };
+            self.usage_checks.push(UsageCheck {
+                result: self.results,
+                line,
+                reported,
+                round,
+                cumulative,
+                basis,
+            });
+        }
+        if let Some(list) = ev.get("permission_denials") {
+            for d in list.elements() {
+                if let Some(id) = str_of(d.get("tool_use_id")) {
+                    self.add_denial(str_of(d.get("tool_name")).unwrap_or(""), id, true);
+                }
+            }
+        }
+        self.model_usage.clear();
+        self.model_usage_present = false;
+        if let Some(mu) = ev.get("modelUsage").filter(|m| !m.is_null()) {
+            self.model_usage_present = true;
+            for (k, v) in mu.entries() {
+                let n = |key| u64_of(v.get(key)).unwrap_or(0);
+                self.model_usage.push(ModelUsage {
+                    model: k.to_string(),
+                    tokens: TokenCounts {
+                        input_tokens: n("inputTokens"),
+                        output_tokens: n("outputTokens"),
+                        cache_read_input_tokens: n("cacheReadInputTokens"),
+                        cache_creation_input_tokens: n("cacheCreationInputTokens"),
+                    },
+                    cost_usd: v.get("costUSD").and_then(|c| c.as_f64()),
+                    auxiliary: false,
+                    summed: None,
+                    canonical_model: str_of(v.get("canonicalModel")).map(str::to_string),
+                });
+            }
+        }
+        let r = ResultSummary {
+            line,
+            subtype: subtype.map(str::to_string),
+            is_error,
+            terminal_reason: str_of(ev.get("terminal_reason")).map(str::to_string),
+            stop_reason: str_of(ev.get("stop_reason")).map(str::to_string),
+            num_turns: ev.num_turns(),
+            duration_ms: ev.duration_ms(),
+            duration_api_ms: u64_of(ev.get("duration_api_ms")),
+            total_cost_usd: ev.total_cost_usd(),
+            result_text: str_of(ev.get("result")).map(str::to_string),
+            result_index: u64_of(ev.get("result_index")),
+            usage,
+            errors: ev
+                .get("errors")
+                .map(|e| {
+                    e.elements()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            api_error_status: u64_of(ev.get("api_error_status")),
+            subagent_stats: ev
+                .get("subagent_stats")
+                .filter(|v| !v.is_null())
+                .map(|v| to_serde(&v)),
+        };
+        self.last_result = Some(r);
+        self.last_interrupt_seen = self.interrupt_in_round;
+        self.interrupt_in_round = false;
+        self.activity_after_result = false;
+        self.results += 1;
+    }
+
+    /// Whether a call's model is this modelUsage entry's: the key without
+    /// its `[1m]` suffix, or its `canonicalModel`.
+    fn model_matches(entry: &ModelUsage, call_model: &str) -> bool {
+        let call = base_model(call_model);
+        call == base_model(&entry.model) || entry.canonical_model.as_deref() == Some(call)
+    }
+
+    /// Turn the state into a summary.
+    pub(crate) fn finish(mut self) -> RunSummary {
+        let names = &self.names;
+        let partial = self.partial.summary(names);
+
+        // Usage per agent.
+        let mut usage = UsageSummary {
+            synthetic_messages: self.synthetic,
+            ..UsageSummary::default()
+        };
+        for c in &self.calls {
+            match c.agent {
+                None => usage.main.add_call(&c.usage),
+                Some(_) => usage.subagents.add_call(&c.usage),
+            }
+        }
+
+        // modelUsage: auxiliary entries and per-model sums.
+        let seen: Vec<&str> = self.models_seen.keys().map(|m| names.resolve(*m)).collect();
+        let mut by_model = std::mem::take(&mut self.model_usage);
+        let mut cost = CostCheck {
+            total_cost_usd: self.last_result.as_ref().and_then(|r| r.total_cost_usd),
+            ..CostCheck::default()
+        };
+        let mut sum_cost = 0.0;
+        for m in &mut by_model {
+            let used = seen.iter().any(|s| Self::model_matches(m, s));
+            m.auxiliary = !seen.is_empty() && !used;
+            m.summed = if m.auxiliary {
+                None
+            } else {
+                let mut t = TokenCounts::default();
+                for c in &self.calls {
+                    if c.model
+                        .is_some_and(|cm| Self::model_matches(m, names.resolve(cm)))
+                    {
+                        t.add(&c.usage);
+                    }
+                }
+                Some(t)
+            };
+            let c = m.cost_usd.unwrap_or(0.0);
+            sum_cost += c;
+            if m.auxiliary {
+                usage.auxiliary.add(&m.tokens);
+                cost.auxiliary_cost_usd += c;
+            } else {
+                usage.models.add(&m.tokens);
+            }
+        }
+        usage.by_model = by_model;
+        if self.model_usage_present {
+            cost.model_usage_cost_usd = Some(sum_cost);
+            cost.matches = cost.total_cost_usd.map(|t| costs_match(t, sum_cost));
+        }
+        let mut warnings = std::mem::take(&mut self.warnings);
+        if cost.matches == Some(false) {
+            warnings.push(Warning {
+                code: WARN_COST_MISMATCH,
+                message: format!(
+                    "total_cost_usd {} but modelUsage costs sum to {}",
+                    cost.total_cost_usd.unwrap_or(0.0),
+                    sum_cost
+                ),
+                line: self.last_result.as_ref().map(|r| r.line),
+            });
+        }
+
+        // Tools.
+        let mut tools: Vec<ToolStats> = Vec::new();
+        let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
+        for t in &self.tools {
+            let name = names.resolve(t.name);
+            let i = match tools.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    tools.push(ToolStats {
+                        name: name.to_string(),
+                        ..ToolStats::default()
+                    });
+                    tools.len() - 1
+                }
+            };
+            let s = &mut tools[i];
+            s.calls += 1;
+            if t.rejected {
+                s.rejections += 1;
+            } else if t.error {
+                s.errors += 1;
+            }
+            if !t.answered {
+                s.unanswered += 1;
+            }
+            if let Some(d) = t.duration_ms.filter(|d| *d >= 0) {
+                s.timed += 1;
+                s.total_ms += d as u64;
+                s.max_ms = s.max_ms.max(d as u64);
+            }
+            if let Some(a) = t.agent {
+                *tool_calls_by_agent.entry(a).or_default() += 1;
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
+        // Subagent tree.
+        let mut flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)> =
+            Vec::with_capacity(self.nodes.len());
+        let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
+        for n in &self.nodes {
+            let mut u = AgentUsage::default();
+            if let Some(id) = n.tool_use_id {
+                for c in self.calls.iter().filter(|c| c.agent == Some(id)) {
+                    u.add_call(&c.usage);
+                }
+            }
+            let tool_name = n
+                .tool_use_id
+                .and_then(|id| self.tool_by_id.get(&id))
+                .map(|&i| names.resolve(self.tools[i as usize].name).to_string());
+            let status = n.notified_status.or(n.updated_status).or(n.result_status);
+            flat.push((
+                n.tool_use_id,
+                n.parent,
+                SubagentNode {
+                    tool_use_id: opt(n.tool_use_id).unwrap_or_default(),
+                    tool_name,
+                    task_id: opt(n.task_id),
+                    task_type: opt(n.task_type),
+                    description: n.description.clone(),
+                    subagent_type: opt(n.subagent_type),
+                    spawn_depth: n.spawn_depth,
+                    backgrounded: n.backgrounded,
+                    status: opt(status),
+                    progress_events: n.progress_events,
+                    last_progress: n.last_progress,
+                    workflow_agents: n.workflow_agents,
+                    workflow_agents_done: n.workflow_agents_done,
+                    final_usage: n.final_usage,
+                    summary: n.summary.clone(),
+                    report: n.report.clone(),
+                    result_error: n.result_error,
+                    usage: u,
+                    events: n.events,
+                    tool_calls: n
+                        .tool_use_id
+                        .and_then(|id| tool_calls_by_agent.get(&id))
+                        .copied()
+                        .unwrap_or(0),
+                    children: Vec::new(),
+                },
+            ));
+        }
+        let is_agent = |n: &SubagentNode| {
+            n.task_type.as_deref() == Some("local_agent")
+                || n.tool_name.as_deref().is_some_and(launches_subagent)
+                || (n.task_type.is_none() && n.tool_name.is_none() && n.events > 0)
+        };
+        let (parents, depth_of) = parents_and_depths(&flat);
+        let (mut seen_spawned, mut seen_completed) = (0, 0);
+        for (_, _, n) in &flat {
+            if is_agent(n) {
+                seen_spawned += 1;
+                if n.status.as_deref() == Some("completed") {
+                    seen_completed += 1;
+                }
+            }
+        }
+        let seen_max_depth = flat
+            .iter()
+            .zip(&depth_of)
+            .filter(|((_, _, n), _)| is_agent(n))
+            .map(|(_, d)| *d)
+            .max()
+            .unwrap_or(0);
+        let subagents = build_tree(flat, &parents, &depth_of);
+        let subagent_check = self
+            .last_result
+            .as_ref()
+            .and_then(|r| r.subagent_stats.as_ref())
+            .map(|s| SubagentCheck {
+                seen_spawned,
+                reported_spawned: s.get("spawned").and_then(|v| v.as_u64()),
+                seen_completed,
+                reported_completed: s.get("completed").and_then(|v| v.as_u64()),
+                seen_max_depth,
+                reported_max_depth: s.get("max_depth").and_then(|v| v.as_u64()),
+            });
+
+        // Verdict and its warnings.
+        let stream_verdict = match &self.last_result {
+            None => Verdict::NoResult,
+            Some(r) => classify_result(
+                r.subtype.as_deref(),
+                r.is_error,
+                r.terminal_reason.as_deref(),
+                self.last_interrupt_seen,
+            ),
+        };
+        if let Some(r) = &self.last_result {
+            if stream_verdict == Verdict::Success {
+                if r.stop_reason.as_deref() == Some("tool_use") {
+                    warnings.push(Warning {
+                        code: WARN_SUCCESS_STOP_TOOL_USE,
+                        message: "success, but the last model call stopped to use a tool".into(),
+                        line: Some(r.line),
+                    });
+                }
+                if r.result_text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+                    warnings.push(Warning {
+                        code: WARN_SUCCESS_EMPTY_RESULT,
+                        message: "success with an empty result text".into(),
+                        line: Some(r.line),
+                    });
+                }
+            }
+            if self.activity_after_result {
+                warnings.push(Warning {
+                    code: WARN_ACTIVITY_AFTER_RESULT,
+                    message: "the run went on after its last result (a round without a result)"
+                        .into(),
+                    line: Some(self.last_line),
+                });
+            }
+        }
+        if let Some(p) = &partial {
+            for m in &p.mismatches {
+                warnings.push(Warning {
+                    code: WARN_PARTIAL_MISMATCH,
+                    message: format!("{} block {}: {}", m.block_type, m.index, m.reason),
+                    line: Some(m.line),
+                });
+            }
+        }
+
+        let mut api_retries = std::mem::take(&mut self.retries);
+        api_retries.statuses.sort_unstable();
+        api_retries.last_error = self.retry_error.map(|e| names.resolve(e).to_string());
+
+        RunSummary {
+            session_id: self.session.take(),
+            verdict: stream_verdict,
+            stream_verdict,
+            exit_code: None,
+            events: self.events,
+            first_line: self.first_line,
+            last_line: self.last_line,
+            inits: self.inits,
+            model: self.model.take(),
+            claude_code_version: self.version.take(),
+            results: u64::from(self.results),
+            last_result: self.last_result.take(),
+            usage,
+            cost,
+            tools,
+            tool_results_without_use: self.early_results.len() as u64,
+            subagents,
+            subagent_check,
+            api_retries,
+            api_errors: std::mem::take(&mut self.api_errors),
+            permission_denials: std::mem::take(&mut self.denials),
+            hooks: std::mem::take(&mut self.hooks),
+            notifications: std::mem::take(&mut self.notifications),
+            compactions: self.compactions,
+            partial,
+            usage_checks: std::mem::take(&mut self.usage_checks),
+            bad_lines: self.bad_lines,
+            truncated: self.truncated,
+            warnings,
+        }
+    }
+}
+
+/// For each node, the index of the node that launched it (none for the
+/// main agent, an unknown launcher, or an edge that would close a cycle),
+/// and its depth (1 = launched by the main agent). Linear time.
+fn parents_and_depths(
+    flat: &[(Option<Sym>, Option<Sym>, SubagentNode)],
+) -> (Vec<Option<usize>>, Vec<u64>) {
+    let mut index: SymMap<usize> = SymMap::default();
+    for (i, (id, _, _)) in flat.iter().enumerate() {
+        if let Some(id) = id {
+            index.entry(*id).or_insert(i);
+        }
+    }
+    let mut parent: Vec<Option<usize>> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p, _))| p.and_then(|p| index.get(&p).copied()).filter(|&pi| pi != i))
+        .collect();
+    let n = flat.len();
+    let mut depth = vec![0u64; n];
+    // 0 unvisited, 1 on the current path, 2 depth known.
+    let mut state = vec![0u8; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut cur = start;
+        loop {
+            match state[cur] {
+                2 => break,
+                1 => {
+                    // A cycle: cut the edge that closes it.
+                    if let Some(&last) = path.last() {
+                        parent[last] = None;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            state[cur] = 1;
+            path.push(cur);
+            match parent[cur] {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        for &i in path.iter().rev() {
+            depth[i] = parent[i].map_or(1, |p| depth[p] + 1);
+            state[i] = 2;
+        }
+    }
+    (parent, depth)
+}
+
+/// Nest nodes under the node whose tool_use launched them; nodes whose
+/// launcher is the main agent (or unknown) are roots. Order of appearance
+/// is kept.
+fn build_tree(
+    flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)>,
+    parent: &[Option<usize>],
+    depth: &[u64],
+) -> Vec<SubagentNode> {
+    let n = flat.len();
+    let mut slots: Vec<Option<SubagentNode>> =
+        flat.into_iter().map(|(_, _, node)| Some(node)).collect();
+    // Deepest first, so a child is complete before it moves into its parent.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(depth[i]));
+    let mut children: Vec<Vec<(usize, SubagentNode)>> = (0..n).map(|_| Vec::new()).collect();
+    for i in order {
+        let Some(mut node) = slots[i].take() else {
+            continue;
+        };
+        let mut kids = std::mem::take(&mut children[i]);
+        kids.sort_by_key(|(k, _)| *k);
+        node.children = kids.into_iter().map(|(_, c)| c).collect();
+        match parent[i] {
+            Some(p) => children[p].push((i, node)),
+            None => slots[i] = Some(node),
+        }
+    }
+    slots.into_iter().flatten().collect()
+}

@@ -1,0 +1,935 @@
+//! What a finished run did, owned: [`RunSummary`] and the types it is made
+//! of, with [`RunSummary::to_json`] giving the stable JSON that
+//! `cctape verdict` prints.
+
+use super::verdict::{Verdict, apply_exit_code};
+use crate::event::TokenCounts;
+use serde_json::{Map, Value as J, json};
+
+/// Relative tolerance when comparing `total_cost_usd` with the sum of
+/// `modelUsage[*].costUSD`: the two are computed in f64 by claude-code and
+/// differ by rounding (0.001015 + 0.0426766 != 0.0436916 in f64).
+pub const COST_TOLERANCE: f64 = 1e-9;
+
+/// A point a harness should look at. `code` is stable; `message` is for
+/// people.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Warning {
+    /// Stable code, one of the `WARN_*` constants of this module.
+    pub code: &'static str,
+    /// What was seen.
+    pub message: String,
+    /// The line it concerns, when one does.
+    pub line: Option<u64>,
+}
+
+/// `success` whose `stop_reason` is `tool_use`: the model wanted a tool.
+pub const WARN_SUCCESS_STOP_TOOL_USE: &str = "success_stop_reason_tool_use";
+/// `success` with an empty or missing `result` text.
+pub const WARN_SUCCESS_EMPTY_RESULT: &str = "success_empty_result";
+/// The stream ended in the middle of a line.
+pub const WARN_TRUNCATED: &str = "truncated_line";
+/// A line that is not an event (bad JSON, not an object, no `type`, ...).
+pub const WARN_BAD_LINE: &str = "bad_line";
+/// A result whose `is_error` disagrees with its subtype.
+pub const WARN_IS_ERROR_DISAGREES: &str = "is_error_disagrees_with_subtype";
+/// A result subtype cctape does not know.
+pub const WARN_UNKNOWN_SUBTYPE: &str = "unknown_result_subtype";
+/// A result with neither `subtype` nor `is_error`.
+pub const WARN_RESULT_UNDECIDED: &str = "result_without_subtype_or_is_error";
+/// `total_cost_usd` differs from the sum of `modelUsage` costs beyond
+/// [`COST_TOLERANCE`].
+pub const WARN_COST_MISMATCH: &str = "cost_mismatch";
+/// Work (a new round, model output, tool results) after the last result:
+/// the verdict comes from an earlier round.
+pub const WARN_ACTIVITY_AFTER_RESULT: &str = "activity_after_last_result";
+/// The process exit code was non-zero while the stream said success.
+pub const WARN_EXIT_CODE: &str = "nonzero_exit_code";
+/// A partial-message block differs from its assistant event.
+pub const WARN_PARTIAL_MISMATCH: &str = "partial_block_mismatch";
+
+/// Token counts with the number of model calls they come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentUsage {
+    /// Distinct model calls (distinct `message.id`).
+    pub messages: u64,
+    /// Their usage summed, each call once.
+    pub tokens: TokenCounts,
+}
+
+impl AgentUsage {
+    pub(crate) fn add_call(&mut self, t: &TokenCounts) {
+        self.messages += 1;
+        self.tokens.add(t);
+    }
+}
+
+/// One `modelUsage` entry of the last result.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ModelUsage {
+    /// The key, as written (`claude-opus-5[1m]`).
+    pub model: String,
+    /// `inputTokens`, `outputTokens`, `cacheReadInputTokens`,
+    /// `cacheCreationInputTokens`.
+    pub tokens: TokenCounts,
+    /// `costUSD`.
+    pub cost_usd: Option<f64>,
+    /// `canonicalModel`, when given.
+    pub canonical_model: Option<String>,
+    /// True when no assistant event of the run used this model (the
+    /// auxiliary calls claude-code makes itself, e.g. a haiku classifier).
+    /// Always false when the run has no assistant events at all.
+    pub auxiliary: bool,
+    /// The run's per-call usage of this model (main agent and subagents),
+    /// summed; `None` for auxiliary entries.
+    pub summed: Option<TokenCounts>,
+}
+
+/// Usage of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct UsageSummary {
+    /// The main agent's model calls (parent_tool_use_id null or absent).
+    pub main: AgentUsage,
+    /// Every subagent's model calls, summed.
+    pub subagents: AgentUsage,
+    /// `modelUsage` of the last result (covers subagents and auxiliary
+    /// models).
+    pub by_model: Vec<ModelUsage>,
+    /// `modelUsage` summed over the non-auxiliary models.
+    pub models: TokenCounts,
+    /// `modelUsage` summed over the auxiliary models.
+    pub auxiliary: TokenCounts,
+    /// `<synthetic>` messages (API errors, slash-command output): not usage.
+    pub synthetic_messages: u64,
+}
+
+/// The run's cost, checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct CostCheck {
+    /// `total_cost_usd` of the last result (or `cost_usd`/`total_cost` of
+    /// 1.0.x streams).
+    pub total_cost_usd: Option<f64>,
+    /// Sum of the last result's `modelUsage[*].costUSD`, if it has
+    /// `modelUsage`.
+    pub model_usage_cost_usd: Option<f64>,
+    /// The auxiliary models' part of that sum.
+    pub auxiliary_cost_usd: f64,
+    /// Whether the two agree within [`COST_TOLERANCE`]; `None` when there is
+    /// nothing to compare.
+    pub matches: Option<bool>,
+}
+
+/// Which sum of per-call usage a result's `usage` matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UsageBasis {
+    /// The main agent's calls of this round (since the previous result).
+    Round,
+    /// The main agent's calls of every round so far.
+    Cumulative,
+    /// Neither: see the numbers.
+    Mismatch,
+}
+
+impl UsageBasis {
+    /// `round`, `cumulative` or `mismatch`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageBasis::Round => "round",
+            UsageBasis::Cumulative => "cumulative",
+            UsageBasis::Mismatch => "mismatch",
+        }
+    }
+}
+
+/// One result's `usage` against the main agent's per-call usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UsageCheck {
+    /// Position of the result in the run (0, 1, ...).
+    pub result: u32,
+    /// Its line.
+    pub line: u64,
+    /// `result.usage`.
+    pub reported: TokenCounts,
+    /// The main agent's calls of this round, summed.
+    pub round: TokenCounts,
+    /// The main agent's calls so far, summed.
+    pub cumulative: TokenCounts,
+    /// Which of the two matched.
+    pub basis: UsageBasis,
+}
+
+impl UsageCheck {
+    /// The fields where `reported` differs from the round's sum
+    /// (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
+    /// `cache_creation_input_tokens`); empty unless the basis is
+    /// [`UsageBasis::Mismatch`].
+    pub fn differing_fields(&self) -> Vec<&'static str> {
+        if self.basis != UsageBasis::Mismatch {
+            return Vec::new();
+        }
+        let (r, s) = (&self.reported, &self.round);
+        [
+            ("input_tokens", r.input_tokens != s.input_tokens),
+            ("output_tokens", r.output_tokens != s.output_tokens),
+            (
+                "cache_read_input_tokens",
+                r.cache_read_input_tokens != s.cache_read_input_tokens,
+            ),
+            (
+                "cache_creation_input_tokens",
+                r.cache_creation_input_tokens != s.cache_creation_input_tokens,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, differs)| differs.then_some(name))
+        .collect()
+    }
+}
+
+/// Per tool name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolStats {
+    /// The tool's name.
+    pub name: String,
+    /// `tool_use` blocks.
+    pub calls: u64,
+    /// Results that failed: `is_error` true, a `tool_use_result` starting
+    /// with `Error: `, or content in `<tool_use_error>`; rejections are not
+    /// counted here.
+    pub errors: u64,
+    /// Uses rejected without running: `tool_result_meta`, or a
+    /// `system/permission_denied` naming the use.
+    pub rejections: u64,
+    /// Uses never answered by a result.
+    pub unanswered: u64,
+    /// Uses with both timestamps (the assistant's and the result's).
+    pub timed: u64,
+    /// Sum of their durations, in milliseconds.
+    pub total_ms: u64,
+    /// The longest, in milliseconds.
+    pub max_ms: u64,
+}
+
+/// A task's `usage` (`task_progress`, `task_notification`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskUsage {
+    /// `total_tokens`.
+    pub total_tokens: Option<u64>,
+    /// `tool_uses`.
+    pub tool_uses: Option<u64>,
+    /// `duration_ms`.
+    pub duration_ms: Option<u64>,
+}
+
+/// A subagent, Workflow or background task, with the ones it launched.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct SubagentNode {
+    /// The id of the tool_use that launched it (its events'
+    /// `parent_tool_use_id`).
+    pub tool_use_id: String,
+    /// That tool's name (`Agent`, `Task`, `Workflow`, `Bash`), if seen.
+    pub tool_name: Option<String>,
+    /// `task_started.task_id` (the subagent's agentId).
+    pub task_id: Option<String>,
+    /// `task_type`: `local_agent`, `local_workflow`, `local_bash`.
+    pub task_type: Option<String>,
+    /// `description` (task_started, or the Agent call's input).
+    pub description: Option<String>,
+    /// `subagent_type`.
+    pub subagent_type: Option<String>,
+    /// `spawn_depth`.
+    pub spawn_depth: Option<u64>,
+    /// `is_backgrounded`.
+    pub backgrounded: Option<bool>,
+    /// The final status: `task_notification.status`, else
+    /// `task_updated.patch.status`, else the tool result's `status`.
+    pub status: Option<String>,
+    /// `task_progress` events.
+    pub progress_events: u64,
+    /// The last progress usage.
+    pub last_progress: Option<TaskUsage>,
+    /// `workflow_agent` items in the last `workflow_progress`.
+    pub workflow_agents: u64,
+    /// Of those, the ones in state `done`.
+    pub workflow_agents_done: u64,
+    /// `task_notification.usage`.
+    pub final_usage: Option<TaskUsage>,
+    /// `task_notification.summary`.
+    pub summary: Option<String>,
+    /// The handback report (`tool_use_result.handbackReport.text`).
+    pub report: Option<String>,
+    /// True when its tool result was an error.
+    pub result_error: bool,
+    /// Its own model calls.
+    pub usage: AgentUsage,
+    /// Events carrying its id as `parent_tool_use_id`.
+    pub events: u64,
+    /// Tool calls it made.
+    pub tool_calls: u64,
+    /// What it launched in turn.
+    pub children: Vec<SubagentNode>,
+}
+
+/// `result.subagent_stats` against what the stream shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SubagentCheck {
+    /// Subagents seen (Agent/Task calls and `local_agent` tasks).
+    pub seen_spawned: u64,
+    /// `subagent_stats.spawned`.
+    pub reported_spawned: Option<u64>,
+    /// Seen with status completed.
+    pub seen_completed: u64,
+    /// `subagent_stats.completed`.
+    pub reported_completed: Option<u64>,
+    /// Deepest nesting seen (1 = launched by the main agent).
+    pub seen_max_depth: u64,
+    /// `subagent_stats.max_depth`.
+    pub reported_max_depth: Option<u64>,
+}
+
+impl SubagentCheck {
+    /// True when every reported figure equals what was seen.
+    pub fn matches(&self) -> bool {
+        self.reported_spawned.is_none_or(|r| r == self.seen_spawned)
+            && self
+                .reported_completed
+                .is_none_or(|r| r == self.seen_completed)
+            && self
+                .reported_max_depth
+                .is_none_or(|r| r == self.seen_max_depth)
+    }
+}
+
+/// `system/api_retry` events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApiRetries {
+    /// How many.
+    pub count: u64,
+    /// `error_status` → count, ascending.
+    pub statuses: Vec<(u64, u64)>,
+    /// The last `error`.
+    pub last_error: Option<String>,
+    /// The last `error_status`.
+    pub last_status: Option<u64>,
+}
+
+/// A `<synthetic>` assistant message: an API error or slash-command output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApiErrorMessage {
+    /// The event's `error` (`authentication_failed`, ...), if any.
+    pub error: Option<String>,
+    /// Its text.
+    pub text: String,
+    /// Its line.
+    pub line: u64,
+}
+
+/// A tool use denied by permissions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PermissionDenial {
+    /// The tool.
+    pub tool_name: String,
+    /// The denied tool_use id.
+    pub tool_use_id: String,
+    /// Listed in some result's `permission_denials`.
+    pub in_result: bool,
+    /// Announced by a `system/permission_denied` event.
+    pub event: bool,
+}
+
+/// A hook that exited non-zero (or whose outcome is not `success`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HookFailure {
+    /// `hook_name` (`PostToolUse:Bash`).
+    pub hook_name: String,
+    /// `exit_code`.
+    pub exit_code: Option<i64>,
+    /// `outcome`.
+    pub outcome: Option<String>,
+    /// Its line.
+    pub line: u64,
+}
+
+/// Hooks of a run (`--include-hook-events`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Hooks {
+    /// `hook_started` events.
+    pub started: u64,
+    /// `hook_response` events.
+    pub responses: u64,
+    /// Responses with a non-zero exit code.
+    pub failures: Vec<HookFailure>,
+}
+
+/// A `system/notification`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Notification {
+    /// `key` (`stop-hook-error`).
+    pub key: Option<String>,
+    /// `text`.
+    pub text: Option<String>,
+}
+
+/// A reassembled block that differs from its assistant event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BlockMismatch {
+    /// The message id.
+    pub message_id: Option<String>,
+    /// The block's index in its message.
+    pub index: u64,
+    /// `text`, `thinking`, `tool_use`.
+    pub block_type: String,
+    /// What differs.
+    pub reason: &'static str,
+    /// Line of its `content_block_start`.
+    pub line: u64,
+}
+
+/// A block whose stream ended before it did: what had arrived.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct IncompleteBlock {
+    /// The message id, when its message_start (or an assistant event) said.
+    pub message_id: Option<String>,
+    /// The block's index in its message.
+    pub index: u64,
+    /// `text`, `thinking`, `tool_use`, ...
+    pub block_type: String,
+    /// Text, thinking, or the tool input's JSON text, as far as it came.
+    pub text: String,
+    /// The thinking signature, as far as it came.
+    pub signature: String,
+    /// For tool_use: the id.
+    pub tool_use_id: Option<String>,
+    /// For tool_use: the tool's name.
+    pub tool_name: Option<String>,
+    /// For tool_use: the input, if what arrived parses as JSON.
+    pub input: Option<J>,
+    /// Deltas received.
+    pub deltas: u32,
+    /// Line of its `content_block_start`.
+    pub line: u64,
+}
+
+/// Partial messages of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct PartialSummary {
+    /// `stream_event` lines.
+    pub events: u64,
+    /// `message_start`s.
+    pub messages: u64,
+    /// `content_block_start`s.
+    pub blocks: u64,
+    /// Blocks equal to their assistant event.
+    pub verified: u64,
+    /// Blocks finished without an assistant event to compare with.
+    pub unverified: u64,
+    /// Deltas or stops for a block never started.
+    pub orphan_events: u64,
+    /// Blocks that differ from their assistant event.
+    pub mismatches: Vec<BlockMismatch>,
+    /// Blocks the stream left unfinished.
+    pub incomplete: Vec<IncompleteBlock>,
+}
+
+/// The last result's fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ResultSummary {
+    /// Its line.
+    pub line: u64,
+    /// `subtype`.
+    pub subtype: Option<String>,
+    /// `is_error`.
+    pub is_error: Option<bool>,
+    /// `terminal_reason`.
+    pub terminal_reason: Option<String>,
+    /// `stop_reason`.
+    pub stop_reason: Option<String>,
+    /// `num_turns`.
+    pub num_turns: Option<u64>,
+    /// `duration_ms`.
+    pub duration_ms: Option<u64>,
+    /// `duration_api_ms`.
+    pub duration_api_ms: Option<u64>,
+    /// `total_cost_usd` (`cost_usd`/`total_cost` in 1.0.x).
+    pub total_cost_usd: Option<f64>,
+    /// `result`: the final text (absent on limit failures).
+    pub result_text: Option<String>,
+    /// `result_index`.
+    pub result_index: Option<u64>,
+    /// `usage` (main agent only).
+    pub usage: Option<TokenCounts>,
+    /// `errors`.
+    pub errors: Vec<String>,
+    /// `api_error_status`.
+    pub api_error_status: Option<u64>,
+    /// `subagent_stats`, as written.
+    pub subagent_stats: Option<J>,
+}
+
+/// What one run did.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct RunSummary {
+    /// The run's `session_id` (none when no event carried one).
+    pub session_id: Option<String>,
+    /// How it ended.
+    pub verdict: Verdict,
+    /// The verdict from the stream alone (before an exit code).
+    pub stream_verdict: Verdict,
+    /// The process exit code, when given.
+    pub exit_code: Option<i32>,
+    /// Events of the run.
+    pub events: u64,
+    /// Line of its first event (or error).
+    pub first_line: u64,
+    /// Line of its last event (or error).
+    pub last_line: u64,
+    /// `system/init` events (one per round).
+    pub inits: u64,
+    /// Model of the first init.
+    pub model: Option<String>,
+    /// `claude_code_version` of the first init.
+    pub claude_code_version: Option<String>,
+    /// `result` events.
+    pub results: u64,
+    /// The last result.
+    pub last_result: Option<ResultSummary>,
+    /// Usage.
+    pub usage: UsageSummary,
+    /// Cost.
+    pub cost: CostCheck,
+    /// Per tool name, by name.
+    pub tools: Vec<ToolStats>,
+    /// tool_results whose tool_use never appeared.
+    pub tool_results_without_use: u64,
+    /// The subagent tree (roots launched by the main agent).
+    pub subagents: Vec<SubagentNode>,
+    /// `result.subagent_stats` against the stream.
+    pub subagent_check: Option<SubagentCheck>,
+    /// API retries.
+    pub api_retries: ApiRetries,
+    /// `<synthetic>` messages.
+    pub api_errors: Vec<ApiErrorMessage>,
+    /// Permission denials (results' lists and events).
+    pub permission_denials: Vec<PermissionDenial>,
+    /// Hooks.
+    pub hooks: Hooks,
+    /// `system/notification` events.
+    pub notifications: Vec<Notification>,
+    /// `system/compact_boundary` events.
+    pub compactions: u64,
+    /// Partial messages, when the stream has any.
+    pub partial: Option<PartialSummary>,
+    /// Each result's `usage` against per-call usage.
+    pub usage_checks: Vec<UsageCheck>,
+    /// Lines that were not events.
+    pub bad_lines: u64,
+    /// The stream ended in the middle of a line.
+    pub truncated: bool,
+    /// What to look at.
+    pub warnings: Vec<Warning>,
+}
+
+impl RunSummary {
+    /// The summary of an empty stream: no events, verdict
+    /// [`Verdict::NoResult`].
+    pub fn empty() -> RunSummary {
+        RunSummary {
+            session_id: None,
+            verdict: Verdict::NoResult,
+            stream_verdict: Verdict::NoResult,
+            exit_code: None,
+            events: 0,
+            first_line: 0,
+            last_line: 0,
+            inits: 0,
+            model: None,
+            claude_code_version: None,
+            results: 0,
+            last_result: None,
+            usage: UsageSummary::default(),
+            cost: CostCheck::default(),
+            tools: Vec::new(),
+            tool_results_without_use: 0,
+            subagents: Vec::new(),
+            subagent_check: None,
+            api_retries: ApiRetries::default(),
+            api_errors: Vec::new(),
+            permission_denials: Vec::new(),
+            hooks: Hooks::default(),
+            notifications: Vec::new(),
+            compactions: 0,
+            partial: None,
+            usage_checks: Vec::new(),
+            bad_lines: 0,
+            truncated: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// True when the run succeeded.
+    pub fn ok(&self) -> bool {
+        self.verdict.is_ok()
+    }
+
+    /// Apply the process's exit code (see [`apply_exit_code`]); a non-zero
+    /// code over a successful stream adds a warning.
+    pub fn apply_exit_code(&mut self, code: i32) {
+        self.exit_code = Some(code);
+        let v = apply_exit_code(self.stream_verdict, self.events > 0, code);
+        if v != self.stream_verdict && self.stream_verdict == Verdict::Success {
+            self.warnings.push(Warning {
+                code: WARN_EXIT_CODE,
+                message: format!("exit code {code}, but the stream's last result is a success"),
+                line: None,
+            });
+        }
+        self.verdict = v;
+    }
+
+    /// True when the run has a warning with this code.
+    pub fn has_warning(&self, code: &str) -> bool {
+        self.warnings.iter().any(|w| w.code == code)
+    }
+
+    /// The tool statistics of one tool name.
+    pub fn tool(&self, name: &str) -> Option<&ToolStats> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The run as one JSON object with stable field names (what
+    /// `cctape verdict` prints, without `file`).
+    pub fn to_json(&self) -> J {
+        let r = self.last_result.as_ref();
+        let mut o = Map::new();
+        o.insert("session_id".into(), json!(self.session_id));
+        o.insert("verdict".into(), json!(self.verdict.as_str()));
+        o.insert("ok".into(), json!(self.ok()));
+        o.insert("stream_verdict".into(), json!(self.stream_verdict.as_str()));
+        o.insert("exit_code".into(), json!(self.exit_code));
+        o.insert("results".into(), json!(self.results));
+        o.insert("is_error".into(), json!(r.and_then(|r| r.is_error)));
+        o.insert(
+            "subtype".into(),
+            json!(r.and_then(|r| r.subtype.as_deref())),
+        );
+        o.insert(
+            "terminal_reason".into(),
+            json!(r.and_then(|r| r.terminal_reason.as_deref())),
+        );
+        o.insert(
+            "stop_reason".into(),
+            json!(r.and_then(|r| r.stop_reason.as_deref())),
+        );
+        o.insert("num_turns".into(), json!(r.and_then(|r| r.num_turns)));
+        o.insert("duration_ms".into(), json!(r.and_then(|r| r.duration_ms)));
+        o.insert(
+            "total_cost_usd".into(),
+            json!(r.and_then(|r| r.total_cost_usd)),
+        );
+        o.insert(
+            "result_text".into(),
+            json!(r.and_then(|r| r.result_text.as_deref())),
+        );
+        o.insert(
+            "errors".into(),
+            json!(r.map(|r| &r.errors[..]).unwrap_or_default()),
+        );
+        o.insert(
+            "api_error_status".into(),
+            json!(r.and_then(|r| r.api_error_status)),
+        );
+        o.insert("events".into(), json!(self.events));
+        o.insert(
+            "lines".into(),
+            json!({"first": self.first_line, "last": self.last_line}),
+        );
+        o.insert("rounds".into(), json!(self.inits));
+        o.insert("model".into(), json!(self.model));
+        o.insert(
+            "claude_code_version".into(),
+            json!(self.claude_code_version),
+        );
+        o.insert("usage".into(), usage_json(&self.usage));
+        o.insert(
+            "cost".into(),
+            json!({
+                "total_cost_usd": self.cost.total_cost_usd,
+                "model_usage_cost_usd": self.cost.model_usage_cost_usd,
+                "auxiliary_cost_usd": self.cost.auxiliary_cost_usd,
+                "matches": self.cost.matches,
+            }),
+        );
+        let mut tools = Map::new();
+        for t in &self.tools {
+            tools.insert(
+                t.name.clone(),
+                json!({
+                    "calls": t.calls,
+                    "errors": t.errors,
+                    "rejections": t.rejections,
+                    "unanswered": t.unanswered,
+                    "timed": t.timed,
+                    "total_ms": t.total_ms,
+                    "max_ms": t.max_ms,
+                }),
+            );
+        }
+        o.insert("tools".into(), J::Object(tools));
+        o.insert(
+            "tool_results_without_use".into(),
+            json!(self.tool_results_without_use),
+        );
+        o.insert(
+            "subagents".into(),
+            J::Array(self.subagents.iter().map(node_json).collect()),
+        );
+        o.insert(
+            "subagent_check".into(),
+            match &self.subagent_check {
+                None => J::Null,
+                Some(c) => json!({
+                    "seen_spawned": c.seen_spawned,
+                    "reported_spawned": c.reported_spawned,
+                    "seen_completed": c.seen_completed,
+                    "reported_completed": c.reported_completed,
+                    "seen_max_depth": c.seen_max_depth,
+                    "reported_max_depth": c.reported_max_depth,
+                    "matches": c.matches(),
+                }),
+            },
+        );
+        let statuses: Map<String, J> = self
+            .api_retries
+            .statuses
+            .iter()
+            .map(|(s, n)| (s.to_string(), json!(n)))
+            .collect();
+        o.insert(
+            "api_retries".into(),
+            json!({
+                "count": self.api_retries.count,
+                "statuses": statuses,
+                "last_error": self.api_retries.last_error,
+                "last_status": self.api_retries.last_status,
+            }),
+        );
+        o.insert(
+            "api_errors".into(),
+            J::Array(
+                self.api_errors
+                    .iter()
+                    .map(|e| json!({"error": e.error, "text": e.text, "line": e.line}))
+                    .collect(),
+            ),
+        );
+        o.insert(
+            "permission_denials".into(),
+            J::Array(
+                self.permission_denials
+                    .iter()
+                    .map(|d| {
+                        json!({
+                            "tool_name": d.tool_name,
+                            "tool_use_id": d.tool_use_id,
+                            "in_result": d.in_result,
+                            "event": d.event,
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+        o.insert(
+            "hooks".into(),
+            json!({
+                "started": self.hooks.started,
+                "responses": self.hooks.responses,
+                "failures": self.hooks.failures.iter().map(|h| json!({
+                    "hook_name": h.hook_name,
+                    "exit_code": h.exit_code,
+                    "outcome": h.outcome,
+                    "line": h.line,
+                })).collect::<Vec<_>>(),
+            }),
+        );
+        o.insert(
+            "notifications".into(),
+            J::Array(
+                self.notifications
+                    .iter()
+                    .map(|n| json!({"key": n.key, "text": n.text}))
+                    .collect(),
+            ),
+        );
+        o.insert("compactions".into(), json!(self.compactions));
+        o.insert(
+            "partial_messages".into(),
+            match &self.partial {
+                None => J::Null,
+                Some(p) => partial_json(p),
+            },
+        );
+        o.insert(
+            "usage_checks".into(),
+            J::Array(
+                self.usage_checks
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "result": c.result,
+                            "line": c.line,
+                            "basis": c.basis.as_str(),
+                            "differs": c.differing_fields(),
+                            "reported": tokens_json(&c.reported),
+                            "round": tokens_json(&c.round),
+                            "cumulative": tokens_json(&c.cumulative),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+        o.insert("bad_lines".into(), json!(self.bad_lines));
+        o.insert("truncated".into(), json!(self.truncated));
+        o.insert(
+            "warnings".into(),
+            J::Array(
+                self.warnings
+                    .iter()
+                    .map(|w| json!({"code": w.code, "message": w.message, "line": w.line}))
+                    .collect(),
+            ),
+        );
+        J::Object(o)
+    }
+}
+
+fn tokens_json(t: &TokenCounts) -> J {
+    json!({
+        "input_tokens": t.input_tokens,
+        "output_tokens": t.output_tokens,
+        "cache_read_input_tokens": t.cache_read_input_tokens,
+        "cache_creation_input_tokens": t.cache_creation_input_tokens,
+    })
+}
+
+fn agent_json(a: &AgentUsage) -> J {
+    let mut o = match tokens_json(&a.tokens) {
+        J::Object(o) => o,
+        _ => Map::new(),
+    };
+    o.insert("messages".into(), json!(a.messages));
+    J::Object(o)
+}
+
+fn usage_json(u: &UsageSummary) -> J {
+    let mut by_model = Map::new();
+    for m in &u.by_model {
+        let mut e = match tokens_json(&m.tokens) {
+            J::Object(o) => o,
+            _ => Map::new(),
+        };
+        e.insert("cost_usd".into(), json!(m.cost_usd));
+        e.insert("auxiliary".into(), json!(m.auxiliary));
+        e.insert(
+            "summed".into(),
+            m.summed.as_ref().map_or(J::Null, tokens_json),
+        );
+        by_model.insert(m.model.clone(), J::Object(e));
+    }
+    json!({
+        "main": agent_json(&u.main),
+        "subagents": agent_json(&u.subagents),
+        "by_model": by_model,
+        "models": tokens_json(&u.models),
+        "auxiliary": tokens_json(&u.auxiliary),
+        "synthetic_messages": u.synthetic_messages,
+    })
+}
+
+fn task_usage_json(t: &Option<TaskUsage>) -> J {
+    match t {
+        None => J::Null,
+        Some(t) => json!({
+            "total_tokens": t.total_tokens,
+            "tool_uses": t.tool_uses,
+            "duration_ms": t.duration_ms,
+        }),
+    }
+}
+
+fn node_json(n: &SubagentNode) -> J {
+    json!({
+        "tool_use_id": n.tool_use_id,
+        "tool_name": n.tool_name,
+        "task_id": n.task_id,
+        "task_type": n.task_type,
+        "description": n.description,
+        "subagent_type": n.subagent_type,
+        "spawn_depth": n.spawn_depth,
+        "backgrounded": n.backgrounded,
+        "status": n.status,
+        "progress_events": n.progress_events,
+        "last_progress": task_usage_json(&n.last_progress),
+        "workflow_agents": n.workflow_agents,
+        "workflow_agents_done": n.workflow_agents_done,
+        "final_usage": task_usage_json(&n.final_usage),
+        "summary": n.summary,
+        "report": n.report,
+        "result_error": n.result_error,
+        "usage": agent_json(&n.usage),
+        "events": n.events,
+        "tool_calls": n.tool_calls,
+        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
+    })
+}
+
+fn partial_json(p: &PartialSummary) -> J {
+    json!({
+        "events": p.events,
+        "messages": p.messages,
+        "blocks": p.blocks,
+        "verified": p.verified,
+        "unverified": p.unverified,
+        "orphan_events": p.orphan_events,
+        "mismatches": p.mismatches.iter().map(|m| json!({
+            "message_id": m.message_id,
+            "index": m.index,
+            "type": m.block_type,
+            "reason": m.reason,
+            "line": m.line,
+        })).collect::<Vec<_>>(),
+        "incomplete": p.incomplete.iter().map(|b| json!({
+            "message_id": b.message_id,
+            "index": b.index,
+            "type": b.block_type,
+            "text": b.text,
+            "signature": b.signature,
+            "tool_use_id": b.tool_use_id,
+            "tool_name": b.tool_name,
+            "input": b.input,
+            "deltas": b.deltas,
+            "line": b.line,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,761 @@
+//! Run semantics (issue 4): one test per rule, each on a small stream in
+//! `corpus/run/` (or `corpus/streams/`) named after it.
+
+use cctape::run::{
+    RunFolder, RunSummary, UsageBasis, Verdict, WARN_ACTIVITY_AFTER_RESULT, WARN_BAD_LINE,
+    WARN_COST_MISMATCH, WARN_EXIT_CODE, WARN_IS_ERROR_DISAGREES, WARN_PARTIAL_MISMATCH,
+    WARN_SUCCESS_EMPTY_RESULT, WARN_SUCCESS_STOP_TOOL_USE, WARN_TRUNCATED, WARN_UNKNOWN_SUBTYPE,
+    runs_of_reader, runs_of_slice,
+};
+use cctape::{SliceEvents, TokenCounts};
+use std::path::{Path, PathBuf};
+
+fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(rel)
+}
+
+fn runs(rel: &str) -> Vec<RunSummary> {
+    let bytes = std::fs::read(corpus(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    runs_of_slice(&bytes)
+}
+
+fn one(rel: &str) -> RunSummary {
+    let mut r = runs(rel);
+    assert_eq!(r.len(), 1, "{rel}: one run");
+    r.remove(0)
+}
+
+fn tokens(i: u64, o: u64, cr: u64, cc: u64) -> TokenCounts {
+    TokenCounts {
+        input_tokens: i,
+        output_tokens: o,
+        cache_read_input_tokens: cr,
+        cache_creation_input_tokens: cc,
+    }
+}
+
+fn codes(r: &RunSummary) -> Vec<&'static str> {
+    r.warnings.iter().map(|w| w.code).collect()
+}
+
+// --- what a run is -----------------------------------------------------------
+
+#[test]
+fn runs_by_session_and_lines_without_one() {
+    let r = runs("run/runs-by-session.jsonl");
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        r[0].session_id.as_deref(),
+        Some("11111111-1111-4111-8111-111111111111")
+    );
+    assert_eq!(
+        r[1].session_id.as_deref(),
+        Some("22222222-2222-4222-8222-222222222222")
+    );
+    // run 1: init, prompt, assistant, result, and the task_summary that
+    // comes back to session 1 after session 2 started.
+    assert_eq!(r[0].events, 5);
+    assert_eq!((r[0].first_line, r[0].last_line), (1, 9));
+    // run 2: init, prompt, assistant, control_cancel_request (no
+    // session_id: the run of the line before), result.
+    assert_eq!(r[1].events, 5);
+    assert_eq!((r[1].first_line, r[1].last_line), (5, 10));
+    assert!(r.iter().all(|r| r.verdict == Verdict::Success));
+    assert_eq!(
+        r[0].last_result.as_ref().unwrap().result_text.as_deref(),
+        Some("one")
+    );
+    assert_eq!(
+        r[1].last_result.as_ref().unwrap().result_text.as_deref(),
+        Some("two")
+    );
+}
+
+#[test]
+fn rounds_with_result_index() {
+    let r = one("run/rounds-result-index.jsonl");
+    assert_eq!(r.inits, 2);
+    assert_eq!(r.results, 2);
+    assert_eq!(r.verdict, Verdict::Success);
+    let last = r.last_result.as_ref().unwrap();
+    assert_eq!(last.result_index, Some(1));
+    assert_eq!(last.result_text.as_deref(), Some("round two"));
+    // result.usage is per round here (as in real 2.1.226 streams) while
+    // modelUsage and total_cost_usd are cumulative.
+    assert_eq!(r.usage_checks.len(), 2);
+    assert!(r.usage_checks.iter().all(|c| c.basis == UsageBasis::Round));
+    assert_eq!(r.usage.main.messages, 2);
+    assert_eq!(r.usage.main.tokens, tokens(5, 30, 3000, 150));
+    assert_eq!(r.cost.total_cost_usd, Some(0.03));
+    assert_eq!(r.cost.matches, Some(true));
+}
+
+#[test]
+fn leading_lines_without_session_join_the_next_run() {
+    let r = one("run/leading-lines-without-session.jsonl");
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("11111111-1111-4111-8111-111111111111")
+    );
+    assert_eq!(r.events, 4);
+    assert_eq!(r.first_line, 1);
+}
+
+#[test]
+fn drain_complete_hands_out_finished_runs() {
+    let bytes = std::fs::read(corpus("run/runs-by-session.jsonl")).unwrap();
+    let mut folder = RunFolder::new();
+    let mut events = SliceEvents::new(&bytes);
+    let mut drained = Vec::new();
+    while let Some(item) = events.next_event() {
+        let ev = item.unwrap();
+        folder.push(&ev);
+        drop(ev);
+        drained.extend(folder.drain_complete());
+    }
+    // Session 1 has its result once session 2 starts (line 5), so it is
+    // drained then; its task_summary on line 9 starts a new run.
+    let rest = folder.finish();
+    assert_eq!(drained.len(), 1);
+    assert_eq!(drained[0].events, 4);
+    assert_eq!(rest.len(), 2);
+    assert_eq!(
+        rest[0].session_id.as_deref(),
+        Some("22222222-2222-4222-8222-222222222222")
+    );
+    assert_eq!(rest[1].verdict, Verdict::NoResult);
+    assert_eq!(rest[1].events, 1);
+}
+
+#[test]
+fn reader_and_slice_agree() {
+    let bytes = std::fs::read(corpus("streams/two-subagents.jsonl")).unwrap();
+    let (from_reader, err) = runs_of_reader(&bytes[..]);
+    assert!(err.is_none());
+    assert_eq!(from_reader, runs_of_slice(&bytes));
+}
+
+// --- the verdict ---------------------------------------------------------------
+
+#[test]
+fn last_result_decides_even_with_task_summary_after() {
+    let r = one("run/last-result-decides.jsonl");
+    assert_eq!(r.results, 2);
+    assert_eq!(r.verdict, Verdict::Error);
+    let last = r.last_result.as_ref().unwrap();
+    assert_eq!(last.subtype.as_deref(), Some("error_during_execution"));
+    assert_eq!(last.terminal_reason.as_deref(), Some("api_error"));
+    assert_eq!(last.errors, ["[ede_diagnostic] boom"]);
+    assert!(!r.has_warning(WARN_ACTIVITY_AFTER_RESULT));
+    // corpus/streams: task_summary after the result, still success.
+    let s = one("streams/success-basic.jsonl");
+    assert_eq!(s.verdict, Verdict::Success);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+}
+
+#[test]
+fn verdict_success() {
+    let r = one("run/verdict-success.jsonl");
+    assert_eq!(r.verdict, Verdict::Success);
+    assert!(r.ok());
+    assert!(r.warnings.is_empty());
+    assert_eq!(
+        r.last_result.as_ref().unwrap().result_text.as_deref(),
+        Some("hi")
+    );
+}
+
+#[test]
+fn verdict_max_turns_whatever_is_error_says() {
+    let r = one("run/verdict-max-turns-is-error-false.jsonl");
+    assert_eq!(r.verdict, Verdict::MaxTurns);
+    assert!(!r.ok());
+    assert_eq!(r.last_result.as_ref().unwrap().is_error, Some(false));
+    assert_eq!(codes(&r), [WARN_IS_ERROR_DISAGREES]);
+    assert_eq!(one("streams/max-turns.jsonl").verdict, Verdict::MaxTurns);
+}
+
+#[test]
+fn verdict_max_budget() {
+    let r = one("run/verdict-max-budget.jsonl");
+    assert_eq!(r.verdict, Verdict::MaxBudget);
+    // usage all zeros while modelUsage holds the real numbers (hazard 12).
+    assert_eq!(
+        r.last_result.as_ref().unwrap().usage,
+        Some(TokenCounts::default())
+    );
+    assert_eq!(r.usage.by_model.len(), 1);
+    assert_eq!(r.usage.by_model[0].tokens, tokens(9, 2441, 0, 40313));
+    assert!(
+        !r.usage.by_model[0].auxiliary,
+        "no assistant events: not auxiliary"
+    );
+    assert_eq!(r.cost.total_cost_usd, Some(0.06260525));
+    assert_eq!(r.cost.matches, Some(true));
+}
+
+#[test]
+fn verdict_interrupted_by_terminal_reason() {
+    let r = one("run/verdict-interrupted-aborted.jsonl");
+    assert_eq!(r.verdict, Verdict::Interrupted);
+    assert_eq!(r.tool("Write").unwrap().rejections, 1);
+    assert_eq!(r.permission_denials.len(), 1);
+    assert!(r.permission_denials[0].in_result);
+    assert_eq!(
+        one("streams/interrupted.jsonl").verdict,
+        Verdict::Interrupted
+    );
+}
+
+#[test]
+fn verdict_interrupted_by_message() {
+    let r = one("run/verdict-interrupted-message.jsonl");
+    assert_eq!(r.last_result.as_ref().unwrap().terminal_reason, None);
+    assert_eq!(r.verdict, Verdict::Interrupted);
+}
+
+#[test]
+fn verdict_error_during_execution_otherwise() {
+    let r = one("run/verdict-error-during-execution.jsonl");
+    assert_eq!(r.verdict, Verdict::Error);
+    assert_eq!(r.last_result.as_ref().unwrap().errors, ["something broke"]);
+}
+
+#[test]
+fn verdict_unknown_subtype_is_error() {
+    let r = one("run/verdict-unknown-subtype.jsonl");
+    assert_eq!(r.verdict, Verdict::Error);
+    assert!(r.has_warning(WARN_UNKNOWN_SUBTYPE));
+}
+
+#[test]
+fn verdict_success_with_is_error_is_error() {
+    let r = one("run/verdict-success-is-error.jsonl");
+    assert_eq!(r.verdict, Verdict::Error);
+    assert_eq!(codes(&r), [WARN_IS_ERROR_DISAGREES]);
+    assert_eq!(r.api_errors.len(), 1);
+    assert_eq!(
+        r.api_errors[0].error.as_deref(),
+        Some("authentication_failed")
+    );
+    assert_eq!(r.api_errors[0].text, "Not logged in · Please run /login");
+    assert_eq!(r.usage.synthetic_messages, 1);
+    assert_eq!(r.usage.main.messages, 0);
+    // modelUsage {} and total_cost_usd 0: consistent.
+    assert_eq!(r.cost.model_usage_cost_usd, Some(0.0));
+    assert_eq!(r.cost.matches, Some(true));
+    assert_eq!(one("streams/api-error.jsonl").verdict, Verdict::Error);
+}
+
+#[test]
+fn verdict_no_result() {
+    let r = one("run/verdict-no-result.jsonl");
+    assert_eq!(r.verdict, Verdict::NoResult);
+    assert_eq!(r.results, 0);
+    assert_eq!(r.events, 4);
+    assert_eq!(r.usage.main.messages, 1);
+    assert_eq!(r.cost.total_cost_usd, None);
+    assert_eq!(one("streams/no-result.jsonl").verdict, Verdict::NoResult);
+}
+
+#[test]
+fn verdict_legacy_without_subtype() {
+    let r = runs("run/verdict-legacy-no-subtype.jsonl");
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].verdict, Verdict::Success);
+    assert_eq!(r[1].verdict, Verdict::Error);
+    assert_eq!(r[0].cost.total_cost_usd, Some(0.06300585));
+}
+
+#[test]
+fn exit_code_rules() {
+    // Non-zero: failed whatever the stream says.
+    let mut r = one("run/verdict-success.jsonl");
+    r.apply_exit_code(1);
+    assert_eq!(r.verdict, Verdict::Error);
+    assert_eq!(r.stream_verdict, Verdict::Success);
+    assert_eq!(r.exit_code, Some(1));
+    assert!(r.has_warning(WARN_EXIT_CODE));
+    // A failure stays what it is.
+    let mut m = one("run/verdict-max-turns-is-error-false.jsonl");
+    m.apply_exit_code(1);
+    assert_eq!(m.verdict, Verdict::MaxTurns);
+    // Zero: the stream decides.
+    let mut e = one("run/verdict-success-is-error.jsonl");
+    e.apply_exit_code(0);
+    assert_eq!(e.verdict, Verdict::Error);
+    // Empty stream: no runs; its summary is no_result, startup_failure with
+    // a non-zero code.
+    assert!(runs("run/empty.jsonl").is_empty());
+    let mut empty = RunSummary::empty();
+    assert_eq!(empty.verdict, Verdict::NoResult);
+    empty.apply_exit_code(1);
+    assert_eq!(empty.verdict, Verdict::StartupFailure);
+}
+
+// --- warnings -------------------------------------------------------------------
+
+#[test]
+fn warn_success_with_stop_reason_tool_use() {
+    let r = one("run/warn-success-stop-tool-use.jsonl");
+    assert_eq!(r.verdict, Verdict::Success);
+    assert_eq!(codes(&r), [WARN_SUCCESS_STOP_TOOL_USE]);
+}
+
+#[test]
+fn warn_success_with_empty_result() {
+    let r = one("run/warn-success-empty-result.jsonl");
+    assert_eq!(r.verdict, Verdict::Success);
+    assert_eq!(codes(&r), [WARN_SUCCESS_EMPTY_RESULT]);
+}
+
+#[test]
+fn warn_truncated_line() {
+    let r = one("run/warn-truncated-line.jsonl");
+    assert_eq!(r.verdict, Verdict::Success);
+    assert!(r.truncated);
+    assert_eq!(codes(&r), [WARN_TRUNCATED]);
+    assert_eq!(r.warnings[0].line, Some(4));
+    // mixed-bad: five bad lines and a truncated last line, verdict from line 13.
+    let m = one("streams/mixed-bad.jsonl");
+    assert_eq!(m.verdict, Verdict::Success);
+    assert_eq!(m.bad_lines, 5);
+    assert!(m.truncated);
+    assert_eq!(
+        m.warnings
+            .iter()
+            .filter(|w| w.code == WARN_BAD_LINE)
+            .count(),
+        5
+    );
+    assert_eq!(m.cost.total_cost_usd, Some(0.026874));
+}
+
+// --- usage and cost ----------------------------------------------------------------
+
+#[test]
+fn usage_once_per_message_id_last_kept() {
+    let r = one("run/usage-dedup-message-id.jsonl");
+    assert_eq!(r.usage.main.messages, 2);
+    assert_eq!(r.usage.main.tokens, tokens(3, 47, 2100, 120));
+    assert_eq!(r.usage_checks[0].basis, UsageBasis::Round);
+}
+
+#[test]
+fn usage_main_apart_from_subagents() {
+    let r = one("run/usage-main-vs-subagent.jsonl");
+    assert_eq!(r.usage.main.messages, 2);
+    assert_eq!(r.usage.main.tokens, tokens(3, 38, 2200, 130));
+    assert_eq!(r.usage.subagents.messages, 1);
+    assert_eq!(r.usage.subagents.tokens, tokens(5, 50, 500, 10));
+    // result.usage is the main agent's only.
+    assert_eq!(r.usage_checks[0].basis, UsageBasis::Round);
+    // the haiku model has a (subagent) assistant event: not auxiliary.
+    assert!(r.usage.by_model.iter().all(|m| !m.auxiliary));
+    let sub = &r.subagents[0];
+    assert_eq!(sub.tool_use_id, "toolu_AG");
+    assert_eq!(sub.usage.tokens, tokens(5, 50, 500, 10));
+    assert_eq!(sub.report.as_deref(), Some("sub work"));
+    let two = one("streams/two-subagents.jsonl");
+    assert_eq!(two.usage.main.tokens, tokens(4, 405, 61650, 6000));
+    assert_eq!(two.usage.subagents.messages, 4);
+    // modelUsage covers main + subagents: summed per-call usage agrees.
+    let sonnet = two
+        .usage
+        .by_model
+        .iter()
+        .find(|m| m.model == "claude-sonnet-5-5")
+        .unwrap();
+    assert_eq!(sonnet.summed, Some(sonnet.tokens));
+}
+
+#[test]
+fn usage_synthetic_messages_are_not_usage() {
+    let r = one("run/usage-synthetic-not-usage.jsonl");
+    assert_eq!(r.usage.main.messages, 1);
+    assert_eq!(r.usage.main.tokens, tokens(2, 10, 1000, 100));
+    assert_eq!(r.usage.synthetic_messages, 1);
+    assert_eq!(r.verdict, Verdict::Error);
+}
+
+#[test]
+fn usage_reconcile_reports_differences() {
+    let r = one("run/usage-reconcile-mismatch.jsonl");
+    let c = &r.usage_checks[0];
+    assert_eq!(c.basis, UsageBasis::Mismatch);
+    assert_eq!(c.reported.output_tokens, 145);
+    assert_eq!(c.round.output_tokens, 4);
+    assert_eq!(c.differing_fields(), ["output_tokens"]);
+    let j = r.to_json();
+    assert_eq!(j["usage_checks"][0]["differs"][0], "output_tokens");
+}
+
+#[test]
+fn cost_model_usage_with_float_tolerance_and_auxiliary() {
+    let r = one("run/cost-model-usage-auxiliary.jsonl");
+    // 0.001015 + 0.0426766 is 0.043691600000000004 in f64: within tolerance.
+    assert_eq!(r.cost.total_cost_usd, Some(0.0436916));
+    assert_eq!(r.cost.matches, Some(true));
+    assert!(!r.has_warning(WARN_COST_MISMATCH));
+    assert_eq!(r.cost.auxiliary_cost_usd, 0.001015);
+    let aux: Vec<_> = r
+        .usage
+        .by_model
+        .iter()
+        .filter(|m| m.auxiliary)
+        .map(|m| m.model.as_str())
+        .collect();
+    assert_eq!(aux, ["claude-haiku-4-5-20251001"]);
+    // main-model figures leave the auxiliary entry out.
+    assert_eq!(r.usage.models, tokens(6, 248, 94923, 5300));
+    assert_eq!(r.usage.auxiliary, tokens(925, 18, 0, 0));
+    assert_eq!(r.usage.main.tokens, tokens(6, 248, 94923, 5300));
+}
+
+#[test]
+fn cost_mismatch_is_a_warning() {
+    let r = one("run/cost-mismatch.jsonl");
+    assert_eq!(r.cost.matches, Some(false));
+    assert_eq!(codes(&r), [WARN_COST_MISMATCH]);
+    assert_eq!(r.cost.model_usage_cost_usd, Some(1.4014955));
+}
+
+#[test]
+fn cost_from_legacy_fields() {
+    let r = one("run/cost-legacy-fields.jsonl");
+    assert_eq!(r.cost.total_cost_usd, Some(0.06300585));
+    assert_eq!(r.cost.matches, None, "no modelUsage to check against");
+    assert_eq!(r.verdict, Verdict::Success);
+}
+
+// --- tools -----------------------------------------------------------------------
+
+#[test]
+fn tools_paired_in_any_order_with_timing() {
+    let r = one("run/tools-pairing-any-order.jsonl");
+    let read = r.tool("Read").unwrap();
+    assert_eq!((read.calls, read.errors, read.unanswered), (2, 0, 0));
+    assert_eq!(read.timed, 2);
+    assert_eq!(
+        read.total_ms, 4500,
+        "3000 ms for toolu_A, 1500 ms for toolu_B"
+    );
+    assert_eq!(read.max_ms, 3000);
+    let bash = r.tool("Bash").unwrap();
+    assert_eq!((bash.calls, bash.unanswered, bash.total_ms), (1, 0, 1000));
+    assert_eq!(r.tool_results_without_use, 1);
+}
+
+#[test]
+fn tools_errors_three_ways() {
+    let r = one("run/tools-errors.jsonl");
+    let bash = r.tool("Bash").unwrap();
+    assert_eq!((bash.calls, bash.errors, bash.rejections), (3, 2, 0));
+    let edit = r.tool("Edit").unwrap();
+    assert_eq!((edit.calls, edit.errors), (1, 1));
+    let t = one("streams/tool-errors.jsonl");
+    let bash = t.tool("Bash").unwrap();
+    assert_eq!(
+        (bash.calls, bash.errors, bash.rejections, bash.unanswered),
+        (3, 2, 1, 0)
+    );
+}
+
+#[test]
+fn tools_rejections_and_permission_denials() {
+    let r = one("run/tools-rejections.jsonl");
+    assert_eq!(r.tool("Bash").unwrap().rejections, 1);
+    assert_eq!(r.tool("Bash").unwrap().errors, 0);
+    assert_eq!(r.tool("Write").unwrap().rejections, 1);
+    assert_eq!(r.permission_denials.len(), 2);
+    let bash = &r.permission_denials[0];
+    assert_eq!(
+        (bash.tool_name.as_str(), bash.tool_use_id.as_str()),
+        ("Bash", "toolu_A")
+    );
+    assert!(bash.event && bash.in_result);
+    let write = &r.permission_denials[1];
+    assert!(!write.event && write.in_result);
+}
+
+#[test]
+fn tools_unanswered() {
+    let r = one("run/tools-unanswered.jsonl");
+    assert_eq!(r.verdict, Verdict::Interrupted);
+    let bash = r.tool("Bash").unwrap();
+    assert_eq!((bash.calls, bash.unanswered, bash.timed), (1, 1, 0));
+    // haiku has no assistant event: auxiliary; the cost is all auxiliary.
+    assert!(r.usage.by_model[0].auxiliary);
+    assert_eq!(r.cost.auxiliary_cost_usd, 0.001024);
+}
+
+// --- subagents ----------------------------------------------------------------------
+
+#[test]
+fn subagent_tree_nested() {
+    let r = one("run/subagents-nested.jsonl");
+    assert_eq!(r.subagents.len(), 1);
+    let p = &r.subagents[0];
+    assert_eq!(p.tool_use_id, "toolu_P");
+    assert_eq!(p.tool_name.as_deref(), Some("Agent"));
+    assert_eq!(p.task_id.as_deref(), Some("a_parent"));
+    assert_eq!(p.spawn_depth, Some(1));
+    assert_eq!(p.status.as_deref(), Some("completed"));
+    assert_eq!(p.report.as_deref(), Some("child said x"));
+    assert_eq!(p.usage.messages, 2);
+    assert_eq!(p.usage.tokens, tokens(4, 29, 1100, 59));
+    assert_eq!(p.tool_calls, 1);
+    assert_eq!(p.children.len(), 1);
+    let c = &p.children[0];
+    assert_eq!(c.tool_use_id, "toolu_C");
+    assert_eq!(c.subagent_type.as_deref(), Some("Explore"));
+    assert_eq!(c.spawn_depth, Some(2));
+    assert_eq!(c.progress_events, 1);
+    assert_eq!(c.last_progress.unwrap().total_tokens, Some(446));
+    assert_eq!(c.final_usage.unwrap().total_tokens, Some(908));
+    assert_eq!(c.summary.as_deref(), Some("child done"));
+    assert_eq!(c.report.as_deref(), Some("x says x"));
+    assert_eq!(c.usage.tokens, tokens(2, 11, 850, 45));
+    assert_eq!(r.usage.subagents.messages, 4);
+    let check = r.subagent_check.unwrap();
+    assert_eq!(
+        (
+            check.seen_spawned,
+            check.seen_completed,
+            check.seen_max_depth
+        ),
+        (2, 2, 2)
+    );
+    assert!(check.matches());
+    let j = r.to_json();
+    assert_eq!(j["subagents"][0]["children"][0]["task_id"], "a_child");
+}
+
+#[test]
+fn subagent_workflow_and_stats_mismatch() {
+    let r = one("run/subagents-workflow-and-stats-mismatch.jsonl");
+    let w = &r.subagents[0];
+    assert_eq!(w.task_type.as_deref(), Some("local_workflow"));
+    assert_eq!(w.tool_name.as_deref(), Some("Workflow"));
+    assert_eq!((w.workflow_agents, w.workflow_agents_done), (2, 1));
+    assert_eq!(w.final_usage.unwrap().total_tokens, Some(9000));
+    let check = r.subagent_check.unwrap();
+    assert_eq!(check.seen_spawned, 0);
+    assert_eq!(check.reported_spawned, Some(1));
+    assert!(!check.matches());
+    // background Bash task (corpus/streams).
+    let b = one("streams/background-task.jsonl");
+    assert_eq!(b.subagents.len(), 1);
+    assert_eq!(b.subagents[0].task_type.as_deref(), Some("local_bash"));
+    assert_eq!(b.subagents[0].backgrounded, Some(true));
+    assert_eq!(b.subagents[0].status.as_deref(), Some("completed"));
+    assert_eq!((b.inits, b.results), (2, 2));
+}
+
+// --- api_retry, permissions, hooks, notifications -------------------------------------
+
+#[test]
+fn api_retries() {
+    let r = one("run/api-retry.jsonl");
+    assert_eq!(r.api_retries.count, 3);
+    assert_eq!(r.api_retries.statuses, [(429, 1), (529, 2)]);
+    assert_eq!(r.api_retries.last_error.as_deref(), Some("overloaded"));
+    assert_eq!(r.api_retries.last_status, Some(529));
+}
+
+#[test]
+fn hooks_and_notifications() {
+    let r = one("run/hooks-and-notification.jsonl");
+    assert_eq!((r.hooks.started, r.hooks.responses), (2, 2));
+    assert_eq!(r.hooks.failures.len(), 1);
+    assert_eq!(r.hooks.failures[0].hook_name, "Stop");
+    assert_eq!(r.hooks.failures[0].exit_code, Some(2));
+    assert_eq!(r.notifications.len(), 1);
+    assert_eq!(r.notifications[0].key.as_deref(), Some("stop-hook-error"));
+    // the hook lines come before init and still belong to the run.
+    assert_eq!(r.first_line, 1);
+}
+
+// --- partial messages ------------------------------------------------------------------
+
+#[test]
+fn partial_blocks_equal_their_assistant_events_and_delta_usage_is_final() {
+    let r = one("streams/partial-messages.jsonl");
+    let p = r.partial.as_ref().unwrap();
+    assert_eq!((p.messages, p.blocks, p.verified), (2, 3, 3));
+    assert!(p.mismatches.is_empty() && p.incomplete.is_empty());
+    // assistant events carry output_tokens 16 and 3 (message_start
+    // snapshots); message_delta says 108 and 31.
+    assert_eq!(r.usage.main.tokens.output_tokens, 139);
+    assert_eq!(r.usage_checks[0].basis, UsageBasis::Round);
+    assert!(r.warnings.is_empty());
+}
+
+#[test]
+fn partial_incomplete_block_keeps_what_arrived() {
+    let r = one("run/partial-incomplete-block.jsonl");
+    assert_eq!(r.verdict, Verdict::NoResult);
+    let p = r.partial.as_ref().unwrap();
+    assert_eq!(p.verified, 1);
+    assert_eq!(p.incomplete.len(), 1);
+    let b = &p.incomplete[0];
+    assert_eq!(b.block_type, "tool_use");
+    assert_eq!(b.tool_use_id.as_deref(), Some("toolu_P"));
+    assert_eq!(b.text, "{\"command\": \"cargo");
+    assert_eq!(b.input, None, "the input JSON is cut");
+    assert_eq!(b.deltas, 2);
+    assert_eq!(b.message_id.as_deref(), Some("msg_P"));
+}
+
+#[test]
+fn partial_mismatch_is_reported() {
+    let r = one("run/partial-mismatch.jsonl");
+    let p = r.partial.as_ref().unwrap();
+    assert_eq!(p.mismatches.len(), 1);
+    assert_eq!(p.mismatches[0].reason, "input differs");
+    assert!(r.has_warning(WARN_PARTIAL_MISMATCH));
+    // message_delta carrying only output_tokens keeps the other counts.
+    assert_eq!(r.usage.main.tokens, tokens(3, 45, 2100, 110));
+}
+
+// --- allocation: per run, not per line ----------------------------------------------------
+
+mod alloc {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub struct Counting;
+
+    thread_local! {
+        static ON: Cell<bool> = const { Cell::new(false) };
+        static COUNT: Cell<u64> = const { Cell::new(0) };
+    }
+
+    fn note() {
+        let _ = ON.try_with(|on| {
+            if on.get() {
+                let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            }
+        });
+    }
+
+    // SAFETY: forwards to the system allocator; only counts.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            note();
+            // SAFETY: same contract as ours.
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            // SAFETY: same contract as ours.
+            unsafe { System.dealloc(p, l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            note();
+            // SAFETY: same contract as ours.
+            unsafe { System.realloc(p, l, n) }
+        }
+    }
+
+    /// Allocations made by `f` on this thread.
+    pub fn count(f: impl FnOnce()) -> u64 {
+        COUNT.with(|c| c.set(0));
+        ON.with(|on| on.set(true));
+        f();
+        ON.with(|on| on.set(false));
+        COUNT.with(|c| c.get())
+    }
+}
+
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
+
+fn steady_stream(calls: usize, distinct: bool) -> Vec<u8> {
+    let mut s = String::new();
+    s.push_str(r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#);
+    s.push('\n');
+    for i in 0..calls {
+        let n = if distinct { i } else { 0 };
+        s.push_str(&format!(
+            r#"{{"type":"system","subtype":"status","status":"requesting","session_id":"s","uuid":"u"}}
+{{"type":"assistant","message":{{"id":"msg_{n}","model":"m","content":[{{"type":"tool_use","id":"toolu_{n}","name":"Bash","input":{{"command":"ls"}}}}],"usage":{{"input_tokens":2,"output_tokens":5}}}},"parent_tool_use_id":null,"session_id":"s","timestamp":"2026-10-03T15:29:17.247Z"}}
+{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_{n}","content":"ok"}}]}},"parent_tool_use_id":null,"session_id":"s","timestamp":"2026-10-03T15:29:18.247Z","tool_use_result":{{"stdout":"ok"}}}}
+"#
+        ));
+    }
+    s.into_bytes()
+}
+
+/// Allocations inside `RunFolder::push` for every event after the first
+/// `warm` lines.
+fn push_allocations(bytes: &[u8], warm: u64) -> u64 {
+    let mut folder = RunFolder::new();
+    let mut events = SliceEvents::new(bytes);
+    let mut total = 0;
+    while let Some(item) = events.next_event() {
+        let ev = item.unwrap();
+        let n = alloc::count(|| folder.push(&ev));
+        if ev.line() > warm {
+            total += n;
+        }
+    }
+    total
+}
+
+#[test]
+fn no_allocation_per_line_in_the_steady_state() {
+    // The same call and tool ids again and again: nothing new to keep.
+    let same = steady_stream(2000, false);
+    assert_eq!(push_allocations(&same, 30), 0);
+    // A new call and tool every three lines: only amortised growth of the
+    // run's tables (logarithmic in the number of ids), never per line.
+    let distinct = steady_stream(20_000, true);
+    let n = push_allocations(&distinct, 30);
+    assert!(n > 0, "the counter counts growth");
+    assert!(n < 200, "{n} allocations for 60,000 lines");
+}
+
+#[test]
+fn subagent_cycles_in_hostile_input_do_not_loop() {
+    // Each Agent call claims to run inside the other.
+    let input = br#"{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"A","name":"Agent","input":{}}]},"parent_tool_use_id":"B","session_id":"s"}
+{"type":"assistant","message":{"id":"m2","model":"x","content":[{"type":"tool_use","id":"B","name":"Agent","input":{}}]},"parent_tool_use_id":"A","session_id":"s"}
+{"type":"assistant","message":{"id":"m3","model":"x","content":[{"type":"tool_use","id":"C","name":"Agent","input":{}}]},"parent_tool_use_id":"C","session_id":"s"}
+"#;
+    let r = runs_of_slice(input);
+    let count = |ns: &[cctape::run::SubagentNode]| -> usize {
+        fn walk(ns: &[cctape::run::SubagentNode]) -> usize {
+            ns.iter().map(|n| 1 + walk(&n.children)).sum()
+        }
+        walk(ns)
+    };
+    assert_eq!(count(&r[0].subagents), 3);
+    assert_eq!(r[0].usage.subagents.messages, 3);
+}
+
+#[test]
+fn totals_over_runs_for_stats() {
+    use cctape::run::RunTotals;
+    let mut t = RunTotals::new();
+    for name in [
+        "run/runs-by-session.jsonl",
+        "run/verdict-max-budget.jsonl",
+        "run/verdict-no-result.jsonl",
+    ] {
+        for r in runs(name) {
+            t.add(&r);
+        }
+    }
+    assert_eq!(t.runs, 4);
+    assert_eq!(t.count(Verdict::Success), 2);
+    assert_eq!(t.count(Verdict::MaxBudget), 1);
+    assert_eq!(t.count(Verdict::NoResult), 1);
+    assert!((t.total_cost_usd - (0.01 + 0.01 + 0.06260525)).abs() < 1e-12);
+    assert_eq!(t.main.messages, 3);
+    let j = t.to_json();
+    assert_eq!(j["runs"], 4);
+    assert_eq!(j["verdicts"]["success"], 2);
+    assert_eq!(j["usage"]["main"]["output_tokens"], 30);
+}

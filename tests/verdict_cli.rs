@@ -1,0 +1,513 @@
+//! `cctape verdict` end to end: the built binary over corpus/run,
+//! corpus/streams and every file of ../shared/realworld, with the verdicts
+//! the realworld README describes, exit codes and `--exit-code`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Out {
+    code: i32,
+    runs: Vec<Value>,
+}
+
+fn verdict(args: &[&str], files: &[&Path]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .arg("verdict")
+        .args(args)
+        .args(files)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cctape");
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    let runs = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {e}: {l}")))
+        .collect();
+    Out {
+        code: out.status.code().expect("exit code"),
+        runs,
+    }
+}
+
+fn verdicts(o: &Out) -> Vec<&str> {
+    o.runs
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap_or("null"))
+        .collect()
+}
+
+fn check(path: &Path, want: &[&str], code: i32) -> Out {
+    let o = verdict(&[], &[path]);
+    assert_eq!(verdicts(&o), want, "{}", path.display());
+    assert_eq!(o.code, code, "exit code of {}", path.display());
+    for r in &o.runs {
+        assert_eq!(r["file"], path.display().to_string());
+        let ok = r["verdict"] == "success";
+        assert_eq!(r["ok"], ok);
+        for key in [
+            "session_id",
+            "results",
+            "is_error",
+            "subtype",
+            "terminal_reason",
+            "num_turns",
+            "duration_ms",
+            "total_cost_usd",
+            "result_text",
+            "usage",
+            "tools",
+            "subagents",
+            "api_retries",
+            "permission_denials",
+            "warnings",
+        ] {
+            assert!(r.get(key).is_some(), "{key} missing in {}", path.display());
+        }
+        for key in [
+            "messages",
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ] {
+            assert!(r["usage"]["main"][key].is_u64(), "usage.main.{key}");
+            assert!(
+                r["usage"]["subagents"][key].is_u64(),
+                "usage.subagents.{key}"
+            );
+        }
+        assert!(r["usage"]["by_model"].is_object());
+    }
+    o
+}
+
+/// serde_json reads floats without correct rounding (no `float_roundtrip`
+/// feature here): compare costs with a tolerance.
+fn approx(v: &Value, want: f64) {
+    let got = v.as_f64().unwrap_or(f64::NAN);
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{got} != {want}"
+    );
+}
+
+fn warning_codes(r: &Value) -> Vec<&str> {
+    r["warnings"]
+        .as_array()
+        .map(|w| w.iter().filter_map(|w| w["code"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn corpus_run_streams() {
+    let d = root().join("corpus/run");
+    let c = |name: &str, want: &[&str], code| check(&d.join(name), want, code);
+    c("runs-by-session.jsonl", &["success", "success"], 0);
+    c("rounds-result-index.jsonl", &["success"], 0);
+    c("leading-lines-without-session.jsonl", &["success"], 0);
+    c("last-result-decides.jsonl", &["error"], 1);
+    c("verdict-success.jsonl", &["success"], 0);
+    c("verdict-max-turns-is-error-false.jsonl", &["max_turns"], 1);
+    c("verdict-max-budget.jsonl", &["max_budget"], 1);
+    c("verdict-interrupted-aborted.jsonl", &["interrupted"], 1);
+    c("verdict-interrupted-message.jsonl", &["interrupted"], 1);
+    c("verdict-error-during-execution.jsonl", &["error"], 1);
+    c("verdict-unknown-subtype.jsonl", &["error"], 1);
+    c("verdict-success-is-error.jsonl", &["error"], 1);
+    c("verdict-no-result.jsonl", &["no_result"], 2);
+    c("verdict-legacy-no-subtype.jsonl", &["success", "error"], 1);
+    c("empty.jsonl", &["no_result"], 2);
+    let w = c("warn-success-stop-tool-use.jsonl", &["success"], 0);
+    assert_eq!(warning_codes(&w.runs[0]), ["success_stop_reason_tool_use"]);
+    let w = c("warn-success-empty-result.jsonl", &["success"], 0);
+    assert_eq!(warning_codes(&w.runs[0]), ["success_empty_result"]);
+    let w = c("warn-truncated-line.jsonl", &["success"], 0);
+    assert_eq!(warning_codes(&w.runs[0]), ["truncated_line"]);
+    c("usage-dedup-message-id.jsonl", &["success"], 0);
+    c("usage-main-vs-subagent.jsonl", &["success"], 0);
+    c("usage-synthetic-not-usage.jsonl", &["error"], 1);
+    c("usage-reconcile-mismatch.jsonl", &["success"], 0);
+    c("cost-model-usage-auxiliary.jsonl", &["success"], 0);
+    let w = c("cost-mismatch.jsonl", &["success"], 0);
+    assert_eq!(warning_codes(&w.runs[0]), ["cost_mismatch"]);
+    c("cost-legacy-fields.jsonl", &["success"], 0);
+    c("tools-pairing-any-order.jsonl", &["success"], 0);
+    let t = c("tools-errors.jsonl", &["success"], 0);
+    assert_eq!(t.runs[0]["tools"]["Bash"]["calls"], 3);
+    assert_eq!(t.runs[0]["tools"]["Bash"]["errors"], 2);
+    c("tools-rejections.jsonl", &["success"], 0);
+    c("tools-unanswered.jsonl", &["interrupted"], 1);
+    c("subagents-nested.jsonl", &["success"], 0);
+    c(
+        "subagents-workflow-and-stats-mismatch.jsonl",
+        &["success"],
+        0,
+    );
+    c("api-retry.jsonl", &["success"], 0);
+    c("hooks-and-notification.jsonl", &["success"], 0);
+    c("partial-incomplete-block.jsonl", &["no_result"], 2);
+    c("partial-mismatch.jsonl", &["success"], 0);
+}
+
+#[test]
+fn corpus_streams_match_their_readme() {
+    let d = root().join("corpus/streams");
+    let c = |name: &str, want: &[&str], code| check(&d.join(name), want, code);
+    c("success-basic.jsonl", &["success"], 0);
+    c("two-subagents.jsonl", &["success"], 0);
+    c("interrupted.jsonl", &["interrupted"], 1);
+    c("max-turns.jsonl", &["max_turns"], 1);
+    c("api-error.jsonl", &["error"], 1);
+    c("no-result.jsonl", &["no_result"], 2);
+    c("partial-messages.jsonl", &["success"], 0);
+    c("background-task.jsonl", &["success"], 0);
+    c("tool-errors.jsonl", &["success"], 0);
+    c("hooks.jsonl", &["success"], 0);
+    let m = c("mixed-bad.jsonl", &["success"], 0);
+    approx(&m.runs[0]["total_cost_usd"], 0.026874);
+    assert_eq!(m.runs[0]["bad_lines"], 5);
+}
+
+#[test]
+fn exit_code_option_and_several_inputs() {
+    let d = root().join("corpus/run");
+    let ok = d.join("verdict-success.jsonl");
+    let o = verdict(&["--exit-code", "1"], &[&ok]);
+    assert_eq!(verdicts(&o), ["error"]);
+    assert_eq!(o.runs[0]["stream_verdict"], "success");
+    assert_eq!(o.runs[0]["exit_code"], 1);
+    assert_eq!(o.code, 1);
+    let o = verdict(&["--exit-code", "0"], &[&ok]);
+    assert_eq!((verdicts(&o), o.code), (vec!["success"], 0));
+    let empty = d.join("empty.jsonl");
+    let o = verdict(&["--exit-code", "1"], &[&empty]);
+    assert_eq!((verdicts(&o), o.code), (vec!["startup_failure"], 1));
+    // Several inputs: one line per run, the worst exit code wins.
+    let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
+    let o = verdict(&[], &[&ok, &maxt]);
+    assert_eq!((verdicts(&o), o.code), (vec!["success", "max_turns"], 1));
+    let none = d.join("verdict-no-result.jsonl");
+    let o = verdict(&[], &[&ok, &maxt, &none]);
+    assert_eq!(o.code, 2);
+    // An input that cannot be read: reported, exit code 2.
+    let missing = d.join("does-not-exist.jsonl");
+    let o = verdict(&[], &[&ok, &missing]);
+    assert_eq!(o.code, 2);
+    assert_eq!(o.runs.len(), 2);
+    assert!(o.runs[1]["error"].is_string());
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    use std::io::Write;
+    let bytes = std::fs::read(root().join("corpus/run/verdict-max-budget.jsonl")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(["verdict", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["file"], "-");
+    assert_eq!(r["verdict"], "max_budget");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+fn realworld() -> Option<PathBuf> {
+    let d = root().join("../shared/realworld");
+    if d.is_dir() {
+        return Some(d);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("../shared/realworld is missing (CI is set)");
+    }
+    eprintln!("skip: ../shared/realworld is missing");
+    None
+}
+
+#[test]
+fn realworld_verdicts_as_the_readme_describes() {
+    let Some(d) = realworld() else { return };
+    let c = |name: &str, want: &[&str], code| check(&d.join(name), want, code);
+
+    // API errors: subtype success with is_error true.
+    let o = c(
+        "DilanDoshi__wake__testdata-stream-api-error-auth.jsonl",
+        &["error"],
+        1,
+    );
+    assert_eq!(o.runs[0]["api_errors"][0]["error"], "authentication_failed");
+    let o = c(
+        "DilanDoshi__wake__testdata-stream-api-retry-auth.jsonl",
+        &["error"],
+        1,
+    );
+    assert_eq!(o.runs[0]["api_retries"]["count"], 2);
+    assert_eq!(o.runs[0]["api_retries"]["statuses"]["401"], 2);
+    c(
+        "DilanDoshi__wake__testdata-stream-bare-model.jsonl",
+        &["success"],
+        0,
+    );
+    // Interrupted while a permission ask was pending, then a second round.
+    let o = c(
+        "DilanDoshi__wake__testdata-stream-interrupt-pending-basic.jsonl",
+        &["success"],
+        0,
+    );
+    let r = &o.runs[0];
+    assert_eq!(
+        (r["results"].as_u64(), r["rounds"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(r["permission_denials"][0]["tool_name"], "Write");
+    assert_eq!(r["tools"]["Write"]["rejections"], 1);
+    approx(&r["total_cost_usd"], 0.24159999999999998);
+    // Partial messages: reassembled blocks equal the assistant events, and
+    // the message_delta's output_tokens (788) is the call's.
+    let o = c(
+        "DilanDoshi__wake__testdata-stream-partial-turn.jsonl",
+        &["success"],
+        0,
+    );
+    let r = &o.runs[0];
+    assert_eq!(r["partial_messages"]["verified"], 2);
+    assert_eq!(r["partial_messages"]["mismatches"], serde_json::json!([]));
+    assert_eq!(r["usage"]["main"]["output_tokens"], 788);
+    assert_eq!(r["usage_checks"][0]["basis"], "round");
+    // error_max_turns with is_error false, Task subagents.
+    let o = c(
+        "TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl",
+        &["max_turns"],
+        1,
+    );
+    let r = &o.runs[0];
+    assert_eq!(r["is_error"], false);
+    assert_eq!(r["subagents"][0]["tool_name"], "Task");
+    assert_eq!(r["subagents"][0]["events"], 77);
+    approx(&r["total_cost_usd"], 1.2668596);
+    assert_eq!(r["cost"]["matches"], true);
+    c(
+        "TomOfekKafka__ThePerfectSnake__claude-stream@b2ee321.jsonl",
+        &["max_turns"],
+        1,
+    );
+    // 7 runs appended, the last two without a result.
+    let o = c(
+        "Zeeeepa__github.gg__claude_output@766f99b.jsonl",
+        &[
+            "success",
+            "success",
+            "success",
+            "success",
+            "success",
+            "no_result",
+            "no_result",
+        ],
+        2,
+    );
+    let sessions: std::collections::HashSet<_> =
+        o.runs.iter().map(|r| r["session_id"].to_string()).collect();
+    assert_eq!(sessions.len(), 7);
+    // success + is_error true (32000 output token API error).
+    let o = c(
+        "alexchiri__life-coach-y3g10u__claude-output.json.jsonl",
+        &["error"],
+        1,
+    );
+    assert_eq!(o.runs[0]["subtype"], "success");
+    assert_eq!(o.runs[0]["usage"]["synthetic_messages"], 1);
+    // Captured mid-run: no result.
+    c(
+        "alexchiri__recipe-manager-android-79imt1__claude-output.json@76a0b06.jsonl",
+        &["no_result"],
+        2,
+    );
+    c(
+        "ariel-frischer__claude-clean__mocks-claude-stream-json-log.jsonl",
+        &["success"],
+        0,
+    );
+    c(
+        "ariel-frischer__claude-clean__mocks-claude-stream-json-simple.jsonl",
+        &["success"],
+        0,
+    );
+    // Killed at start / mid-run.
+    c(
+        "marquex__trackgentic__agentic-session-mp9r3tbb.jsonl",
+        &["no_result"],
+        2,
+    );
+    c(
+        "marquex__trackgentic__agentic-session-mp9ygklz.jsonl",
+        &["no_result"],
+        2,
+    );
+    let o = c(
+        "marquex__trackgentic__agentic-session-mp9xlpds.jsonl",
+        &["success"],
+        0,
+    );
+    assert_eq!(o.runs[0]["api_retries"]["count"], 11);
+    assert_eq!(o.runs[0]["notifications"][0]["key"], "stop-hook-error");
+    let o = c(
+        "marquex__trackgentic__agentic-session-mpa014m2.jsonl",
+        &["success"],
+        0,
+    );
+    assert_eq!(o.runs[0]["subagents"].as_array().map(Vec::len), Some(3));
+    let o = c("marquex__trackgentic__stream.jsonl", &["success"], 0);
+    assert_eq!(o.runs[0]["api_retries"]["count"], 9);
+    assert_eq!(o.runs[0]["api_retries"]["statuses"]["429"], 9);
+    c(
+        "rksm__effective-prompting__agent-loop-create-loop-script-md-embedded.jsonl",
+        &["success"],
+        0,
+    );
+    // An excerpt ending inside a tool_use block.
+    let o = c(
+        "unidentified__liminal-lhc-quick-fix-stream__excerpt-12-contiguous-lines.jsonl",
+        &["no_result"],
+        2,
+    );
+    let inc = &o.runs[0]["partial_messages"]["incomplete"][0];
+    assert_eq!(inc["type"], "tool_use");
+    assert_eq!(inc["tool_name"], "Read");
+    assert_eq!(o.runs[0]["partial_messages"]["verified"], 1);
+    // error_max_turns with is_error true; its costs do not add up.
+    let o = c(
+        "unidentified__native-cost-test__error_max_turns-result.jsonl",
+        &["max_turns"],
+        1,
+    );
+    assert_eq!(warning_codes(&o.runs[0]), ["cost_mismatch"]);
+    let o = c(
+        "unidentified__openagents-commander-electron-doc__1.0.3.jsonl",
+        &["success"],
+        0,
+    );
+    approx(&o.runs[0]["total_cost_usd"], 0.06300585);
+    let o = c(
+        "unidentified__probe-session-resume-2.1.195__resume1.jsonl",
+        &["success"],
+        0,
+    );
+    assert_eq!(
+        o.runs[0]["usage"]["by_model"]["claude-haiku-4-5-20251001"]["auxiliary"],
+        true
+    );
+    c(
+        "unidentified__probe-session-resume-2.1.195__resume2.jsonl",
+        &["success"],
+        0,
+    );
+    // Lines of 4 different sessions: 4 runs, none with a result.
+    c(
+        "unidentified__representative-frames-claude-opus-5__complete-lines-only.jsonl",
+        &["no_result", "no_result", "no_result", "no_result"],
+        2,
+    );
+    c(
+        "unidentified__sdd-check-hat-census-fixture__2.1.260.jsonl",
+        &["success"],
+        0,
+    );
+    c(
+        "unidentified__spike-R8__error_max_budget_usd-result.TRIMMED.jsonl",
+        &["max_budget"],
+        1,
+    );
+    c(
+        "bitovi__ai-coding-agent__specifications-improved-output.ndjson",
+        &["no_result"],
+        2,
+    );
+    c(
+        "charlieyou__claude-agent-sdk-gleam__test-fixtures-golden-basic_query.ndjson",
+        &["success"],
+        0,
+    );
+    c(
+        "charlieyou__claude-agent-sdk-gleam__test-fixtures-real4.ndjson",
+        &["success"],
+        0,
+    );
+    c(
+        "uspark-hq__uspark__spec-claude-code-output.ndjson",
+        &["success", "success"],
+        0,
+    );
+    c(
+        "excerpts/mattarge04-gif__signedbymattia__claude-execution-output.json.FIRST2ELEMENTS.ndjson",
+        &["no_result"],
+        2,
+    );
+    let o = c(
+        "truncated/unidentified__zoe-bot-journal__error_max_budget_usd-TRUNCATED-at-800.txt",
+        &["no_result"],
+        2,
+    );
+    assert_eq!(o.runs[0]["bad_lines"], 2);
+    c(
+        "transformed/deep-assistant__hive-mind__docs-case-studies-issue-667-pr49-run1-log.extracted.ndjson",
+        &["success"],
+        0,
+    );
+    c(
+        "transformed/deep-assistant__hive-mind__docs-case-studies-pr-4-ci-log-issue-session-1-log.extracted.ndjson",
+        &["no_result"],
+        2,
+    );
+    // Hand-written, result without subtype or is_error: nothing says success.
+    c(
+        "synthetic/anthropics__claude-code-action__test-fixtures-sample-turns.HANDWRITTEN.ndjson",
+        &["error"],
+        1,
+    );
+}
+
+#[test]
+fn every_realworld_file_gets_a_verdict_line_per_run() {
+    let Some(d) = realworld() else { return };
+    let mut files = Vec::new();
+    let mut dirs = vec![d];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.file_name().is_some_and(|n| n != "README.md") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 40, "{} files", files.len());
+    for f in &files {
+        let o = verdict(&[], &[f]);
+        assert!(!o.runs.is_empty(), "{}: no output", f.display());
+        assert!(
+            (0..=2).contains(&o.code),
+            "{}: exit {}",
+            f.display(),
+            o.code
+        );
+        let worst = o.runs.iter().fold(0, |acc, r| {
+            let v = r["verdict"].as_str().unwrap_or("");
+            acc.max(match v {
+                "success" => 0,
+                "no_result" => 2,
+                _ => 1,
+            })
+        });
+        assert_eq!(o.code, worst, "{}", f.display());
+    }
+}
