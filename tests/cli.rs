@@ -346,3 +346,108 @@ fn check_reports_drift_per_version_with_positions() {
     assert_eq!(find("truncated", "truncated")["example"]["line"], 6);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// (file, expected verdict, total_cost_usd of the last result) from the
+/// generated table in corpus/streams/README.md.
+fn streams_table() -> Vec<(String, String, Option<f64>)> {
+    let readme = std::fs::read_to_string("corpus/streams/README.md").expect("README");
+    readme
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let file = cells[1].trim_matches('`').to_string();
+            let verdict = cells[3].split_whitespace().next().unwrap_or("").to_string();
+            let cost = cells[6].parse::<f64>().ok();
+            (file, verdict, cost)
+        })
+        .collect()
+}
+
+#[test]
+fn stats_counts_runs_verdicts_and_cost_as_verdict_does() {
+    let table = streams_table();
+    assert!(table.len() >= 10, "{table:?}");
+    let out = cctape(&["stats", "--json", STREAMS]);
+    let v = json(&out);
+    // Every file in the table is one run.
+    assert_eq!(v["runs"].as_u64(), Some(table.len() as u64));
+    let mut want: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut cost = 0.0;
+    for (_, verdict, c) in &table {
+        *want.entry(verdict.clone()).or_default() += 1;
+        cost += c.unwrap_or(0.0);
+    }
+    for (verdict, n) in &want {
+        assert_eq!(
+            v["verdicts"][verdict].as_u64(),
+            Some(*n),
+            "{verdict}: {}",
+            v["verdicts"]
+        );
+    }
+    let got = v["total_cost_usd"].as_f64().expect("cost");
+    assert!((got - cost).abs() < 1e-9, "{got} vs {cost}");
+    // The same figures as the sum of `cctape verdict` lines.
+    let verdict = cctape(&["verdict", STREAMS]);
+    let lines: Vec<serde_json::Value> = stdout(&verdict)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("verdict line"))
+        .collect();
+    assert_eq!(lines.len(), table.len());
+    let sum: f64 = lines
+        .iter()
+        .filter_map(|l| l["total_cost_usd"].as_f64())
+        .sum();
+    assert!((sum - got).abs() < 1e-9);
+    // Grouped: one CSV row per file, the runs column summing to the total.
+    let csv = stdout(&cctape(&["stats", "--csv", STREAMS]));
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].starts_with("file,runs,success,"), "{}", rows[0]);
+    assert_eq!(rows.len(), 1 + table.len());
+    let runs: u64 = rows[1..]
+        .iter()
+        .map(|r| {
+            r.split(',')
+                .nth(1)
+                .and_then(|n| n.parse::<u64>().ok())
+                .expect("runs")
+        })
+        .sum();
+    assert_eq!(runs, table.len() as u64);
+    // By model: the auxiliary haiku is its own row, flagged.
+    let m = json(&cctape(&["stats", "--json", "--by", "model", STREAMS]));
+    assert_eq!(
+        m["by_model"]["claude-haiku-4-5-20251001"]["auxiliary"],
+        true
+    );
+    assert!(
+        m["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .any(|g| g["key"] == "claude-sonnet-5-5")
+    );
+}
+
+#[test]
+fn verdict_exit_codes_and_exit_code_option() {
+    let ok = cctape(&["verdict", &stream("success-basic.jsonl")]);
+    assert_eq!(ok.status.code(), Some(0));
+    let failed = cctape(&["verdict", &stream("max-turns.jsonl")]);
+    assert_eq!(failed.status.code(), Some(1));
+    let none = cctape(&["verdict", &stream("no-result.jsonl")]);
+    assert_eq!(none.status.code(), Some(2));
+    let forced = cctape(&[
+        "verdict",
+        "--exit-code",
+        "1",
+        &stream("success-basic.jsonl"),
+    ]);
+    assert_eq!(forced.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_slice(&forced.stdout).expect("json");
+    assert_eq!(line["ok"], false);
+    let empty = cctape_stdin(&["verdict", "--exit-code", "1", "-"], b"");
+    let line: serde_json::Value = serde_json::from_slice(&empty.stdout).expect("json");
+    assert_eq!(line["verdict"], "startup_failure");
+}

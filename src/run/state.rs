@@ -82,6 +82,7 @@ pub(crate) struct RunState {
     inits: u64,
     model: Option<String>,
     version: Option<String>,
+    started_at: Option<String>,
 
     calls: Vec<Call>,
     call_by_msg: SymMap<u32>,
@@ -236,6 +237,10 @@ impl RunState {
     pub(crate) fn push(&mut self, ev: &Event<'_>) {
         self.events += 1;
         self.see_line(ev.line());
+        if self.started_at.is_none() {
+            // Per run, not per line: only the first timestamp is kept.
+            self.started_at = ev.timestamp().map(str::to_string);
+        }
         match ev.kind() {
             EventKind::Assistant => self.on_assistant(ev),
             EventKind::User => self.on_user(ev),
@@ -1089,6 +1094,7 @@ impl RunState {
             inits: self.inits,
             model: self.model.take(),
             claude_code_version: self.version.take(),
+            started_at: self.started_at.take(),
             results: u64::from(self.results),
             last_result: self.last_result.take(),
             usage,

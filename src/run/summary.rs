@@ -511,6 +511,9 @@ pub struct RunSummary {
     pub model: Option<String>,
     /// `claude_code_version` of the first init.
     pub claude_code_version: Option<String>,
+    /// The first `timestamp` of the run (ISO 8601, from its first assistant
+    /// or user event), when any event carries one.
+    pub started_at: Option<String>,
     /// `result` events.
     pub results: u64,
     /// The last result.
@@ -566,6 +569,7 @@ impl RunSummary {
             inits: 0,
             model: None,
             claude_code_version: None,
+            started_at: None,
             results: 0,
             last_result: None,
             usage: UsageSummary::default(),
@@ -671,6 +675,7 @@ impl RunSummary {
             "claude_code_version".into(),
             json!(self.claude_code_version),
         );
+        o.insert("started_at".into(), json!(self.started_at));
         o.insert("usage".into(), usage_json(&self.usage));
         o.insert(
             "cost".into(),
