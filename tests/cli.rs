@@ -451,3 +451,62 @@ fn verdict_exit_codes_and_exit_code_option() {
     let line: serde_json::Value = serde_json::from_slice(&empty.stdout).expect("json");
     assert_eq!(line["verdict"], "startup_failure");
 }
+
+#[test]
+fn watch_passes_bytes_through_unchanged_and_exits_with_the_verdict() {
+    for (name, code) in [
+        ("two-subagents.jsonl", 0),
+        ("max-turns.jsonl", 1),
+        ("no-result.jsonl", 2),
+        ("mixed-bad.jsonl", 0),
+    ] {
+        let src = std::fs::read(stream(name)).expect("read");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args(["watch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let body = src.clone();
+        // Small pieces, with pauses, as a live run writes them.
+        let writer = std::thread::spawn(move || {
+            for piece in body.chunks(7) {
+                stdin.write_all(piece).expect("write");
+                stdin.flush().expect("flush");
+                if piece.contains(&b'\n') {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        });
+        let out = child.wait_with_output().expect("wait");
+        writer.join().expect("writer");
+        assert!(out.stdout == src, "{name}: output differs from input");
+        assert_eq!(out.status.code(), Some(code), "{name}");
+        let verdict: serde_json::Value =
+            serde_json::from_slice(&out.stderr).expect("verdict JSON on stderr");
+        assert_eq!(verdict["file"], "-");
+        assert!(verdict["verdict"].is_string());
+    }
+}
+
+#[test]
+fn tree_draws_subagents_with_their_figures() {
+    let out = cctape(&["tree", &stream("two-subagents.jsonl")]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].contains("[success]"), "{text}");
+    assert!(
+        lines[1].starts_with("├─ general-purpose: Create sub1.txt  [completed]"),
+        "{text}"
+    );
+    assert!(lines[2].starts_with("└─ general-purpose:"), "{text}");
+    let v = json(&cctape(&["tree", "--json", &stream("two-subagents.jsonl")]));
+    let kids = v["children"].as_array().expect("children");
+    assert_eq!(kids.len(), 2);
+    assert_eq!(kids[0]["status"], "completed");
+    assert!(kids[0]["tokens"].as_u64().unwrap_or(0) > 0);
+    assert!(kids[0]["duration_ms"].as_u64().is_some());
+}

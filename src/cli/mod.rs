@@ -13,7 +13,9 @@ mod inputs;
 mod output;
 mod progress;
 mod stats;
+mod tree;
 mod verdict;
+mod watch;
 
 /// Read Claude Code stream-json event streams
 /// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
@@ -75,6 +77,17 @@ enum Command {
     ///
     /// Example: cctape verdict --exit-code 0 run.jsonl
     Verdict(verdict::Args),
+    /// Each run's subagents and tasks as a tree, with tokens, tool calls,
+    /// duration and status per node.
+    ///
+    /// Example: cctape tree run.jsonl
+    Tree(tree::Args),
+    /// For a live run: pass every byte through to stdout unchanged, keep a
+    /// status line on stderr (a terminal), print the verdict at the end and
+    /// exit with its code.
+    ///
+    /// Example: claude -p "..." --output-format stream-json --verbose | cctape watch > run.jsonl
+    Watch(watch::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -93,6 +106,8 @@ pub fn run() -> i32 {
         Command::Fields(a) => fields::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Verdict(a) => verdict::run(&a),
+        Command::Tree(a) => tree::run(&a),
+        Command::Watch(a) => watch::run(&a),
     }
 }
 
