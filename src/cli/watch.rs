@@ -65,10 +65,8 @@ impl Status {
                     self.last_output = n;
                 }
             }
-            EventKind::User => {
-                if ev.tool_result_id() == Some(self.tool_id.as_str()) {
-                    self.tool.clear();
-                }
+            EventKind::User if ev.tool_result_id() == Some(self.tool_id.as_str()) => {
+                self.tool.clear();
             }
             EventKind::SystemTaskStarted => self.running += 1,
             EventKind::SystemTaskNotification => self.running -= 1,
