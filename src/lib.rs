@@ -39,13 +39,14 @@
 //! assert_eq!(cost, Some(0.01));
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod error;
 pub mod event;
 pub mod framing;
 pub mod parse;
 pub mod run;
+pub mod scan;
 pub mod stream;
 pub mod views;
 
