@@ -267,7 +267,7 @@ impl Scanner {
             match slot {
                 None => *slot = Some(e),
                 Some(prev) => {
-                    if !same_scalar(b, prev, e) {
+                    if !same_scalar(b, prev, e, subtype_buf) {
                         return Err(Error::new(
                             ErrorKind::DuplicateKey,
                             pos,
@@ -383,7 +383,7 @@ fn decoded_raw<'s>(s: RawStr<'s>, buf: &'s mut String) -> &'s str {
 }
 
 /// The tape path's notion of two duplicate values being the same.
-fn same_scalar(b: &[u8], x: &Entry, y: &Entry) -> bool {
+fn same_scalar(b: &[u8], x: &Entry, y: &Entry, scratch: &mut String) -> bool {
     if x.kind != y.kind {
         return false;
     }
@@ -396,9 +396,9 @@ fn same_scalar(b: &[u8], x: &Entry, y: &Entry) -> bool {
                 (Some(a), None) => c.str_eq(a),
                 (None, Some(c)) => a.str_eq(c),
                 (None, None) => {
-                    let mut s = String::new();
-                    a.unescape_into(&mut s);
-                    c.str_eq(&s)
+                    scratch.clear();
+                    a.unescape_into(scratch);
+                    c.str_eq(scratch)
                 }
             },
             _ => false,

@@ -53,43 +53,70 @@ pub(crate) fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
     (EVEN_BITS ^ invert_mask) & follows_escape
 }
 
-/// The 64 bytes at `i`, or the bytes left padded with NUL (a control
-/// character, so a string running off the end fails).
-#[inline(always)]
-fn block_at<'a>(b: &'a [u8], i: usize, tail: &'a mut [u8; 64]) -> &'a [u8; 64] {
-    match b.get(i..).and_then(|r| r.first_chunk::<64>()) {
-        Some(blk) => blk,
-        None => {
-            *tail = [0u8; 64];
-            let rest = b.get(i..).unwrap_or_default();
-            tail[..rest.len()].copy_from_slice(rest);
-            tail
+/// A line with its last 64 bytes copied once into a zero-padded buffer, so
+/// that every 64-byte block of it can be read without a copy per string.
+/// Past the end come NULs: control characters, so a string running off the
+/// end fails.
+pub(crate) struct Input<'a> {
+    pub b: &'a [u8],
+    tail: [u8; 128],
+    base: usize,
+}
+
+impl<'a> Input<'a> {
+    #[inline(always)]
+    pub(crate) fn new(b: &'a [u8]) -> Input<'a> {
+        let mut tail = [0u8; 128];
+        let base = b.len().saturating_sub(64);
+        let last = &b[base..];
+        tail[..last.len()].copy_from_slice(last);
+        Input { b, tail, base }
+    }
+
+    /// The 64 bytes at `i` (NUL past the end).
+    #[inline(always)]
+    fn block(&self, i: usize) -> &[u8; 64] {
+        if let Some(blk) = self.b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+            return blk;
+        }
+        let k = i.saturating_sub(self.base).min(64);
+        match self.tail[k..].first_chunk::<64>() {
+            Some(blk) => blk,
+            None => &ZEROS,
         }
     }
 }
+
+static ZEROS: [u8; 64] = [0u8; 64];
 
 /// Validate the string whose content starts at `start` (after its opening
 /// quote). Returns the index after the closing quote and whether it holds a
 /// backslash.
 #[inline(always)]
-pub(crate) fn string<C: Classify>(c: C, b: &[u8], start: usize) -> Option<(usize, bool)> {
+pub(crate) fn string<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
+    // Fast path: the closing quote in the first block, nothing to check
+    // before it (most keys and ids).
+    let m = c.classify(inp.block(start));
+    let upto = m.quote ^ m.quote.wrapping_sub(1);
+    if m.quote != 0 && (m.backslash | m.ctrl | m.high) & upto == 0 {
+        return Some((start + m.quote.trailing_zeros() as usize + 1, false));
+    }
+    string_slow(c, inp, start)
+}
+
+#[inline(always)]
+fn string_slow<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
     let mut i = start;
     let mut prev = 0u64;
     let mut hex_carry = 0u64;
     let mut high = 0u64;
     let mut any_bs = 0u64;
-    let mut tail = [0u8; 64];
     loop {
-        let blk = block_at(b, i, &mut tail);
+        let blk = inp.block(i);
         let m = c.classify(blk);
         let escaped = find_escaped(m.backslash, &mut prev);
         let q = m.quote & !escaped;
-        let region = if q == 0 {
-            !0u64
-        } else {
-            let t = q.trailing_zeros();
-            (q ^ (q - 1)) | (1u64 << t)
-        };
+        let region = q ^ q.wrapping_sub(1);
         let mut bad = m.ctrl;
         let esc_here = escaped | hex_carry;
         if esc_here & region != 0 {
@@ -108,12 +135,26 @@ pub(crate) fn string<C: Classify>(c: C, b: &[u8], start: usize) -> Option<(usize
         any_bs |= m.backslash & region;
         if q != 0 {
             let end = i + q.trailing_zeros() as usize;
-            if high != 0 && simdutf8::basic::from_utf8(b.get(start..end)?).is_err() {
+            if high != 0 && simdutf8::basic::from_utf8(inp.b.get(start..end)?).is_err() {
                 return None;
             }
             return Some((end + 1, any_bs != 0));
         }
         i += 64;
+    }
+}
+
+/// The 64 bytes at `i`, or the bytes left padded with NUL.
+#[inline(always)]
+fn block_at<'a>(b: &'a [u8], i: usize, tail: &'a mut [u8; 64]) -> &'a [u8; 64] {
+    match b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        Some(blk) => blk,
+        None => {
+            *tail = [0u8; 64];
+            let rest = b.get(i..).unwrap_or_default();
+            tail[..rest.len()].copy_from_slice(rest);
+            tail
+        }
     }
 }
 
@@ -219,6 +260,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
         return Outcome::TooLarge;
     }
     let entries = &mut s.entries;
+    let inp = Input::new(b);
     let mut i = skip_ws(b, 0);
     let root_obj = at(b, i) == b'{';
     let mut depth = 0usize;
@@ -240,7 +282,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
             if at(b, i) != b'"' {
                 return bad!();
             }
-            let Some((kend, kesc)) = string(c, b, i + 1) else {
+            let Some((kend, kesc)) = string(c, &inp, i + 1) else {
                 return bad!();
             };
             let kstart = i + 1;
@@ -266,7 +308,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
     'value: loop {
         match at(b, i) {
             b'"' => {
-                let Some((end, esc)) = string(c, b, i + 1) else {
+                let Some((end, esc)) = string(c, &inp, i + 1) else {
                     return bad!();
                 };
                 i = end;
