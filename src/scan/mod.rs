@@ -256,13 +256,22 @@ impl Scanner {
         let mut ty: Option<&Entry> = None;
         let mut sub: Option<&Entry> = None;
         for e in entries {
-            let key = RawStr::new(&b[e.key_start as usize..e.key_end as usize], e.key_escaped);
-            let slot = if key.str_eq("type") {
-                &mut ty
-            } else if key.str_eq("subtype") {
-                &mut sub
+            let raw = &b[e.key_start as usize..e.key_end as usize];
+            let slot = if e.key_escaped {
+                let key = RawStr::new(raw, true);
+                if key.str_eq("type") {
+                    &mut ty
+                } else if key.str_eq("subtype") {
+                    &mut sub
+                } else {
+                    continue;
+                }
             } else {
-                continue;
+                match raw {
+                    b"type" => &mut ty,
+                    b"subtype" => &mut sub,
+                    _ => continue,
+                }
             };
             match slot {
                 None => *slot = Some(e),

@@ -194,7 +194,10 @@ fn at(b: &[u8], i: usize) -> u8 {
 
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(at(b, i), b' ' | b'\t' | b'\n' | b'\r') {
+    while let Some(&c) = b.get(i) {
+        if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            break;
+        }
         i += 1;
     }
     i
