@@ -173,7 +173,7 @@ fn readers() -> Vec<Reader> {
     ));
     let mut sc = Scanner::new();
     v.push((
-        "cctape scan (validated classification)",
+        "cctape scan (validated classification, detected backend)",
         true,
         Box::new(move |d| {
             let mut n = 0;
@@ -184,6 +184,20 @@ fn readers() -> Vec<Reader> {
             n
         }),
     ));
+    if let Some(mut sc) = Scanner::with_backend(cctape::scan::Backend::Avx2) {
+        v.push((
+            "cctape scan, AVX2 backend forced",
+            true,
+            Box::new(move |d| {
+                let mut n = 0;
+                for line in Lines::new(d) {
+                    let e = sc.scan(&line).expect("valid");
+                    n += u64::from(e.kind().is_result());
+                }
+                n
+            }),
+        ));
+    }
     let mut sc = Scanner::new();
     v.push((
         "cctape scan + hot fields",

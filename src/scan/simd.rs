@@ -171,19 +171,20 @@ mod x86 {
                 let quote = _mm256_set1_epi8(b'"' as i8);
                 let bs = _mm256_set1_epi8(b'\\' as i8);
                 let lim = _mm256_set1_epi8(0x1f);
-                let join = |a: i32, b: i32| (a as u32 as u64) | ((b as u32 as u64) << 32);
-                let mm = |v| _mm256_movemask_epi8(v);
+                macro_rules! join {
+                    ($a:expr, $b:expr) => {
+                        (_mm256_movemask_epi8($a) as u32 as u64)
+                            | ((_mm256_movemask_epi8($b) as u32 as u64) << 32)
+                    };
+                }
                 Masks {
-                    quote: join(
-                        mm(_mm256_cmpeq_epi8(lo, quote)),
-                        mm(_mm256_cmpeq_epi8(hi, quote)),
+                    quote: join!(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
+                    backslash: join!(_mm256_cmpeq_epi8(lo, bs), _mm256_cmpeq_epi8(hi, bs)),
+                    ctrl: join!(
+                        _mm256_cmpeq_epi8(_mm256_max_epu8(lo, lim), lim),
+                        _mm256_cmpeq_epi8(_mm256_max_epu8(hi, lim), lim)
                     ),
-                    backslash: join(mm(_mm256_cmpeq_epi8(lo, bs)), mm(_mm256_cmpeq_epi8(hi, bs))),
-                    ctrl: join(
-                        mm(_mm256_cmpeq_epi8(_mm256_max_epu8(lo, lim), lim)),
-                        mm(_mm256_cmpeq_epi8(_mm256_max_epu8(hi, lim), lim)),
-                    ),
-                    high: join(mm(lo), mm(hi)),
+                    high: join!(lo, hi),
                 }
             }
         }
@@ -199,20 +200,25 @@ mod x86 {
                 let zero = _mm256_setzero_si256();
                 let esc = _mm256_set1_epi8(CLASS_ESC as i8);
                 let hex = _mm256_set1_epi8(CLASS_HEX as i8);
-                let half = |v: __m256i| {
-                    let l = _mm256_shuffle_epi8(lot, _mm256_and_si256(v, nib));
-                    let h =
-                        _mm256_shuffle_epi8(hit, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-                    let c = _mm256_and_si256(l, h);
-                    let not_esc =
-                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(c, esc), zero));
-                    let not_hex =
-                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(c, hex), zero));
-                    let u = _mm256_movemask_epi8(c);
-                    (!not_esc as u32, !not_hex as u32, u as u32)
-                };
-                let (e0, h0, u0) = half(_mm256_loadu_si256(p.cast()));
-                let (e1, h1, u1) = half(_mm256_loadu_si256(p.add(32).cast()));
+                macro_rules! half {
+                    ($v:expr) => {{
+                        let v = $v;
+                        let l = _mm256_shuffle_epi8(lot, _mm256_and_si256(v, nib));
+                        let h = _mm256_shuffle_epi8(
+                            hit,
+                            _mm256_and_si256(_mm256_srli_epi16(v, 4), nib),
+                        );
+                        let c = _mm256_and_si256(l, h);
+                        let not_esc =
+                            _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(c, esc), zero));
+                        let not_hex =
+                            _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(c, hex), zero));
+                        let u = _mm256_movemask_epi8(c);
+                        (!not_esc as u32, !not_hex as u32, u as u32)
+                    }};
+                }
+                let (e0, h0, u0) = half!(_mm256_loadu_si256(p.cast()));
+                let (e1, h1, u1) = half!(_mm256_loadu_si256(p.add(32).cast()));
                 EscMasks {
                     esc: e0 as u64 | (e1 as u64) << 32,
                     hex: h0 as u64 | (h1 as u64) << 32,
