@@ -34,7 +34,14 @@ fn corpus(profile: &str) -> Vec<u8> {
                 let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
                 let st = std::process::Command::new(cargo)
                     .current_dir(&root)
-                    .args(["run", "--release", "--example", "gencorpus", "--", "--profile"])
+                    .args([
+                        "run",
+                        "--release",
+                        "--example",
+                        "gencorpus",
+                        "--",
+                        "--profile",
+                    ])
                     .arg(profile)
                     .args(["--bytes", "256M", "--seed", "7", "--out"])
                     .arg(&p)
