@@ -1,0 +1,312 @@
+//! Side by side: every reader over the same bytes, in one process, one core.
+//!
+//! ```text
+//! cargo run --release --example sidebyside -- FILE [ROUNDS]
+//! ```
+//!
+//! Reads FILE into memory once, then runs ROUNDS (default 9) rounds; each
+//! round runs every reader once over the whole file, in turn (ABAB...), so
+//! that drift in the machine's speed hits every reader alike. Prints the
+//! median MB/s of each reader and its ratio to the framing limit (memchr
+//! counting LF) and to the best validated peer. Every reader must count the
+//! same number of `result` events (checked on every pass).
+//!
+//! Pin it to one core for stable numbers: `taskset -c 1 cargo run ...`.
+
+use cctape::event::{EventKind, parse_event};
+use cctape::framing::Lines;
+use cctape::parse::Parser;
+use cctape::scan::Scanner;
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::hint::black_box;
+use std::time::Instant;
+
+#[derive(Deserialize)]
+struct TypeOnly<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Cow<'a, str>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+}
+
+fn is_result(ty: &str) -> bool {
+    ty == "result"
+}
+
+type Reader = (&'static str, bool, Box<dyn FnMut(&[u8]) -> u64>);
+
+fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    data.split(|&b| b == b'\n').filter(|l| !l.is_empty())
+}
+
+fn readers() -> Vec<Reader> {
+    let mut v: Vec<Reader> = Vec::new();
+    v.push((
+        "memchr count LF (framing limit)",
+        false,
+        Box::new(|d| memchr::memchr_iter(b'\n', d).count() as u64),
+    ));
+    v.push((
+        "simdutf8 validate whole file",
+        false,
+        Box::new(|d| u64::from(simdutf8::basic::from_utf8(d).is_ok())),
+    ));
+    v.push((
+        "serde_json borrowed struct (type/subtype)",
+        true,
+        Box::new(|d| {
+            let mut n = 0;
+            for l in lines(d) {
+                let t: TypeOnly = serde_json::from_slice(l).expect("valid");
+                black_box(&t.subtype);
+                n += u64::from(is_result(&t.ty));
+            }
+            n
+        }),
+    ));
+    v.push((
+        "serde_json Value",
+        true,
+        Box::new(|d| {
+            let mut n = 0;
+            for l in lines(d) {
+                let t: serde_json::Value = serde_json::from_slice(l).expect("valid");
+                n += u64::from(t["type"] == "result");
+            }
+            n
+        }),
+    ));
+    v.push((
+        "sonic-rs get type (lazy, not validated)",
+        false,
+        Box::new(|d| {
+            let mut n = 0;
+            for l in lines(d) {
+                let t = sonic_rs::get(l, ["type"]).expect("type");
+                n += u64::from(t.as_raw_str() == "\"result\"");
+            }
+            n
+        }),
+    ));
+    v.push((
+        "sonic-rs typed struct (type/subtype)",
+        true,
+        Box::new(|d| {
+            let mut n = 0;
+            for l in lines(d) {
+                let t: TypeOnly = sonic_rs::from_slice(l).expect("valid");
+                black_box(&t.subtype);
+                n += u64::from(is_result(&t.ty));
+            }
+            n
+        }),
+    ));
+    let mut scratch = Vec::new();
+    v.push((
+        "simd-json owned value",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            for l in lines(d) {
+                scratch.clear();
+                scratch.extend_from_slice(l);
+                let t = simd_json::to_owned_value(&mut scratch).expect("valid");
+                use simd_json::prelude::*;
+                n += u64::from(t.get_str("type") == Some("result"));
+            }
+            n
+        }),
+    ));
+    let mut scratch = Vec::new();
+    let mut bufs = simd_json::Buffers::default();
+    v.push((
+        "simd-json borrowed value (reused buffers)",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            for l in lines(d) {
+                scratch.clear();
+                scratch.extend_from_slice(l);
+                let t = simd_json::to_borrowed_value_with_buffers(&mut scratch, &mut bufs)
+                    .expect("valid");
+                use simd_json::prelude::*;
+                n += u64::from(t.get_str("type") == Some("result"));
+            }
+            n
+        }),
+    ));
+    let mut scratch = Vec::new();
+    let mut bufs = simd_json::Buffers::default();
+    let mut tape_store = simd_json::Tape(Vec::new());
+    v.push((
+        "simd-json fill_tape (reused buffers)",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            for l in lines(d) {
+                scratch.clear();
+                scratch.extend_from_slice(l);
+                let mut tape =
+                    std::mem::replace(&mut tape_store, simd_json::Tape(Vec::new())).reset();
+                simd_json::fill_tape(&mut scratch, &mut bufs, &mut tape).expect("valid");
+                use simd_json::prelude::*;
+                let v = tape.as_value();
+                n += u64::from(v.get_str("type") == Some("result"));
+                tape_store = tape.reset();
+            }
+            n
+        }),
+    ));
+    let mut parser = Parser::new();
+    v.push((
+        "cctape tape (parse_event)",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            for line in Lines::new(d) {
+                let e = parse_event(&mut parser, &line).expect("valid");
+                n += u64::from(e.kind().is_result());
+            }
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape scan (validated classification, detected backend)",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                n += u64::from(e.kind().is_result());
+            }
+            n
+        }),
+    ));
+    if let Some(mut sc) = Scanner::with_backend(cctape::scan::Backend::Avx2) {
+        v.push((
+            "cctape scan, AVX2 backend forced",
+            true,
+            Box::new(move |d| {
+                let mut n = 0;
+                for line in Lines::new(d) {
+                    let e = sc.scan(&line).expect("valid");
+                    n += u64::from(e.kind().is_result());
+                }
+                n
+            }),
+        ));
+    }
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape scan + hot fields",
+        true,
+        Box::new(move |d| {
+            let mut n = 0;
+            let mut tokens = 0u64;
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                black_box(e.session_id());
+                black_box(e.uuid());
+                black_box(e.parent_tool_use_id());
+                match e.kind() {
+                    EventKind::Assistant => {
+                        black_box(e.message_id());
+                        black_box(e.model());
+                        tokens += e.usage().unwrap_or_default().output_tokens;
+                        black_box(e.tool_use_id());
+                        black_box(e.tool_name());
+                    }
+                    EventKind::User => {
+                        black_box(e.tool_result_id());
+                        black_box(e.tool_result_is_error());
+                    }
+                    k if k.is_result() => {
+                        n += 1;
+                        black_box(e.is_error());
+                        black_box(e.num_turns());
+                        black_box(e.duration_ms());
+                        black_box(e.total_cost_usd());
+                    }
+                    _ => {}
+                }
+            }
+            black_box(tokens);
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape trusting (type/subtype only)",
+        false,
+        Box::new(move |d| {
+            let mut n = 0;
+            for line in Lines::new(d) {
+                let e = sc.scan_trusting(&line).expect("valid");
+                n += u64::from(e.kind().is_result());
+            }
+            n
+        }),
+    ));
+    v
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .expect("usage: sidebyside FILE [ROUNDS] [FILTER]");
+    let rounds: usize = args.next().map_or(9, |r| r.parse().expect("rounds"));
+    let filter = args.next();
+    let data = std::fs::read(&path).expect("read FILE");
+    let mb = data.len() as f64 / 1e6;
+    let mut rs = readers();
+    if let Some(f) = &filter {
+        rs.retain(|r| r.0.contains(f.as_str()) || r.0.starts_with("memchr"));
+    }
+    let mut speeds = vec![Vec::new(); rs.len()];
+    let mut expect = None;
+    for round in 0..rounds {
+        for (k, (name, _, f)) in rs.iter_mut().enumerate() {
+            let t = Instant::now();
+            let n = f(black_box(&data));
+            let s = t.elapsed().as_secs_f64();
+            speeds[k].push(mb / s);
+            if k >= 2 {
+                match expect {
+                    None => expect = Some(n),
+                    Some(e) => assert_eq!(n, e, "{name} counted {n} results, expected {e}"),
+                }
+            }
+            let _ = round;
+        }
+    }
+    let med: Vec<f64> = speeds.iter_mut().map(|v| median(v)).collect();
+    let limit = med[0];
+    let best_peer = rs
+        .iter()
+        .zip(&med)
+        .filter(|((n, validated, _), _)| *validated && !n.starts_with("cctape"))
+        .map(|(_, m)| *m)
+        .fold(0.0, f64::max);
+    println!(
+        "file: {path} ({mb:.0} MB, {} lines), {rounds} rounds, medians",
+        data.iter().filter(|&&b| b == b'\n').count()
+    );
+    println!("| reader | validated | MB/s | x limit | x best validated peer |");
+    println!("|---|:-:|---:|---:|---:|");
+    for ((name, validated, _), m) in rs.iter().zip(&med) {
+        println!(
+            "| {name} | {} | {m:.0} | {:.3} | {:.2} |",
+            if *validated { "yes" } else { "no" },
+            m / limit,
+            m / best_peer
+        );
+    }
+}

@@ -1,0 +1,736 @@
+//! Scan: the lazy first stage. Validate a line and index its top-level
+//! object without unescaping a string or building a tape.
+//!
+//! What holds a tape parser near 2 GB/s on these streams is not JSON
+//! structure but the escapes inside long strings (tool results are source
+//! code: about 40 backslashes a KB), all unescaped into the tape whether
+//! read or not. The [`Scanner`] checks the same things the tape path checks
+//! and reads nothing it is not asked for:
+//!
+//! - the whole line against RFC 8259: grammar, UTF-8, escapes (`\uXXXX` hex
+//!   digits; lone surrogates accepted, as the tape path does), no control
+//!   characters inside strings, numbers of any size, depth at most 1024 with
+//!   the root object as level 1, nothing but whitespace after the root;
+//! - strings 64 bytes at a time with SIMD masks (quote, backslash, control,
+//!   high bit; escape classes where a block has a backslash), chosen at run
+//!   time ([`Backend`]), never byte by byte;
+//! - an index of the top-level object (each key's raw bytes, its value's
+//!   byte range and JSON type), from which `type` and `subtype` give the
+//!   [`EventKind`], with the same errors [`parse_event`](crate::event::parse_event)
+//!   gives: a bad line fails with the same [`ErrorKind`].
+//!
+//! Fields are then read from the raw bytes by [`RawValue`], which skips what
+//! it passes and decodes only what it returns. Build a tape
+//! ([`Parser`](crate::parse::Parser)) only for the lines a query needs whole.
+//!
+//! [`ScanMode::Trusting`] goes further for input known to be good: it reads
+//! `type` (and `subtype` where the kind depends on it) and stops; the rest of
+//! the line is never checked, and fields are read from bytes nobody
+//! validated. Off by default.
+//!
+//! ```
+//! use cctape::framing::Lines;
+//! use cctape::scan::Scanner;
+//! use cctape::EventKind;
+//!
+//! let input = br#"{"type":"assistant","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":5}},"session_id":"s1"}"#;
+//! let mut scanner = Scanner::new();
+//! let line = Lines::new(input).next().unwrap();
+//! let ev = scanner.scan(&line).unwrap();
+//! assert_eq!(ev.kind(), EventKind::Assistant);
+//! assert_eq!(ev.session_id().and_then(|s| s.as_str()), Some("s1"));
+//! assert_eq!(ev.usage().unwrap().output_tokens, 5);
+//! assert_eq!(ev.get_path("message.id").and_then(|v| v.as_str()), Some("msg_1"));
+//! ```
+
+mod raw;
+#[allow(unsafe_code)]
+mod simd;
+mod validate;
+
+pub use raw::{RawElements, RawEntries, RawStr, RawValue};
+
+use crate::error::{Error, ErrorKind, Position};
+use crate::event::{EventKind, Field, TokenCounts};
+use crate::framing::Line;
+use crate::parse::ValueKind;
+use std::fmt;
+use validate::Outcome;
+
+/// Which instructions the scanner crosses strings with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Backend {
+    /// One byte at a time; every platform.
+    Scalar,
+    /// 16 bytes at a time (x86_64 baseline).
+    Sse2,
+    /// 32 bytes at a time (x86_64 with AVX2, detected at run time).
+    Avx2,
+    /// 64 bytes at a time (x86_64 with AVX-512 F and BW, detected at run
+    /// time).
+    Avx512,
+}
+
+impl Backend {
+    /// The fastest backend this CPU runs, detected at run time.
+    pub fn detect() -> Backend {
+        [Backend::Avx512, Backend::Avx2, Backend::Sse2]
+            .into_iter()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Scalar)
+    }
+
+    /// True when this CPU can run this backend.
+    pub fn is_available(self) -> bool {
+        simd::available(self)
+    }
+
+    /// Every backend this CPU can run, slowest first.
+    pub fn available() -> impl Iterator<Item = Backend> {
+        [
+            Backend::Scalar,
+            Backend::Sse2,
+            Backend::Avx2,
+            Backend::Avx512,
+        ]
+        .into_iter()
+        .filter(|b| b.is_available())
+    }
+
+    /// A short lowercase name (`avx2`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            Backend::Sse2 => "sse2",
+            Backend::Avx2 => "avx2",
+            Backend::Avx512 => "avx512",
+        }
+    }
+}
+
+/// How much of a line the scanner checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ScanMode {
+    /// Every byte checked as the tape path would; a bad line fails with the
+    /// tape path's error kind. The default.
+    #[default]
+    Validated,
+    /// Only what is needed to find `type` and `subtype` is read; the rest of
+    /// the line is trusted to be JSON. Fields read later come from unchecked
+    /// bytes (a malformed one reads as absent). For input known to be good.
+    Trusting,
+}
+
+/// One top-level entry of the index: offsets into the line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub key_start: u32,
+    pub key_end: u32,
+    pub val_start: u32,
+    pub val_end: u32,
+    pub kind: ValueKind,
+    pub key_escaped: bool,
+    pub val_escaped: bool,
+}
+
+/// Buffers the validator fills.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub entries: Vec<Entry>,
+}
+
+/// Validates and indexes lines, reusing its buffers: after the first lines
+/// it allocates nothing.
+///
+/// ```
+/// use cctape::framing::Lines;
+/// use cctape::scan::Scanner;
+/// use cctape::{ErrorKind, EventKind};
+///
+/// let mut scanner = Scanner::new();
+/// let mut lines = Lines::new(b"{\"type\":\"result\",\"subtype\":\"success\",\"num_turns\":2}\n{\"type\":\"user\",\"x\":[1,}\n");
+/// let ok = lines.next().unwrap();
+/// let ev = scanner.scan(&ok).unwrap();
+/// assert_eq!(ev.kind(), EventKind::ResultSuccess);
+/// assert_eq!(ev.num_turns(), Some(2));
+/// let bad = lines.next().unwrap();
+/// assert_eq!(scanner.scan(&bad).unwrap_err().kind(), ErrorKind::InvalidJson);
+/// ```
+pub struct Scanner {
+    scratch: Scratch,
+    backend: Backend,
+    type_buf: String,
+    subtype_buf: String,
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Scanner::new()
+    }
+}
+
+impl fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scanner")
+            .field("backend", &self.backend)
+            .field("index_capacity", &self.scratch.entries.capacity())
+            .finish()
+    }
+}
+
+impl Scanner {
+    /// A scanner with the fastest backend this CPU runs.
+    pub fn new() -> Scanner {
+        Scanner {
+            scratch: Scratch {
+                entries: Vec::with_capacity(64),
+            },
+            backend: Backend::detect(),
+            type_buf: String::new(),
+            subtype_buf: String::new(),
+        }
+    }
+
+    /// A scanner with the given backend, or `None` when this CPU cannot run
+    /// it (every backend gives the same answers; this is for tests and
+    /// benchmarks).
+    pub fn with_backend(backend: Backend) -> Option<Scanner> {
+        if !backend.is_available() {
+            return None;
+        }
+        let mut s = Scanner::new();
+        s.backend = backend;
+        Some(s)
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Scan one line in `mode`.
+    pub fn scan_with<'s>(
+        &'s mut self,
+        line: &Line<'s>,
+        mode: ScanMode,
+    ) -> Result<Scanned<'s>, Error> {
+        match mode {
+            ScanMode::Validated => self.scan(line),
+            ScanMode::Trusting => self.scan_trusting(line),
+        }
+    }
+
+    /// Validate one line, index its top-level object and classify it.
+    ///
+    /// Accepts exactly the lines [`parse_event`](crate::event::parse_event)
+    /// accepts, with the same [`EventKind`]; a rejected line fails with the
+    /// same [`ErrorKind`] (`invalid_json`, `invalid_utf8`, `not_an_object`,
+    /// `missing_type`, `duplicate_key`, `too_deep`, or `truncated` for an
+    /// unterminated last line that is not complete JSON). The result borrows
+    /// the scanner and the line; drop it before the next call.
+    pub fn scan<'s>(&'s mut self, line: &Line<'s>) -> Result<Scanned<'s>, Error> {
+        let b = line.bytes;
+        let Scanner {
+            scratch,
+            backend,
+            type_buf,
+            subtype_buf,
+        } = self;
+        match simd::validate(*backend, scratch, b) {
+            Outcome::Object => {}
+            Outcome::NotObject => {
+                let mut pos = line.position();
+                pos.column = Some(validate::skip_ws(b, 0) as u64);
+                return Err(Error::new(
+                    ErrorKind::NotAnObject,
+                    pos,
+                    "expected a JSON object, found another JSON value",
+                ));
+            }
+            Outcome::Invalid { depth, at } => return Err(invalid(line, depth, Some(at))),
+            Outcome::TooLarge => return Err(invalid(line, false, None)),
+        }
+        let entries = &scratch.entries[..];
+        let pos = line.position();
+        let mut ty: Option<&Entry> = None;
+        let mut sub: Option<&Entry> = None;
+        for e in entries {
+            let raw = &b[e.key_start as usize..e.key_end as usize];
+            let slot = if e.key_escaped {
+                let key = RawStr::new(raw, true);
+                if key.str_eq("type") {
+                    &mut ty
+                } else if key.str_eq("subtype") {
+                    &mut sub
+                } else {
+                    continue;
+                }
+            } else {
+                match raw {
+                    b"type" => &mut ty,
+                    b"subtype" => &mut sub,
+                    _ => continue,
+                }
+            };
+            match slot {
+                None => *slot = Some(e),
+                Some(prev) => {
+                    if !same_scalar(b, prev, e, subtype_buf) {
+                        return Err(Error::new(
+                            ErrorKind::DuplicateKey,
+                            pos,
+                            "top-level `type` or `subtype` given twice with different values",
+                        ));
+                    }
+                }
+            }
+        }
+        let Some(ty) = ty.filter(|e| e.kind == ValueKind::String) else {
+            return Err(Error::new(
+                ErrorKind::MissingType,
+                pos,
+                "expected a string `type` in the object",
+            ));
+        };
+        let ty = decoded(b, ty, type_buf);
+        let subtype = sub
+            .filter(|e| e.kind == ValueKind::String)
+            .map(|e| decoded(b, e, subtype_buf));
+        Ok(Scanned {
+            line: *line,
+            entries,
+            kind: EventKind::from_type(ty, subtype),
+            ty,
+            subtype,
+            mode: ScanMode::Validated,
+        })
+    }
+
+    /// Read `type` and, where the kind depends on it, `subtype`, trusting
+    /// the line to be JSON: the rest of it is not checked (like a lazy `get`
+    /// in sonic-rs). Errors only when what it had to read is not there:
+    /// [`ErrorKind::NotAnObject`], [`ErrorKind::MissingType`], or
+    /// [`ErrorKind::InvalidJson`] (or `truncated`) when the keys it walked
+    /// are malformed.
+    pub fn scan_trusting<'s>(&'s mut self, line: &Line<'s>) -> Result<Scanned<'s>, Error> {
+        let b = line.bytes;
+        let Scanner {
+            scratch,
+            type_buf,
+            subtype_buf,
+            ..
+        } = self;
+        scratch.entries.clear();
+        let i = validate::skip_ws(b, 0);
+        match b.get(i) {
+            Some(b'{') => {}
+            Some(b'"' | b'[' | b't' | b'f' | b'n' | b'-' | b'0'..=b'9') => {
+                let mut pos = line.position();
+                pos.column = Some(i as u64);
+                return Err(Error::new(
+                    ErrorKind::NotAnObject,
+                    pos,
+                    "expected a JSON object, found another JSON value",
+                ));
+            }
+            _ => return Err(invalid(line, false, Some(i))),
+        }
+        let root = RawValue::starting(&b[i..]);
+        // `type` as found (None inside when not a string), and `subtype`.
+        let mut ty: Option<Option<RawStr<'s>>> = None;
+        let mut sub: Option<Option<RawStr<'s>>> = None;
+        for (k, v) in root.entries() {
+            if ty.is_none() && k.str_eq("type") {
+                ty = Some(v.as_raw_str());
+            } else if sub.is_none() && k.str_eq("subtype") {
+                sub = Some(v.as_raw_str());
+            } else {
+                continue;
+            }
+            match ty {
+                Some(None) => break,
+                Some(Some(t)) if sub.is_some() || !(t.str_eq("system") || t.str_eq("result")) => {
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(Some(ty)) = ty else {
+            return Err(Error::new(
+                ErrorKind::MissingType,
+                line.position(),
+                "expected a string `type` in the object",
+            ));
+        };
+        let ty = decoded_raw(ty, type_buf);
+        let subtype = sub.flatten().map(|s| decoded_raw(s, subtype_buf));
+        Ok(Scanned {
+            line: *line,
+            entries: &[],
+            kind: EventKind::from_type(ty, subtype),
+            ty,
+            subtype,
+            mode: ScanMode::Trusting,
+        })
+    }
+}
+
+/// A string entry's text: borrowed from the line, or unescaped into `buf`.
+fn decoded<'s>(b: &'s [u8], e: &Entry, buf: &'s mut String) -> &'s str {
+    let raw = &b[e.val_start as usize + 1..(e.val_end as usize).saturating_sub(1)];
+    decoded_raw(RawStr::new(raw, e.val_escaped), buf)
+}
+
+fn decoded_raw<'s>(s: RawStr<'s>, buf: &'s mut String) -> &'s str {
+    if let Some(t) = s.as_str() {
+        return t;
+    }
+    buf.clear();
+    s.unescape_into(buf);
+    buf
+}
+
+/// The tape path's notion of two duplicate values being the same.
+fn same_scalar(b: &[u8], x: &Entry, y: &Entry, scratch: &mut String) -> bool {
+    if x.kind != y.kind {
+        return false;
+    }
+    let vx = RawValue::exact(&b[x.val_start as usize..x.val_end as usize], x.val_escaped);
+    let vy = RawValue::exact(&b[y.val_start as usize..y.val_end as usize], y.val_escaped);
+    match x.kind {
+        ValueKind::String => match (vx.as_raw_str(), vy.as_raw_str()) {
+            (Some(a), Some(c)) => match (a.as_str(), c.as_str()) {
+                (Some(a), Some(c)) => a == c,
+                (Some(a), None) => c.str_eq(a),
+                (None, Some(c)) => a.str_eq(c),
+                (None, None) => {
+                    scratch.clear();
+                    a.unescape_into(scratch);
+                    c.str_eq(scratch)
+                }
+            },
+            _ => false,
+        },
+        ValueKind::Null => true,
+        ValueKind::Bool => vx.as_bool() == vy.as_bool(),
+        ValueKind::Number => matches!((vx.as_f64(), vy.as_f64()), (Some(p), Some(q)) if p == q),
+        ValueKind::Array | ValueKind::Object => false,
+    }
+}
+
+/// The error the tape path gives for an invalid line. Its stage 1 looks at
+/// the whole line first (an unclosed string or a control character inside
+/// a string, then UTF-8), and only then parses in order; this replays that
+/// order on the bytes (only failing lines come here).
+fn invalid(line: &Line<'_>, depth: bool, at: Option<usize>) -> Error {
+    let b = line.bytes;
+    let lexical = lexical_error(b);
+    let mut pos = line.position();
+    pos.column = at.filter(|&a| a <= b.len()).map(|a| a as u64);
+    if !lexical && simdutf8::basic::from_utf8(b).is_err() {
+        pos.column = simdutf8::compat::from_utf8(b)
+            .err()
+            .map(|e| e.valid_up_to() as u64);
+        return Error::new(ErrorKind::InvalidUtf8, pos, "invalid UTF-8");
+    }
+    if !lexical && depth {
+        return Error::new(
+            ErrorKind::TooDeep,
+            pos,
+            "nesting deeper than 1024 levels (the root object is level 1)",
+        );
+    }
+    if !line.terminated {
+        return Error::new(
+            ErrorKind::Truncated,
+            pos,
+            "the input ended in the middle of a line",
+        );
+    }
+    if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+        pos.column = None;
+        return Error::new(ErrorKind::InvalidJson, pos, "expected a JSON value");
+    }
+    Error::new(ErrorKind::InvalidJson, pos, "invalid JSON")
+}
+
+/// True when the line has an error that a whole-line lexical pass finds:
+/// nothing but whitespace, a string left open, or a control character
+/// inside a string (quotes escaped by odd backslash runs, wherever they are).
+fn lexical_error(b: &[u8]) -> bool {
+    if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+        return true;
+    }
+    let mut in_str = false;
+    let mut esc = false;
+    for &c in b {
+        if in_str && c < 0x20 {
+            return true;
+        }
+        if esc {
+            esc = false;
+            continue;
+        }
+        match c {
+            b'\\' => esc = true,
+            b'"' => in_str = !in_str,
+            _ => {}
+        }
+    }
+    in_str
+}
+
+/// A scanned line: its [`EventKind`], its top-level index and lazy access
+/// to every field.
+///
+/// Borrowed from the [`Scanner`] and the line; drop it before the next scan.
+#[derive(Clone, Copy)]
+pub struct Scanned<'s> {
+    line: Line<'s>,
+    entries: &'s [Entry],
+    kind: EventKind,
+    ty: &'s str,
+    subtype: Option<&'s str>,
+    mode: ScanMode,
+}
+
+impl fmt::Debug for Scanned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scanned")
+            .field("kind", &self.kind)
+            .field("line", &self.line.number)
+            .field("offset", &self.line.offset)
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
+impl<'s> Scanned<'s> {
+    /// What this event is.
+    #[inline]
+    pub fn kind(&self) -> EventKind {
+        self.kind
+    }
+
+    /// `type`, unescaped.
+    #[inline]
+    pub fn raw_type(&self) -> &'s str {
+        self.ty
+    }
+
+    /// `subtype`, unescaped, if it is a string. In trusting mode it is read
+    /// only for `system` and `result` events.
+    #[inline]
+    pub fn raw_subtype(&self) -> Option<&'s str> {
+        self.subtype
+    }
+
+    /// How the line was read.
+    pub fn mode(&self) -> ScanMode {
+        self.mode
+    }
+
+    /// The line exactly as read, without its LF.
+    pub fn raw(&self) -> &'s [u8] {
+        self.line.bytes
+    }
+
+    /// The line (bytes, number, offset).
+    pub fn line(&self) -> Line<'s> {
+        self.line
+    }
+
+    /// The line's position.
+    pub fn position(&self) -> Position {
+        self.line.position()
+    }
+
+    /// The root object.
+    pub fn root(&self) -> RawValue<'s> {
+        let b = self.line.bytes;
+        RawValue::starting(&b[validate::skip_ws(b, 0).min(b.len())..])
+    }
+
+    /// Number of top-level entries in the index (0 in trusting mode, which
+    /// builds none).
+    pub fn index_len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The top-level entries in order (from the index when validated).
+    pub fn entries(&self) -> impl Iterator<Item = (RawStr<'s>, RawValue<'s>)> + 's {
+        let b = self.line.bytes;
+        let indexed = self.entries.iter().map(move |e| entry_pair(b, e));
+        let walked = match self.mode {
+            ScanMode::Trusting => Some(self.root().entries()),
+            ScanMode::Validated => None,
+        };
+        indexed.chain(walked.into_iter().flatten())
+    }
+
+    /// The top-level value of `key` (the first, if given twice).
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<RawValue<'s>> {
+        match self.mode {
+            ScanMode::Validated => {
+                let b = self.line.bytes;
+                self.entries.iter().find_map(|e| {
+                    let k =
+                        RawStr::new(&b[e.key_start as usize..e.key_end as usize], e.key_escaped);
+                    k.str_eq(key).then(|| entry_pair(b, e).1)
+                })
+            }
+            ScanMode::Trusting => self.root().get(key),
+        }
+    }
+
+    /// The value at a dotted path (`"message.usage.output_tokens"`).
+    pub fn get_path(&self, path: &str) -> Option<RawValue<'s>> {
+        let (first, rest) = match path.split_once('.') {
+            Some((a, r)) => (a, Some(r)),
+            None => (path, None),
+        };
+        let v = self.get(first)?;
+        match rest {
+            Some(r) => v.get_path(r),
+            None => Some(v),
+        }
+    }
+
+    fn str_field(&self, key: &str) -> Option<RawStr<'s>> {
+        self.get(key)?.as_raw_str()
+    }
+
+    /// `session_id`.
+    pub fn session_id(&self) -> Option<RawStr<'s>> {
+        self.str_field("session_id")
+    }
+
+    /// `uuid`.
+    pub fn uuid(&self) -> Option<RawStr<'s>> {
+        self.str_field("uuid")
+    }
+
+    /// `timestamp`.
+    pub fn timestamp(&self) -> Option<RawStr<'s>> {
+        self.str_field("timestamp")
+    }
+
+    /// `parent_tool_use_id`: null on the main agent, a string inside a
+    /// subagent, missing (or of the wrong type) otherwise.
+    pub fn parent_tool_use_id(&self) -> Field<RawStr<'s>> {
+        match self.get("parent_tool_use_id") {
+            None => Field::Missing,
+            Some(v) if v.is_null() => Field::Null,
+            Some(v) => v.as_raw_str().map_or(Field::Missing, Field::Value),
+        }
+    }
+
+    /// `message`.
+    pub fn message(&self) -> Option<RawValue<'s>> {
+        self.get("message")
+    }
+
+    /// `message.id`.
+    pub fn message_id(&self) -> Option<RawStr<'s>> {
+        self.message()?.get("id")?.as_raw_str()
+    }
+
+    /// `message.model`.
+    pub fn model(&self) -> Option<RawStr<'s>> {
+        self.message()?.get("model")?.as_raw_str()
+    }
+
+    /// `message.usage` as the four token counts (missing counts read 0).
+    pub fn usage(&self) -> Option<TokenCounts> {
+        let u = self.message()?.get("usage")?;
+        let n = |k| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        Some(TokenCounts {
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            cache_read_input_tokens: n("cache_read_input_tokens"),
+            cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        })
+    }
+
+    /// `message.content[0]`, when `content` is an array.
+    pub fn content_block(&self) -> Option<RawValue<'s>> {
+        self.message()?.get("content")?.index(0)
+    }
+
+    /// `message.content[0].type`.
+    pub fn content_block_type(&self) -> Option<RawStr<'s>> {
+        self.content_block()?.get("type")?.as_raw_str()
+    }
+
+    fn block_of(&self, ty: &str) -> Option<RawValue<'s>> {
+        let b = self.content_block()?;
+        b.get("type")?.str_eq(ty).then_some(b)
+    }
+
+    /// For a `tool_use` block: its `id`.
+    pub fn tool_use_id(&self) -> Option<RawStr<'s>> {
+        self.block_of("tool_use")?.get("id")?.as_raw_str()
+    }
+
+    /// For a `tool_use` block: the tool's `name`.
+    pub fn tool_name(&self) -> Option<RawStr<'s>> {
+        self.block_of("tool_use")?.get("name")?.as_raw_str()
+    }
+
+    /// For a `tool_result` block: the `tool_use_id` it answers.
+    pub fn tool_result_id(&self) -> Option<RawStr<'s>> {
+        self.block_of("tool_result")?
+            .get("tool_use_id")?
+            .as_raw_str()
+    }
+
+    /// For a `tool_result` block: `is_error`.
+    pub fn tool_result_is_error(&self) -> Option<bool> {
+        self.block_of("tool_result")?.get("is_error")?.as_bool()
+    }
+
+    /// `is_error` of a result.
+    pub fn is_error(&self) -> Option<bool> {
+        self.get("is_error")?.as_bool()
+    }
+
+    /// `num_turns` of a result.
+    pub fn num_turns(&self) -> Option<u64> {
+        self.get("num_turns")?.as_u64()
+    }
+
+    /// `duration_ms` of a result.
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.get("duration_ms")?.as_u64()
+    }
+
+    /// `total_cost_usd` of a result, or the older `cost_usd` / `total_cost`.
+    pub fn total_cost_usd(&self) -> Option<f64> {
+        ["total_cost_usd", "cost_usd", "total_cost"]
+            .iter()
+            .find_map(|k| self.get(k).and_then(|v| v.as_f64()))
+    }
+}
+
+fn entry_pair<'s>(b: &'s [u8], e: &Entry) -> (RawStr<'s>, RawValue<'s>) {
+    (
+        RawStr::new(&b[e.key_start as usize..e.key_end as usize], e.key_escaped),
+        RawValue::exact(&b[e.val_start as usize..e.val_end as usize], e.val_escaped),
+    )
+}
+
+#[doc(hidden)]
+/// Masks of one 64-byte block as `(quote, backslash, ctrl, high, esc, hex,
+/// u)` by `backend` (for tests comparing backends).
+pub fn block_masks(backend: Backend, block: &[u8; 64]) -> [u64; 7] {
+    let (m, e) = simd::block_masks(backend, block);
+    [m.quote, m.backslash, m.ctrl, m.high, e.esc, e.hex, e.u]
+}
+
+#[doc(hidden)]
+/// The escaped-byte mask of a backslash mask, with the carry (for tests).
+pub fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
+    validate::find_escaped(backslash, prev)
+}

@@ -1,0 +1,543 @@
+//! The lazy navigator: JSON values read from their raw bytes.
+//!
+//! Nothing is decoded until asked for: [`RawValue::get`] compares keys as
+//! raw bytes and skips the values it passes over (strings 64 bytes at a
+//! time), a string is returned as its raw bytes when it holds no escape, and
+//! numbers are read from their text. Nothing here allocates.
+//!
+//! On a validated line every answer is the tape's answer. On a line read in
+//! trusting mode the bytes past the wanted fields were never checked: a
+//! malformed value reads as absent, never as a panic.
+
+use super::simd::nav;
+use super::validate::{number, skip_string, skip_ws};
+use crate::parse::ValueKind;
+use std::fmt;
+
+#[inline(always)]
+fn at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+/// End of the value starting at `i` (trusting the bytes), or `None` when
+/// the bytes do not hold one.
+pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match at(b, i) {
+        b'"' => skip_string(nav(), b, i + 1).map(|(e, _)| e),
+        b'{' | b'[' => skip_container(b, i),
+        b't' | b'n' => (i + 4 <= b.len()).then_some(i + 4),
+        b'f' => (i + 5 <= b.len()).then_some(i + 5),
+        b'-' | b'0'..=b'9' => Some(number_token_end(b, i)),
+        _ => None,
+    }
+}
+
+fn number_token_end(b: &[u8], mut i: usize) -> usize {
+    while matches!(at(b, i), b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+        i += 1;
+    }
+    i
+}
+
+fn skip_container(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        // Jump to the next byte that matters.
+        let rest = b.get(i..)?;
+        let k = rest
+            .iter()
+            .position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))?;
+        i += k;
+        match b[i] {
+            b'"' => i = skip_string(nav(), b, i + 1)?.0,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            _ => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+        }
+    }
+}
+
+/// A JSON string as written between its quotes, not yet unescaped.
+///
+/// [`as_str`](RawStr::as_str) borrows it as is when it holds no escape;
+/// [`str_eq`](RawStr::str_eq) and [`unescape_into`](RawStr::unescape_into)
+/// decode escapes (a lone surrogate escape reads as U+FFFD, as on the tape).
+#[derive(Clone, Copy)]
+pub struct RawStr<'s> {
+    raw: &'s [u8],
+    escaped: bool,
+}
+
+impl fmt::Debug for RawStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawStr({:?})", String::from_utf8_lossy(self.raw))
+    }
+}
+
+impl PartialEq<str> for RawStr<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.str_eq(other)
+    }
+}
+
+impl PartialEq<&str> for RawStr<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.str_eq(other)
+    }
+}
+
+impl<'s> RawStr<'s> {
+    pub(crate) fn new(raw: &'s [u8], escaped: bool) -> RawStr<'s> {
+        RawStr { raw, escaped }
+    }
+
+    /// The string when it holds no escape (and is UTF-8); `None` otherwise,
+    /// in which case use [`unescape_into`](RawStr::unescape_into).
+    #[inline]
+    pub fn as_str(&self) -> Option<&'s str> {
+        if self.escaped {
+            return None;
+        }
+        std::str::from_utf8(self.raw).ok()
+    }
+
+    /// The bytes between the quotes, escapes as written.
+    #[inline]
+    pub fn raw(&self) -> &'s [u8] {
+        self.raw
+    }
+
+    /// True when the string holds a backslash escape.
+    #[inline]
+    pub fn has_escapes(&self) -> bool {
+        self.escaped
+    }
+
+    /// True when the unescaped string equals `s`. Does not allocate.
+    pub fn str_eq(&self, s: &str) -> bool {
+        if !self.escaped {
+            return self.raw == s.as_bytes();
+        }
+        let mut rest = s.as_bytes();
+        let ok = decode(self.raw, |piece| match rest.strip_prefix(piece) {
+            Some(r) => {
+                rest = r;
+                true
+            }
+            None => false,
+        });
+        ok && rest.is_empty()
+    }
+
+    /// Append the unescaped string to `out`. Returns false (and appends a
+    /// prefix only) when the bytes are not a valid JSON string, which only a
+    /// line read in trusting mode can hold.
+    pub fn unescape_into(&self, out: &mut String) -> bool {
+        let mut ok = true;
+        let done = decode(self.raw, |piece| match std::str::from_utf8(piece) {
+            Ok(s) => {
+                out.push_str(s);
+                true
+            }
+            Err(_) => {
+                ok = false;
+                false
+            }
+        });
+        done && ok
+    }
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 4)?;
+    let mut v = 0u32;
+    for &c in s {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Feed the unescaped bytes of `raw` to `f` in pieces; stops (returning
+/// false) when `f` does or an escape is malformed.
+fn decode(raw: &[u8], mut f: impl FnMut(&[u8]) -> bool) -> bool {
+    let mut i = 0;
+    while i < raw.len() {
+        let run = memchr::memchr(b'\\', &raw[i..]).unwrap_or(raw.len() - i);
+        if run > 0 && !f(&raw[i..i + run]) {
+            return false;
+        }
+        i += run;
+        if i >= raw.len() {
+            break;
+        }
+        let simple = match at(raw, i + 1) {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'u' => None,
+            _ => return false,
+        };
+        if let Some(c) = simple {
+            if !f(&[c]) {
+                return false;
+            }
+            i += 2;
+            continue;
+        }
+        let Some(cp) = hex4(raw, i + 2) else {
+            return false;
+        };
+        let (ch, used) = if (0xD800..0xDC00).contains(&cp) {
+            let lo = (at(raw, i + 6) == b'\\' && at(raw, i + 7) == b'u')
+                .then(|| hex4(raw, i + 8))
+                .flatten()
+                .filter(|lo| (0xDC00..0xE000).contains(lo));
+            match lo {
+                Some(lo) => {
+                    let c = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    (char::from_u32(c).unwrap_or('\u{FFFD}'), 12)
+                }
+                None => ('\u{FFFD}', 6),
+            }
+        } else {
+            (char::from_u32(cp).unwrap_or('\u{FFFD}'), 6)
+        };
+        let mut buf = [0u8; 4];
+        if !f(ch.encode_utf8(&mut buf).as_bytes()) {
+            return false;
+        }
+        i += used;
+    }
+    true
+}
+
+/// A JSON value inside a scanned line, read lazily from its raw bytes.
+/// Cheap to copy.
+///
+/// In an object with a key given twice, lookups find the first occurrence,
+/// as on the tape.
+#[derive(Clone, Copy)]
+pub struct RawValue<'s> {
+    /// Starts at the value's first byte; may run past its end (to the end of
+    /// the enclosing value) unless `exact`.
+    src: &'s [u8],
+    exact: bool,
+    escaped: Option<bool>,
+}
+
+impl fmt::Debug for RawValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawValue({})", String::from_utf8_lossy(self.raw()))
+    }
+}
+
+impl<'s> RawValue<'s> {
+    /// A value known to span exactly `src`, whose string escapes are known
+    /// when it is a string.
+    pub(crate) fn exact(src: &'s [u8], escaped: bool) -> RawValue<'s> {
+        RawValue {
+            src,
+            exact: true,
+            escaped: Some(escaped),
+        }
+    }
+
+    /// A value starting at `src[0]`.
+    pub(crate) fn starting(src: &'s [u8]) -> RawValue<'s> {
+        RawValue {
+            src,
+            exact: false,
+            escaped: None,
+        }
+    }
+
+    /// The JSON type, from the first byte; `None` when the bytes do not
+    /// start a JSON value (possible only in trusting mode).
+    #[inline]
+    pub fn kind(&self) -> Option<ValueKind> {
+        Some(match at(self.src, 0) {
+            b'"' => ValueKind::String,
+            b'{' => ValueKind::Object,
+            b'[' => ValueKind::Array,
+            b't' | b'f' => ValueKind::Bool,
+            b'n' => ValueKind::Null,
+            b'-' | b'0'..=b'9' => ValueKind::Number,
+            _ => return None,
+        })
+    }
+
+    /// The value's bytes exactly as written.
+    pub fn raw(&self) -> &'s [u8] {
+        if self.exact {
+            return self.src;
+        }
+        let end = skip_value(self.src, 0).unwrap_or(self.src.len());
+        &self.src[..end.min(self.src.len())]
+    }
+
+    /// True for `null`.
+    #[inline]
+    pub fn is_null(&self) -> bool {
+        self.src.starts_with(b"null")
+    }
+
+    /// The boolean, if this is `true` or `false`.
+    #[inline]
+    pub fn as_bool(&self) -> Option<bool> {
+        match at(self.src, 0) {
+            b't' if self.src.starts_with(b"true") => Some(true),
+            b'f' if self.src.starts_with(b"false") => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The string, raw, if this is a string.
+    #[inline]
+    pub fn as_raw_str(&self) -> Option<RawStr<'s>> {
+        if at(self.src, 0) != b'"' {
+            return None;
+        }
+        if self.exact {
+            let inner = self.src.get(1..self.src.len().checked_sub(1)?)?;
+            let escaped = match self.escaped {
+                Some(e) => e,
+                None => memchr::memchr(b'\\', inner).is_some(),
+            };
+            return Some(RawStr::new(inner, escaped));
+        }
+        let (end, escaped) = skip_string(nav(), self.src, 1)?;
+        Some(RawStr::new(&self.src[1..end - 1], escaped))
+    }
+
+    /// The string, if this is a string without escapes; see
+    /// [`as_raw_str`](RawValue::as_raw_str) for the others.
+    #[inline]
+    pub fn as_str(&self) -> Option<&'s str> {
+        self.as_raw_str()?.as_str()
+    }
+
+    /// True when this is a string whose unescaped text equals `s`.
+    #[inline]
+    pub fn str_eq(&self, s: &str) -> bool {
+        self.as_raw_str().is_some_and(|r| r.str_eq(s))
+    }
+
+    /// The number's text, if this is a number.
+    pub fn number_text(&self) -> Option<&'s str> {
+        if !matches!(at(self.src, 0), b'-' | b'0'..=b'9') {
+            return None;
+        }
+        let end = if self.exact {
+            self.src.len()
+        } else {
+            number(self.src, 0)?
+        };
+        std::str::from_utf8(self.src.get(..end)?).ok()
+    }
+
+    /// The number as u64, if it is an integer that fits (as on the tape,
+    /// `1.0` and `1e2` are not integers; `-0` is 0).
+    #[inline]
+    pub fn as_u64(&self) -> Option<u64> {
+        let t = self.number_text()?.as_bytes();
+        let (neg, digits) = match t.split_first() {
+            Some((b'-', d)) => (true, d),
+            _ => (false, t),
+        };
+        if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let mut v: u64 = 0;
+        for &d in digits {
+            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        }
+        if neg && v != 0 {
+            return None;
+        }
+        Some(v)
+    }
+
+    /// The number as i64, if it is an integer that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        let t = self.number_text()?;
+        if t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
+            return None;
+        }
+        t.parse().ok()
+    }
+
+    /// Any number as f64 (an out-of-range one as infinity, as on the tape).
+    #[inline]
+    pub fn as_f64(&self) -> Option<f64> {
+        self.number_text()?.parse().ok()
+    }
+
+    /// The value of `key` in this object (the first, if given twice).
+    pub fn get(&self, key: &str) -> Option<RawValue<'s>> {
+        self.entries().find(|(k, _)| k.str_eq(key)).map(|(_, v)| v)
+    }
+
+    /// The `i`th element of this array.
+    pub fn index(&self, i: usize) -> Option<RawValue<'s>> {
+        self.elements().nth(i)
+    }
+
+    /// Follow a dotted path: object keys, and array indexes as numbers
+    /// (`"message.content.0.type"`).
+    pub fn get_path(&self, path: &str) -> Option<RawValue<'s>> {
+        if path.is_empty() {
+            return Some(*self);
+        }
+        let mut v = *self;
+        for part in path.split('.') {
+            v = v.step(part)?;
+        }
+        Some(v)
+    }
+
+    /// Follow a path given as separate keys (numbers index arrays).
+    pub fn pointer(&self, keys: &[&str]) -> Option<RawValue<'s>> {
+        let mut v = *self;
+        for k in keys {
+            v = v.step(k)?;
+        }
+        Some(v)
+    }
+
+    fn step(&self, part: &str) -> Option<RawValue<'s>> {
+        match at(self.src, 0) {
+            b'[' => self.index(part.parse().ok()?),
+            _ => self.get(part),
+        }
+    }
+
+    /// The entries of this object, in order (duplicates included); empty for
+    /// anything else.
+    pub fn entries(&self) -> RawEntries<'s> {
+        let obj = at(self.src, 0) == b'{';
+        RawEntries {
+            src: self.src,
+            i: if obj { 1 } else { self.src.len() },
+            first: true,
+        }
+    }
+
+    /// The elements of this array; empty for anything else.
+    pub fn elements(&self) -> RawElements<'s> {
+        let arr = at(self.src, 0) == b'[';
+        RawElements {
+            src: self.src,
+            i: if arr { 1 } else { self.src.len() },
+            first: true,
+        }
+    }
+}
+
+/// Iterator over an object's `(key, value)` pairs; from
+/// [`RawValue::entries`].
+#[derive(Clone, Debug)]
+pub struct RawEntries<'s> {
+    src: &'s [u8],
+    i: usize,
+    first: bool,
+}
+
+impl<'s> Iterator for RawEntries<'s> {
+    type Item = (RawStr<'s>, RawValue<'s>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.src;
+        let mut i = self.i;
+        if self.first {
+            self.first = false;
+            i = skip_ws(b, i);
+        } else {
+            // `i` is the start of the previous value: cross it now, so that a
+            // lookup that stopped on it never did.
+            i = match skip_value(b, i) {
+                Some(e) => skip_ws(b, e),
+                None => b.len(),
+            };
+            if at(b, i) != b',' {
+                self.i = b.len();
+                return None;
+            }
+            i = skip_ws(b, i + 1);
+        }
+        if at(b, i) != b'"' {
+            self.i = b.len();
+            return None;
+        }
+        let Some((kend, kesc)) = skip_string(nav(), b, i + 1) else {
+            self.i = b.len();
+            return None;
+        };
+        let key = RawStr::new(&b[i + 1..kend - 1], kesc);
+        let mut j = skip_ws(b, kend);
+        if at(b, j) != b':' {
+            self.i = b.len();
+            return None;
+        }
+        j = skip_ws(b, j + 1);
+        if j >= b.len() {
+            self.i = b.len();
+            return None;
+        }
+        self.i = j;
+        Some((key, RawValue::starting(&b[j..])))
+    }
+}
+
+/// Iterator over an array's elements; from [`RawValue::elements`].
+#[derive(Clone, Debug)]
+pub struct RawElements<'s> {
+    src: &'s [u8],
+    i: usize,
+    first: bool,
+}
+
+impl<'s> Iterator for RawElements<'s> {
+    type Item = RawValue<'s>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.src;
+        let mut i = self.i;
+        if self.first {
+            self.first = false;
+            i = skip_ws(b, i);
+            if at(b, i) == b']' {
+                self.i = b.len();
+                return None;
+            }
+        } else {
+            i = match skip_value(b, i) {
+                Some(e) => skip_ws(b, e),
+                None => b.len(),
+            };
+            if at(b, i) != b',' {
+                self.i = b.len();
+                return None;
+            }
+            i = skip_ws(b, i + 1);
+        }
+        if i >= b.len() {
+            self.i = b.len();
+            return None;
+        }
+        self.i = i;
+        Some(RawValue::starting(&b[i..]))
+    }
+}

@@ -1,0 +1,412 @@
+//! The validating first stage: RFC 8259 grammar, UTF-8, escapes, depth,
+//! without unescaping, indexing the top-level object on the way.
+//!
+//! One pass, left to right, with an explicit container stack of 1024 bits
+//! (no allocation). Strings are crossed 64 bytes at a time with the masks of
+//! [`super::simd`]: the first unescaped quote ends the string; within it,
+//! control characters, bad escapes and non-hex `\u` digits are found with mask
+//! arithmetic, not byte by byte. A string with bytes of 0x80 and above is
+//! checked as UTF-8 once it ends; bytes outside strings must be ASCII grammar,
+//! so a line that passes is valid UTF-8.
+//!
+//! On failure this says only that the line is bad (and whether the depth
+//! limit was the first problem); [`super::Scanner`] then works out which kind
+//! of error the tape path would report.
+
+use super::simd::Classify;
+use super::{Entry, Scratch};
+use crate::parse::{MAX_DEPTH, ValueKind};
+
+/// What a validation found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A valid object; its entries are in the scratch index.
+    Object,
+    /// Valid JSON whose root is not an object.
+    NotObject,
+    /// Invalid; `depth` is true when the first problem met was nesting past
+    /// the limit.
+    Invalid {
+        /// The first problem was the depth limit.
+        depth: bool,
+        /// Where the validator stopped.
+        at: usize,
+    },
+    /// The line is longer than the index's 32-bit offsets allow (4 GiB).
+    TooLarge,
+}
+
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// Bits of the bytes escaped by a backslash (the byte after an odd run),
+/// given the backslash mask and whether the block's first byte is escaped
+/// (`prev`, 0 or 1, updated for the next block).
+#[inline(always)]
+pub(crate) fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
+    let backslash = backslash & !*prev;
+    let follows_escape = (backslash << 1) | *prev;
+    let odd_sequence_starts = backslash & !EVEN_BITS & !follows_escape;
+    let (sequences_starting_on_even_bits, overflow) =
+        odd_sequence_starts.overflowing_add(backslash);
+    *prev = overflow as u64;
+    let invert_mask = sequences_starting_on_even_bits << 1;
+    (EVEN_BITS ^ invert_mask) & follows_escape
+}
+
+/// A line with its last 64 bytes copied once into a zero-padded buffer, so
+/// that every 64-byte block of it can be read without a copy per string.
+/// Past the end come NULs: control characters, so a string running off the
+/// end fails.
+pub(crate) struct Input<'a> {
+    pub b: &'a [u8],
+    tail: [u8; 128],
+    base: usize,
+}
+
+impl<'a> Input<'a> {
+    #[inline(always)]
+    pub(crate) fn new(b: &'a [u8]) -> Input<'a> {
+        let mut tail = [0u8; 128];
+        let base = b.len().saturating_sub(64);
+        let last = &b[base..];
+        tail[..last.len()].copy_from_slice(last);
+        Input { b, tail, base }
+    }
+
+    /// The 64 bytes at `i` (NUL past the end).
+    #[inline(always)]
+    fn block(&self, i: usize) -> &[u8; 64] {
+        if let Some(blk) = self.b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+            return blk;
+        }
+        let k = i.saturating_sub(self.base).min(64);
+        match self.tail[k..].first_chunk::<64>() {
+            Some(blk) => blk,
+            None => &ZEROS,
+        }
+    }
+}
+
+static ZEROS: [u8; 64] = [0u8; 64];
+
+/// Validate the string whose content starts at `start` (after its opening
+/// quote). Returns the index after the closing quote and whether it holds a
+/// backslash.
+#[inline(always)]
+pub(crate) fn string<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
+    // Fast path: the closing quote in the first block, nothing to check
+    // before it (most keys and ids).
+    let m = c.classify(inp.block(start));
+    let upto = m.quote ^ m.quote.wrapping_sub(1);
+    if m.quote != 0 && (m.backslash | m.ctrl | m.high) & upto == 0 {
+        return Some((start + m.quote.trailing_zeros() as usize + 1, false));
+    }
+    string_slow(c, inp, start)
+}
+
+#[inline(always)]
+fn string_slow<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
+    let mut i = start;
+    let mut prev = 0u64;
+    let mut hex_carry = 0u64;
+    let mut high = 0u64;
+    let mut any_bs = 0u64;
+    loop {
+        let blk = inp.block(i);
+        let m = c.classify(blk);
+        let escaped = find_escaped(m.backslash, &mut prev);
+        let q = m.quote & !escaped;
+        let region = q ^ q.wrapping_sub(1);
+        let mut bad = m.ctrl;
+        let esc_here = escaped | hex_carry;
+        if esc_here & region != 0 {
+            let e = c.classify_esc(blk);
+            let u = escaped & e.u;
+            let need_hex = (u << 1) | (u << 2) | (u << 3) | (u << 4) | hex_carry;
+            bad |= (escaped & !e.esc) | (need_hex & !e.hex);
+            hex_carry = (u >> 60) | (u >> 61) | (u >> 62) | (u >> 63);
+        } else {
+            hex_carry = 0;
+        }
+        if bad & region != 0 {
+            return None;
+        }
+        high |= m.high & region;
+        any_bs |= m.backslash & region;
+        if q != 0 {
+            let end = i + q.trailing_zeros() as usize;
+            if high != 0 && simdutf8::basic::from_utf8(inp.b.get(start..end)?).is_err() {
+                return None;
+            }
+            return Some((end + 1, any_bs != 0));
+        }
+        i += 64;
+    }
+}
+
+/// The 64 bytes at `i`, or the bytes left padded with NUL.
+#[inline(always)]
+fn block_at<'a>(b: &'a [u8], i: usize, tail: &'a mut [u8; 64]) -> &'a [u8; 64] {
+    match b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        Some(blk) => blk,
+        None => {
+            *tail = [0u8; 64];
+            let rest = b.get(i..).unwrap_or_default();
+            tail[..rest.len()].copy_from_slice(rest);
+            tail
+        }
+    }
+}
+
+/// Find the end of a string whose content starts at `start`, trusting the
+/// bytes: the first quote not escaped by a backslash. Returns the index
+/// after it and whether a backslash came before it, or `None` when the line
+/// ends first.
+#[inline(always)]
+pub(crate) fn skip_string<C: Classify>(c: C, b: &[u8], start: usize) -> Option<(usize, bool)> {
+    let mut i = start;
+    let mut prev = 0u64;
+    let mut any_bs = 0u64;
+    let mut tail = [0u8; 64];
+    while i < b.len() {
+        let blk = block_at(b, i, &mut tail);
+        let m = c.classify(blk);
+        let escaped = find_escaped(m.backslash, &mut prev);
+        let q = m.quote & !escaped;
+        if q != 0 {
+            let end = i + q.trailing_zeros() as usize;
+            if end >= b.len() {
+                return None;
+            }
+            any_bs |= m.backslash & (q ^ (q - 1));
+            return Some((end + 1, any_bs != 0));
+        }
+        any_bs |= m.backslash;
+        i += 64;
+    }
+    None
+}
+
+#[inline(always)]
+fn at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+#[inline(always)]
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// End of a JSON number starting at `i` (grammar checked, any size).
+#[inline(always)]
+pub(crate) fn number(b: &[u8], mut i: usize) -> Option<usize> {
+    if at(b, i) == b'-' {
+        i += 1;
+    }
+    match at(b, i) {
+        b'0' => i += 1,
+        b'1'..=b'9' => {
+            i += 1;
+            while at(b, i).is_ascii_digit() {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if at(b, i) == b'.' {
+        i += 1;
+        if !at(b, i).is_ascii_digit() {
+            return None;
+        }
+        while at(b, i).is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if matches!(at(b, i), b'e' | b'E') {
+        i += 1;
+        if matches!(at(b, i), b'+' | b'-') {
+            i += 1;
+        }
+        if !at(b, i).is_ascii_digit() {
+            return None;
+        }
+        while at(b, i).is_ascii_digit() {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
+#[inline(always)]
+fn kind_of_first(c: u8) -> ValueKind {
+    match c {
+        b'"' => ValueKind::String,
+        b'{' => ValueKind::Object,
+        b'[' => ValueKind::Array,
+        b't' | b'f' => ValueKind::Bool,
+        b'n' => ValueKind::Null,
+        _ => ValueKind::Number,
+    }
+}
+
+/// Validate the whole line `b` and index its top-level object into `s`.
+#[inline(always)]
+pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome {
+    s.entries.clear();
+    if b.len() > u32::MAX as usize - 64 {
+        return Outcome::TooLarge;
+    }
+    let entries = &mut s.entries;
+    let inp = Input::new(b);
+    let mut i = skip_ws(b, 0);
+    let root_obj = at(b, i) == b'{';
+    let mut depth = 0usize;
+    let mut stack = [0u64; MAX_DEPTH / 64];
+
+    macro_rules! bad {
+        () => {
+            Outcome::Invalid {
+                depth: false,
+                at: i,
+            }
+        };
+    }
+
+    // Parse `"key"` `:` at `i` (a quote expected) and return the index of the
+    // value; record the entry when the key is top-level.
+    macro_rules! key {
+        () => {{
+            if at(b, i) != b'"' {
+                return bad!();
+            }
+            let Some((kend, kesc)) = string(c, &inp, i + 1) else {
+                return bad!();
+            };
+            let kstart = i + 1;
+            i = skip_ws(b, kend);
+            if at(b, i) != b':' {
+                return bad!();
+            }
+            i = skip_ws(b, i + 1);
+            if depth == 1 && root_obj {
+                entries.push(Entry {
+                    key_start: kstart as u32,
+                    key_end: (kend - 1) as u32,
+                    val_start: i as u32,
+                    val_end: i as u32,
+                    kind: kind_of_first(at(b, i)),
+                    key_escaped: kesc,
+                    val_escaped: false,
+                });
+            }
+        }};
+    }
+
+    'value: loop {
+        match at(b, i) {
+            b'"' => {
+                let Some((end, esc)) = string(c, &inp, i + 1) else {
+                    return bad!();
+                };
+                i = end;
+                if esc && depth == 1 && root_obj {
+                    if let Some(e) = entries.last_mut() {
+                        e.val_escaped = true;
+                    }
+                }
+            }
+            open @ (b'{' | b'[') => {
+                if depth >= MAX_DEPTH {
+                    return Outcome::Invalid { depth: true, at: i };
+                }
+                let is_obj = open == b'{';
+                let (w, bit) = (depth / 64, 1u64 << (depth % 64));
+                if is_obj {
+                    stack[w] |= bit;
+                } else {
+                    stack[w] &= !bit;
+                }
+                depth += 1;
+                i = skip_ws(b, i + 1);
+                let close = if is_obj { b'}' } else { b']' };
+                if at(b, i) == close {
+                    i += 1;
+                    depth -= 1;
+                } else {
+                    if is_obj {
+                        key!();
+                    }
+                    continue 'value;
+                }
+            }
+            b't' => {
+                if b.get(i..i + 4) != Some(b"true") {
+                    return bad!();
+                }
+                i += 4;
+            }
+            b'f' => {
+                if b.get(i..i + 5) != Some(b"false") {
+                    return bad!();
+                }
+                i += 5;
+            }
+            b'n' => {
+                if b.get(i..i + 4) != Some(b"null") {
+                    return bad!();
+                }
+                i += 4;
+            }
+            b'-' | b'0'..=b'9' => match number(b, i) {
+                Some(end) => i = end,
+                None => return bad!(),
+            },
+            _ => return bad!(),
+        }
+        // A value ends at `i`.
+        loop {
+            if depth == 0 {
+                return if skip_ws(b, i) == b.len() {
+                    if root_obj {
+                        Outcome::Object
+                    } else {
+                        Outcome::NotObject
+                    }
+                } else {
+                    bad!()
+                };
+            }
+            if depth == 1 && root_obj {
+                if let Some(e) = entries.last_mut() {
+                    e.val_end = i as u32;
+                }
+            }
+            i = skip_ws(b, i);
+            let is_obj = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
+            match at(b, i) {
+                b',' => {
+                    i = skip_ws(b, i + 1);
+                    if is_obj {
+                        key!();
+                    }
+                    continue 'value;
+                }
+                b'}' if is_obj => {
+                    i += 1;
+                    depth -= 1;
+                }
+                b']' if !is_obj => {
+                    i += 1;
+                    depth -= 1;
+                }
+                _ => return bad!(),
+            }
+        }
+    }
+}
