@@ -40,10 +40,11 @@ impl FileBytes {
     pub fn open(path: &Path) -> io::Result<FileBytes> {
         let mut file = File::open(path)?;
         let meta = file.metadata()?;
-        if meta.is_file() && meta.len() >= MMAP_THRESHOLD {
-            if let Ok(map) = map_file(&file) {
-                return Ok(FileBytes::Mapped(map));
-            }
+        if meta.is_file()
+            && meta.len() >= MMAP_THRESHOLD
+            && let Ok(map) = map_file(&file)
+        {
+            return Ok(FileBytes::Mapped(map));
         }
         let mut v = Vec::with_capacity(meta.len().try_into().unwrap_or(0));
         file.read_to_end(&mut v)?;

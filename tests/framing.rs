@@ -203,7 +203,7 @@ impl Read for ShortReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         assert!(!buf.is_empty(), "read into an empty buffer looks like EOF");
         self.calls += 1;
-        if self.interrupt_every > 0 && self.calls % self.interrupt_every == 0 {
+        if self.interrupt_every > 0 && self.calls.is_multiple_of(self.interrupt_every) {
             return Err(io::Error::new(io::ErrorKind::Interrupted, "signal"));
         }
         let want = self.sizes[self.calls % self.sizes.len()].max(1);

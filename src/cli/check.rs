@@ -160,11 +160,11 @@ impl<'d> Visitor<'d> for Drift<'_> {
     }
 
     fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
-        if let Some(raw) = obj.get(key) {
-            if !read.is_present() {
-                let p = format!("{} (is {:?})", self.path(key), raw.kind());
-                self.out.push((Category::UnexpectedType, p));
-            }
+        if let Some(raw) = obj.get(key)
+            && !read.is_present()
+        {
+            let p = format!("{} (is {:?})", self.path(key), raw.kind());
+            self.out.push((Category::UnexpectedType, p));
         }
     }
 
@@ -177,10 +177,10 @@ impl<'d> Visitor<'d> for Drift<'_> {
 impl Sink for CheckSink {
     fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
         let (line, offset) = (ev.line(), ev.offset());
-        if ev.kind() == EventKind::SystemInit {
-            if let Some(v) = ev.get("claude_code_version").and_then(|v| v.as_str()) {
-                v.clone_into(&mut self.version);
-            }
+        if ev.kind() == EventKind::SystemInit
+            && let Some(v) = ev.get("claude_code_version").and_then(|v| v.as_str())
+        {
+            v.clone_into(&mut self.version);
         }
         let kind = kind_name(ev);
         let view = ev.view();
@@ -200,41 +200,40 @@ impl Sink for CheckSink {
         if requires_uuid(ev.kind()) && ev.uuid().is_none() {
             self.add(Category::MissingUuid, &kind, String::new(), p, line, offset);
         }
-        if matches!(ev.kind(), EventKind::Assistant | EventKind::User) {
-            if let Some(content) = ev.message().and_then(|m| m.get("content")) {
-                if ev.kind() == EventKind::Assistant && content.len() > 1 {
-                    let n = content.len().to_string();
-                    self.add(Category::SeveralContentBlocks, &kind, n, p, line, offset);
+        if matches!(ev.kind(), EventKind::Assistant | EventKind::User)
+            && let Some(content) = ev.message().and_then(|m| m.get("content"))
+        {
+            if ev.kind() == EventKind::Assistant && content.len() > 1 {
+                let n = content.len().to_string();
+                self.add(Category::SeveralContentBlocks, &kind, n, p, line, offset);
+            }
+            for block in content.elements() {
+                let ty = block.get("type").and_then(|t| t.as_str()).unwrap_or("");
+                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                    self.add(
+                        Category::UnknownContentBlock,
+                        &kind,
+                        ty.to_string(),
+                        p,
+                        line,
+                        offset,
+                    );
                 }
-                for block in content.elements() {
-                    let ty = block.get("type").and_then(|t| t.as_str()).unwrap_or("");
-                    if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
-                        self.add(
-                            Category::UnknownContentBlock,
-                            &kind,
-                            ty.to_string(),
-                            p,
-                            line,
-                            offset,
-                        );
+                if ty == "tool_use" {
+                    if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
+                        self.tool_uses.insert(id.into());
                     }
-                    if ty == "tool_use" {
-                        if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
-                            self.tool_uses.insert(id.into());
-                        }
-                    } else if ty == "tool_result" {
-                        if let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str()) {
-                            if !self.tool_uses.contains(id) {
-                                self.pending_results.push((
-                                    id.into(),
-                                    self.version.clone(),
-                                    line,
-                                    offset,
-                                    p.input,
-                                ));
-                            }
-                        }
-                    }
+                } else if ty == "tool_result"
+                    && let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str())
+                    && !self.tool_uses.contains(id)
+                {
+                    self.pending_results.push((
+                        id.into(),
+                        self.version.clone(),
+                        line,
+                        offset,
+                        p.input,
+                    ));
                 }
             }
         }

@@ -53,20 +53,20 @@ struct FilterSink {
 impl FilterSink {
     fn matches(&mut self, ev: &Event<'_>) -> bool {
         let a = &self.args;
-        if let Some(t) = &a.ty {
-            if ev.raw_type() != t {
-                return false;
-            }
+        if let Some(t) = &a.ty
+            && ev.raw_type() != t
+        {
+            return false;
         }
-        if let Some(s) = &a.subtype {
-            if ev.raw_subtype() != Some(s.as_str()) {
-                return false;
-            }
+        if let Some(s) = &a.subtype
+            && ev.raw_subtype() != Some(s.as_str())
+        {
+            return false;
         }
-        if let Some(s) = &a.session {
-            if ev.session_id() != Some(s.as_str()) {
-                return false;
-            }
+        if let Some(s) = &a.session
+            && ev.session_id() != Some(s.as_str())
+        {
+            return false;
         }
         if let Some(m) = &a.model {
             let model = ev
@@ -87,10 +87,10 @@ impl FilterSink {
                 if name != tool {
                     return false;
                 }
-                if let Some(id) = ev.tool_use_id() {
-                    if !self.tool_ids.contains_key(id) {
-                        self.tool_ids.insert(id.into(), ());
-                    }
+                if let Some(id) = ev.tool_use_id()
+                    && !self.tool_ids.contains_key(id)
+                {
+                    self.tool_ids.insert(id.into(), ());
                 }
             } else if let Some(id) = ev.tool_result_id() {
                 if !self.tool_ids.contains_key(id) {

@@ -199,13 +199,13 @@ impl RunFigures {
                 )
             })
             .collect();
-        if models.is_empty() {
-            if let Some(m) = &r.model {
-                let mut t = r.usage.main.tokens;
-                t.add(&r.usage.subagents.tokens);
-                let cost = r.cost.total_cost_usd.unwrap_or(0.0);
-                models.push((m.clone(), t, cost, false));
-            }
+        if models.is_empty()
+            && let Some(m) = &r.model
+        {
+            let mut t = r.usage.main.tokens;
+            t.add(&r.usage.subagents.tokens);
+            let cost = r.cost.total_cost_usd.unwrap_or(0.0);
+            models.push((m.clone(), t, cost, false));
         }
         for (name, t, cost, aux) in &models {
             let row = self.models.entry(name.clone()).or_default();

@@ -39,15 +39,15 @@ impl Status {
         match ev.kind() {
             EventKind::Assistant => {
                 let main = !matches!(ev.parent_tool_use_id(), Field::Value(_));
-                if let Some(id) = ev.message_id() {
-                    if id != self.last_message {
-                        id.clone_into(&mut self.last_message);
-                        if main {
-                            self.turns += 1;
-                        }
-                        self.output_tokens += self.last_output;
-                        self.last_output = 0;
+                if let Some(id) = ev.message_id()
+                    && id != self.last_message
+                {
+                    id.clone_into(&mut self.last_message);
+                    if main {
+                        self.turns += 1;
                     }
+                    self.output_tokens += self.last_output;
+                    self.last_output = 0;
                 }
                 if let Some(u) = ev.usage() {
                     self.last_output = u.output_tokens;

@@ -128,26 +128,24 @@ impl RunFolder {
         let Some(s) = session else {
             return self.current_or_new();
         };
-        if let Some(i) = self.current {
-            if let Some(run) = &self.runs[i] {
-                if run.session.as_deref() == Some(s) {
-                    return i;
-                }
-            }
+        if let Some(i) = self.current
+            && let Some(run) = &self.runs[i]
+            && run.session.as_deref() == Some(s)
+        {
+            return i;
         }
         if let Some(&i) = self.by_session.get(s) {
             self.current = Some(i);
             return i;
         }
         // Lines before the first session_id: their run takes this one.
-        if let Some(i) = self.current {
-            if let Some(run) = self.runs[i].as_mut() {
-                if run.session.is_none() {
-                    run.session = Some(s.to_string());
-                    self.by_session.insert(s.into(), i);
-                    return i;
-                }
-            }
+        if let Some(i) = self.current
+            && let Some(run) = self.runs[i].as_mut()
+            && run.session.is_none()
+        {
+            run.session = Some(s.to_string());
+            self.by_session.insert(s.into(), i);
+            return i;
         }
         let i = self.new_run(Some(s));
         self.current = Some(i);
@@ -182,13 +180,13 @@ impl RunFolder {
             if Some(i) == self.current {
                 continue;
             }
-            if self.runs[i].as_ref().is_some_and(RunState::has_result) {
-                if let Some(run) = self.runs[i].take() {
-                    if let Some(s) = &run.session {
-                        self.by_session.remove(s.as_str());
-                    }
-                    out.push(run.finish());
+            if self.runs[i].as_ref().is_some_and(RunState::has_result)
+                && let Some(run) = self.runs[i].take()
+            {
+                if let Some(s) = &run.session {
+                    self.by_session.remove(s.as_str());
                 }
+                out.push(run.finish());
             }
         }
         out

@@ -367,10 +367,10 @@ impl RunState {
 
     /// The node a task_* event names (by task_id, else tool_use_id).
     fn task_node(&mut self, ev: &Event<'_>) -> Option<usize> {
-        if let Some(t) = str_of(ev.get("task_id")).and_then(|t| self.names.get(t)) {
-            if let Some(&i) = self.node_by_task.get(&t) {
-                return Some(i as usize);
-            }
+        if let Some(t) = str_of(ev.get("task_id")).and_then(|t| self.names.get(t))
+            && let Some(&i) = self.node_by_task.get(&t)
+        {
+            return Some(i as usize);
         }
         let tool = str_of(ev.get("tool_use_id"))?;
         let sym = self.names.intern(tool);
@@ -483,11 +483,10 @@ impl RunState {
         let start = ev.timestamp().and_then(parse_millis);
         let Some(content) = content else { return };
         for block in content.elements() {
-            if str_of(block.get("type")) == Some("tool_use") {
-                if let (Some(id), Some(name)) = (str_of(block.get("id")), str_of(block.get("name")))
-                {
-                    self.on_tool_use(id, name, agent, start, block);
-                }
+            if str_of(block.get("type")) == Some("tool_use")
+                && let (Some(id), Some(name)) = (str_of(block.get("id")), str_of(block.get("name")))
+            {
+                self.on_tool_use(id, name, agent, start, block);
             }
             if agent.is_none() && self.partial.any() {
                 self.partial.check_assistant(msg_id, block, &self.names);
@@ -507,10 +506,10 @@ impl RunState {
         if let Some(m) = msg {
             if let Some(&i) = self.call_by_msg.get(&m) {
                 let c = &mut self.calls[i as usize];
-                if !c.final_usage {
-                    if let Some(u) = usage {
-                        c.usage = u;
-                    }
+                if !c.final_usage
+                    && let Some(u) = usage
+                {
+                    c.usage = u;
                 }
                 c.model = c.model.or(model);
                 return;
@@ -692,12 +691,12 @@ impl RunState {
                 // The final usage of the call opened by the last
                 // message_start (the assistant events carry the snapshot
                 // taken at message_start).
-                if let (Some(m), Some(u)) = (self.partial.msg, e.get("usage")) {
-                    if let Some(&i) = self.call_by_msg.get(&m) {
-                        let c = &mut self.calls[i as usize];
-                        merge_usage(&mut c.usage, u);
-                        c.final_usage = true;
-                    }
+                if let (Some(m), Some(u)) = (self.partial.msg, e.get("usage"))
+                    && let Some(&i) = self.call_by_msg.get(&m)
+                {
+                    let c = &mut self.calls[i as usize];
+                    merge_usage(&mut c.usage, u);
+                    c.final_usage = true;
                 }
             }
             "message_stop" => self.partial.finish_message(&self.names),

@@ -315,10 +315,12 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
                     return bad!();
                 };
                 i = end;
-                if esc && depth == 1 && root_obj {
-                    if let Some(e) = entries.last_mut() {
-                        e.val_escaped = true;
-                    }
+                if esc
+                    && depth == 1
+                    && root_obj
+                    && let Some(e) = entries.last_mut()
+                {
+                    e.val_escaped = true;
                 }
             }
             open @ (b'{' | b'[') => {
@@ -382,10 +384,11 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
                     bad!()
                 };
             }
-            if depth == 1 && root_obj {
-                if let Some(e) = entries.last_mut() {
-                    e.val_end = i as u32;
-                }
+            if depth == 1
+                && root_obj
+                && let Some(e) = entries.last_mut()
+            {
+                e.val_end = i as u32;
             }
             i = skip_ws(b, i);
             let is_obj = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
