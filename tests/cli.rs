@@ -510,3 +510,29 @@ fn tree_draws_subagents_with_their_figures() {
     assert!(kids[0]["tokens"].as_u64().unwrap_or(0) > 0);
     assert!(kids[0]["duration_ms"].as_u64().is_some());
 }
+
+#[test]
+fn filter_trust_matches_validated_on_valid_input() {
+    for args in [
+        vec!["--type", "result"],
+        vec!["--type", "assistant", "--subagent"],
+        vec!["--tool", "Agent"],
+        vec![
+            "--session",
+            "22222222-2222-4222-8222-222222222222",
+            "--main",
+        ],
+    ] {
+        let mut validated = vec!["filter"];
+        validated.extend(args.iter().copied());
+        validated.push(STREAMS);
+        let mut trusting = validated.clone();
+        trusting.insert(1, "--trust");
+        let a = cctape(&validated);
+        let b = cctape(&trusting);
+        assert!(!a.stdout.is_empty(), "{args:?}");
+        assert!(a.stdout == b.stdout, "{args:?}: --trust differs");
+    }
+    let bad = cctape(&["filter", "--trust", "--errors", STREAMS]);
+    assert_eq!(bad.status.code(), Some(2));
+}

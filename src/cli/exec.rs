@@ -11,8 +11,9 @@ use super::inputs::Input;
 use super::progress::{Bar, Progress};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::framing::Lines;
+use cctape::framing::{LineReader, Lines};
 use cctape::parse::Parser;
+use cctape::scan::{ScanMode, Scanned, Scanner};
 use cctape::source::{Compression, FileBytes};
 use cctape::stream::{Counts, EventReader, SliceEvents};
 use std::collections::BTreeMap;
@@ -31,8 +32,10 @@ pub struct Piece<'a> {
 
 /// What a command does with events.
 pub trait Sink: Send {
-    /// One event.
-    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>);
+    /// One event (sinks that read with the scanner do not get these).
+    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+        let _ = (piece, ev, out);
+    }
     /// One per-line error; `line` holds the bad line's bytes when known.
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
     /// Whether this sink can see an input in chunks and be merged in order
@@ -40,6 +43,18 @@ pub trait Sink: Send {
     /// return false and see each input whole.
     fn splittable(&self) -> bool {
         true
+    }
+
+    /// `Some(mode)` reads lines with the lazy scanner (no tape) and calls
+    /// [`scanned`](Sink::scanned) instead of [`event`](Sink::event): for
+    /// commands that need only hot fields.
+    fn scan_mode(&self) -> Option<ScanMode> {
+        None
+    }
+
+    /// One line read by the scanner (see [`scan_mode`](Sink::scan_mode)).
+    fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
+        let _ = (piece, s, out);
     }
 }
 
@@ -348,6 +363,9 @@ fn read_slice<S: Sink>(
     } else {
         Lines::with_start(bytes, first_line, offset)
     };
+    if let Some(mode) = sink.scan_mode() {
+        return scan_slice(piece, sink, lines, mode, bytes.len() as u64, progress);
+    }
     let mut events = SliceEvents::with_parser(lines, Parser::new());
     let mut out = Vec::new();
     let mut reported = 0u64;
@@ -394,6 +412,9 @@ fn read_stream<S: Sink, R: Read>(
             Err(e) => return failed(piece, sink, e.to_string()),
         },
     };
+    if let Some(mode) = sink.scan_mode() {
+        return scan_stream(piece, sink, rdr, mode, flush);
+    }
     let mut events = EventReader::new(rdr);
     let mut out = Vec::new();
     let mut failure = None;
@@ -427,6 +448,107 @@ fn read_stream<S: Sink, R: Read>(
         out,
         counts: events.counts(),
         bytes: events.bytes_read(),
+        failure,
+    }
+}
+
+fn scan_slice<S: Sink>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    lines: Lines<'_>,
+    mode: ScanMode,
+    len: u64,
+    progress: &Progress,
+) -> Done<S> {
+    let mut scanner = Scanner::new();
+    let mut counts = Counts::default();
+    let mut out = Vec::new();
+    for line in lines {
+        counts.lines += 1;
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            continue;
+        }
+        match scanner.scan_with(&line, mode) {
+            Ok(s) => {
+                counts.events += 1;
+                sink.scanned(piece, &s, &mut out);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                sink.error(piece, &e, Some(line.bytes), &mut out);
+            }
+        }
+    }
+    progress.add_bytes(len);
+    Done {
+        input: piece.input,
+        last: true,
+        sink,
+        out,
+        counts,
+        bytes: len,
+        failure: None,
+    }
+}
+
+fn scan_stream<S: Sink>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    rdr: Box<dyn Read + '_>,
+    mode: ScanMode,
+    flush: bool,
+) -> Done<S> {
+    let mut scanner = Scanner::new();
+    let mut lines = LineReader::new(rdr);
+    let mut counts = Counts::default();
+    let mut out = Vec::new();
+    let mut failure = None;
+    loop {
+        let span = match lines.next_span() {
+            None => break,
+            Some(Ok(span)) => span,
+            Some(Err(e)) => {
+                if e.is_fatal() {
+                    failure = Some(e.to_string());
+                } else {
+                    counts.lines += 1;
+                }
+                counts.errors += 1;
+                sink.error(piece, &e, None, &mut out);
+                continue;
+            }
+        };
+        counts.lines += 1;
+        let line = lines.line(span);
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            continue;
+        }
+        match scanner.scan_with(&line, mode) {
+            Ok(s) => {
+                counts.events += 1;
+                sink.scanned(piece, &s, &mut out);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                sink.error(piece, &e, Some(line.bytes), &mut out);
+            }
+        }
+        if flush && out.len() >= FLUSH_AT {
+            write_out(&mut out);
+        }
+    }
+    if flush {
+        write_out(&mut out);
+    }
+    Done {
+        input: piece.input,
+        last: true,
+        sink,
+        out,
+        counts,
+        bytes: lines.bytes_read(),
         failure,
     }
 }

@@ -4,7 +4,8 @@
 use super::exec::{self, Done, Piece, Sink};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::{Event, Field};
+use cctape::event::Field;
+use cctape::scan::{RawStr, ScanMode, Scanned};
 use std::collections::HashMap;
 
 /// Arguments of `cctape filter`.
@@ -39,6 +40,12 @@ pub struct Args {
     /// Print only the number of matching lines.
     #[arg(long)]
     count: bool,
+    /// Lazy mode for input you trust: read type/subtype and the fields the
+    /// tests need, and do not check the rest of each line as JSON (a broken
+    /// line may be printed, not reported). Off by default: every line is
+    /// validated.
+    #[arg(long, conflicts_with = "errors")]
+    trust: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -47,53 +54,71 @@ struct FilterSink {
     args: Args,
     /// Tool-use ids of the wanted tool seen so far (only with --tool).
     tool_ids: HashMap<Box<str>, ()>,
+    scratch: String,
     matched: u64,
 }
 
 impl FilterSink {
-    fn matches(&mut self, ev: &Event<'_>) -> bool {
+    /// The text of a raw string (unescaped into `buf` when it has escapes).
+    fn text<'a>(r: &'a RawStr<'a>, buf: &'a mut String) -> &'a str {
+        match r.as_str() {
+            Some(s) => s,
+            None => {
+                buf.clear();
+                r.unescape_into(buf);
+                buf.as_str()
+            }
+        }
+    }
+
+    fn matches(&mut self, s: &Scanned<'_>) -> bool {
         let a = &self.args;
         if let Some(t) = &a.ty
-            && ev.raw_type() != t
+            && s.raw_type() != t
         {
             return false;
         }
-        if let Some(s) = &a.subtype
-            && ev.raw_subtype() != Some(s.as_str())
+        if let Some(sub) = &a.subtype
+            && s.raw_subtype() != Some(sub.as_str())
         {
             return false;
         }
-        if let Some(s) = &a.session
-            && ev.session_id() != Some(s.as_str())
+        if let Some(id) = &a.session
+            && !s.session_id().is_some_and(|r| r.str_eq(id))
         {
             return false;
         }
         if let Some(m) = &a.model {
-            let model = ev
-                .model()
-                .or_else(|| ev.get("model").and_then(|v| v.as_str()));
-            if model != Some(m.as_str()) {
+            let ok = match s.model() {
+                Some(r) => r.str_eq(m),
+                None => s.get("model").is_some_and(|v| v.str_eq(m)),
+            };
+            if !ok {
                 return false;
             }
         }
         if a.main || a.subagent {
-            let sub = matches!(ev.parent_tool_use_id(), Field::Value(_));
+            let sub = matches!(s.parent_tool_use_id(), Field::Value(_));
             if sub != a.subagent {
                 return false;
             }
         }
         if let Some(tool) = &a.tool {
-            if let Some(name) = ev.tool_name() {
-                if name != tool {
+            if let Some(name) = s.tool_name() {
+                if !name.str_eq(tool) {
                     return false;
                 }
-                if let Some(id) = ev.tool_use_id()
-                    && !self.tool_ids.contains_key(id)
-                {
-                    self.tool_ids.insert(id.into(), ());
+                if let Some(id) = s.tool_use_id() {
+                    let id = Self::text(&id, &mut self.scratch);
+                    if !self.tool_ids.contains_key(id) {
+                        self.tool_ids.insert(id.into(), ());
+                    }
                 }
-            } else if let Some(id) = ev.tool_result_id() {
-                if !self.tool_ids.contains_key(id) {
+            } else if let Some(id) = s.tool_result_id() {
+                if !self
+                    .tool_ids
+                    .contains_key(Self::text(&id, &mut self.scratch))
+                {
                     return false;
                 }
             } else {
@@ -105,13 +130,21 @@ impl FilterSink {
 }
 
 impl Sink for FilterSink {
-    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        if self.args.errors || !self.matches(ev) {
+    fn scan_mode(&self) -> Option<ScanMode> {
+        Some(if self.args.trust {
+            ScanMode::Trusting
+        } else {
+            ScanMode::Validated
+        })
+    }
+
+    fn scanned(&mut self, _: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
+        if self.args.errors || !self.matches(s) {
             return;
         }
         self.matched += 1;
         if !self.args.count {
-            out.extend_from_slice(ev.raw());
+            out.extend_from_slice(s.raw());
             out.push(b'\n');
         }
     }
@@ -145,6 +178,7 @@ pub fn run(args: &Args) -> i32 {
         || FilterSink {
             args: args.clone(),
             tool_ids: HashMap::new(),
+            scratch: String::new(),
             matched: 0,
         },
         |mut done: Done<FilterSink>| {
