@@ -536,3 +536,20 @@ fn filter_trust_matches_validated_on_valid_input() {
     let bad = cctape(&["filter", "--trust", "--errors", STREAMS]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn stats_prune_gives_the_same_figures_as_exact() {
+    let dir = temp_dir("prune");
+    let big = big_file(&dir);
+    for input in [STREAMS.to_string(), big.display().to_string()] {
+        let a = cctape(&["stats", "--json", &input]);
+        let b = cctape(&["stats", "--json", "--exact", &input]);
+        assert!(a.stdout == b.stdout, "{input}: pruned and exact stats differ");
+    }
+    if Path::new("../shared/realworld").is_dir() {
+        let a = cctape(&["stats", "--json", "../shared/realworld"]);
+        let b = cctape(&["stats", "--json", "--exact", "../shared/realworld"]);
+        assert!(a.stdout == b.stdout, "realworld: pruned and exact stats differ");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

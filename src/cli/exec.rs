@@ -11,7 +11,7 @@ use super::inputs::Input;
 use super::progress::{Bar, Progress};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::framing::{LineReader, Lines};
+use cctape::framing::{Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::scan::{ScanMode, Scanned, Scanner};
 use cctape::source::{Compression, FileBytes};
@@ -55,6 +55,39 @@ pub trait Sink: Send {
     /// One line read by the scanner (see [`scan_mode`](Sink::scan_mode)).
     fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
         let _ = (piece, s, out);
+    }
+
+    /// True: the driver hands each non-blank line to [`line`](Sink::line)
+    /// and the sink reads it as it likes.
+    fn reads_lines(&self) -> bool {
+        false
+    }
+
+    /// One non-blank line (see [`reads_lines`](Sink::reads_lines)): `Ok` when
+    /// it was an event, the error otherwise (the driver counts it and calls
+    /// [`error`](Sink::error)).
+    fn line(&mut self, piece: &Piece<'_>, line: &Line<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
+        let _ = (piece, line, out);
+        Ok(())
+    }
+}
+
+/// How a sink reads a line it is handed: with the scanner, or itself.
+fn read_line<S: Sink>(
+    sink: &mut S,
+    scanner: &mut Scanner,
+    mode: Option<ScanMode>,
+    piece: &Piece<'_>,
+    line: &Line<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    match mode {
+        Some(mode) => {
+            let s = scanner.scan_with(line, mode)?;
+            sink.scanned(piece, &s, out);
+            Ok(())
+        }
+        None => sink.line(piece, line, out),
     }
 }
 
@@ -363,8 +396,8 @@ fn read_slice<S: Sink>(
     } else {
         Lines::with_start(bytes, first_line, offset)
     };
-    if let Some(mode) = sink.scan_mode() {
-        return scan_slice(piece, sink, lines, mode, bytes.len() as u64, progress);
+    if sink.scan_mode().is_some() || sink.reads_lines() {
+        return scan_slice(piece, sink, lines, bytes.len() as u64, progress);
     }
     let mut events = SliceEvents::with_parser(lines, Parser::new());
     let mut out = Vec::new();
@@ -412,8 +445,8 @@ fn read_stream<S: Sink, R: Read>(
             Err(e) => return failed(piece, sink, e.to_string()),
         },
     };
-    if let Some(mode) = sink.scan_mode() {
-        return scan_stream(piece, sink, rdr, mode, flush);
+    if sink.scan_mode().is_some() || sink.reads_lines() {
+        return scan_stream(piece, sink, rdr, flush);
     }
     let mut events = EventReader::new(rdr);
     let mut out = Vec::new();
@@ -456,10 +489,10 @@ fn scan_slice<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     lines: Lines<'_>,
-    mode: ScanMode,
     len: u64,
     progress: &Progress,
 ) -> Done<S> {
+    let mode = sink.scan_mode();
     let mut scanner = Scanner::new();
     let mut counts = Counts::default();
     let mut out = Vec::new();
@@ -469,11 +502,8 @@ fn scan_slice<S: Sink>(
             counts.blank_lines += 1;
             continue;
         }
-        match scanner.scan_with(&line, mode) {
-            Ok(s) => {
-                counts.events += 1;
-                sink.scanned(piece, &s, &mut out);
-            }
+        match read_line(&mut sink, &mut scanner, mode, piece, &line, &mut out) {
+            Ok(()) => counts.events += 1,
             Err(e) => {
                 counts.errors += 1;
                 sink.error(piece, &e, Some(line.bytes), &mut out);
@@ -496,9 +526,9 @@ fn scan_stream<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     rdr: Box<dyn Read + '_>,
-    mode: ScanMode,
     flush: bool,
 ) -> Done<S> {
+    let mode = sink.scan_mode();
     let mut scanner = Scanner::new();
     let mut lines = LineReader::new(rdr);
     let mut counts = Counts::default();
@@ -525,11 +555,8 @@ fn scan_stream<S: Sink>(
             counts.blank_lines += 1;
             continue;
         }
-        match scanner.scan_with(&line, mode) {
-            Ok(s) => {
-                counts.events += 1;
-                sink.scanned(piece, &s, &mut out);
-            }
+        match read_line(&mut sink, &mut scanner, mode, piece, &line, &mut out) {
+            Ok(()) => counts.events += 1,
             Err(e) => {
                 counts.errors += 1;
                 sink.error(piece, &e, Some(line.bytes), &mut out);

@@ -7,8 +7,11 @@ use super::exec::{self, Done, Piece, Sink};
 use super::output::{human_bytes, print_json, thousands};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
-use cctape::event::{Event, TokenCounts};
+use cctape::event::{EventKind, TokenCounts, parse_event};
+use cctape::framing::Line;
+use cctape::parse::Parser;
 use cctape::run::{RunFolder, RunSummary, Verdict};
+use cctape::scan::{Scanner, prune_into};
 use cctape::stats::Stats;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -41,19 +44,80 @@ pub struct Args {
     /// Group run figures by this.
     #[arg(long, value_enum, value_name = "KEY")]
     by: Option<By>,
+    /// Build the full tape of every line. By default a long line's tool
+    /// results and tool inputs are read only as far as stats need them (ids,
+    /// flags, the first 256 bytes of each string); the figures are the same.
+    #[arg(long)]
+    exact: bool,
     #[command(flatten)]
     common: Common,
 }
 
+/// Lines at least this long are scanned first and, when they carry long
+/// tool payloads, folded from a pruned copy.
+const PRUNE_MIN: usize = 4096;
+/// How much of each long payload string the pruned copy keeps.
+const PRUNE_KEEP: usize = 256;
+
 struct StatsSink {
     stats: Stats,
     runs: RunFolder,
+    exact: bool,
+    parser: Parser,
+    scanner: Scanner,
+    pruned: Vec<u8>,
+    /// The input carries partial messages: assistant tool inputs are then
+    /// compared with their deltas, so they are kept whole.
+    partial: bool,
+}
+
+impl StatsSink {
+    fn new(exact: bool) -> StatsSink {
+        StatsSink {
+            stats: Stats::new(),
+            runs: RunFolder::new(),
+            exact,
+            parser: Parser::new(),
+            scanner: Scanner::new(),
+            pruned: Vec::new(),
+            partial: false,
+        }
+    }
 }
 
 impl Sink for StatsSink {
-    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
-        self.stats.record_event(ev);
-        self.runs.push(ev);
+    fn reads_lines(&self) -> bool {
+        true
+    }
+
+    /// Stats read every field they need from the tape, but a tool result's
+    /// or a tool input's long strings only as far as their first bytes: a
+    /// long line is validated by the scanner and, when pruning applies,
+    /// its tape is built from the pruned copy (see `cctape::scan::prune_into`).
+    fn line(&mut self, _: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
+        if !self.exact && line.bytes.len() >= PRUNE_MIN {
+            let pruned = match self.scanner.scan(line) {
+                Ok(s) if self.partial && s.kind() == EventKind::Assistant => false,
+                Ok(s) => prune_into(&s, PRUNE_KEEP, &mut self.pruned),
+                // The tape's reading of a bad line is the one reported.
+                Err(_) => false,
+            };
+            if pruned {
+                let copy = Line {
+                    bytes: &self.pruned,
+                    ..*line
+                };
+                let ev = parse_event(&mut self.parser, &copy)?;
+                self.stats.record_event(&ev);
+                self.runs.push(&ev);
+                return Ok(());
+            }
+        }
+        let ev = parse_event(&mut self.parser, line)?;
+        self.partial |= ev.kind() == EventKind::StreamEvent;
+        self.stats.record_event(&ev);
+        self.runs.push(&ev);
+        Ok(())
     }
 
     fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -352,10 +416,7 @@ pub fn run(args: &Args) -> i32 {
     exec::run(
         &inputs,
         &opts,
-        || StatsSink {
-            stats: Stats::new(),
-            runs: RunFolder::new(),
-        },
+        || StatsSink::new(args.exact),
         |done: Done<StatsSink>| {
             let f = &mut per_file[done.input];
             let mut s = done.sink.stats;

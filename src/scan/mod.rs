@@ -43,11 +43,13 @@
 //! assert_eq!(ev.get_path("message.id").and_then(|v| v.as_str()), Some("msg_1"));
 //! ```
 
+mod prune;
 mod raw;
 #[allow(unsafe_code)]
 mod simd;
 mod validate;
 
+pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
 
 use crate::error::{Error, ErrorKind, Position};
