@@ -117,6 +117,34 @@ fn jobs_1_and_jobs_2_give_identical_output() {
 }
 
 #[test]
+fn stats_of_many_runs_in_one_file_cut_between_runs_equal_one_job() {
+    let dir = temp_dir("runs");
+    let big = big_file(&dir);
+    // Make every copy's sessions distinct, so the file is cut between runs.
+    let src = std::fs::read(&big).expect("read");
+    let one = src.len() / 400;
+    let mut body = Vec::with_capacity(src.len() + 400 * 4096);
+    let mut copy = 0;
+    for line in src.split_inclusive(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line)
+            .replace("\"session_id\":\"", &format!("\"session_id\":\"c{copy}-"));
+        body.extend_from_slice(text.as_bytes());
+        if body.len() / one.max(1) > copy {
+            copy += 1;
+        }
+    }
+    let p = dir.join("runs.jsonl");
+    std::fs::write(&p, &body).expect("write");
+    let p = p.to_str().expect("path");
+    let a = cctape(&["stats", "--json", "-j", "1", p]);
+    let b = cctape(&["stats", "--json", "-j", "2", p]);
+    assert!(a.stdout == b.stdout, "--jobs 1 and 2 differ");
+    let v = json(&a);
+    assert!(v["runs"].as_u64().unwrap_or(0) > 400, "{}", v["runs"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn directories_gzip_zstd_and_stdin_read_the_same_events() {
     let dir = temp_dir("inputs");
     let src = std::fs::read(stream("two-subagents.jsonl")).expect("read");
@@ -544,12 +572,18 @@ fn stats_prune_gives_the_same_figures_as_exact() {
     for input in [STREAMS.to_string(), big.display().to_string()] {
         let a = cctape(&["stats", "--json", &input]);
         let b = cctape(&["stats", "--json", "--exact", &input]);
-        assert!(a.stdout == b.stdout, "{input}: pruned and exact stats differ");
+        assert!(
+            a.stdout == b.stdout,
+            "{input}: pruned and exact stats differ"
+        );
     }
     if Path::new("../shared/realworld").is_dir() {
         let a = cctape(&["stats", "--json", "../shared/realworld"]);
         let b = cctape(&["stats", "--json", "--exact", "../shared/realworld"]);
-        assert!(a.stdout == b.stdout, "realworld: pruned and exact stats differ");
+        assert!(
+            a.stdout == b.stdout,
+            "realworld: pruned and exact stats differ"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

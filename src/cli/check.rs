@@ -2,7 +2,7 @@
 //! does not fit, per `claude_code_version`: a drift census with counts and
 //! one example position each. Exit 1 when anything was found.
 
-use super::exec::{self, Done, Piece, Sink};
+use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{print_json, thousands};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -249,9 +249,9 @@ impl Sink for CheckSink {
         self.add(cat, e.kind().name(), String::new(), p, pos.line, pos.offset);
     }
 
-    fn splittable(&self) -> bool {
+    fn split(&self) -> Split {
         // The version and the tool-use ids follow the input in order.
-        false
+        Split::Never
     }
 }
 

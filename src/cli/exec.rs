@@ -38,11 +38,10 @@ pub trait Sink: Send {
     }
     /// One per-line error; `line` holds the bad line's bytes when known.
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
-    /// Whether this sink can see an input in chunks and be merged in order
-    /// afterwards (stateless per line). Sinks that follow runs across lines
-    /// return false and see each input whole.
-    fn splittable(&self) -> bool {
-        true
+    /// Where this sink can see an input cut into chunks that are merged in
+    /// order afterwards.
+    fn split(&self) -> Split {
+        Split::Anywhere
     }
 
     /// `Some(mode)` reads lines with the lazy scanner (no tape) and calls
@@ -91,12 +90,28 @@ fn read_line<S: Sink>(
     }
 }
 
+/// Where a large input may be cut for reading in parallel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// At any LF: the sink looks at each line alone.
+    Anywhere,
+    /// Only where one run ends and another begins (a line whose session_id
+    /// differs from the one before it): the sink folds runs. A session that
+    /// shows up again in a later chunk is the consumer's to detect (see
+    /// [`Done::chunk`]).
+    RunBoundaries,
+    /// Never: the sink follows the input in order from its first line.
+    Never,
+}
+
 /// A finished piece, handed to the consumer in input order.
 pub struct Done<S> {
     /// Index of the input.
     pub input: usize,
     /// True for the input's last piece.
     pub last: bool,
+    /// Which chunk of the input this is (0 when read whole).
+    pub chunk: usize,
     /// The piece's sink.
     pub sink: S,
     /// Output not yet written.
@@ -256,14 +271,18 @@ fn read_input_parallel<'s, S: Sink + 's, M: Fn() -> S + Sync>(
         let _ = tx.send((piece.input, 0, 1, done));
         return;
     }
-    if !sink.splittable() || (bytes.len() as u64) < opts.split_at {
+    let split = sink.split();
+    if split == Split::Never || (bytes.len() as u64) < opts.split_at {
         let done = read_slice(&piece, sink, &bytes, 0, 1, 0, progress);
         let _ = tx.send((piece.input, 0, 1, done));
         return;
     }
     // Cut at LF boundaries into about four chunks per worker.
     let bytes = Arc::new(bytes);
-    let cuts = chunk_bounds(&bytes, opts.jobs * 4);
+    let cuts = match split {
+        Split::RunBoundaries => run_bounds(&bytes, opts.jobs * 4),
+        _ => chunk_bounds(&bytes, opts.jobs * 4),
+    };
     let chunks = cuts.len();
     let mut first_line = 1u64;
     let mut starts = Vec::with_capacity(chunks);
@@ -294,11 +313,94 @@ fn read_input_parallel<'s, S: Sink + 's, M: Fn() -> S + Sync>(
                 chunks,
                 Done {
                     last: k + 1 == chunks,
+                    chunk: k,
                     ..done
                 },
             ));
         });
     }
+}
+
+/// How far past a cut target the search for a run boundary goes.
+const RUN_SEARCH: usize = 16 << 20;
+
+/// The session_id of a line, read without validating the line (the chunk's
+/// reader validates it later).
+fn session_of<'a>(scanner: &'a mut Scanner, line: &cctape::framing::Line<'a>) -> Option<&'a [u8]> {
+    let s = scanner.scan_trusting(line).ok()?;
+    s.session_id().map(|r| r.raw())
+}
+
+/// Byte ranges of about `n` chunks of `bytes`, each starting at a line whose
+/// session_id differs from the last session_id before it, so that no run
+/// (in the run layer's sense: lines without a session_id belong to the run
+/// before them) spans two chunks. Targets with no such line within
+/// [`RUN_SEARCH`] bytes are dropped; a single-run input stays whole.
+pub fn run_bounds(bytes: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let len = bytes.len();
+    let n = n.max(1);
+    let mut scanner = Scanner::new();
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = (len / n * k).max(start);
+        if target >= len {
+            break;
+        }
+        let Some(lf) = memchr::memchr(b'\n', &bytes[target..]) else {
+            break;
+        };
+        let from = target + lf + 1;
+        // The session in force before `from`: the last line that has one.
+        let mut cur: Option<Vec<u8>> = None;
+        let mut end = from.saturating_sub(1);
+        for _ in 0..1000 {
+            if end <= start {
+                break;
+            }
+            let line_start =
+                memchr::memrchr(b'\n', &bytes[start..end]).map_or(start, |i| start + i + 1);
+            let line = cctape::framing::Line {
+                bytes: &bytes[line_start..end],
+                number: 0,
+                offset: 0,
+                terminated: true,
+            };
+            if let Some(sid) = session_of(&mut scanner, &line) {
+                cur = Some(sid.to_vec());
+                break;
+            }
+            end = line_start.saturating_sub(1);
+        }
+        let Some(mut cur) = cur else { continue };
+        let limit = (from + RUN_SEARCH).min(len);
+        let mut cut = None;
+        for line in Lines::with_start(&bytes[from..limit], 1, 0) {
+            if !line.terminated {
+                break;
+            }
+            let at = from + line.offset as usize;
+            let line = cctape::framing::Line {
+                bytes: line.bytes,
+                ..line
+            };
+            if let Some(sid) = session_of(&mut scanner, &line) {
+                if sid != cur.as_slice() {
+                    cut = Some(at);
+                    break;
+                }
+                sid.clone_into(&mut cur);
+            }
+        }
+        if let Some(c) = cut
+            && c > start
+        {
+            out.push((start, c));
+            start = c;
+        }
+    }
+    out.push((start, len));
+    out
 }
 
 /// Byte ranges of about `n` chunks of `bytes`, each ending just after an LF
@@ -332,6 +434,7 @@ fn failed<S>(piece: &Piece<'_>, sink: S, why: String) -> Done<S> {
     Done {
         input: piece.input,
         last: true,
+        chunk: 0,
         sink,
         out: Vec::new(),
         counts: Counts::default(),
@@ -423,6 +526,7 @@ fn read_slice<S: Sink>(
     Done {
         input: piece.input,
         last: true,
+        chunk: 0,
         sink,
         out,
         counts: events.counts(),
@@ -477,6 +581,7 @@ fn read_stream<S: Sink, R: Read>(
     Done {
         input: piece.input,
         last: true,
+        chunk: 0,
         sink,
         out,
         counts: events.counts(),
@@ -514,6 +619,7 @@ fn scan_slice<S: Sink>(
     Done {
         input: piece.input,
         last: true,
+        chunk: 0,
         sink,
         out,
         counts,
@@ -572,6 +678,7 @@ fn scan_stream<S: Sink>(
     Done {
         input: piece.input,
         last: true,
+        chunk: 0,
         sink,
         out,
         counts,
@@ -635,5 +742,52 @@ mod tests {
             }
         }
         assert_eq!(chunk_bounds(b"", 4), vec![(0, 0)]);
+    }
+}
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn run_bounds_cut_only_where_the_session_changes() {
+        let mut b = Vec::new();
+        for run in 0..40 {
+            for i in 0..50 {
+                b.extend_from_slice(
+                    format!("{{\"type\":\"user\",\"session_id\":\"s{run}\",\"i\":{i}}}\n")
+                        .as_bytes(),
+                );
+            }
+            // A line without a session belongs to the run before it.
+            b.extend_from_slice(b"{\"type\":\"control_cancel_request\",\"request_id\":\"r\"}\n");
+        }
+        for n in 1..12 {
+            let cuts = run_bounds(&b, n);
+            assert_eq!(cuts[0].0, 0);
+            assert_eq!(cuts.last().unwrap().1, b.len());
+            for w in cuts.windows(2) {
+                assert_eq!(w[0].1, w[1].0);
+                let next = &b[w[1].0..];
+                let prev_line_end = w[1].0 - 1;
+                let prev_start = memchr::memrchr(b'\n', &b[..prev_line_end]).map_or(0, |i| i + 1);
+                assert!(next.starts_with(b"{\"type\":\"user\",\"session_id\":\"s"));
+                assert!(next.windows(4).position(|w| w == b"\"i\":").is_some());
+                assert!(
+                    b[prev_start..prev_line_end]
+                        .starts_with(b"{\"type\":\"control_cancel_request\""),
+                    "cut after a line of the same run"
+                );
+            }
+            if n > 1 {
+                assert!(cuts.len() > 1, "{n}: no cut");
+            }
+        }
+        // One run: no cut at all.
+        let one: Vec<u8> = (0..500)
+            .flat_map(|i| {
+                format!("{{\"type\":\"user\",\"session_id\":\"s\",\"i\":{i}}}\n").into_bytes()
+            })
+            .collect();
+        assert_eq!(run_bounds(&one, 8), vec![(0, one.len())]);
     }
 }

@@ -1,7 +1,7 @@
 //! `cctape filter`: the raw lines that match every given test, bytes
 //! unchanged. The fast answer to `jq -c 'select(...)'`.
 
-use super::exec::{self, Done, Piece, Sink};
+use super::exec::{self, Done, Piece, Sink, Split};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Field;
@@ -160,9 +160,13 @@ impl Sink for FilterSink {
         }
     }
 
-    fn splittable(&self) -> bool {
+    fn split(&self) -> Split {
         // Results of a tool are matched through ids seen earlier in the input.
-        self.args.tool.is_none()
+        if self.args.tool.is_none() {
+            Split::Anywhere
+        } else {
+            Split::Never
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! tools, subagents, api retries — for people, as JSON or as CSV, optionally
 //! grouped by file, session, model, version or day.
 
-use super::exec::{self, Done, Piece, Sink};
+use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{human_bytes, print_json, thousands};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
@@ -14,7 +14,7 @@ use cctape::run::{RunFolder, RunSummary, Verdict};
 use cctape::scan::{Scanner, prune_into};
 use cctape::stats::Stats;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// How `--by` groups rows.
@@ -125,9 +125,9 @@ impl Sink for StatsSink {
         self.runs.push_error(e);
     }
 
-    fn splittable(&self) -> bool {
-        // Runs are folded in order; inputs still run in parallel.
-        false
+    fn split(&self) -> Split {
+        // Runs are folded in order: a large input is cut only between runs.
+        Split::RunBoundaries
     }
 }
 
@@ -402,6 +402,37 @@ struct FileFigures {
     runs: RunFigures,
 }
 
+/// Add a finished piece to its file's figures; true when the input failed.
+fn absorb(
+    f: &mut FileFigures,
+    done: Done<StatsSink>,
+    runs: Vec<RunSummary>,
+    name: &str,
+    by: Option<By>,
+) -> bool {
+    let mut s = done.sink.stats;
+    s.bytes += done.bytes;
+    s.counts.add(&done.counts);
+    let mut failed = false;
+    if let Some(why) = &done.failure {
+        eprintln!("cctape: {name}: {why}");
+        failed = true;
+        if done.counts.lines == 0 && done.bytes == 0 {
+            s.counts.errors += 1;
+            let io = std::io::Error::other(why.clone());
+            s.record_error(done.input, &Error::io(io, Position::default()));
+        }
+    }
+    if done.last {
+        s.files += 1;
+    }
+    f.stats.merge(&s, 0);
+    for r in &runs {
+        f.runs.add(name, r, by);
+    }
+    failed
+}
+
 /// Run the command; returns the exit code (2 when an input could not be read).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
@@ -413,33 +444,41 @@ pub fn run(args: &Args) -> i32 {
     };
     let mut per_file: Vec<FileFigures> =
         (0..inputs.len()).map(|_| FileFigures::default()).collect();
+    // Sessions per input and the chunk each was first seen in: a session in
+    // two chunks means a run was cut, and that input is read again whole.
+    let mut sessions: Vec<HashMap<String, usize>> = vec![HashMap::new(); inputs.len()];
+    let mut again: Vec<usize> = Vec::new();
     exec::run(
         &inputs,
         &opts,
         || StatsSink::new(args.exact),
-        |done: Done<StatsSink>| {
-            let f = &mut per_file[done.input];
-            let mut s = done.sink.stats;
-            s.bytes += done.bytes;
-            s.counts.add(&done.counts);
-            if let Some(why) = &done.failure {
-                eprintln!("cctape: {}: {why}", names[done.input]);
-                failed = true;
-                if done.counts.lines == 0 && done.bytes == 0 {
-                    s.counts.errors += 1;
-                    let io = std::io::Error::other(why.clone());
-                    s.record_error(done.input, &Error::io(io, Position::default()));
+        |mut done: Done<StatsSink>| {
+            let i = done.input;
+            let runs = std::mem::take(&mut done.sink.runs).finish();
+            for r in &runs {
+                let Some(sid) = &r.session_id else { continue };
+                let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
+                if first != done.chunk && !again.contains(&i) {
+                    again.push(i);
                 }
             }
-            if done.last {
-                s.files += 1;
-            }
-            f.stats.merge(&s, 0);
-            for r in done.sink.runs.finish() {
-                f.runs.add(&names[done.input], &r, by);
-            }
+            failed |= absorb(&mut per_file[i], done, runs, &names[i], by);
         },
     );
+    for i in again {
+        per_file[i] = FileFigures::default();
+        let one = exec::Opts { jobs: 1, ..opts };
+        exec::run(
+            std::slice::from_ref(&inputs[i]),
+            &one,
+            || StatsSink::new(args.exact),
+            |mut done: Done<StatsSink>| {
+                done.input = i;
+                let runs = std::mem::take(&mut done.sink.runs).finish();
+                absorb(&mut per_file[i], done, runs, &names[i], by);
+            },
+        );
+    }
     let mut total = FileFigures::default();
     for f in &per_file {
         total.stats.merge(&f.stats, 0);

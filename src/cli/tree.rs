@@ -1,7 +1,7 @@
 //! `cctape tree`: each run's subagents and tasks as a tree, with tokens,
 //! tool calls, duration and status per node.
 
-use super::exec::{self, Done, Piece, Sink};
+use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{thousands, write_json_value};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -32,8 +32,8 @@ impl Sink for TreeSink {
         self.0.push_error(e);
     }
 
-    fn splittable(&self) -> bool {
-        false
+    fn split(&self) -> Split {
+        Split::Never
     }
 }
 

@@ -1,7 +1,7 @@
 //! `cctape verdict`: one JSON object per run per line, and an exit code a
 //! harness can act on.
 
-use super::exec::{self, Done, Piece, Sink};
+use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::write_json_value;
 use super::{Common, expand};
 use cctape::error::Error;
@@ -34,8 +34,8 @@ impl Sink for VerdictSink {
         self.0.push_error(e);
     }
 
-    fn splittable(&self) -> bool {
-        false
+    fn split(&self) -> Split {
+        Split::Never
     }
 }
 
