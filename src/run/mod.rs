@@ -73,6 +73,8 @@ mod totals;
 mod verdict;
 
 pub use summary::*;
+#[cfg(feature = "parquet")]
+pub(crate) use time::parse_millis as parse_timestamp_millis;
 pub use totals::RunTotals;
 pub use verdict::{Verdict, apply_exit_code, classify_result};
 
