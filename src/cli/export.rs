@@ -2,8 +2,9 @@
 //! under an output directory, for DuckDB, Spark, Trino or DataFusion.
 //!
 //! Inputs are read in parallel like every command (each input whole, since
-//! runs are followed across lines); a writer thread encodes rows in input
-//! order as they become ready, so the files are the same whatever `--jobs`.
+//! runs are followed across lines); a writer thread encodes each input's
+//! rows, in input order, while later inputs are read, so the files are the
+//! same whatever `--jobs`.
 
 use super::exec::{self, Done, Piece, Sink};
 use super::output::{human_bytes, print_json, thousands};
@@ -12,7 +13,6 @@ use cctape::error::Error;
 use cctape::event::Event;
 use cctape::export::{Batch, ExportOptions, InputRows, TableReport, Writer};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
@@ -80,22 +80,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is too large"))
 }
 
-/// Rows handed to the writer at a time.
-const BATCH_ROWS: usize = 16 << 10;
-/// ... or bytes.
-const BATCH_BYTES: usize = 16 << 20;
-
-enum Msg {
-    /// Rows of an input, in order.
-    Rows(usize, Batch),
-    /// The input has no more rows.
-    End(usize),
-}
-
 struct ExportSink {
     rows: Option<InputRows>,
     raw: bool,
-    tx: mpsc::SyncSender<Msg>,
 }
 
 impl ExportSink {
@@ -108,12 +95,7 @@ impl ExportSink {
 
 impl Sink for ExportSink {
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
-        let rows = self.rows(piece);
-        rows.push(ev);
-        if rows.ready_rows() >= BATCH_ROWS || rows.ready_bytes() >= BATCH_BYTES {
-            let batch = rows.take_ready();
-            let _ = self.tx.send(Msg::Rows(piece.input, batch));
-        }
+        self.rows(piece).push(ev);
     }
 
     fn error(&mut self, piece: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -126,33 +108,14 @@ impl Sink for ExportSink {
     }
 }
 
-/// Write batches in input order: an input's rows are written once every
-/// input before it has ended; rows that arrive early wait.
-fn write_in_order(mut w: Writer, rx: mpsc::Receiver<Msg>) -> io::Result<[TableReport; 3]> {
-    let mut next = 0usize;
-    let mut waiting: BTreeMap<usize, Vec<Batch>> = BTreeMap::new();
-    let mut ended: BTreeSet<usize> = BTreeSet::new();
+/// Write batches as they come (in input order); after a failure, keep
+/// receiving so that the sender never blocks, and report it at the end.
+fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableReport; 3]> {
     let mut failure: Option<io::Error> = None;
-    let write = |w: &mut Writer, b: &Batch, failure: &mut Option<io::Error>| {
+    for b in rx {
         if failure.is_none() {
-            if let Err(e) = w.write(b) {
-                *failure = Some(e);
-            }
-        }
-    };
-    // Keep receiving after a failure, so that senders never block.
-    for msg in rx {
-        match msg {
-            Msg::Rows(i, b) if i == next => write(&mut w, &b, &mut failure),
-            Msg::Rows(i, b) => waiting.entry(i).or_default().push(b),
-            Msg::End(i) => {
-                ended.insert(i);
-                while ended.remove(&next) {
-                    next += 1;
-                    for b in waiting.remove(&next).unwrap_or_default() {
-                        write(&mut w, &b, &mut failure);
-                    }
-                }
+            if let Err(e) = w.write(&b) {
+                failure = Some(e);
             }
         }
     }
@@ -183,28 +146,22 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (tx, rx) = mpsc::sync_channel::<Msg>(32);
+    // A writer thread encodes an input's rows while the next are read.
+    let (tx, rx) = mpsc::sync_channel::<Batch>(4);
     let result = std::thread::scope(|scope| {
-        let handle = scope.spawn(move || write_in_order(writer, rx));
+        let handle = scope.spawn(move || write_all(writer, rx));
         let raw = args.raw;
         exec::run(
             &inputs,
             &opts,
-            || ExportSink {
-                rows: None,
-                raw,
-                tx: tx.clone(),
-            },
+            || ExportSink { rows: None, raw },
             |done: Done<ExportSink>| {
                 if let Some(why) = &done.failure {
                     eprintln!("cctape: {}: {why}", names[done.input]);
                     failed = true;
                 }
                 if let Some(rows) = done.sink.rows {
-                    let _ = tx.send(Msg::Rows(done.input, rows.finish()));
-                }
-                if done.last {
-                    let _ = tx.send(Msg::End(done.input));
+                    let _ = tx.send(rows.finish());
                 }
             },
         );

@@ -171,7 +171,7 @@ impl StrCol {
 /// row.
 #[derive(Clone, Debug, Default)]
 pub struct NumCol<T> {
-    vals: Vec<T>,
+    pub(crate) vals: Vec<T>,
     valid: Vec<bool>,
 }
 

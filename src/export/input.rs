@@ -4,7 +4,7 @@
 use super::tables::{EventRows, RunRows, Table, ToolRows};
 use crate::error::Error;
 use crate::event::Event;
-use crate::run::{RunFolder, RunSummary};
+use crate::run::RunFolder;
 
 /// Rows of the three tables.
 #[derive(Clone, Debug, Default)]
@@ -37,16 +37,17 @@ impl Batch {
 /// Turns one input's events into rows of the three tables.
 ///
 /// Feed it every event ([`push`](InputRows::push)) and every per-line error
-/// ([`push_error`](InputRows::push_error)) of one input, in order; take the
-/// rows of runs that are complete with [`take_ready`](InputRows::take_ready)
-/// as you go (memory then stays about one run's rows), and the rest with
-/// [`finish`](InputRows::finish).
+/// ([`push_error`](InputRows::push_error)) of one input, in order, then
+/// take the rows with [`finish`](InputRows::finish).
 ///
-/// An event's row waits until its run is complete, because the row that
-/// carries a model call's usage is known only then (see
-/// [`ModelCall::line`](crate::run::ModelCall::line)). Rows come out run by
-/// run, in the order runs complete, each run's in line order: the same input
-/// gives the same rows in the same order.
+/// Rows wait until the input ends: the row that carries a model call's
+/// usage is known only once its run is complete (see
+/// [`ModelCall::line`](crate::run::ModelCall::line)), and a run is complete
+/// only at the end of the input, since its session may come back later in
+/// the file (`cctape stats` folds it so). Memory is therefore about the
+/// input's rows (and its size with `raw`). Event rows come out in line
+/// order, runs in order of their first line, tool calls by run and then in
+/// order of their `tool_use`.
 ///
 /// ```
 /// use cctape::export::{InputRows, Table};
@@ -70,6 +71,7 @@ impl Batch {
 /// assert_eq!(batch.events.len(), 5);
 /// // The call's usage sits on its last assistant event (line 3) only.
 /// assert_eq!(batch.events.carries_usage.get(1), Some(false));
+/// assert_eq!(batch.events.output_tokens.get(1), None);
 /// assert_eq!(batch.events.output_tokens.get(2), Some(5));
 /// assert_eq!(batch.runs.verdict.get(0), Some(&b"success"[..]));
 /// assert_eq!(batch.tools.tool_name.get(0), Some(&b"Bash"[..]));
@@ -79,11 +81,7 @@ pub struct InputRows {
     file: String,
     raw: bool,
     folder: RunFolder,
-    /// Event rows of runs not complete yet, with the run's first line.
-    pending: Vec<(u64, EventRows)>,
-    /// The run of the last event (its index in `pending`).
-    last: Option<usize>,
-    ready: Batch,
+    events: EventRows,
 }
 
 impl InputRows {
@@ -96,9 +94,7 @@ impl InputRows {
             file: file.to_string(),
             raw,
             folder,
-            pending: Vec::new(),
-            last: None,
-            ready: Batch::default(),
+            events: EventRows::default(),
         }
     }
 
@@ -107,17 +103,16 @@ impl InputRows {
         &self.file
     }
 
+    /// Event rows so far.
+    pub fn events(&self) -> usize {
+        self.events.len()
+    }
+
     /// Fold in one event.
     pub fn push(&mut self, ev: &Event<'_>) {
         self.folder.push(ev);
         let run = self.folder.current_first_line().unwrap_or(ev.line());
-        let i = match self.last {
-            Some(i) if self.pending.get(i).is_some_and(|p| p.0 == run) => i,
-            _ => self.switch_to(run),
-        };
-        if let Some((_, rows)) = self.pending.get_mut(i) {
-            rows.push_event(&self.file, run, ev, self.raw);
-        }
+        self.events.push_event(&self.file, run, ev, self.raw);
     }
 
     /// Fold in a per-line error (it has no row, but counts in its run).
@@ -125,65 +120,19 @@ impl InputRows {
         self.folder.push_error(e);
     }
 
-    /// The run with first line `run` became the current one: runs that are
-    /// complete meanwhile are handed out.
-    fn switch_to(&mut self, run: u64) -> usize {
-        if self.last.is_some() {
-            for s in self.folder.drain_complete() {
-                self.complete(&s);
-            }
-        }
-        let i = match self.pending.iter().position(|p| p.0 == run) {
-            Some(i) => i,
-            None => {
-                self.pending.push((run, EventRows::default()));
-                self.pending.len() - 1
-            }
+    /// Complete every run and take the rows.
+    pub fn finish(self) -> Batch {
+        let mut batch = Batch {
+            events: self.events,
+            ..Batch::default()
         };
-        self.last = Some(i);
-        i
-    }
-
-    /// A run is complete: its rows, with usage on the rows that carry it,
-    /// become ready.
-    fn complete(&mut self, s: &RunSummary) {
-        if let Some(i) = self.pending.iter().position(|p| p.0 == s.first_line) {
-            let (_, mut rows) = self.pending.remove(i);
-            rows.apply_calls(&s.model_calls);
-            self.ready.events.append(&rows);
-            self.last = None;
+        for s in self.folder.finish() {
+            batch.events.apply_calls(&s.model_calls);
+            batch.runs.push_run(&self.file, &s);
+            for t in &s.tool_calls {
+                batch.tools.push_call(&self.file, &s, t);
+            }
         }
-        self.ready.runs.push_run(&self.file, s);
-        for t in &s.tool_calls {
-            self.ready.tools.push_call(&self.file, s, t);
-        }
-    }
-
-    /// Rows ready to be written (of complete runs), all tables together.
-    pub fn ready_rows(&self) -> usize {
-        self.ready.len()
-    }
-
-    /// About how many bytes the ready rows take.
-    pub fn ready_bytes(&self) -> usize {
-        self.ready.bytes()
-    }
-
-    /// Take the rows of the runs complete so far.
-    pub fn take_ready(&mut self) -> Batch {
-        std::mem::take(&mut self.ready)
-    }
-
-    /// Complete every run and take the remaining rows.
-    pub fn finish(mut self) -> Batch {
-        let runs = std::mem::take(&mut self.folder).finish();
-        for s in &runs {
-            self.complete(s);
-        }
-        // Rows of a run the folder did not report (none expected).
-        for (_, rows) in std::mem::take(&mut self.pending) {
-            self.ready.events.append(&rows);
-        }
-        self.ready
+        batch
     }
 }

@@ -28,7 +28,7 @@
 //! [`EventRows::COLUMNS`], [`RunRows::COLUMNS`] and [`ToolRows::COLUMNS`]
 //! (name, type, nullability, meaning), and in `docs/export-schema.md`.
 //!
-//! **events**: `file`, `line`, `offset`, `run_line`, `session_id`, `uuid`,
+//! **events**: `file`, `line`, `byte_offset`, `run_line`, `session_id`, `uuid`,
 //! `type`, `subtype`, `kind`, `parent_tool_use_id`, `timestamp`, `model`,
 //! `message_id`, `content_type`, `stream_event_type`, `tool_name`,
 //! `tool_use_id`, `is_error`, `carries_usage`, `input_tokens`,

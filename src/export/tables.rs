@@ -109,7 +109,7 @@ table! {
             "The input as named on the command line (a path below a directory given, or `-` for standard input).",
         line "line": I64 required
             "The event's line number in the input (1-based, after decompression).",
-        offset "offset": I64 required
+        byte_offset "byte_offset": I64 required
             "The byte offset of the line's first byte in the input (after decompression).",
         run_line "run_line": I64 required
             "The first line of the event's run: `(file, run_line)` is the run's key in `runs` (its `first_line`).",
@@ -297,7 +297,7 @@ impl EventRows {
         let kind = ev.kind();
         self.file.push(Some(file));
         self.line.push(Some(to_i64(ev.line())));
-        self.offset.push(Some(to_i64(ev.offset())));
+        self.byte_offset.push(Some(to_i64(ev.offset())));
         self.run_line.push(Some(to_i64(run_line)));
         self.session_id.push(ev.session_id());
         self.uuid.push(ev.uuid());
@@ -397,17 +397,17 @@ impl EventRows {
     }
 
     /// Put each call's usage on the row of its line ([`ModelCall::line`]);
-    /// the rows must be in line order. Returns the calls whose line has no
-    /// row (none when the rows are the run's).
+    /// the rows must be in line order (one input's). Returns the calls whose
+    /// line has no row (none when the rows are the calls' input's).
     pub fn apply_calls(&mut self, calls: &[ModelCall]) -> usize {
-        let lines: Vec<i64> = (0..self.len())
-            .map(|i| self.line.get(i).unwrap_or(0))
-            .collect();
         let mut missing = 0;
         for c in calls {
-            match lines.binary_search(&to_i64(c.line)) {
-                Ok(i) => self.set_usage(i, &c.usage),
-                Err(_) => missing += 1,
+            let line = to_i64(c.line);
+            let i = self.line.vals.partition_point(|&l| l < line);
+            if self.line.get(i) == Some(line) {
+                self.set_usage(i, &c.usage);
+            } else {
+                missing += 1;
             }
         }
         missing

@@ -74,7 +74,14 @@ fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> io::Error {
 }
 
 /// Columns that are nearly unique per row: no dictionary for them.
-const HIGH_CARDINALITY: &[&str] = &["line", "offset", "uuid", "raw", "tool_use_id", "message_id"];
+const HIGH_CARDINALITY: &[&str] = &[
+    "line",
+    "byte_offset",
+    "uuid",
+    "raw",
+    "tool_use_id",
+    "message_id",
+];
 
 /// One table's part files.
 struct TableWriter<T: Table> {
