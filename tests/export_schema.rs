@@ -9,7 +9,9 @@ use cctape::export::{ColumnDef, EventRows, RunRows, Table, ToolRows};
 use std::path::Path;
 
 fn render(name: &str, intro: &str, cols: &[ColumnDef]) -> String {
-    let mut s = format!("## `{name}`\n\n{intro}\n\n| column | type | null | meaning |\n|---|---|---|---|\n");
+    let mut s = format!(
+        "## `{name}`\n\n{intro}\n\n| column | type | null | meaning |\n|---|---|---|---|\n"
+    );
     for c in cols {
         s.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
