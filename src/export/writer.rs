@@ -73,6 +73,9 @@ fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> io::Error {
     io::Error::other(e)
 }
 
+/// Rows appended to a row group between two checks of its size.
+const APPEND_STEP: usize = 4096;
+
 /// Columns that are nearly unique per row: no dictionary for them.
 const HIGH_CARDINALITY: &[&str] = &[
     "line",
@@ -161,7 +164,12 @@ impl<T: Table> TableWriter<T> {
         let total = rows.len();
         let mut at = 0;
         while at < total {
-            let room = self.group_rows().saturating_sub(self.buf.len()).max(1);
+            // A few thousand rows at a time, so that the byte limit is
+            // checked often.
+            let room = self
+                .group_rows()
+                .saturating_sub(self.buf.len())
+                .clamp(1, APPEND_STEP);
             let end = total.min(at + room);
             self.buf.append_range(rows, at..end);
             at = end;
