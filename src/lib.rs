@@ -13,6 +13,8 @@
 //! 5. [`views`]: a typed, borrowed view per event kind, every field of the
 //!    reference reachable;
 //! 6. [`run`]: what a run did, folded from its events.
+//! 7. `export` (feature `parquet`, on by default): runs and events as Parquet
+//!    tables for DuckDB, Spark and other engines.
 //!
 //! Bad lines are errors with a [`Position`] that the stream continues past;
 //! only an I/O error ends a stream.
@@ -43,6 +45,8 @@
 
 pub mod error;
 pub mod event;
+#[cfg(feature = "parquet")]
+pub mod export;
 pub mod framing;
 pub mod parse;
 pub mod run;

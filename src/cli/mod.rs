@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 mod check;
 mod exec;
+#[cfg(feature = "parquet")]
+mod export;
 mod fields;
 mod filter;
 mod inputs;
@@ -88,6 +90,14 @@ enum Command {
     ///
     /// Example: claude -p "..." --output-format stream-json --verbose | cctape watch > run.jsonl
     Watch(watch::Args),
+    /// Write Parquet tables for DuckDB, Spark, Trino or DataFusion:
+    /// DIR/events (one row per event), DIR/runs (one per run, with its
+    /// verdict and totals) and DIR/tools (one per tool call), split into
+    /// part files. Usage is counted once per model call (`carries_usage`).
+    ///
+    /// Example: cctape export --format parquet --out exported/ runs/
+    #[cfg(feature = "parquet")]
+    Export(export::Args),
 }
 
 /// Parse the arguments and run the command; returns the exit code.
@@ -108,6 +118,8 @@ pub fn run() -> i32 {
         Command::Verdict(a) => verdict::run(&a),
         Command::Tree(a) => tree::run(&a),
         Command::Watch(a) => watch::run(&a),
+        #[cfg(feature = "parquet")]
+        Command::Export(a) => export::run(&a),
     }
 }
 

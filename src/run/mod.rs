@@ -73,6 +73,8 @@ mod totals;
 mod verdict;
 
 pub use summary::*;
+#[cfg(feature = "parquet")]
+pub(crate) use time::parse_millis as parse_timestamp_millis;
 pub use totals::RunTotals;
 pub use verdict::{Verdict, apply_exit_code, classify_result};
 
@@ -95,6 +97,7 @@ pub struct RunFolder {
     /// session_id → slot.
     by_session: HashMap<Box<str>, usize>,
     current: Option<usize>,
+    keep_calls: bool,
 }
 
 impl RunFolder {
@@ -103,9 +106,27 @@ impl RunFolder {
         RunFolder::default()
     }
 
+    /// Keep every model call and tool call of each run in its summary
+    /// ([`RunSummary::model_calls`], [`RunSummary::tool_calls`]); off by
+    /// default. Applies to runs started after the call.
+    pub fn record_calls(&mut self, yes: bool) -> &mut RunFolder {
+        self.keep_calls = yes;
+        self
+    }
+
+    /// The first line of the run the last event or error went to: the
+    /// [`RunSummary::first_line`] its summary will have, which tells the
+    /// folder's runs apart.
+    pub fn current_first_line(&self) -> Option<u64> {
+        let run = self.runs.get(self.current?)?.as_ref()?;
+        Some(run.first_line())
+    }
+
     fn new_run(&mut self, session: Option<&str>) -> usize {
         let i = self.runs.len();
-        self.runs.push(Some(RunState::new(session)));
+        let mut run = RunState::new(session);
+        run.keep_calls = self.keep_calls;
+        self.runs.push(Some(run));
         if let Some(s) = session {
             self.by_session.insert(s.into(), i);
         }

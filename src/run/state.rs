@@ -28,18 +28,24 @@ fn launches_subagent(name: &str) -> bool {
 /// One model call.
 #[derive(Debug)]
 struct Call {
+    msg: Option<Sym>,
     agent: Option<Sym>,
     model: Option<Sym>,
     usage: TokenCounts,
     /// Usage came from the call's `message_delta`: final.
     final_usage: bool,
     round: u32,
+    /// The line whose usage is the call's (the last that set it).
+    line: u64,
 }
 
 #[derive(Debug)]
 struct ToolUse {
+    id: Sym,
     name: Sym,
     agent: Option<Sym>,
+    line: u64,
+    result_line: Option<u64>,
     start_ms: Option<i64>,
     answered: bool,
     error: bool,
@@ -93,8 +99,9 @@ pub(crate) struct RunState {
 
     tools: Vec<ToolUse>,
     tool_by_id: SymMap<u32>,
-    /// Results whose use has not appeared (yet): id → (error, end time).
-    early_results: SymMap<(bool, Option<i64>)>,
+    /// Results whose use has not appeared (yet): id → (error, end time,
+    /// line).
+    early_results: SymMap<(bool, Option<i64>, u64)>,
     early_rejections: Vec<Sym>,
 
     nodes: Vec<Node>,
@@ -121,6 +128,9 @@ pub(crate) struct RunState {
     bad_lines: u64,
     truncated: bool,
     warnings: Vec<Warning>,
+    /// Keep the per-call lists ([`RunSummary::model_calls`],
+    /// [`RunSummary::tool_calls`]).
+    pub(crate) keep_calls: bool,
 }
 
 fn str_of<'a>(v: Option<Value<'a>>) -> Option<&'a str> {
@@ -182,6 +192,11 @@ impl RunState {
             session: session.map(str::to_string),
             ..RunState::default()
         }
+    }
+
+    /// The line of the run's first event or error (0 before any).
+    pub(crate) fn first_line(&self) -> u64 {
+        self.first_line
     }
 
     /// True once a result was folded in.
@@ -478,7 +493,7 @@ impl RunState {
         }
         let usage = msg.get("usage").map(TokenCounts::from_usage);
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
-        self.record_call(msg_id, agent, model, usage);
+        self.record_call(msg_id, agent, model, usage, ev.line());
 
         let start = ev.timestamp().and_then(parse_millis);
         let Some(content) = content else { return };
@@ -486,7 +501,7 @@ impl RunState {
             if str_of(block.get("type")) == Some("tool_use")
                 && let (Some(id), Some(name)) = (str_of(block.get("id")), str_of(block.get("name")))
             {
-                self.on_tool_use(id, name, agent, start, block);
+                self.on_tool_use(id, name, agent, start, block, ev.line());
             }
             if agent.is_none() && self.partial.any() {
                 self.partial.check_assistant(msg_id, block, &self.names);
@@ -502,6 +517,7 @@ impl RunState {
         agent: Option<Sym>,
         model: Option<Sym>,
         usage: Option<TokenCounts>,
+        line: u64,
     ) {
         if let Some(m) = msg {
             if let Some(&i) = self.call_by_msg.get(&m) {
@@ -510,6 +526,7 @@ impl RunState {
                     && let Some(u) = usage
                 {
                     c.usage = u;
+                    c.line = line;
                 }
                 c.model = c.model.or(model);
                 return;
@@ -517,11 +534,13 @@ impl RunState {
             self.call_by_msg.insert(m, self.calls.len() as u32);
         }
         self.calls.push(Call {
+            msg,
             agent,
             model,
             usage: usage.unwrap_or_default(),
             final_usage: false,
             round: self.results,
+            line,
         });
     }
 
@@ -532,6 +551,7 @@ impl RunState {
         agent: Option<Sym>,
         start: Option<i64>,
         block: Value<'_>,
+        line: u64,
     ) {
         let id = self.names.intern(id);
         if self.tool_by_id.contains_key(&id) {
@@ -539,17 +559,21 @@ impl RunState {
         }
         let name_sym = self.names.intern(name);
         let mut t = ToolUse {
+            id,
             name: name_sym,
             agent,
+            line,
+            result_line: None,
             start_ms: start,
             answered: false,
             error: false,
             rejected: false,
             duration_ms: None,
         };
-        if let Some((error, end)) = self.early_results.remove(&id) {
+        if let Some((error, end, result_line)) = self.early_results.remove(&id) {
             t.answered = true;
             t.error = error;
+            t.result_line = Some(result_line);
             t.duration_ms = start.zip(end).map(|(s, e)| e - s);
         }
         if let Some(p) = self.early_rejections.iter().position(|r| *r == id) {
@@ -616,7 +640,7 @@ impl RunState {
                         error = true;
                     }
                     let id = self.names.intern(id);
-                    self.on_tool_result(id, error, end);
+                    self.on_tool_result(id, error, end, ev.line());
                     if results == 1 {
                         if let (Some(&i), Some(t)) = (self.node_by_tool.get(&id), tur) {
                             let n = &mut self.nodes[i as usize];
@@ -645,16 +669,17 @@ impl RunState {
         }
     }
 
-    fn on_tool_result(&mut self, id: Sym, error: bool, end: Option<i64>) {
+    fn on_tool_result(&mut self, id: Sym, error: bool, end: Option<i64>, line: u64) {
         match self.tool_by_id.get(&id) {
             Some(&i) => {
                 let t = &mut self.tools[i as usize];
                 t.answered = true;
                 t.error |= error;
                 t.duration_ms = t.start_ms.zip(end).map(|(s, e)| e - s);
+                t.result_line = Some(line);
             }
             None => {
-                self.early_results.insert(id, (error, end));
+                self.early_results.insert(id, (error, end, line));
             }
         }
     }
@@ -678,7 +703,7 @@ impl RunState {
                 let usage = m.and_then(|m| m.get("usage")).map(TokenCounts::from_usage);
                 self.partial.start_message(id, &self.names);
                 if id.is_some() {
-                    self.record_call(id, None, model, usage);
+                    self.record_call(id, None, model, usage, ev.line());
                 }
             }
             "content_block_start" => {
@@ -697,6 +722,7 @@ impl RunState {
                     let c = &mut self.calls[i as usize];
                     merge_usage(&mut c.usage, u);
                     c.final_usage = true;
+                    c.line = ev.line();
                 }
             }
             "message_stop" => self.partial.finish_message(&self.names),
@@ -1082,6 +1108,12 @@ impl RunState {
         api_retries.statuses.sort_unstable();
         api_retries.last_error = self.retry_error.map(|e| names.resolve(e).to_string());
 
+        let (model_calls, tool_calls) = if self.keep_calls {
+            self.call_lists()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+
         RunSummary {
             session_id: self.session.take(),
             verdict: stream_verdict,
@@ -1113,7 +1145,44 @@ impl RunState {
             bad_lines: self.bad_lines,
             truncated: self.truncated,
             warnings,
+            model_calls,
+            tool_calls,
         }
+    }
+
+    /// Every model call and every tool call, in order of first appearance.
+    fn call_lists(&self) -> (Vec<ModelCall>, Vec<ToolCall>) {
+        let names = &self.names;
+        let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
+        let model_calls = self
+            .calls
+            .iter()
+            .map(|c| ModelCall {
+                message_id: opt(c.msg),
+                agent: opt(c.agent),
+                model: opt(c.model),
+                usage: c.usage,
+                final_usage: c.final_usage,
+                line: c.line,
+            })
+            .collect();
+        let tool_calls = self
+            .tools
+            .iter()
+            .map(|t| ToolCall {
+                tool_use_id: names.resolve(t.id).to_string(),
+                name: names.resolve(t.name).to_string(),
+                agent: opt(t.agent),
+                line: t.line,
+                result_line: t.result_line,
+                started_ms: t.start_ms,
+                duration_ms: t.duration_ms,
+                answered: t.answered,
+                error: t.error,
+                rejected: t.rejected,
+            })
+            .collect();
+        (model_calls, tool_calls)
     }
 }
 

@@ -487,6 +487,59 @@ pub struct ResultSummary {
     pub subagent_stats: Option<J>,
 }
 
+/// One model call (one `message.id`), kept when the folder was asked to
+/// ([`RunFolder::record_calls`](super::RunFolder::record_calls)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelCall {
+    /// `message.id` (none for an assistant event without one: a call of
+    /// its own).
+    pub message_id: Option<String>,
+    /// The subagent's `parent_tool_use_id`; none for the main agent.
+    pub agent: Option<String>,
+    /// `message.model`.
+    pub model: Option<String>,
+    /// The call's usage, as summed into [`UsageSummary`].
+    pub usage: TokenCounts,
+    /// The usage is the call's `message_delta`'s (final), not an assistant
+    /// event's snapshot.
+    pub final_usage: bool,
+    /// The line whose usage this is: the last line that set it (the last
+    /// assistant event of the message id, or its last `message_delta`, or
+    /// the `message_start` when nothing followed it).
+    pub line: u64,
+}
+
+/// One tool call (a `tool_use` block) and its result, kept when the folder
+/// was asked to ([`RunFolder::record_calls`](super::RunFolder::record_calls)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The `tool_use` block's `id`.
+    pub tool_use_id: String,
+    /// The tool's `name`.
+    pub name: String,
+    /// The subagent's `parent_tool_use_id`; none for the main agent.
+    pub agent: Option<String>,
+    /// The line of the assistant event with the `tool_use` block.
+    pub line: u64,
+    /// The line of the user event with the (last) `tool_result`.
+    pub result_line: Option<u64>,
+    /// The `timestamp` of the tool_use's event, in milliseconds since the
+    /// Unix epoch.
+    pub started_ms: Option<i64>,
+    /// From the tool_use's `timestamp` to the tool_result's, when both carry
+    /// one.
+    pub duration_ms: Option<i64>,
+    /// A tool_result answered it.
+    pub answered: bool,
+    /// The result was an error (`is_error`, `<tool_use_error>`, or a
+    /// `tool_use_result` string starting `Error: `), rejections included.
+    pub error: bool,
+    /// The call was rejected (a permission denial or `tool_result_meta`).
+    pub rejected: bool,
+}
+
 /// What one run did.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -552,6 +605,12 @@ pub struct RunSummary {
     pub truncated: bool,
     /// What to look at.
     pub warnings: Vec<Warning>,
+    /// Every model call, in order (empty unless the folder was asked to
+    /// keep them with [`RunFolder::record_calls`](super::RunFolder::record_calls)).
+    pub model_calls: Vec<ModelCall>,
+    /// Every tool call, in order (empty unless the folder was asked to
+    /// keep them with [`RunFolder::record_calls`](super::RunFolder::record_calls)).
+    pub tool_calls: Vec<ToolCall>,
 }
 
 impl RunSummary {
@@ -589,6 +648,8 @@ impl RunSummary {
             bad_lines: 0,
             truncated: false,
             warnings: Vec::new(),
+            model_calls: Vec::new(),
+            tool_calls: Vec::new(),
         }
     }
 

@@ -1,0 +1,213 @@
+//! `cctape export`: streams to Parquet tables (`events`, `runs`, `tools`)
+//! under an output directory, for DuckDB, Spark, Trino or DataFusion.
+//!
+//! Inputs are read in parallel like every command (each input whole, since
+//! runs are followed across lines); a writer thread encodes each input's
+//! rows, in input order, while later inputs are read, so the files are the
+//! same whatever `--jobs`.
+
+use super::exec::{self, Done, Piece, Sink, Split};
+use super::output::{human_bytes, print_json, thousands};
+use super::{Common, expand};
+use cctape::error::Error;
+use cctape::event::Event;
+use cctape::export::{Batch, ExportOptions, InputRows, TableReport, Writer};
+use serde_json::{Map, Value, json};
+use std::fmt::Write as _;
+use std::io;
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Apache Parquet, zstd-compressed.
+    Parquet,
+}
+
+/// Arguments of `cctape export`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "parquet")]
+    format: Format,
+    /// Output directory: tables go to DIR/events, DIR/runs and DIR/tools
+    /// (their part-*.parquet files from an earlier export are removed).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: PathBuf,
+    /// Keep each event's line, bytes unchanged, in the `raw` column of
+    /// `events`.
+    #[arg(long)]
+    raw: bool,
+    /// Start a new part file after this many rows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_file_rows: Option<u64>,
+    /// Start a new part file once one is this large (suffixes K, M, G; 0:
+    /// no limit).
+    #[arg(long, value_name = "BYTES", default_value = "512M", value_parser = parse_size)]
+    max_file_bytes: u64,
+    /// Rows per row group.
+    #[arg(long, value_name = "N", default_value_t = 128 << 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    row_group_rows: u64,
+    /// Print what was written as one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// `123`, `64K`, `512M`, `1G`, `2T` (binary units).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size suffix in {s:?} (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size such as 512M"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
+}
+
+struct ExportSink {
+    rows: Option<InputRows>,
+    raw: bool,
+}
+
+impl ExportSink {
+    fn rows(&mut self, piece: &Piece<'_>) -> &mut InputRows {
+        let raw = self.raw;
+        self.rows
+            .get_or_insert_with(|| InputRows::new(piece.name, raw))
+    }
+}
+
+impl Sink for ExportSink {
+    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+        self.rows(piece).push(ev);
+    }
+
+    fn error(&mut self, piece: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+        self.rows(piece).push_error(e);
+    }
+
+    fn split(&self) -> Split {
+        // Runs are followed across lines; inputs still run in parallel.
+        Split::Never
+    }
+}
+
+/// Write batches as they come (in input order); after a failure, keep
+/// receiving so that the sender never blocks, and report it at the end.
+fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableReport; 3]> {
+    let mut failure: Option<io::Error> = None;
+    for b in rx {
+        if failure.is_none()
+            && let Err(e) = w.write(&b)
+        {
+            failure = Some(e);
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => w.finish(),
+    }
+}
+
+/// Run the command; returns the exit code (2 when an input could not be
+/// read or the output could not be written).
+pub fn run(args: &Args) -> i32 {
+    let Format::Parquet = args.format;
+    let (inputs, mut failed) = expand(&args.common);
+    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let export = ExportOptions {
+        raw: args.raw,
+        row_group_rows: usize::try_from(args.row_group_rows).unwrap_or(usize::MAX),
+        max_file_rows: args.max_file_rows,
+        max_file_bytes: (args.max_file_bytes > 0).then_some(args.max_file_bytes),
+        ..ExportOptions::default()
+    };
+    let writer = match Writer::create(&args.out, &export) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("cctape: {}: {e}", args.out.display());
+            return 2;
+        }
+    };
+    // A writer thread encodes an input's rows while the next are read.
+    let (tx, rx) = mpsc::sync_channel::<Batch>(4);
+    let result = std::thread::scope(|scope| {
+        let handle = scope.spawn(move || write_all(writer, rx));
+        let raw = args.raw;
+        exec::run(
+            &inputs,
+            &opts,
+            || ExportSink { rows: None, raw },
+            |done: Done<ExportSink>| {
+                if let Some(why) = &done.failure {
+                    eprintln!("cctape: {}: {why}", names[done.input]);
+                    failed = true;
+                }
+                if let Some(rows) = done.sink.rows {
+                    let _ = tx.send(rows.finish());
+                }
+            },
+        );
+        drop(tx);
+        handle.join()
+    });
+    let reports = match result {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            eprintln!("cctape: writing {}: {e}", args.out.display());
+            return 2;
+        }
+        Err(_) => {
+            eprintln!("cctape: writing {}: the writer stopped", args.out.display());
+            return 2;
+        }
+    };
+    if args.json {
+        let mut tables = Map::new();
+        for r in &reports {
+            let files: Vec<String> = r.files.iter().map(|f| f.display().to_string()).collect();
+            tables.insert(
+                r.name.into(),
+                json!({"rows": r.rows, "row_groups": r.row_groups, "files": files, "bytes": r.bytes}),
+            );
+        }
+        print_json(&json!({
+            "out": args.out.display().to_string(),
+            "inputs": inputs.len(),
+            "tables": Value::Object(tables),
+        }));
+    } else {
+        let mut o = String::new();
+        for r in &reports {
+            let _ = writeln!(
+                o,
+                "{:<6}  {:>12} rows  {:>4} file{}  {:>10}  {}",
+                r.name,
+                thousands(r.rows),
+                r.files.len(),
+                if r.files.len() == 1 { " " } else { "s" },
+                human_bytes(r.bytes),
+                args.out.join(r.name).display()
+            );
+        }
+        exec::write_out(&mut o.into_bytes());
+    }
+    if failed { 2 } else { 0 }
+}

@@ -1,0 +1,369 @@
+//! Column buffers: rows are appended column by column, then a range of them
+//! is encoded as one Parquet column chunk.
+
+use bytes::Bytes;
+use parquet::basic::{ConvertedType, LogicalType, Repetition, TimeUnit, Type as Physical};
+use parquet::column::writer::ColumnWriter;
+use parquet::data_type::ByteArray;
+use parquet::errors::{ParquetError, Result};
+use parquet::schema::types::{Type, TypePtr};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// What a column holds, and how it is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// UTF-8 text: `BYTE_ARRAY` annotated `STRING`.
+    Str,
+    /// A signed 64-bit integer: `INT64`.
+    I64,
+    /// Milliseconds since the Unix epoch: `INT64` annotated
+    /// `TIMESTAMP(MILLIS, isAdjustedToUTC=true)`.
+    Timestamp,
+    /// A 64-bit float: `DOUBLE`.
+    F64,
+    /// `BOOLEAN`.
+    Bool,
+}
+
+impl Kind {
+    /// The type as `docs/export-schema.md` writes it.
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            Kind::Str => "string",
+            Kind::I64 => "int64",
+            Kind::Timestamp => "timestamp (ms, UTC)",
+            Kind::F64 => "double",
+            Kind::Bool => "boolean",
+        }
+    }
+}
+
+/// A column of a table: its name, kind, nullability and meaning.
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnDef {
+    /// The column's name.
+    pub name: &'static str,
+    /// What it holds.
+    pub kind: Kind,
+    /// Whether it may be null.
+    pub nullable: bool,
+    /// What it means and where it comes from.
+    pub doc: &'static str,
+}
+
+impl ColumnDef {
+    /// The Parquet schema node of this column.
+    pub(crate) fn parquet_type(&self) -> Result<TypePtr> {
+        let rep = if self.nullable {
+            Repetition::OPTIONAL
+        } else {
+            Repetition::REQUIRED
+        };
+        let b = match self.kind {
+            Kind::Str => Type::primitive_type_builder(self.name, Physical::BYTE_ARRAY)
+                .with_logical_type(Some(LogicalType::String))
+                .with_converted_type(ConvertedType::UTF8),
+            Kind::I64 => Type::primitive_type_builder(self.name, Physical::INT64),
+            Kind::Timestamp => Type::primitive_type_builder(self.name, Physical::INT64)
+                .with_logical_type(Some(LogicalType::timestamp(true, TimeUnit::MILLIS)))
+                .with_converted_type(ConvertedType::TIMESTAMP_MILLIS),
+            Kind::F64 => Type::primitive_type_builder(self.name, Physical::DOUBLE),
+            Kind::Bool => Type::primitive_type_builder(self.name, Physical::BOOLEAN),
+        };
+        Ok(Arc::new(b.with_repetition(rep).build()?))
+    }
+}
+
+/// The Parquet schema (a `message`) of a table.
+pub(crate) fn message_type(name: &str, defs: &[ColumnDef]) -> Result<TypePtr> {
+    let fields = defs
+        .iter()
+        .map(ColumnDef::parquet_type)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(
+        Type::group_type_builder(name).with_fields(fields).build()?,
+    ))
+}
+
+/// Strings: bytes end to end, one end offset and one validity flag per row.
+#[derive(Clone, Debug, Default)]
+pub struct StrCol {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+    valid: Vec<bool>,
+}
+
+impl StrCol {
+    /// Append a value (or a null).
+    #[inline]
+    pub fn push(&mut self, v: Option<&str>) {
+        self.push_bytes(v.map(str::as_bytes));
+    }
+
+    /// Append a value given as bytes (UTF-8 expected) or a null.
+    #[inline]
+    pub fn push_bytes(&mut self, v: Option<&[u8]>) {
+        if let Some(v) = v {
+            self.data.extend_from_slice(v);
+        }
+        self.ends.push(self.data.len());
+        self.valid.push(v.is_some());
+    }
+
+    /// The value of row `i`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        if !*self.valid.get(i)? {
+            return None;
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.data[start..self.ends[i]])
+    }
+
+    fn len(&self) -> usize {
+        self.valid.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.data.len() + self.ends.len() * 9
+    }
+
+    fn append_range(&mut self, o: &StrCol, r: Range<usize>) {
+        if r.is_empty() {
+            return;
+        }
+        let start = if r.start == 0 { 0 } else { o.ends[r.start - 1] };
+        let end = o.ends[r.end - 1];
+        let base = self.data.len();
+        self.data.extend_from_slice(&o.data[start..end]);
+        self.ends
+            .extend(o.ends[r.clone()].iter().map(|e| e - start + base));
+        self.valid.extend_from_slice(&o.valid[r]);
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.ends.clear();
+        self.valid.clear();
+    }
+
+    fn write(&mut self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
+        let ColumnWriter::ByteArrayColumnWriter(w) = w else {
+            return Err(ParquetError::General("string column expected".into()));
+        };
+        // The buffer moves into one shared `Bytes`; values are slices of it.
+        let data = Bytes::from(std::mem::take(&mut self.data));
+        let mut values = Vec::with_capacity(self.len());
+        let mut start = 0;
+        for (&end, &ok) in self.ends.iter().zip(&self.valid) {
+            if ok {
+                values.push(ByteArray::from(data.slice(start..end)));
+            }
+            start = end;
+        }
+        let levels = levels(&self.valid, nullable);
+        w.write_batch(&values, levels.as_deref(), None)?;
+        Ok(())
+    }
+}
+
+/// Fixed-size values (integers, floats, booleans) with a validity flag per
+/// row.
+#[derive(Clone, Debug, Default)]
+pub struct NumCol<T> {
+    pub(crate) vals: Vec<T>,
+    valid: Vec<bool>,
+}
+
+impl<T: Copy + Default> NumCol<T> {
+    /// Append a value (or a null).
+    #[inline]
+    pub fn push(&mut self, v: Option<T>) {
+        self.vals.push(v.unwrap_or_default());
+        self.valid.push(v.is_some());
+    }
+
+    /// Overwrite row `i`.
+    pub fn set(&mut self, i: usize, v: Option<T>) {
+        if let (Some(slot), Some(ok)) = (self.vals.get_mut(i), self.valid.get_mut(i)) {
+            *slot = v.unwrap_or_default();
+            *ok = v.is_some();
+        }
+    }
+
+    /// The value of row `i`.
+    pub fn get(&self, i: usize) -> Option<T> {
+        if *self.valid.get(i)? {
+            Some(self.vals[i])
+        } else {
+            None
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.valid.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.vals.len() * (std::mem::size_of::<T>() + 1)
+    }
+
+    fn append_range(&mut self, o: &NumCol<T>, r: Range<usize>) {
+        self.vals.extend_from_slice(&o.vals[r.clone()]);
+        self.valid.extend_from_slice(&o.valid[r]);
+    }
+
+    fn clear(&mut self) {
+        self.vals.clear();
+        self.valid.clear();
+    }
+
+    fn present(&self) -> Vec<T> {
+        self.vals
+            .iter()
+            .zip(&self.valid)
+            .filter(|(_, ok)| **ok)
+            .map(|(v, _)| *v)
+            .collect()
+    }
+}
+
+fn levels(valid: &[bool], nullable: bool) -> Option<Vec<i16>> {
+    nullable.then(|| valid.iter().map(|&v| i16::from(v)).collect())
+}
+
+/// A column buffer of any kind, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub enum ColRef<'a> {
+    /// Strings.
+    Str(&'a StrCol),
+    /// Integers and timestamps.
+    I64(&'a NumCol<i64>),
+    /// Floats.
+    F64(&'a NumCol<f64>),
+    /// Booleans.
+    Bool(&'a NumCol<bool>),
+}
+
+/// A column buffer of any kind, borrowed mutably.
+#[derive(Debug)]
+pub enum ColMut<'a> {
+    /// Strings.
+    Str(&'a mut StrCol),
+    /// Integers and timestamps.
+    I64(&'a mut NumCol<i64>),
+    /// Floats.
+    F64(&'a mut NumCol<f64>),
+    /// Booleans.
+    Bool(&'a mut NumCol<bool>),
+}
+
+impl<'a> From<&'a StrCol> for ColRef<'a> {
+    fn from(c: &'a StrCol) -> Self {
+        ColRef::Str(c)
+    }
+}
+impl<'a> From<&'a NumCol<i64>> for ColRef<'a> {
+    fn from(c: &'a NumCol<i64>) -> Self {
+        ColRef::I64(c)
+    }
+}
+impl<'a> From<&'a NumCol<f64>> for ColRef<'a> {
+    fn from(c: &'a NumCol<f64>) -> Self {
+        ColRef::F64(c)
+    }
+}
+impl<'a> From<&'a NumCol<bool>> for ColRef<'a> {
+    fn from(c: &'a NumCol<bool>) -> Self {
+        ColRef::Bool(c)
+    }
+}
+impl<'a> From<&'a mut StrCol> for ColMut<'a> {
+    fn from(c: &'a mut StrCol) -> Self {
+        ColMut::Str(c)
+    }
+}
+impl<'a> From<&'a mut NumCol<i64>> for ColMut<'a> {
+    fn from(c: &'a mut NumCol<i64>) -> Self {
+        ColMut::I64(c)
+    }
+}
+impl<'a> From<&'a mut NumCol<f64>> for ColMut<'a> {
+    fn from(c: &'a mut NumCol<f64>) -> Self {
+        ColMut::F64(c)
+    }
+}
+impl<'a> From<&'a mut NumCol<bool>> for ColMut<'a> {
+    fn from(c: &'a mut NumCol<bool>) -> Self {
+        ColMut::Bool(c)
+    }
+}
+
+impl ColRef<'_> {
+    /// Rows.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            ColRef::Str(c) => c.len(),
+            ColRef::I64(c) => c.len(),
+            ColRef::F64(c) => c.len(),
+            ColRef::Bool(c) => c.len(),
+        }
+    }
+
+    /// About how many bytes the buffer holds.
+    pub(crate) fn bytes(self) -> usize {
+        match self {
+            ColRef::Str(c) => c.bytes(),
+            ColRef::I64(c) => c.bytes(),
+            ColRef::F64(c) => c.bytes(),
+            ColRef::Bool(c) => c.bytes(),
+        }
+    }
+}
+
+impl ColMut<'_> {
+    /// Append rows `r` of another buffer of the same kind.
+    pub(crate) fn append_range(self, o: ColRef<'_>, r: Range<usize>) {
+        match (self, o) {
+            (ColMut::Str(a), ColRef::Str(b)) => a.append_range(b, r),
+            (ColMut::I64(a), ColRef::I64(b)) => a.append_range(b, r),
+            (ColMut::F64(a), ColRef::F64(b)) => a.append_range(b, r),
+            (ColMut::Bool(a), ColRef::Bool(b)) => a.append_range(b, r),
+            _ => debug_assert!(false, "columns of different kinds"),
+        }
+    }
+
+    /// Empty the buffer.
+    pub(crate) fn clear(self) {
+        match self {
+            ColMut::Str(c) => c.clear(),
+            ColMut::I64(c) => c.clear(),
+            ColMut::F64(c) => c.clear(),
+            ColMut::Bool(c) => c.clear(),
+        }
+    }
+
+    /// Encode every row into a column writer, then empty the buffer.
+    pub(crate) fn write(self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
+        match (self, w) {
+            (ColMut::Str(c), w) => {
+                c.write(w, nullable)?;
+                c.clear();
+            }
+            (ColMut::I64(c), ColumnWriter::Int64ColumnWriter(w)) => {
+                w.write_batch(&c.present(), levels(&c.valid, nullable).as_deref(), None)?;
+                c.clear();
+            }
+            (ColMut::F64(c), ColumnWriter::DoubleColumnWriter(w)) => {
+                w.write_batch(&c.present(), levels(&c.valid, nullable).as_deref(), None)?;
+                c.clear();
+            }
+            (ColMut::Bool(c), ColumnWriter::BoolColumnWriter(w)) => {
+                w.write_batch(&c.present(), levels(&c.valid, nullable).as_deref(), None)?;
+                c.clear();
+            }
+            _ => return Err(ParquetError::General("column kind mismatch".into())),
+        }
+        Ok(())
+    }
+}
