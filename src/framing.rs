@@ -326,6 +326,15 @@ impl LineDecoder {
                         self.skipping = false;
                         continue;
                     }
+                    if lf - line_start > self.max_line {
+                        // The whole line arrived in one piece: too long all
+                        // the same, whatever the chunking.
+                        return Some(Err(Error::new(
+                            ErrorKind::LineTooLong,
+                            Position::new(number, self.base + line_start as u64),
+                            "line longer than the maximum; skipped to the next LF",
+                        )));
+                    }
                     return Some(Ok(LineSpan {
                         start: line_start,
                         end: lf,

@@ -167,6 +167,12 @@ fn first_non_ws(b: &[u8]) -> usize {
 
 fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
     let (kind, reason) = match e.error() {
+        // Cut in the middle of a multi-byte character: the input ended, the
+        // bytes before the cut are fine.
+        ErrorType::InvalidUtf8 if !line.terminated && ends_mid_char(line.bytes) => (
+            ErrorKind::Truncated,
+            "the input ended in the middle of a line",
+        ),
         ErrorType::InvalidUtf8 => (ErrorKind::InvalidUtf8, "invalid UTF-8"),
         ErrorType::DepthLimitExceeded => (
             ErrorKind::TooDeep,
@@ -183,7 +189,10 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
         other => {
             let reason = reason_for(&other);
             if !line.terminated {
-                (ErrorKind::Truncated, "the input ended in the middle of a line")
+                (
+                    ErrorKind::Truncated,
+                    "the input ended in the middle of a line",
+                )
             } else {
                 (ErrorKind::InvalidJson, reason)
             }
@@ -200,6 +209,14 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
     Error::new(kind, pos, reason)
 }
 
+/// True when `b` is valid UTF-8 but for an incomplete character at its end.
+fn ends_mid_char(b: &[u8]) -> bool {
+    match std::str::from_utf8(b) {
+        Ok(_) => false,
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
 fn reason_for(e: &ErrorType) -> &'static str {
     match e {
         ErrorType::Eof => "unexpected end of line",
@@ -211,9 +228,7 @@ fn reason_for(e: &ErrorType) -> &'static str {
             "expected a string key in an object"
         }
         ErrorType::ExpectedArrayComma => "expected `,` or `]` after an array element",
-        ErrorType::ExpectedArrayContent | ErrorType::ExpectedObjectContent => {
-            "expected a value"
-        }
+        ErrorType::ExpectedArrayContent | ErrorType::ExpectedObjectContent => "expected a value",
         ErrorType::InvalidEscape => "invalid escape in a string",
         ErrorType::InvalidUnicodeEscape => "invalid \\u escape in a string",
         ErrorType::InvalidUnicodeCodepoint => "invalid unicode code point in a string",
@@ -232,13 +247,39 @@ fn reason_for(e: &ErrorType) -> &'static str {
 /// Rewrites lone surrogate escapes to `\uFFFD` and out-of-range numbers to
 /// placeholder strings of the same length (recording where they start).
 /// Returns false when it found nothing to rewrite.
+///
+/// Only numbers where a value may stand are rewritten: a number in a key's
+/// place must stay an error, not become a string key.
 fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
     let mut changed = false;
     let mut i = 0;
     let n = b.len();
+    // Open containers (true for an object) and whether a key comes next.
+    let mut objects: Vec<bool> = Vec::new();
+    let mut key_next = false;
     while i < n {
         match b[i] {
+            b'{' => {
+                objects.push(true);
+                key_next = true;
+                i += 1;
+            }
+            b'[' => {
+                objects.push(false);
+                key_next = false;
+                i += 1;
+            }
+            b'}' | b']' => {
+                objects.pop();
+                key_next = false;
+                i += 1;
+            }
+            b',' => {
+                key_next = objects.last() == Some(&true);
+                i += 1;
+            }
             b'"' => {
+                key_next = false;
                 i += 1;
                 while i < n {
                     match b[i] {
@@ -252,7 +293,8 @@ fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
                                 let paired = i + 12 <= n
                                     && b[i + 6] == b'\\'
                                     && b[i + 7] == b'u'
-                                    && hex4(b, i + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+                                    && hex4(b, i + 8)
+                                        .is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
                                 if paired {
                                     i += 12;
                                     continue;
@@ -271,7 +313,7 @@ fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
                 }
                 i += 1;
             }
-            b'-' | b'0'..=b'9' => {
+            b'-' | b'0'..=b'9' if !key_next => {
                 let start = i;
                 let end = number_end(b, i);
                 if end > start && number_out_of_range(&b[start..end]) && end - start >= 3 {
@@ -594,7 +636,9 @@ impl<'d> Value<'d> {
         let Node::String(s) = self.head() else {
             return None;
         };
-        let start = (s.as_ptr() as usize).checked_sub(self.ctx.base)?.checked_sub(1)?;
+        let start = (s.as_ptr() as usize)
+            .checked_sub(self.ctx.base)?
+            .checked_sub(1)?;
         self.ctx.bigs.binary_search(&(start as u32)).ok()?;
         let text = self.ctx.raw.get(start..start + s.len() + 2)?;
         std::str::from_utf8(text).ok()
@@ -745,11 +789,7 @@ impl<'d> Value<'d> {
             Node::Object { len, .. } => (*len, 1),
             _ => (0, 1),
         };
-        Entries {
-            v: *self,
-            i,
-            left,
-        }
+        Entries { v: *self, i, left }
     }
 
     /// The elements of this array; empty for anything else.
@@ -784,7 +824,9 @@ impl<'d> Value<'d> {
     /// Note that a typed read found the wrong JSON type here. Views call
     /// this; [`Document::type_mismatches`] reports the count.
     pub fn note_mismatch(&self) {
-        self.ctx.mismatches.set(self.ctx.mismatches.get().saturating_add(1));
+        self.ctx
+            .mismatches
+            .set(self.ctx.mismatches.get().saturating_add(1));
     }
 
     /// The line this value was read from, exactly as read.
