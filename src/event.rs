@@ -428,9 +428,7 @@ impl<'t> Event<'t> {
 
     /// `type`, as written.
     pub fn raw_type(&self) -> &str {
-        self.get("type")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
+        self.get("type").and_then(|v| v.as_str()).unwrap_or_default()
     }
 
     /// `subtype`, if it is a string.
@@ -571,42 +569,24 @@ mod tests {
 
     #[test]
     fn kinds_from_type_and_subtype_anywhere() {
-        assert_eq!(
-            kind_of(r#"{"type":"system","subtype":"init"}"#),
-            Ok(EventKind::SystemInit)
-        );
+        assert_eq!(kind_of(r#"{"type":"system","subtype":"init"}"#), Ok(EventKind::SystemInit));
         assert_eq!(
             kind_of(r#"{"is_error":true,"subtype":"error_max_turns","type":"result"}"#),
             Ok(EventKind::ResultErrorMaxTurns)
         );
         assert_eq!(kind_of(r#"{"type":"result"}"#), Ok(EventKind::ResultOther));
-        assert_eq!(
-            kind_of(r#"{"type":"system","subtype":"local_command"}"#),
-            Ok(EventKind::SystemOther)
-        );
+        assert_eq!(kind_of(r#"{"type":"system","subtype":"local_command"}"#), Ok(EventKind::SystemOther));
         assert_eq!(kind_of(r#"{"type":"progress"}"#), Ok(EventKind::Unknown));
-        assert_eq!(
-            kind_of(r#"{"type":"control_cancel_request","request_id":"x"}"#),
-            Ok(EventKind::ControlCancelRequest)
-        );
+        assert_eq!(kind_of(r#"{"type":"control_cancel_request","request_id":"x"}"#), Ok(EventKind::ControlCancelRequest));
     }
 
     #[test]
     fn type_errors() {
         assert_eq!(kind_of(r#"{"foo":1}"#), Err(ErrorKind::MissingType));
         assert_eq!(kind_of(r#"{"type":7}"#), Err(ErrorKind::MissingType));
-        assert_eq!(
-            kind_of(r#"{"type":"user","type":"assistant"}"#),
-            Err(ErrorKind::DuplicateKey)
-        );
-        assert_eq!(
-            kind_of(r#"{"type":"result","subtype":"success","subtype":"x"}"#),
-            Err(ErrorKind::DuplicateKey)
-        );
-        assert_eq!(
-            kind_of(r#"{"type":"user","type":"user"}"#),
-            Ok(EventKind::User)
-        );
+        assert_eq!(kind_of(r#"{"type":"user","type":"assistant"}"#), Err(ErrorKind::DuplicateKey));
+        assert_eq!(kind_of(r#"{"type":"result","subtype":"success","subtype":"x"}"#), Err(ErrorKind::DuplicateKey));
+        assert_eq!(kind_of(r#"{"type":"user","type":"user"}"#), Ok(EventKind::User));
     }
 
     #[test]
@@ -616,12 +596,7 @@ mod tests {
 {"type":"assistant","parent_tool_use_id":"toolu_1"}
 {"type":"assistant"}
 {"type":"assistant","parent_tool_use_id":5}"#;
-        let want = [
-            Field::Null,
-            Field::Value("toolu_1"),
-            Field::Missing,
-            Field::Missing,
-        ];
+        let want = [Field::Null, Field::Value("toolu_1"), Field::Missing, Field::Missing];
         for (line, want) in Lines::new(src).zip(want) {
             let ev = parse_event(&mut p, &line).unwrap();
             assert_eq!(ev.parent_tool_use_id(), want);

@@ -189,10 +189,7 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
         other => {
             let reason = reason_for(&other);
             if !line.terminated {
-                (
-                    ErrorKind::Truncated,
-                    "the input ended in the middle of a line",
-                )
+                (ErrorKind::Truncated, "the input ended in the middle of a line")
             } else {
                 (ErrorKind::InvalidJson, reason)
             }
@@ -228,7 +225,9 @@ fn reason_for(e: &ErrorType) -> &'static str {
             "expected a string key in an object"
         }
         ErrorType::ExpectedArrayComma => "expected `,` or `]` after an array element",
-        ErrorType::ExpectedArrayContent | ErrorType::ExpectedObjectContent => "expected a value",
+        ErrorType::ExpectedArrayContent | ErrorType::ExpectedObjectContent => {
+            "expected a value"
+        }
         ErrorType::InvalidEscape => "invalid escape in a string",
         ErrorType::InvalidUnicodeEscape => "invalid \\u escape in a string",
         ErrorType::InvalidUnicodeCodepoint => "invalid unicode code point in a string",
@@ -293,8 +292,7 @@ fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
                                 let paired = i + 12 <= n
                                     && b[i + 6] == b'\\'
                                     && b[i + 7] == b'u'
-                                    && hex4(b, i + 8)
-                                        .is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+                                    && hex4(b, i + 8).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
                                 if paired {
                                     i += 12;
                                     continue;
@@ -636,9 +634,7 @@ impl<'d> Value<'d> {
         let Node::String(s) = self.head() else {
             return None;
         };
-        let start = (s.as_ptr() as usize)
-            .checked_sub(self.ctx.base)?
-            .checked_sub(1)?;
+        let start = (s.as_ptr() as usize).checked_sub(self.ctx.base)?.checked_sub(1)?;
         self.ctx.bigs.binary_search(&(start as u32)).ok()?;
         let text = self.ctx.raw.get(start..start + s.len() + 2)?;
         std::str::from_utf8(text).ok()
@@ -789,7 +785,11 @@ impl<'d> Value<'d> {
             Node::Object { len, .. } => (*len, 1),
             _ => (0, 1),
         };
-        Entries { v: *self, i, left }
+        Entries {
+            v: *self,
+            i,
+            left,
+        }
     }
 
     /// The elements of this array; empty for anything else.
@@ -824,9 +824,7 @@ impl<'d> Value<'d> {
     /// Note that a typed read found the wrong JSON type here. Views call
     /// this; [`Document::type_mismatches`] reports the count.
     pub fn note_mismatch(&self) {
-        self.ctx
-            .mismatches
-            .set(self.ctx.mismatches.get().saturating_add(1));
+        self.ctx.mismatches.set(self.ctx.mismatches.get().saturating_add(1));
     }
 
     /// The line this value was read from, exactly as read.
