@@ -46,6 +46,7 @@ pub mod event;
 pub mod framing;
 pub mod parse;
 pub mod run;
+pub mod sniff;
 pub mod stream;
 pub mod views;
 
