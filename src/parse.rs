@@ -187,7 +187,7 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
             )
         }
         other => {
-            let reason = reason_for(&other);
+            let reason = reason_for(other);
             if !line.terminated {
                 (ErrorKind::Truncated, "the input ended in the middle of a line")
             } else {

@@ -426,6 +426,7 @@ impl Ev {
             } => {
                 ty = "system".into();
                 subtype = Some("init".into());
+                kv.push(("subtype", quote("init")));
                 kv.push(("model", model.json(MODELS)));
                 let tools: Vec<String> = tools.iter().take(16).map(|t| t.json(TOOLS)).collect();
                 kv.push(("tools", format!("[{}]", tools.join(","))));

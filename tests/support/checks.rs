@@ -121,12 +121,7 @@ pub fn check_framing(data: &[u8]) {
 }
 
 fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return Vec::new();
-    }
-    (0..=hay.len() - needle.len())
-        .filter(|&i| &hay[i..i + needle.len()] == needle)
-        .collect()
+    memchr::memmem::find_iter(hay, needle).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -839,11 +834,11 @@ pub fn differential(line: &[u8], oracle: OracleParse) -> Verdict {
         (Err(None), _) => {
             // Too deep for the oracle; cctape must not accept a line nested
             // past its limit.
-            if depth > cctape::parse::MAX_DEPTH {
-                if let Ok(h) = &got {
-                    panic!("cctape accepted a line nested {depth} deep: {h:?}");
-                }
-            }
+            let accepted = got.as_ref().ok();
+            assert!(
+                depth <= cctape::parse::MAX_DEPTH || accepted.is_none(),
+                "cctape accepted a line nested {depth} deep: {accepted:?}"
+            );
             return Verdict::Skipped;
         }
         (Ok(j), None) => (Ok(j), false),
