@@ -217,3 +217,27 @@ fn cut_inside_the_bom_is_truncated() {
         assert!(s.next_event().is_none());
     }
 }
+
+/// Found by review, confirmed by replaying the `parse_line` check: token
+/// counts come from the input, and `TokenCounts::total` (and `add`) summed
+/// them with `+`, a panic in debug builds (a wrong total in release) for
+/// counts near `u64::MAX`. Now they saturate.
+#[test]
+fn token_counts_saturate_instead_of_overflowing() {
+    let line = br#"{"type":"assistant","message":{"usage":{"input_tokens":18446744073709551615,"output_tokens":1,"cache_read_input_tokens":5}}}"#;
+    let mut p = Parser::new();
+    let l = Line {
+        bytes: line,
+        number: 1,
+        offset: 0,
+        terminated: true,
+    };
+    let u = parse_event(&mut p, &l).unwrap().usage().unwrap();
+    assert_eq!(u.input_tokens, u64::MAX);
+    assert_eq!(u.total(), u64::MAX);
+    let mut sum = u;
+    sum.add(&u);
+    assert_eq!(sum.input_tokens, u64::MAX);
+    assert_eq!(sum.output_tokens, 2);
+    assert_eq!(sum.cache_read_input_tokens, 10);
+}
