@@ -26,10 +26,10 @@ for t in "${targets[@]}"; do
   log=$(mktemp)
   if cargo fuzz run -O "$t" -- -max_total_time="$secs" -dict=dict/stream-json.dict \
       -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1; then
-    echo "fuzz smoke $t: ok, $(grep -E '^#[0-9]+ +DONE' "$log" | tail -n 1)"
+    echo "fuzz smoke $t: ok, $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)"
   else
     echo "fuzz smoke $t: FAILED"
-    grep -vE '^#[0-9]+ +(NEW|REDUCE|pulse)' "$log" | tail -n 40
+    grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$log" | tail -n 40
     status=1
   fi
   rm -f "$log"
