@@ -342,20 +342,25 @@ impl TokenCounts {
         }
     }
 
-    /// Add another call's counts.
+    /// Add another call's counts (saturating: counts come from the input,
+    /// which may hold any u64).
     pub fn add(&mut self, o: &TokenCounts) {
-        self.input_tokens += o.input_tokens;
-        self.output_tokens += o.output_tokens;
-        self.cache_read_input_tokens += o.cache_read_input_tokens;
-        self.cache_creation_input_tokens += o.cache_creation_input_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(o.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(o.output_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(o.cache_read_input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(o.cache_creation_input_tokens);
     }
 
-    /// All four summed.
+    /// All four summed (saturating at `u64::MAX`).
     pub fn total(&self) -> u64 {
         self.input_tokens
-            + self.output_tokens
-            + self.cache_read_input_tokens
-            + self.cache_creation_input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
     }
 }
 

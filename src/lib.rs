@@ -51,6 +51,7 @@ pub mod framing;
 pub mod parse;
 pub mod run;
 pub mod scan;
+pub mod sniff;
 pub mod source;
 pub mod stats;
 pub mod stream;

@@ -53,6 +53,7 @@ pub struct Parser {
     buffers: Buffers,
     tape: Tape<'static>,
     bigs: Vec<u32>,
+    containers: Vec<bool>,
 }
 
 impl Default for Parser {
@@ -80,6 +81,7 @@ impl Parser {
             buffers: Buffers::with_max_depth(4096, MAX_DEPTH),
             tape: Tape(Vec::new()),
             bigs: Vec::new(),
+            containers: Vec::new(),
         }
     }
 
@@ -100,6 +102,7 @@ impl Parser {
             buffers,
             tape: home,
             bigs,
+            containers,
         } = self;
         fill_padded(scratch, raw);
         bigs.clear();
@@ -114,7 +117,7 @@ impl Parser {
                 ) =>
             {
                 fill_padded(repair, raw);
-                if repair_line(&mut repair[..len], bigs) {
+                if repair_line(&mut repair[..len], bigs, containers) {
                     base = repair.as_ptr() as usize;
                     simd_json::fill_tape_padded(repair, len, buffers, &mut tape)
                 } else {
@@ -167,6 +170,12 @@ fn first_non_ws(b: &[u8]) -> usize {
 
 fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
     let (kind, reason) = match e.error() {
+        // Cut in the middle of a multi-byte character: the input ended, the
+        // bytes before the cut are fine.
+        ErrorType::InvalidUtf8 if !line.terminated && ends_mid_char(line.bytes) => (
+            ErrorKind::Truncated,
+            "the input ended in the middle of a line",
+        ),
         ErrorType::InvalidUtf8 => (ErrorKind::InvalidUtf8, "invalid UTF-8"),
         ErrorType::DepthLimitExceeded => (
             ErrorKind::TooDeep,
@@ -203,6 +212,14 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
     Error::new(kind, pos, reason)
 }
 
+/// True when `b` is valid UTF-8 but for an incomplete character at its end.
+fn ends_mid_char(b: &[u8]) -> bool {
+    match std::str::from_utf8(b) {
+        Ok(_) => false,
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
 fn reason_for(e: &ErrorType) -> &'static str {
     match e {
         ErrorType::Eof => "unexpected end of line",
@@ -233,13 +250,40 @@ fn reason_for(e: &ErrorType) -> &'static str {
 /// Rewrites lone surrogate escapes to `\uFFFD` and out-of-range numbers to
 /// placeholder strings of the same length (recording where they start).
 /// Returns false when it found nothing to rewrite.
-fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
+///
+/// Only numbers where a value may stand are rewritten: a number in a key's
+/// place must stay an error, not become a string key.
+fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>, objects: &mut Vec<bool>) -> bool {
     let mut changed = false;
     let mut i = 0;
     let n = b.len();
+    // Open containers (true for an object) and whether a key comes next;
+    // the stack is the parser's, reused from line to line.
+    objects.clear();
+    let mut key_next = false;
     while i < n {
         match b[i] {
+            b'{' => {
+                objects.push(true);
+                key_next = true;
+                i += 1;
+            }
+            b'[' => {
+                objects.push(false);
+                key_next = false;
+                i += 1;
+            }
+            b'}' | b']' => {
+                objects.pop();
+                key_next = false;
+                i += 1;
+            }
+            b',' => {
+                key_next = objects.last() == Some(&true);
+                i += 1;
+            }
             b'"' => {
+                key_next = false;
                 i += 1;
                 while i < n {
                     match b[i] {
@@ -273,7 +317,7 @@ fn repair_line(b: &mut [u8], bigs: &mut Vec<u32>) -> bool {
                 }
                 i += 1;
             }
-            b'-' | b'0'..=b'9' => {
+            b'-' | b'0'..=b'9' if !key_next => {
                 let start = i;
                 let end = number_end(b, i);
                 if end > start && number_out_of_range(&b[start..end]) && end - start >= 3 {

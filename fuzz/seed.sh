@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fill fuzz/corpus/<target>/ with seeds from the crate's corpus/ (if any)
+# and ../shared/realworld/ (recursively). The corpus dirs are gitignored.
+#
+#   bash fuzz/seed.sh            # from anywhere inside the repository
+#
+# Stream targets get files cut to 64 KiB, each behind the parameter bytes
+# the target reads first (6 for chunking, 3 more for the cut); parse_line
+# gets single lines up to 64 KiB.
+set -euo pipefail
+
+fuzz_dir=$(cd "$(dirname "$0")" && pwd)
+crate_dir=$(dirname "$fuzz_dir")
+sources=()
+for d in "$crate_dir/corpus" "$crate_dir/../shared/realworld"; do
+  [ -d "$d" ] && sources+=("$d")
+done
+if [ ${#sources[@]} -eq 0 ]; then
+  echo "seed.sh: no corpus/ and no ../shared/realworld/; nothing to seed" >&2
+  exit 1
+fi
+
+corpus="$fuzz_dir/corpus"
+mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary}
+
+max=65536
+n=0
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  name=$(printf 'seed-%04d' "$n")
+  head -c "$max" "$f" > "$corpus/framing/$name"
+  { printf '\x07\x2a\x13\x05\x03\x02'; head -c "$max" "$f"; } > "$corpus/chunked/$name"
+  { printf '\x07\x2a\x13\x05\x03\x02\x00\x40\x00'; head -c "$max" "$f"; } > "$corpus/truncate/$name"
+  tmp=$(mktemp -d)
+  split -l 1 -d -a 6 "$f" "$tmp/l-"
+  for l in "$tmp"/l-*; do
+    size=$(stat -c %s "$l")
+    if [ "$size" -le "$max" ]; then
+      # Drop the LF: the target takes the line's bytes.
+      head -c $((size - 1)) "$l" > "$corpus/parse_line/$name-$(basename "$l")"
+    fi
+  done
+  rm -rf "$tmp"
+done < <(find "${sources[@]}" -type f ! -name README.md -print0 | sort -z)
+
+# A few hand-made seeds for the corners.
+printf '\xef\xbb\xbf{"type":"user"}\r\n\n{"type":"result","subtype":"success"}' > "$corpus/framing/bom-crlf"
+printf '{"type":"user","t":"a\xe2\x80\xa8b\xe2\x80\xa9c\xc2\x85d\re\x0bf\x0cg"}\n' > "$corpus/framing/separators"
+printf '{"type":"user","a":"\\ud83d","n":1e400,"m":-99999999999999999999}' > "$corpus/parse_line/documented"
+printf '{"type":"user","type":"assistant"}' > "$corpus/parse_line/dup-type"
+echo "seed.sh: $n files seeded into $corpus"
+for t in "$corpus"/*; do echo "  $(basename "$t"): $(ls "$t" | wc -l) files"; done

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Run every fuzz target briefly: a smoke test for CI.
+#
+#   bash fuzz/smoke.sh [SECONDS_PER_TARGET]     # default 60
+#
+# Installs cargo-fuzz if it is missing, seeds the corpus if it is empty
+# (fuzz/seed.sh), and fails if any target finds a crash. A crash leaves its
+# input in fuzz/artifacts/<target>/; turn it into a regression test as
+# fuzz/README.md says.
+set -euo pipefail
+
+secs=${1:-60}
+fuzz_dir=$(cd "$(dirname "$0")" && pwd)
+cd "$fuzz_dir"
+export RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_DIR="$fuzz_dir/target"
+
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+[ -d corpus/parse_line ] && [ -n "$(ls -A corpus/parse_line)" ] || bash ./seed.sh
+
+targets=(framing parse_line chunked truncate events_arbitrary)
+cargo fuzz build -O
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t"
+  log=$(mktemp)
+  if cargo fuzz run -O "$t" -- -max_total_time="$secs" -dict=dict/stream-json.dict \
+      -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1; then
+    echo "fuzz smoke $t: ok, $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)"
+  else
+    echo "fuzz smoke $t: FAILED"
+    grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$log" | tail -n 40
+    status=1
+  fi
+  rm -f "$log"
+done
+exit $status

@@ -1,0 +1,243 @@
+//! Every input that made a fuzz target fail, replayed through the same
+//! checks by `cargo test`, plus one named test per bug.
+//!
+//! Inputs live in `tests/regressions/<target>/`, one file each, exactly as
+//! the fuzzer wrote them (`fuzz/artifacts/<target>/crash-*`), except for
+//! `events_arbitrary/`, which holds the byte stream the generator produced
+//! (`CCTAPE_FUZZ_DUMP=path cargo fuzz run events_arbitrary crash-...`).
+
+#[path = "support/checks.rs"]
+mod checks;
+
+use cctape::event::parse_event;
+use cctape::framing::{Line, LineDecoder, Lines};
+use cctape::parse::Parser;
+use cctape::{ErrorKind, SliceEvents};
+use checks::*;
+use std::path::{Path, PathBuf};
+
+fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/regressions")
+        .join(target);
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_file() {
+            let bytes = std::fs::read(&p).unwrap();
+            out.push((p, bytes));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Run `f` on each input, naming the file that fails.
+fn replay(target: &str, f: impl Fn(&[u8])) -> usize {
+    let all = inputs(target);
+    for (path, bytes) in &all {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(bytes)));
+        if let Err(e) = r {
+            eprintln!("regression input {} fails", path.display());
+            std::panic::resume_unwind(e);
+        }
+    }
+    all.len()
+}
+
+#[test]
+fn replay_framing_inputs() {
+    replay("framing", check_framing);
+}
+
+#[test]
+fn replay_parse_line_inputs() {
+    replay("parse_line", |b| check_parse_line(b, serde_default));
+}
+
+#[test]
+fn replay_chunked_inputs() {
+    let n = replay("chunked", |b| {
+        let (ch, body) = Chunking::from_bytes(b);
+        check_chunked(body, &ch);
+    });
+    assert!(n >= 1, "the chunked regression inputs are missing");
+}
+
+#[test]
+fn replay_truncate_inputs() {
+    replay("truncate", |b| {
+        let (ch, rest) = Chunking::from_bytes(b);
+        let (c, body) = rest.split_at(rest.len().min(3));
+        let cut = c.iter().fold(0usize, |a, &x| a << 8 | x as usize);
+        let stream = valid_stream(body);
+        check_truncate(&stream, cut % (stream.len() + 1), &ch);
+    });
+}
+
+#[test]
+fn replay_events_arbitrary_streams() {
+    replay("events_arbitrary", |b| {
+        check_framing(b);
+        for line in Lines::new(b) {
+            if !line.is_blank() {
+                differential(line.bytes, serde_default);
+            }
+        }
+        let (ch, _) = Chunking::from_bytes(&[7, 42, 19, 5, 3, 2]);
+        check_chunked(b, &ch);
+        if valid_stream(b).len() == b.len() {
+            for cut in 0..=b.len() {
+                check_truncate(b, cut, &ch);
+            }
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Named regressions
+
+/// chunked, first run: a line longer than the maximum was an error when it
+/// arrived in pieces but handed out whole when its LF came in the same push
+/// (or the same read).
+#[test]
+fn line_too_long_is_an_error_however_it_arrives() {
+    let input = b"{\"type\":\"user\",\"pad\":\"0123456789\"}\n{\"type\":\"user\"}\n";
+    let second = input.iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
+    for sizes in [&[][..], &[1], &[7], &[100]] {
+        let items = decoder_items(input, sizes, 20);
+        assert_eq!(items.len(), 2, "{sizes:?}");
+        assert!(
+            matches!(&items[0], Item::Error { kind: ErrorKind::LineTooLong, position }
+                if position.line == 1 && position.offset == 0),
+            "{sizes:?}: {:?}",
+            items[0]
+        );
+        assert!(matches!(&items[1], Item::Event { line: 2, offset, .. } if *offset == second));
+        let (rd, counts) = reader_items(input, sizes, 64, 20);
+        assert_eq!(rd, items);
+        assert_eq!((counts.lines, counts.events, counts.errors), (2, 1, 1));
+    }
+    // Exactly at the maximum is fine.
+    let mut dec = LineDecoder::with_max_line(16);
+    dec.push(b"{\"type\":\"user\"}\n");
+    assert_eq!(dec.next_line().unwrap().unwrap().bytes.len(), 15);
+    let mut dec = LineDecoder::with_max_line(15);
+    dec.push(b"{\"type\":\"user\"}\n");
+    assert!(dec.next_line().unwrap().is_ok());
+    let mut dec = LineDecoder::with_max_line(14);
+    dec.push(b"{\"type\":\"user\"}\n");
+    assert_eq!(
+        dec.next_line().unwrap().unwrap_err().kind(),
+        ErrorKind::LineTooLong
+    );
+}
+
+/// Guard for the truncate property: a stream cut inside a multi-byte
+/// character of a string is `truncated` (simd-json reports the open string
+/// before the broken character); a real encoding error stays `invalid_utf8`.
+#[test]
+fn cut_inside_a_multibyte_character_is_truncated() {
+    let stream =
+        "{\"type\":\"user\",\"t\":\"é😀\"}\n{\"type\":\"assistant\",\"t\":\"日本\"}\n".as_bytes();
+    let (ch, _) = Chunking::from_bytes(&[1, 2, 3, 4, 5, 6]);
+    for cut in 0..=stream.len() {
+        check_truncate(stream, cut, &ch);
+    }
+    // The cut after the first byte of `é`.
+    let at = stream.iter().position(|&b| b == 0xC3).unwrap() + 1;
+    let mut s = SliceEvents::new(&stream[..at]);
+    let e = s.next_event().unwrap().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Truncated);
+    assert_eq!(e.position().line, 1);
+    // A real encoding error on a cut line is still `invalid_utf8`.
+    let mut p = Parser::new();
+    let bad = Line {
+        bytes: b"{\"type\":\"user\",\"t\":\"\xff\"",
+        number: 1,
+        offset: 0,
+        terminated: false,
+    };
+    assert_eq!(
+        parse_event(&mut p, &bad).unwrap_err().kind(),
+        ErrorKind::InvalidUtf8
+    );
+}
+
+/// Found by review, confirmed by the differential check: when a line also
+/// held a lone surrogate or a number beyond f64, the repair pass rewrote a
+/// huge number standing where a key belongs into a string, and cctape read
+/// `{"a":"\ud800", 123456789012345678901234:1}` as an object with the key
+/// "0000000000000000000000". serde_json rejects it; so does cctape now.
+#[test]
+fn big_number_in_a_key_position_stays_an_error() {
+    let mut p = Parser::new();
+    for src in [
+        &br#"{"type":"user","a":"\ud800", 123456789012345678901234:1}"#[..],
+        br#"{"type":"user","a":1e400, 123456789012345678901234:1}"#,
+        br#"{"type":"user","a":1e400,"b":{99999999999999999999999:1}}"#,
+    ] {
+        let line = Line {
+            bytes: src,
+            number: 1,
+            offset: 0,
+            terminated: true,
+        };
+        let e = parse_event(&mut p, &line).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            ErrorKind::InvalidJson,
+            "{}",
+            String::from_utf8_lossy(src)
+        );
+        assert_eq!(differential(src, serde_default), Verdict::BothReject);
+    }
+    // In value places the same numbers still read as big numbers.
+    let src = br#"{"type":"user","a":"\ud800","b":[123456789012345678901234,{"c":1e400}]}"#;
+    assert_eq!(differential(src, serde_default), Verdict::DocumentedAccept);
+}
+
+/// A stream that starts with a BOM, cut inside the BOM: what is left is an
+/// incomplete character, so `truncated` (it was `invalid_utf8`).
+#[test]
+fn cut_inside_the_bom_is_truncated() {
+    let stream = b"\xEF\xBB\xBF{\"type\":\"user\"}\n";
+    let (ch, _) = Chunking::from_bytes(&[1, 2, 3, 4, 5, 6]);
+    for cut in 0..=stream.len() {
+        check_truncate(stream, cut, &ch);
+    }
+    for cut in 1..3 {
+        let mut s = SliceEvents::new(&stream[..cut]);
+        let e = s.next_event().unwrap().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Truncated, "cut at {cut}");
+        assert_eq!((e.position().line, e.position().offset), (1, 0));
+        assert!(s.next_event().is_none());
+    }
+}
+
+/// Found by review, confirmed by replaying the `parse_line` check: token
+/// counts come from the input, and `TokenCounts::total` (and `add`) summed
+/// them with `+`, a panic in debug builds (a wrong total in release) for
+/// counts near `u64::MAX`. Now they saturate.
+#[test]
+fn token_counts_saturate_instead_of_overflowing() {
+    let line = br#"{"type":"assistant","message":{"usage":{"input_tokens":18446744073709551615,"output_tokens":1,"cache_read_input_tokens":5}}}"#;
+    let mut p = Parser::new();
+    let l = Line {
+        bytes: line,
+        number: 1,
+        offset: 0,
+        terminated: true,
+    };
+    let u = parse_event(&mut p, &l).unwrap().usage().unwrap();
+    assert_eq!(u.input_tokens, u64::MAX);
+    assert_eq!(u.total(), u64::MAX);
+    let mut sum = u;
+    sum.add(&u);
+    assert_eq!(sum.input_tokens, u64::MAX);
+    assert_eq!(sum.output_tokens, 2);
+    assert_eq!(sum.cache_read_input_tokens, 10);
+}
