@@ -759,3 +759,40 @@ fn totals_over_runs_for_stats() {
     assert_eq!(j["verdicts"]["success"], 2);
     assert_eq!(j["usage"]["main"]["output_tokens"], 30);
 }
+
+#[test]
+fn drain_idle_hands_out_runs_long_over_and_keeps_the_rest() {
+    use cctape::run::RunFolder;
+    let lines = [
+        r#"{"type":"system","subtype":"init","session_id":"a"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"a"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"b"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"b"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"c"}"#,
+        r#"{"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"c"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"d"}"#,
+    ];
+    let input = lines.join("\n");
+    let mut folder = RunFolder::new();
+    let mut events = cctape::SliceEvents::new(input.as_bytes());
+    let mut drained = Vec::new();
+    while let Some(item) = events.next_event() {
+        let ev = item.expect("event");
+        let line = ev.line();
+        folder.push(&ev);
+        if line == 6 {
+            // Runs whose last line is before line 4: only "a".
+            drained.extend(folder.drain_idle(4));
+        }
+    }
+    assert_eq!(drained.len(), 1);
+    assert_eq!(drained[0].session_id.as_deref(), Some("a"));
+    let rest = folder.finish();
+    let ids: Vec<_> = rest
+        .iter()
+        .map(|r| r.session_id.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(ids, ["b", "c", "d"]);
+    assert_eq!(rest[1].verdict.as_str(), "max_turns");
+    assert_eq!(rest[2].verdict.as_str(), "no_result");
+}

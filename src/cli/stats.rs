@@ -69,10 +69,20 @@ struct StatsSink {
     /// The input carries partial messages: assistant tool inputs are then
     /// compared with their deltas, so they are kept whole.
     partial: bool,
+    by: Option<By>,
+    /// Runs already summed (drained when long over, or at the end).
+    figures: RunFigures,
+    /// Their session ids, to find a run cut between two chunks.
+    sessions: Vec<String>,
+    since_drain: u32,
 }
 
+/// Runs with a result and no line in the last this many lines are summed
+/// and dropped, so a long stream is read in bounded memory.
+const IDLE_LINES: u64 = 50_000;
+
 impl StatsSink {
-    fn new(exact: bool) -> StatsSink {
+    fn new(exact: bool, by: Option<By>) -> StatsSink {
         StatsSink {
             stats: Stats::new(),
             runs: RunFolder::new(),
@@ -81,6 +91,36 @@ impl StatsSink {
             scanner: Scanner::new(),
             pruned: Vec::new(),
             partial: false,
+            by,
+            figures: RunFigures::default(),
+            sessions: Vec::new(),
+            since_drain: 0,
+        }
+    }
+
+    fn take_run(&mut self, name: &str, r: &RunSummary) {
+        self.figures.add(name, r, self.by);
+        if let Some(s) = &r.session_id {
+            self.sessions.push(s.clone());
+        }
+    }
+
+    /// Sum the runs long over (every 4096 lines).
+    fn drain_idle(&mut self, name: &str, line: u64) {
+        self.since_drain += 1;
+        if self.since_drain < 4096 {
+            return;
+        }
+        self.since_drain = 0;
+        for r in self.runs.drain_idle(line.saturating_sub(IDLE_LINES)) {
+            self.take_run(name, &r);
+        }
+    }
+
+    /// Sum every run left, at the end of the piece.
+    fn finish_runs(&mut self, name: &str) {
+        for r in std::mem::take(&mut self.runs).finish() {
+            self.take_run(name, &r);
         }
     }
 }
@@ -94,7 +134,8 @@ impl Sink for StatsSink {
     /// or a tool input's long strings only as far as their first bytes: a
     /// long line is validated by the scanner and, when pruning applies,
     /// its tape is built from the pruned copy (see `cctape::scan::prune_into`).
-    fn line(&mut self, _: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
+    fn line(&mut self, p: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
+        self.drain_idle(p.name, line.number);
         if !self.exact && line.bytes.len() >= PRUNE_MIN {
             let pruned = match self.scanner.scan(line) {
                 Ok(s) if self.partial && s.kind() == EventKind::Assistant => false,
@@ -403,13 +444,7 @@ struct FileFigures {
 }
 
 /// Add a finished piece to its file's figures; true when the input failed.
-fn absorb(
-    f: &mut FileFigures,
-    done: Done<StatsSink>,
-    runs: Vec<RunSummary>,
-    name: &str,
-    by: Option<By>,
-) -> bool {
+fn absorb(f: &mut FileFigures, done: Done<StatsSink>, name: &str) -> bool {
     let mut s = done.sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
@@ -427,9 +462,7 @@ fn absorb(
         s.files += 1;
     }
     f.stats.merge(&s, 0);
-    for r in &runs {
-        f.runs.add(name, r, by);
-    }
+    f.runs.merge(&done.sink.figures);
     failed
 }
 
@@ -451,18 +484,17 @@ pub fn run(args: &Args) -> i32 {
     exec::run(
         &inputs,
         &opts,
-        || StatsSink::new(args.exact),
+        || StatsSink::new(args.exact, by),
         |mut done: Done<StatsSink>| {
             let i = done.input;
-            let runs = std::mem::take(&mut done.sink.runs).finish();
-            for r in &runs {
-                let Some(sid) = &r.session_id else { continue };
+            done.sink.finish_runs(&names[i]);
+            for sid in &done.sink.sessions {
                 let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
                 if first != done.chunk && !again.contains(&i) {
                     again.push(i);
                 }
             }
-            failed |= absorb(&mut per_file[i], done, runs, &names[i], by);
+            failed |= absorb(&mut per_file[i], done, &names[i]);
         },
     );
     for i in again {
@@ -471,11 +503,11 @@ pub fn run(args: &Args) -> i32 {
         exec::run(
             std::slice::from_ref(&inputs[i]),
             &one,
-            || StatsSink::new(args.exact),
+            || StatsSink::new(args.exact, by),
             |mut done: Done<StatsSink>| {
                 done.input = i;
-                let runs = std::mem::take(&mut done.sink.runs).finish();
-                absorb(&mut per_file[i], done, runs, &names[i], by);
+                done.sink.finish_runs(&names[i]);
+                absorb(&mut per_file[i], done, &names[i]);
             },
         );
     }

@@ -213,6 +213,57 @@ impl RunFolder {
         out
     }
 
+    /// Summaries of the runs that have a result and saw no line at or after
+    /// line `before`: runs long over, handed out so that a long stream is
+    /// folded in bounded memory. As with
+    /// [`drain_complete`](RunFolder::drain_complete), a session seen again
+    /// after its run was drained starts a new run; choose `before` far
+    /// enough back (the CLI uses 50,000 lines) that only a session resumed
+    /// much later is affected.
+    pub fn drain_idle(&mut self, before: u64) -> Vec<RunSummary> {
+        let mut out = Vec::new();
+        for i in 0..self.runs.len() {
+            if Some(i) == self.current {
+                continue;
+            }
+            let idle = self.runs[i]
+                .as_ref()
+                .is_some_and(|r| r.has_result() && r.last_line() < before);
+            if idle && let Some(run) = self.runs[i].take() {
+                if let Some(s) = &run.session {
+                    self.by_session.remove(s.as_str());
+                }
+                out.push(run.finish());
+            }
+        }
+        if !out.is_empty() {
+            self.compact();
+        }
+        out
+    }
+
+    /// Drop the slots of drained runs, renumbering the rest (a long stream
+    /// would otherwise keep one empty slot per run it ever saw).
+    fn compact(&mut self) {
+        let mut map = vec![usize::MAX; self.runs.len()];
+        let mut kept = Vec::with_capacity(self.runs.len());
+        for (i, r) in std::mem::take(&mut self.runs).into_iter().enumerate() {
+            if r.is_some() {
+                map[i] = kept.len();
+                kept.push(r);
+            }
+        }
+        self.runs = kept;
+        self.current = self
+            .current
+            .and_then(|c| map.get(c).copied())
+            .filter(|&c| c != usize::MAX);
+        for slot in self.by_session.values_mut() {
+            *slot = map.get(*slot).copied().unwrap_or(usize::MAX);
+        }
+        self.by_session.retain(|_, slot| *slot != usize::MAX);
+    }
+
     /// Summaries of every run not yet drained, in order of first line. No
     /// events and no errors give an empty vector (see
     /// [`RunSummary::empty`]).

@@ -199,6 +199,11 @@ impl RunState {
         self.first_line
     }
 
+    /// The last line folded into this run.
+    pub(crate) fn last_line(&self) -> u64 {
+        self.last_line
+    }
+
     /// True once a result was folded in.
     pub(crate) fn has_result(&self) -> bool {
         self.results > 0
