@@ -71,22 +71,34 @@ pub trait Sink: Send {
     }
 }
 
-/// How a sink reads a line it is handed: with the scanner, or itself.
-fn read_line<S: Sink>(
+/// Hand one line to a sink that reads lines itself or with the scanner:
+/// blank lines are counted and skipped, events and errors counted, errors
+/// passed to the sink with the line's bytes.
+fn take_line<S: Sink>(
     sink: &mut S,
     scanner: &mut Scanner,
     mode: Option<ScanMode>,
     piece: &Piece<'_>,
     line: &Line<'_>,
     out: &mut Vec<u8>,
-) -> Result<(), Error> {
-    match mode {
-        Some(mode) => {
-            let s = scanner.scan_with(line, mode)?;
-            sink.scanned(piece, &s, out);
-            Ok(())
-        }
+    counts: &mut Counts,
+) {
+    if line.is_blank() {
+        counts.blank_lines += 1;
+        return;
+    }
+    let read = match mode {
+        Some(mode) => scanner
+            .scan_with(line, mode)
+            .map(|s| sink.scanned(piece, &s, out)),
         None => sink.line(piece, line, out),
+    };
+    match read {
+        Ok(()) => counts.events += 1,
+        Err(e) => {
+            counts.errors += 1;
+            sink.error(piece, &e, Some(line.bytes), out);
+        }
     }
 }
 
@@ -603,17 +615,15 @@ fn scan_slice<S: Sink>(
     let mut out = Vec::new();
     for line in lines {
         counts.lines += 1;
-        if line.is_blank() {
-            counts.blank_lines += 1;
-            continue;
-        }
-        match read_line(&mut sink, &mut scanner, mode, piece, &line, &mut out) {
-            Ok(()) => counts.events += 1,
-            Err(e) => {
-                counts.errors += 1;
-                sink.error(piece, &e, Some(line.bytes), &mut out);
-            }
-        }
+        take_line(
+            &mut sink,
+            &mut scanner,
+            mode,
+            piece,
+            &line,
+            &mut out,
+            &mut counts,
+        );
     }
     progress.add_bytes(len);
     Done {
@@ -657,17 +667,15 @@ fn scan_stream<S: Sink>(
         };
         counts.lines += 1;
         let line = lines.line(span);
-        if line.is_blank() {
-            counts.blank_lines += 1;
-            continue;
-        }
-        match read_line(&mut sink, &mut scanner, mode, piece, &line, &mut out) {
-            Ok(()) => counts.events += 1,
-            Err(e) => {
-                counts.errors += 1;
-                sink.error(piece, &e, Some(line.bytes), &mut out);
-            }
-        }
+        take_line(
+            &mut sink,
+            &mut scanner,
+            mode,
+            piece,
+            &line,
+            &mut out,
+            &mut counts,
+        );
         if flush && out.len() >= FLUSH_AT {
             write_out(&mut out);
         }
