@@ -2,7 +2,7 @@
 //! CSV or NDJSON.
 
 use super::exec::{self, Done, Piece, Sink};
-use super::output::{write_json, write_json_str};
+use super::output::{csv_cell, write_json, write_json_str};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
@@ -137,24 +137,6 @@ impl Sink for FieldsSink {
     }
 
     fn error(&mut self, _: &Piece<'_>, _: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {}
-}
-
-fn csv_cell(cell: &[u8], out: &mut Vec<u8>) {
-    if cell
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-    {
-        out.push(b'"');
-        for &b in cell {
-            if b == b'"' {
-                out.push(b'"');
-            }
-            out.push(b);
-        }
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(cell);
-    }
 }
 
 /// Run the command; returns the exit code.

@@ -16,6 +16,26 @@ pub fn print_json(v: &serde_json::Value) {
     }
 }
 
+/// Append `cell` as one RFC 4180 CSV field (quoted when it holds a comma,
+/// a quote or a line end).
+pub fn csv_cell(cell: &[u8], out: &mut Vec<u8>) {
+    if cell
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.push(b'"');
+        for &b in cell {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(cell);
+    }
+}
+
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

@@ -4,7 +4,7 @@
 //! grouped by file, session, model, version or day.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::output::{human_bytes, print_json, thousands};
+use super::output::{csv_cell, human_bytes, print_json, thousands};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
 use cctape::event::{EventKind, TokenCounts, parse_event};
@@ -621,24 +621,6 @@ fn by_name(by: By) -> &'static str {
         By::Model => "model",
         By::Version => "version",
         By::Day => "day",
-    }
-}
-
-fn csv_cell(cell: &[u8], out: &mut Vec<u8>) {
-    if cell
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-    {
-        out.push(b'"');
-        for &b in cell {
-            if b == b'"' {
-                out.push(b'"');
-            }
-            out.push(b);
-        }
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(cell);
     }
 }
 
