@@ -249,7 +249,10 @@ impl LineDecoder {
     pub fn spare(&mut self, min: usize) -> &mut [u8] {
         self.compact();
         if self.buf.len() - self.end < min {
-            let want = (self.end + min).max(self.buf.len() * 2);
+            // Double, but never far past what the longest allowed line
+            // needs: a line near the maximum must not take twice the maximum.
+            let cap = self.max_line.saturating_add(min);
+            let want = (self.end + min).max((self.buf.len() * 2).min(cap));
             self.buf.resize(want, 0);
         }
         &mut self.buf[self.end..]
