@@ -65,6 +65,7 @@ pub struct SliceEvents<'b> {
     parser: Parser,
     counts: Counts,
     last: Option<Line<'b>>,
+    max_line: usize,
 }
 
 impl<'b> SliceEvents<'b> {
@@ -80,7 +81,17 @@ impl<'b> SliceEvents<'b> {
             parser,
             counts: Counts::default(),
             last: None,
+            max_line: DEFAULT_MAX_LINE,
         }
+    }
+
+    /// Report lines longer than `max_line` bytes as
+    /// [`ErrorKind::LineTooLong`](crate::ErrorKind::LineTooLong), as the
+    /// reader does (default 256 MiB), so that a file gives the same items
+    /// whether it is mapped or streamed.
+    pub fn with_max_line(mut self, max_line: usize) -> SliceEvents<'b> {
+        self.max_line = max_line.max(1);
+        self
     }
 
     /// The next event or per-line error; `None` at the end.
@@ -89,6 +100,10 @@ impl<'b> SliceEvents<'b> {
             let line = self.lines.next()?;
             self.last = Some(line);
             self.counts.lines += 1;
+            if line.bytes.len() > self.max_line {
+                self.counts.errors += 1;
+                return Some(Err(line_too_long(&line)));
+            }
             if line.is_blank() {
                 self.counts.blank_lines += 1;
                 continue;
@@ -124,6 +139,15 @@ impl<'b> SliceEvents<'b> {
     pub fn into_parser(self) -> Parser {
         self.parser
     }
+}
+
+/// The error for a line past the maximum, at the line's position.
+pub fn line_too_long(line: &Line<'_>) -> Error {
+    Error::new(
+        crate::ErrorKind::LineTooLong,
+        line.position(),
+        "line longer than the maximum; skipped to the next LF",
+    )
 }
 
 /// Events from any reader (stdin, pipes, decompressors), in bounded memory.
@@ -217,5 +241,41 @@ impl<R: Read> EventReader<R> {
     /// error, whose bytes are not kept.
     pub fn last_line(&self) -> Option<Line<'_>> {
         self.last.map(|s| self.lines.line(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    #[test]
+    fn slice_and_reader_agree_on_lines_past_the_maximum() {
+        let input = b"{\"type\":\"user\",\"pad\":\"xxxxxxxx\"}\n{\"type\":\"a\"}\n";
+        let mut s = SliceEvents::new(input).with_max_line(20);
+        let first = s
+            .next_event()
+            .map(|r| r.map(|e| e.kind()).map_err(|e| (e.kind(), e.position())));
+        assert_eq!(
+            first,
+            Some(Err((ErrorKind::LineTooLong, crate::Position::new(1, 0))))
+        );
+        let second = s
+            .next_event()
+            .map(|r| r.map(|e| (e.kind(), e.line(), e.offset())).ok());
+        assert_eq!(second, Some(Some((crate::EventKind::Unknown, 2, 33))));
+        let mut r = EventReader::with_capacity(&input[..], 4, 20);
+        let first = r
+            .next_event()
+            .map(|r| r.map(|e| e.kind()).map_err(|e| (e.kind(), e.position())));
+        assert_eq!(
+            first,
+            Some(Err((ErrorKind::LineTooLong, crate::Position::new(1, 0))))
+        );
+        let second = r
+            .next_event()
+            .map(|r| r.map(|e| (e.kind(), e.line(), e.offset())).ok());
+        assert_eq!(second, Some(Some((crate::EventKind::Unknown, 2, 33))));
+        assert_eq!(s.counts(), r.counts());
     }
 }

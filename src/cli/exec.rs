@@ -83,6 +83,12 @@ fn take_line<S: Sink>(
     out: &mut Vec<u8>,
     counts: &mut Counts,
 ) {
+    if line.bytes.len() > cctape::framing::DEFAULT_MAX_LINE {
+        // The same limit as the reader's, so a mapped file and a stream agree.
+        counts.errors += 1;
+        sink.error(piece, &cctape::stream::line_too_long(line), None, out);
+        return;
+    }
     if line.is_blank() {
         counts.blank_lines += 1;
         return;
