@@ -52,7 +52,11 @@ pub struct Common {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Count lines, events by type/subtype, unknown kinds and errors.
+    /// Counts and sums: events by type/subtype, errors, runs and verdicts,
+    /// tokens and cost per model, tools, subagents, api retries.
+    ///
+    /// Group run figures with --by file|session|model|version|day; --json and
+    /// --csv for scripts.
     ///
     /// Example: cctape stats --json runs/
     Stats(stats::Args),
@@ -64,11 +68,13 @@ enum Command {
     ///
     /// Example: cctape fields -f type -f subtype -f message.usage.output_tokens run.jsonl
     Fields(fields::Args),
-    /// Read streams against the field reference and report, per
-    /// claude_code_version, what does not fit: unknown types, subtypes,
-    /// fields and content blocks, tool results without a tool use, assistant
-    /// events with several content blocks, missing uuids, truncation and
-    /// lines that are not events. Exits 1 when it found anything.
+    /// Drift census: what does not fit the field reference, per
+    /// claude_code_version.
+    ///
+    /// Reports unknown types, subtypes, fields and content blocks, tool
+    /// results without a tool use, assistant events with several content
+    /// blocks, missing uuids, truncation and lines that are not events, with
+    /// counts and a first position. Exits 1 when it found anything.
     ///
     /// Example: cctape check --json runs/
     Check(check::Args),
@@ -84,13 +90,18 @@ enum Command {
     ///
     /// Example: cctape tree run.jsonl
     Tree(tree::Args),
-    /// For a live run: pass every byte through to stdout unchanged, keep a
-    /// status line on stderr (a terminal), print the verdict at the end and
-    /// exit with its code.
+    /// For a live run: pass stdin through, keep a status line, end with the
+    /// verdict.
+    ///
+    /// Every byte goes to stdout unchanged as it arrives; stderr keeps one
+    /// status line (turn, current tool, tokens, cost, subagents running) when
+    /// it is a terminal; at the end the verdict of each run is printed to
+    /// stderr as JSON and the exit code is the verdict's.
     ///
     /// Example: claude -p "..." --output-format stream-json --verbose | cctape watch > run.jsonl
     Watch(watch::Args),
-    /// Write Parquet tables for DuckDB, Spark, Trino or DataFusion:
+    /// Parquet tables for DuckDB, Spark, Trino or DataFusion.
+    ///
     /// DIR/events (one row per event), DIR/runs (one per run, with its
     /// verdict and totals) and DIR/tools (one per tool call), split into
     /// part files. Usage is counted once per model call (`carries_usage`).
