@@ -331,3 +331,16 @@ fn pruned_read_keeps_prefixes_after_leading_whitespace() {
     let runs = cctape::run::runs_of_slice(input.as_bytes());
     assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
 }
+
+/// Review of the fix above: a key written with an escape
+/// (`"session\u005fid"`) is the same key to the fold, so nothing under an
+/// escaped key is cut.
+#[test]
+fn pruned_read_keeps_values_of_escaped_keys_whole() {
+    let pad = "p".repeat(5000);
+    let s = "s".repeat(300);
+    let input = format!(
+        "{{\"type\":\"user\",\"session\\u005fid\":\"{s}\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":\"{pad}\"}}]}}}}\n"
+    );
+    assert_eq!(check_stats_path(input.as_bytes()), 1);
+}

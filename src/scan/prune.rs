@@ -117,7 +117,8 @@ fn walk(b: &[u8], i: usize, max: usize, rule: Rule, out: &mut Vec<u8>) -> Option
                 i = skip_ws(b, key_end);
                 i = skip_ws(b, i + 1); // past ':'
                 let inner = match rule {
-                    Rule::All if KEEP_WHOLE.contains(&key) => Rule::Keep,
+                    // An escaped key may spell one of them: keep it whole.
+                    Rule::All if KEEP_WHOLE.contains(&key) || key.contains(&b'\\') => Rule::Keep,
                     Rule::All => Rule::All,
                     Rule::ToolInputs if key == b"wire_tool_inputs" => Rule::All,
                     Rule::ToolInputs if key == b"message" => Rule::Message,
