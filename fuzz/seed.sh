@@ -6,7 +6,8 @@
 #
 # Stream targets get files cut to 64 KiB, each behind the parameter bytes
 # the target reads first (6 for chunking, 3 more for the cut); parse_line
-# gets single lines up to 64 KiB.
+# and views get single lines up to 64 KiB; run_fold and stats_path (which
+# read their input as a generator's script) get the files cut to 64 KiB.
 set -euo pipefail
 
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +22,7 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 
 corpus="$fuzz_dir/corpus"
-mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary}
+mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path}
 
 max=65536
 n=0
@@ -29,15 +30,21 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
   name=$(printf 'seed-%04d' "$n")
   head -c "$max" "$f" > "$corpus/framing/$name"
+  # Structure-aware targets read any bytes as a script; real files are a
+  # varied start.
+  head -c "$max" "$f" > "$corpus/run_fold/$name"
+  head -c "$max" "$f" > "$corpus/stats_path/$name"
   { printf '\x07\x2a\x13\x05\x03\x02'; head -c "$max" "$f"; } > "$corpus/chunked/$name"
   { printf '\x07\x2a\x13\x05\x03\x02\x00\x40\x00'; head -c "$max" "$f"; } > "$corpus/truncate/$name"
   tmp=$(mktemp -d)
   split -l 1 -d -a 6 "$f" "$tmp/l-"
   for l in "$tmp"/l-*; do
+    [ -e "$l" ] || continue  # an empty file splits into nothing
     size=$(stat -c %s "$l")
     if [ "$size" -le "$max" ]; then
       # Drop the LF: the target takes the line's bytes.
       head -c $((size - 1)) "$l" > "$corpus/parse_line/$name-$(basename "$l")"
+      head -c $((size - 1)) "$l" > "$corpus/views/$name-$(basename "$l")"
     fi
   done
   rm -rf "$tmp"

@@ -7,7 +7,10 @@
 //! by `"type/subtype"`, which allocates only the first time a name is seen.
 
 use crate::error::Error;
-use crate::event::{Event, EventKind};
+use crate::event::{Event, EventKind, parse_event};
+use crate::framing::Line;
+use crate::parse::Parser;
+use crate::scan::{Scanner, prune_into};
 use crate::stream::Counts;
 use std::collections::BTreeMap;
 
@@ -193,6 +196,99 @@ impl Stats {
         self.bytes += events.bytes_read();
         self.counts.add(&events.counts());
         fatal
+    }
+}
+
+/// Lines at least this long are scanned first and, when they carry long
+/// tool payloads, read from a pruned copy by [`PrunedReader`].
+pub const PRUNE_MIN: usize = 4096;
+/// How much of each long payload string [`PrunedReader`]'s copy keeps.
+pub const PRUNE_KEEP: usize = 256;
+
+/// The read `cctape stats` does by default (without `--exact`): a line of
+/// at least [`PRUNE_MIN`] bytes is validated by the [`Scanner`] and, when
+/// [`prune_into`] cuts something, its event is built from the pruned copy
+/// (long tool payload strings cut to [`PRUNE_KEEP`] bytes); every other line
+/// is parsed whole. Once a `stream_event` has been read, the input carries
+/// partial messages, whose assistant tool inputs the run fold compares with
+/// their deltas: assistant lines are then read whole.
+///
+/// The promise is that [`Stats`] and the run summaries `cctape stats`
+/// prints are the same as from [`parse_event`] on every line; the
+/// `stats_path` fuzz target checks it.
+///
+/// ```
+/// use cctape::framing::Lines;
+/// use cctape::parse::Parser;
+/// use cctape::stats::PrunedReader;
+///
+/// let long = "x".repeat(5000);
+/// let input = format!(r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t1","content":"{long}"}}]}}}}"#);
+/// let mut reader = PrunedReader::new();
+/// let mut parser = Parser::new();
+/// let line = Lines::new(input.as_bytes()).next().unwrap();
+/// let ev = reader.read(&mut parser, &line).unwrap();
+/// assert_eq!(ev.tool_result_id(), Some("t1"));
+/// assert!(ev.raw().len() < 400);
+/// ```
+#[derive(Debug, Default)]
+pub struct PrunedReader {
+    scanner: Scanner,
+    pruned: Vec<u8>,
+    partial: bool,
+    pruned_lines: u64,
+}
+
+impl PrunedReader {
+    /// A reader that has seen no line yet.
+    pub fn new() -> PrunedReader {
+        PrunedReader::default()
+    }
+
+    /// Read one non-blank line as `cctape stats` does: the event of the
+    /// pruned copy when pruning applies, of the line itself otherwise (and
+    /// then the line's own error when it is not an event).
+    pub fn read<'a>(
+        &'a mut self,
+        parser: &'a mut Parser,
+        line: &Line<'a>,
+    ) -> Result<Event<'a>, Error> {
+        let PrunedReader {
+            scanner,
+            pruned,
+            partial,
+            pruned_lines,
+        } = self;
+        if line.bytes.len() >= PRUNE_MIN {
+            let cut = match scanner.scan(line) {
+                Ok(s) if *partial && s.kind() == EventKind::Assistant => false,
+                Ok(s) => prune_into(&s, PRUNE_KEEP, pruned),
+                // The tape's reading of a bad line is the one reported.
+                Err(_) => false,
+            };
+            if cut {
+                *pruned_lines += 1;
+                let copy = Line {
+                    bytes: &pruned[..],
+                    ..*line
+                };
+                return parse_event(parser, &copy);
+            }
+        }
+        let ev = parse_event(parser, line)?;
+        *partial |= ev.kind() == EventKind::StreamEvent;
+        Ok(ev)
+    }
+
+    /// True once a `stream_event` was read (assistant lines are then read
+    /// whole).
+    pub fn partial_messages(&self) -> bool {
+        self.partial
+    }
+
+    /// How many lines were read from a pruned copy.
+    pub fn pruned_lines(&self) -> u64 {
+        self.pruned_lines
     }
 }
 

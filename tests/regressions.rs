@@ -241,3 +241,106 @@ fn token_counts_saturate_instead_of_overflowing() {
     assert_eq!(sum.output_tokens, 2);
     assert_eq!(sum.cache_read_input_tokens, 10);
 }
+
+#[test]
+fn replay_views_inputs() {
+    replay("views", check_views);
+}
+
+/// Each stream with the drain points of its `.drains` file (when there is
+/// one), and draining after every line, every other line, or never.
+#[test]
+fn replay_run_fold_streams() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/run_fold");
+    for (path, bytes) in inputs("run_fold") {
+        if path.extension().is_some_and(|e| e == "drains") {
+            continue;
+        }
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        let mut patterns: Vec<Vec<u64>> = vec![
+            vec![],
+            (0..=lines).collect(),
+            (0..=lines).step_by(2).collect(),
+        ];
+        let side = dir.join(format!(
+            "{}.drains",
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        if let Ok(text) = std::fs::read_to_string(&side) {
+            patterns.push(
+                text.split(',')
+                    .filter_map(|n| n.trim().parse().ok())
+                    .collect(),
+            );
+        }
+        for drains in &patterns {
+            let r = std::panic::catch_unwind(|| check_run_fold(&bytes, drains));
+            if let Err(e) = r {
+                eprintln!(
+                    "regression input {} fails (drains {drains:?})",
+                    path.display()
+                );
+                std::panic::resume_unwind(e);
+            }
+        }
+    }
+}
+
+#[test]
+fn replay_stats_path_streams() {
+    let n = replay("stats_path", |b| {
+        check_stats_path(b);
+    });
+    assert!(n >= 1, "the stats_path regression inputs are missing");
+}
+
+/// stats_path, first minute: a user event's top-level `timestamp` longer
+/// than 256 bytes was cut in the pruned copy, so the run's `started_at`
+/// differed from `--exact` (and a `session_id` or `tool_use_id` that long
+/// would have split runs or lost tool results). Ids, names, statuses and
+/// times are now never cut.
+#[test]
+fn pruned_read_keeps_ids_and_times_whole() {
+    let long = |c: &str| c.repeat(300);
+    let pad = "p".repeat(5000);
+    let input = format!(
+        "{{\"type\":\"assistant\",\"session_id\":\"{s}\",\"message\":{{\"id\":\"m\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"{t}\",\"name\":\"Bash\",\"input\":{{}}}}]}}}}\n\
+         {{\"type\":\"user\",\"session_id\":\"{s}\",\"timestamp\":\"2026-01-02T03:04:05.678Z{z}\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"{t}\",\"content\":\"{pad}\"}}]}}}}\n",
+        s = long("s"),
+        t = long("t"),
+        z = long("0"),
+    );
+    let pruned = check_stats_path(input.as_bytes());
+    assert_eq!(pruned, 1, "the user line is read from a pruned copy");
+}
+
+/// A tool result whose text starts with more than 256 bytes of whitespace
+/// before `<tool_use_error>` (or a prompt before `[Request interrupted by
+/// user`): the fold trims before it looks, so the cut keeps leading
+/// whitespace and counts its 256 bytes after it.
+#[test]
+fn pruned_read_keeps_prefixes_after_leading_whitespace() {
+    let ws = " \\n\\t\\u2028".repeat(100);
+    let pad = "p".repeat(5000);
+    let input = format!(
+        "{{\"type\":\"assistant\",\"session_id\":\"s\",\"message\":{{\"id\":\"m\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{{}}}}]}}}}\n\
+         {{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"{ws}<tool_use_error>{pad}\"}}]}}}}\n\
+         {{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"content\":\"{ws}[Request interrupted by user]{pad}\"}}}}\n"
+    );
+    assert_eq!(check_stats_path(input.as_bytes()), 2);
+    let runs = cctape::run::runs_of_slice(input.as_bytes());
+    assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
+}
+
+/// Review of the fix above: a key written with an escape
+/// (`"session\u005fid"`) is the same key to the fold, so nothing under an
+/// escaped key is cut.
+#[test]
+fn pruned_read_keeps_values_of_escaped_keys_whole() {
+    let pad = "p".repeat(5000);
+    let s = "s".repeat(300);
+    let input = format!(
+        "{{\"type\":\"user\",\"session\\u005fid\":\"{s}\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":\"{pad}\"}}]}}}}\n"
+    );
+    assert_eq!(check_stats_path(input.as_bytes()), 1);
+}

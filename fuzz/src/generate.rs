@@ -33,6 +33,12 @@ const PIECES: &[&str] = &[
     "msg_01",
     "hello",
     " ",
+    "\\u00e9",
+    "2026-01-02T03:04:05.678Z",
+    "[Request interrupted by user]",
+    "<tool_use_error>",
+    "Error: ",
+    "      ",
 ];
 
 /// Stands for a lone high surrogate escape (`\ud83d`), written after
@@ -54,19 +60,47 @@ pub enum Piece {
     Char(char),
     /// Printable ASCII.
     Ascii(u8),
+    /// One of [`PIECES`] repeated (up to 1,023 times): long tool payloads
+    /// that reach the pruned read, with the 256-byte cut landing anywhere.
+    Run(u8, u16),
+    /// Up to 4,095 ASCII letters: padding that moves the cut.
+    Pad(u16),
 }
+
+/// The longest text a [`Str`] makes.
+const MAX_TEXT: usize = 24 * 1024;
 
 impl Str {
     fn text(&self) -> String {
         let mut s = String::new();
         for p in self.0.iter().take(64) {
+            if s.len() > MAX_TEXT {
+                break;
+            }
             match p {
                 Piece::Known(i) => s.push_str(PIECES[*i as usize % PIECES.len()]),
                 Piece::Char(c) => s.push(*c),
                 Piece::Ascii(b) => s.push((b' ' + b % 95) as char),
+                Piece::Run(i, n) => {
+                    let piece = PIECES[*i as usize % PIECES.len()];
+                    for _ in 0..*n % 1024 {
+                        s.push_str(piece);
+                    }
+                }
+                Piece::Pad(n) => {
+                    s.extend((0..*n % 4096).map(|k| (b'a' + (k % 26) as u8) as char));
+                }
             }
         }
         s
+    }
+
+    /// A string of exactly these ASCII characters (for fixed ids).
+    pub fn plain(text: &str) -> Str {
+        Str(text
+            .bytes()
+            .map(|b| Piece::Ascii(b.wrapping_sub(b' ')))
+            .collect())
     }
     fn json(&self) -> String {
         quote(&self.text())
@@ -290,6 +324,40 @@ impl Block {
     }
 }
 
+/// `tool_use_result`: a string, or an object with a status and a report.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Tur {
+    /// A string (`Error: ...`).
+    Text(Str),
+    /// `{"status":...,"handbackReport":{"text":...},"stdout":...}`.
+    Obj {
+        /// `status`.
+        status: Str,
+        /// `handbackReport.text`.
+        report: Str,
+        /// `stdout`.
+        stdout: Str,
+    },
+}
+
+impl Tur {
+    fn json(&self) -> String {
+        match self {
+            Tur::Text(t) => t.json(),
+            Tur::Obj {
+                status,
+                report,
+                stdout,
+            } => format!(
+                r#"{{"status":{},"handbackReport":{{"text":{}}},"stdout":{}}}"#,
+                status.json(),
+                report.json(),
+                stdout.json()
+            ),
+        }
+    }
+}
+
 /// One event.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Ev {
@@ -312,6 +380,8 @@ pub enum Ev {
         text: Str,
         /// A number.
         n: Count,
+        /// `hook_name`, `exit_code` and `outcome` (hook responses).
+        hook: Option<(Str, Count, Str)>,
     },
     /// `assistant`.
     Assistant {
@@ -331,7 +401,7 @@ pub enum Ev {
         /// The content block.
         block: Block,
         /// `tool_use_result`.
-        tool_use_result: Option<Str>,
+        tool_use_result: Option<Tur>,
         /// `timestamp`.
         timestamp: Option<Str>,
     },
@@ -440,7 +510,14 @@ impl Ev {
                 subtype: s,
                 text,
                 n,
+                hook,
             } => {
+                if let Some((name, code, outcome)) = hook {
+                    kv.push(("hook_name", name.json()));
+                    kv.push(("exit_code", code.json()));
+                    kv.push(("outcome", outcome.json()));
+                    kv.push(("output", text.json()));
+                }
                 ty = "system".into();
                 let sj = s.json(SYSTEM_SUBTYPES);
                 subtype = serde_json::from_str::<String>(&sj).ok();
@@ -609,5 +686,89 @@ impl Stream {
             lines.push(g);
         }
         (out, lines)
+    }
+}
+
+/// Bad lines for a script: each one is not an event, or is cut.
+const BAD_LINES: &[&[u8]] = &[
+    b"not json",
+    b"{\"type\":\"user\"",
+    b"{\"type\":1}",
+    b"[1,2]",
+    b"{\"type\":\"user\",\"a\":\"\xff\"}",
+    b"{\"no_type\":true}",
+    b"{\"type\":\"user\",\"type\":\"assistant\"}",
+    b"\xEF\xBB\xBF{\"type\":\"user\"}",
+];
+
+/// Session ids a script's events share, so that runs interleave, end and
+/// come back.
+const SESSIONS: &[&str] = &["s1", "s2", "s3", "s4"];
+
+/// One step of a [`Script`].
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Step {
+    /// A generated event; `session` picks its `session_id` (0: the
+    /// event's own, 1 to 4: a shared one, 5: a shared one of 300 bytes,
+    /// 6: none).
+    Event(Ev, Common, u8),
+    /// Raw bytes as one line (LFs dropped).
+    Raw(Vec<u8>),
+    /// A bad line.
+    Bad(u8),
+    /// A blank line.
+    Blank,
+    /// A drain point: `RunFolder::drain_complete` here (`run_fold`).
+    Drain,
+}
+
+/// A sequence of lines for the run fold and the stats path: generated
+/// events (with shared session ids), raw lines and bad lines.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Script {
+    /// The steps.
+    pub steps: Vec<Step>,
+    /// The last line ends with LF.
+    pub final_lf: bool,
+}
+
+impl Script {
+    /// The stream's bytes, and the line numbers after which to drain (the
+    /// number of lines written before each [`Step::Drain`]).
+    pub fn bytes(&self) -> (Vec<u8>, Vec<u64>) {
+        let mut out = Vec::new();
+        let mut drains = Vec::new();
+        let mut lines = 0u64;
+        for step in self.steps.iter().take(64) {
+            match step {
+                Step::Event(ev, c, session) => {
+                    let mut c = c.clone();
+                    match session % 7 {
+                        0 => {}
+                        k @ 1..=4 => c.session_id = Some(Str::plain(SESSIONS[k as usize - 1])),
+                        5 => {
+                            let n = (session / 7) as usize % 4;
+                            c.session_id =
+                                Some(Str::plain(&format!("{}{}", SESSIONS[n], "x".repeat(300))));
+                        }
+                        _ => c.session_id = None,
+                    }
+                    out.extend_from_slice(ev.line(&c).text.as_bytes());
+                }
+                Step::Raw(b) => out.extend(b.iter().copied().filter(|&x| x != b'\n')),
+                Step::Bad(i) => out.extend_from_slice(BAD_LINES[*i as usize % BAD_LINES.len()]),
+                Step::Blank => out.extend_from_slice(b" \t"),
+                Step::Drain => {
+                    drains.push(lines);
+                    continue;
+                }
+            }
+            out.push(b'\n');
+            lines += 1;
+        }
+        if !self.final_lf && out.last() == Some(&b'\n') {
+            out.pop();
+        }
+        (out, drains)
     }
 }

@@ -7,12 +7,11 @@ use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{csv_cell, human_bytes, print_json, thousands};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
-use cctape::event::{EventKind, TokenCounts, parse_event};
+use cctape::event::{TokenCounts, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
 use cctape::run::{RunFolder, RunSummary, Verdict};
-use cctape::scan::{Scanner, prune_into};
-use cctape::stats::Stats;
+use cctape::stats::{PrunedReader, Stats};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -53,22 +52,14 @@ pub struct Args {
     common: Common,
 }
 
-/// Lines at least this long are scanned first and, when they carry long
-/// tool payloads, folded from a pruned copy.
-const PRUNE_MIN: usize = 4096;
-/// How much of each long payload string the pruned copy keeps.
-const PRUNE_KEEP: usize = 256;
-
 struct StatsSink {
     stats: Stats,
     runs: RunFolder,
     exact: bool,
     parser: Parser,
-    scanner: Scanner,
-    pruned: Vec<u8>,
-    /// The input carries partial messages: assistant tool inputs are then
-    /// compared with their deltas, so they are kept whole.
-    partial: bool,
+    /// The default read: long lines with long tool payloads are read from a
+    /// pruned copy (see `cctape::stats::PrunedReader`).
+    reader: PrunedReader,
     by: Option<By>,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
@@ -88,9 +79,7 @@ impl StatsSink {
             runs: RunFolder::new(),
             exact,
             parser: Parser::new(),
-            scanner: Scanner::new(),
-            pruned: Vec::new(),
-            partial: false,
+            reader: PrunedReader::new(),
             by,
             figures: RunFigures::default(),
             sessions: Vec::new(),
@@ -136,26 +125,11 @@ impl Sink for StatsSink {
     /// its tape is built from the pruned copy (see `cctape::scan::prune_into`).
     fn line(&mut self, p: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
         self.drain_idle(p.name, line.number);
-        if !self.exact && line.bytes.len() >= PRUNE_MIN {
-            let pruned = match self.scanner.scan(line) {
-                Ok(s) if self.partial && s.kind() == EventKind::Assistant => false,
-                Ok(s) => prune_into(&s, PRUNE_KEEP, &mut self.pruned),
-                // The tape's reading of a bad line is the one reported.
-                Err(_) => false,
-            };
-            if pruned {
-                let copy = Line {
-                    bytes: &self.pruned,
-                    ..*line
-                };
-                let ev = parse_event(&mut self.parser, &copy)?;
-                self.stats.record_event(&ev);
-                self.runs.push(&ev);
-                return Ok(());
-            }
-        }
-        let ev = parse_event(&mut self.parser, line)?;
-        self.partial |= ev.kind() == EventKind::StreamEvent;
+        let ev = if self.exact {
+            parse_event(&mut self.parser, line)?
+        } else {
+            self.reader.read(&mut self.parser, line)?
+        };
         self.stats.record_event(&ev);
         self.runs.push(&ev);
         Ok(())

@@ -10,6 +10,13 @@
 //! UTF-8 character), so the tape of the copy is small and reads the same
 //! for everything but the cut strings.
 //!
+//! Never cut, wherever they are: the strings of ids, names, statuses and
+//! times that the run fold reads whole ([`KEEP_WHOLE`]: `session_id`,
+//! `tool_use_id`, `timestamp`, ...), and a subagent's `handbackReport`
+//! (kept in its summary). A cut string keeps its leading whitespace before
+//! the `max` bytes are counted, since the fold looks for prefixes after
+//! `trim_start` (`<tool_use_error>`, `[Request interrupted by user`).
+//!
 //! What is cut, by event:
 //! - `user`: every string longer than `max` (tool results and their
 //!   `tool_use_result`, replayed prompts);
@@ -52,6 +59,25 @@ pub fn prune_into(s: &Scanned<'_>, max: usize, out: &mut Vec<u8>) -> bool {
     }
 }
 
+/// Keys whose values are copied whole even where strings are cut: what the
+/// run fold reads in full from pruned events (ids, names, statuses, times,
+/// a subagent's report).
+pub const KEEP_WHOLE: &[&[u8]] = &[
+    b"type",
+    b"subtype",
+    b"session_id",
+    b"uuid",
+    b"parent_tool_use_id",
+    b"timestamp",
+    b"id",
+    b"tool_use_id",
+    b"name",
+    b"status",
+    b"hook_name",
+    b"outcome",
+    b"handbackReport",
+];
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Rule {
     /// Cut every long string.
@@ -91,6 +117,8 @@ fn walk(b: &[u8], i: usize, max: usize, rule: Rule, out: &mut Vec<u8>) -> Option
                 i = skip_ws(b, key_end);
                 i = skip_ws(b, i + 1); // past ':'
                 let inner = match rule {
+                    // An escaped key may spell one of them: keep it whole.
+                    Rule::All if KEEP_WHOLE.contains(&key) || key.contains(&b'\\') => Rule::Keep,
                     Rule::All => Rule::All,
                     Rule::ToolInputs if key == b"wire_tool_inputs" => Rule::All,
                     Rule::ToolInputs if key == b"message" => Rule::Message,
@@ -155,13 +183,15 @@ fn walk(b: &[u8], i: usize, max: usize, rule: Rule, out: &mut Vec<u8>) -> Option
 }
 
 /// The length of the longest prefix of the escaped string body `b` that is
-/// at most `max` bytes and ends neither inside an escape nor inside a UTF-8
-/// character.
+/// at most `max` bytes past its leading whitespace and ends neither inside
+/// an escape nor inside a UTF-8 character.
 fn cut_point(b: &[u8], max: usize) -> usize {
+    let lead = leading_space(b);
+    let max = max.saturating_add(lead);
     if b.len() <= max {
         return b.len();
     }
-    let mut i = 0;
+    let mut i = lead;
     while i < max {
         if b[i] == b'\\' {
             let step = if b.get(i + 1) == Some(&b'u') { 6 } else { 2 };
@@ -177,6 +207,56 @@ fn cut_point(b: &[u8], max: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The length of the escaped string body `b`'s leading whitespace, as
+/// `str::trim_start` sees the decoded string: raw whitespace characters and
+/// escapes of whitespace (`\n`, `\t`, `\u2028`, ...).
+fn leading_space(b: &[u8]) -> usize {
+    let mut i = 0;
+    loop {
+        let (c, len) = match b.get(i) {
+            None => return i,
+            Some(b'\\') => match b.get(i + 1) {
+                Some(b'n') => ('\n', 2),
+                Some(b't') => ('\t', 2),
+                Some(b'r') => ('\r', 2),
+                Some(b'f') => ('\u{c}', 2),
+                Some(b'u') => {
+                    let hex = b
+                        .get(i + 2..i + 6)
+                        .and_then(|h| std::str::from_utf8(h).ok());
+                    match hex
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .and_then(char::from_u32)
+                    {
+                        Some(c) => (c, 6),
+                        None => return i,
+                    }
+                }
+                _ => return i,
+            },
+            Some(&x) if x < 0x80 => (x as char, 1),
+            Some(_) => {
+                let end = (i + 4).min(b.len());
+                let s = match std::str::from_utf8(&b[i..end]) {
+                    Ok(s) => s,
+                    Err(e) => match std::str::from_utf8(&b[i..i + e.valid_up_to()]) {
+                        Ok(s) => s,
+                        Err(_) => return i,
+                    },
+                };
+                match s.chars().next() {
+                    Some(c) => (c, c.len_utf8()),
+                    None => return i,
+                }
+            }
+        };
+        if !c.is_whitespace() {
+            return i;
+        }
+        i += len;
+    }
 }
 
 #[cfg(test)]

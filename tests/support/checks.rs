@@ -14,11 +14,19 @@
 //!   reader that returns short reads, with tiny buffers: the same items.
 //! - [`check_truncate`]: a stream of valid events cut at any byte gives the
 //!   events of its complete lines and at most one `truncated` error.
+//! - [`check_views`]: one line's view visited, listed, copied and counted.
+//! - [`check_run_fold`]: the run fold with and without `record_calls` and
+//!   draining, and `runs_of_slice`, agree.
+//! - [`check_stats_path`]: `cctape stats`'s pruned read gives the stats and
+//!   runs of the exact read.
 #![allow(dead_code)]
 
 use cctape::event::parse_event;
 use cctape::framing::{Line, LineDecoder, Lines};
 use cctape::parse::{Number, Parser, Value, ValueKind};
+use cctape::run::{RunFolder, RunSummary};
+use cctape::stats::{PrunedReader, Stats};
+use cctape::views::{Census, Reading, View, Visitor as ViewVisitor};
 use cctape::{Counts, ErrorKind, Event, EventKind, EventReader, Field, Position, SliceEvents};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -1298,4 +1306,374 @@ pub fn check_truncate(stream: &[u8], cut: usize, ch: &Chunking) {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Views
+
+/// A visitor that walks everything: counts fields and enters, turns every
+/// reading into owned JSON, and notes what a reading says against the raw
+/// value it read.
+#[derive(Default)]
+struct WalkAll {
+    depth: usize,
+    enters: u64,
+    fields: u64,
+    unknown: u64,
+    /// Fields present in their object whose reading is absent: each one
+    /// counted a type mismatch.
+    absent: u64,
+}
+
+impl<'d> ViewVisitor<'d> for WalkAll {
+    fn enter(&mut self, _key: &'static str, _view: &'static str, obj: Value<'d>) {
+        self.depth += 1;
+        self.enters += 1;
+        assert!(self.depth <= cctape::parse::MAX_DEPTH + 2, "enter too deep");
+        let _ = obj.kind();
+    }
+
+    fn leave(&mut self) {
+        assert!(self.depth > 0, "leave without enter");
+        self.depth -= 1;
+    }
+
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+        self.fields += 1;
+        let raw = obj.get(key);
+        let owned = read.to_json();
+        assert_eq!(owned.is_some(), read.is_present() && owned.is_some());
+        match raw {
+            None => assert!(!read.is_present(), "{key}: read present, not in the object"),
+            Some(v) => {
+                if !read.is_present() {
+                    self.absent += 1;
+                } else if let Some(o) = &owned {
+                    // A string or bool field reads as itself.
+                    if matches!(v.kind(), ValueKind::String | ValueKind::Bool) {
+                        assert_eq!(o, &cctape::views::to_json(v), "{key}");
+                    }
+                }
+            }
+        }
+    }
+
+    fn unknown(&mut self, obj: Value<'d>, key: &'d str, value: Value<'d>) {
+        self.unknown += 1;
+        assert!(
+            obj.get(key).is_some(),
+            "unknown key {key:?} not in its object"
+        );
+        let _ = value.kind();
+    }
+}
+
+/// Owned JSON survives a round trip through serde_json text.
+fn reparses(j: &serde_json::Value) {
+    let text = serde_json::to_string(j).expect("owned JSON serializes");
+    let back: serde_json::Value = serde_json::from_str(&text).expect("owned JSON re-parses");
+    assert!(
+        json_close(&back, j),
+        "owned JSON changed through text: {j} vs {back}"
+    );
+}
+
+/// Equal JSON, floats within 2 ULP (serde_json's default float parser is
+/// off by one in the last bit on some numbers; see [`F`]).
+pub fn json_close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) if x.is_f64() || y.is_f64() => close(
+            x.as_f64().unwrap_or(f64::NAN),
+            y.as_f64().unwrap_or(f64::NAN),
+        ),
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, p), (l, q))| k == l && json_close(p, q))
+        }
+        _ => a == b,
+    }
+}
+
+/// One line through `parse_event`, its view's `visit_all`,
+/// `unknown_fields`, `to_owned_json` and a [`Census`]: no panic; the owned
+/// JSON re-parses; `type_mismatches` never decreases, a visit adds at
+/// least one per field read as absent while present, and the same visit
+/// adds the same number each time.
+pub fn check_views(data: &[u8]) {
+    let mut parser = Parser::new();
+    let line = line_at(data, true);
+    let Ok(ev) = parse_event(&mut parser, &line) else {
+        return;
+    };
+    let doc = ev.document();
+    let m0 = doc.type_mismatches();
+    let view = ev.view();
+    let _ = (view.name(), format!("{view:?}"));
+    assert_eq!(view.value().raw_line(), data);
+
+    let mut w = WalkAll::default();
+    view.visit_all(&mut w);
+    assert_eq!(w.depth, 0, "enter and leave unbalanced");
+    let m1 = doc.type_mismatches();
+    assert!(m1 >= m0, "type_mismatches decreased");
+
+    let root = ev.root();
+    let known: Vec<&str> = view.unknown_fields().map(|(k, _)| k).collect();
+    assert!(known.len() <= root.len());
+    for k in &known {
+        assert!(root.get(k).is_some(), "unknown field {k:?} not in the line");
+    }
+    if let View::Other(_) = view {
+        assert_eq!(known.len(), root.len(), "Other: every field is unknown");
+    }
+    let m2 = doc.type_mismatches();
+    assert!(m2 >= m1);
+
+    let owned = view.to_owned_json();
+    assert_eq!(owned, cctape::views::to_json(root));
+    assert!(owned.is_object());
+    reparses(&owned);
+    let m3 = doc.type_mismatches();
+    assert!(m3 >= m2);
+
+    // Visiting again counts the same again.
+    let mut w2 = WalkAll::default();
+    view.visit_all(&mut w2);
+    let m4 = doc.type_mismatches();
+    assert_eq!(
+        (w2.enters, w2.fields, w2.unknown, w2.absent),
+        (w.enters, w.fields, w.unknown, w.absent)
+    );
+    assert_eq!(m4 - m3, m1 - m0, "a second visit counted differently");
+    // A visitor that reads nothing more (WalkAll also turns every reading
+    // into owned JSON, which reads arrays again) counts at most as much,
+    // and at least one per field read as absent while present.
+    view.visit_all(&mut cctape::views::NoVisitor);
+    let m5 = doc.type_mismatches();
+    assert!(m5 - m4 <= m1 - m0);
+    assert!(
+        u64::from(m5 - m4) >= w.absent,
+        "{} fields read absent while present, {} mismatches counted",
+        w.absent,
+        m5 - m4
+    );
+
+    let mut census = Census::default();
+    census.add(&ev);
+    let m6 = doc.type_mismatches();
+    assert!(m6 >= m5);
+    assert_eq!(census.events.values().sum::<u64>(), 1);
+    let mismatched: u64 = census.mismatched.values().sum();
+    if !matches!(view, View::Other(_)) {
+        assert_eq!(m6 - m5, m5 - m4, "the census visit counted differently");
+        assert_eq!(mismatched, w.absent, "census and visitor disagree");
+    }
+    let _ = census.to_string();
+    let mut twice = census.clone();
+    twice.merge(&census);
+    assert_eq!(twice.events.values().sum::<u64>(), 2);
+}
+
+// ---------------------------------------------------------------------------
+// Run fold
+
+/// The summaries of a manual fold of `bytes`, draining after each line
+/// number in `drains` (sorted); true beside them when an event carried the
+/// session of a run drained before it (which the docs say starts a new
+/// run).
+pub fn fold_runs(bytes: &[u8], record_calls: bool, drains: &[u64]) -> (Vec<RunSummary>, bool) {
+    let mut folder = RunFolder::new();
+    folder.record_calls(record_calls);
+    let mut out = Vec::new();
+    let mut drained: Vec<String> = Vec::new();
+    let mut came_back = false;
+    let mut next = 0;
+    let mut events = SliceEvents::new(bytes);
+    while let Some(item) = events.next_event() {
+        let line = match &item {
+            Ok(ev) => ev.line(),
+            Err(e) => e.position().line,
+        };
+        while next < drains.len() && drains[next] < line {
+            for r in folder.drain_complete() {
+                assert!(r.results > 0, "a drained run has no result");
+                drained.extend(r.session_id.clone());
+                out.push(r);
+            }
+            next += 1;
+        }
+        match item {
+            Ok(ev) => {
+                if ev
+                    .session_id()
+                    .is_some_and(|s| drained.iter().any(|d| d == s))
+                {
+                    came_back = true;
+                }
+                folder.push(&ev);
+                assert!(folder.current_first_line().is_some());
+            }
+            Err(e) => folder.push_error(&e),
+        }
+    }
+    out.extend(folder.finish());
+    out.sort_by_key(|r| r.first_line);
+    (out, came_back)
+}
+
+fn runs_json(runs: &[RunSummary]) -> Vec<serde_json::Value> {
+    runs.iter()
+        .map(|r| {
+            let j = r.to_json();
+            reparses(&j);
+            let _ = (r.ok(), format!("{r:?}"));
+            j
+        })
+        .collect()
+}
+
+/// The run fold over any lines: with and without `record_calls`, draining
+/// after the lines in `drains` or only finishing, and `runs_of_slice`, all
+/// agree (draining only changes runs when a drained session comes back,
+/// and then the events and bad lines are still all counted once).
+pub fn check_run_fold(bytes: &[u8], drains: &[u64]) {
+    let (plain, _) = fold_runs(bytes, false, &[]);
+    let want = runs_json(&plain);
+    let mut firsts: Vec<u64> = plain.iter().map(|r| r.first_line).collect();
+    firsts.dedup();
+    assert_eq!(firsts.len(), plain.len(), "two runs with one first line");
+    for r in &plain {
+        assert!(r.first_line <= r.last_line);
+    }
+
+    let sliced = cctape::run::runs_of_slice(bytes);
+    assert_eq!(
+        runs_json(&sliced),
+        want,
+        "runs_of_slice differs from the fold"
+    );
+
+    let (calls, _) = fold_runs(bytes, true, &[]);
+    assert_eq!(
+        runs_json(&calls),
+        want,
+        "record_calls changed the summaries"
+    );
+    for (r, p) in calls.iter().zip(&plain) {
+        assert!(p.model_calls.is_empty() && p.tool_calls.is_empty());
+        let _ = (r.model_calls.len(), r.tool_calls.len());
+    }
+
+    let mut drains = drains.to_vec();
+    drains.sort_unstable();
+    for record in [false, true] {
+        let (got, came_back) = fold_runs(bytes, record, &drains);
+        let got_json = runs_json(&got);
+        if !came_back {
+            assert_eq!(got_json, want, "draining at {drains:?} changed the runs");
+        } else {
+            assert!(got.len() >= plain.len());
+            let sum = |rs: &[RunSummary]| {
+                (
+                    rs.iter().map(|r| r.events).sum::<u64>(),
+                    rs.iter().map(|r| r.bad_lines).sum::<u64>(),
+                )
+            };
+            assert_eq!(sum(&got), sum(&plain), "draining lost or doubled events");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The stats path
+
+/// What `cctape stats` reads from one input: the stats and the runs.
+pub struct StatsRead {
+    /// Events by type, counts and errors.
+    pub stats: Stats,
+    /// Counts as the CLI's driver keeps them.
+    pub counts: Counts,
+    /// The runs.
+    pub runs: Vec<RunSummary>,
+    /// Lines read from a pruned copy.
+    pub pruned: u64,
+}
+
+/// Read `bytes` as `cctape stats` does: every non-blank line through
+/// `parse_event` (`exact`) or through [`PrunedReader`] (the default), into
+/// [`Stats`] and a [`RunFolder`].
+pub fn stats_read(bytes: &[u8], exact: bool) -> StatsRead {
+    let mut stats = Stats::new();
+    let mut runs = RunFolder::new();
+    let mut parser = Parser::new();
+    let mut reader = PrunedReader::new();
+    let mut counts = Counts::default();
+    for line in Lines::new(bytes) {
+        counts.lines += 1;
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            continue;
+        }
+        let read = if exact {
+            parse_event(&mut parser, &line)
+        } else {
+            reader.read(&mut parser, &line)
+        };
+        match read {
+            Ok(ev) => {
+                counts.events += 1;
+                stats.record_event(&ev);
+                runs.push(&ev);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                stats.record_error(0, &e);
+                runs.push_error(&e);
+            }
+        }
+    }
+    StatsRead {
+        stats,
+        counts,
+        runs: runs.finish(),
+        pruned: reader.pruned_lines(),
+    }
+}
+
+/// The property `cctape stats` relies on: the pruned read gives the same
+/// stats (events by type, counts, errors with positions) and the same run
+/// summaries as building every line whole; and the exact read agrees with
+/// `Stats::read_slice` and `runs_of_slice`.
+pub fn check_stats_path(bytes: &[u8]) -> u64 {
+    let exact = stats_read(bytes, true);
+    let pruned = stats_read(bytes, false);
+    assert_eq!(exact.counts, pruned.counts, "counts differ");
+    assert_eq!(
+        exact.stats.by_type(),
+        pruned.stats.by_type(),
+        "by_type differs"
+    );
+    assert_eq!(exact.stats.errors, pruned.stats.errors, "errors differ");
+    assert_eq!(
+        runs_json(&exact.runs),
+        runs_json(&pruned.runs),
+        "run summaries differ"
+    );
+
+    let mut lib = Stats::new();
+    lib.read_slice(0, bytes);
+    assert_eq!(lib.by_type(), exact.stats.by_type());
+    assert_eq!(lib.errors, exact.stats.errors);
+    assert_eq!(lib.counts, exact.counts);
+    assert_eq!(
+        runs_json(&cctape::run::runs_of_slice(bytes)),
+        runs_json(&exact.runs)
+    );
+    pruned.pruned
 }
