@@ -572,3 +572,20 @@ fn trusting_mode_never_panics_on_garbage() {
         }
     }
 }
+
+/// Found by `mutated_lines_agree_with_the_tape` in CI: an unterminated last
+/// line cut inside a multi-byte character is `truncated` on the tape, and
+/// must be on the scanner too; a bad byte elsewhere stays `invalid_utf8`.
+#[test]
+fn cut_inside_a_character_is_truncated_on_both_paths() {
+    let mut cut = br#"{"type":"user","message":{"content":"plain"}}"#.to_vec();
+    cut.extend_from_slice(&[0xE2, 0x80]);
+    assert_eq!(check_bytes(&cut, false), Err(ErrorKind::Truncated));
+    let mut inside = br#"{"type":"user","text":"caf"#.to_vec();
+    inside.push(0xC3);
+    assert_eq!(check_bytes(&inside, false), Err(ErrorKind::Truncated));
+    let mut bad = br#"{"type":"user","text":"a"#.to_vec();
+    bad.extend_from_slice(&[0xFF, b'"', b'}']);
+    assert_eq!(check_bytes(&bad, false), Err(ErrorKind::InvalidUtf8));
+    assert_eq!(check_bytes(&cut, true), Err(ErrorKind::InvalidUtf8));
+}

@@ -431,9 +431,17 @@ fn invalid(line: &Line<'_>, depth: bool, at: Option<usize>) -> Error {
     let mut pos = line.position();
     pos.column = at.filter(|&a| a <= b.len()).map(|a| a as u64);
     if !lexical && simdutf8::basic::from_utf8(b).is_err() {
-        pos.column = simdutf8::compat::from_utf8(b)
-            .err()
-            .map(|e| e.valid_up_to() as u64);
+        let err = simdutf8::compat::from_utf8(b).err();
+        pos.column = err.map(|e| e.valid_up_to() as u64);
+        // Cut inside a multi-byte character: as on the tape, the input
+        // ended; the bytes before the cut are fine.
+        if !line.terminated && err.is_some_and(|e| e.error_len().is_none()) {
+            return Error::new(
+                ErrorKind::Truncated,
+                pos,
+                "the input ended in the middle of a line",
+            );
+        }
         return Error::new(ErrorKind::InvalidUtf8, pos, "invalid UTF-8");
     }
     if !lexical && depth {
