@@ -132,13 +132,12 @@ fn requires_uuid(k: EventKind) -> bool {
     )
 }
 
-struct Drift<'s> {
+struct Drift {
     stack: Vec<&'static str>,
     out: Vec<(Category, String)>,
-    _s: std::marker::PhantomData<&'s ()>,
 }
 
-impl Drift<'_> {
+impl Drift {
     fn path(&self, key: &str) -> String {
         let mut s = String::new();
         for k in self.stack.iter().skip(1) {
@@ -150,7 +149,7 @@ impl Drift<'_> {
     }
 }
 
-impl<'d> Visitor<'d> for Drift<'_> {
+impl<'d> Visitor<'d> for Drift {
     fn enter(&mut self, key: &'static str, _view: &'static str, _obj: Value<'d>) {
         self.stack.push(key);
     }
@@ -191,7 +190,6 @@ impl Sink for CheckSink {
         let mut d = Drift {
             stack: Vec::new(),
             out: Vec::new(),
-            _s: std::marker::PhantomData,
         };
         view.visit_all(&mut d);
         for (cat, detail) in d.out {

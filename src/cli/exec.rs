@@ -185,10 +185,11 @@ where
     progress
         .total_files
         .store(inputs.len() as u64, std::sync::atomic::Ordering::Relaxed);
-    progress.total_bytes.store(
-        inputs.iter().map(Input::size).sum(),
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    // One stat per input: for the progress total and the largest-first order.
+    let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
+    progress
+        .total_bytes
+        .store(sizes.iter().sum(), std::sync::atomic::Ordering::Relaxed);
     let _bar = Bar::start(Arc::clone(&progress), opts.quiet);
     let names: Vec<String> = inputs.iter().map(Input::name).collect();
     if opts.jobs <= 1 || (inputs.len() == 1 && inputs[0] == Input::Stdin) {
@@ -215,7 +216,6 @@ where
     };
     let (tx, rx) = mpsc::channel::<(usize, usize, usize, Done<S>)>();
     let mut order: Vec<usize> = (0..inputs.len()).collect();
-    let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
     // Largest first keeps one big file from finishing last alone.
     order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
     std::thread::scope(|scope| {

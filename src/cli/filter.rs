@@ -6,7 +6,7 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Field;
 use cctape::scan::{RawStr, ScanMode, Scanned};
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// Arguments of `cctape filter`.
 #[derive(clap::Args, Debug, Clone)]
@@ -53,7 +53,7 @@ pub struct Args {
 struct FilterSink {
     args: Args,
     /// Tool-use ids of the wanted tool seen so far (only with --tool).
-    tool_ids: HashMap<Box<str>, ()>,
+    tool_ids: HashSet<Box<str>>,
     scratch: String,
     matched: u64,
 }
@@ -110,15 +110,12 @@ impl FilterSink {
                 }
                 if let Some(id) = s.tool_use_id() {
                     let id = Self::text(&id, &mut self.scratch);
-                    if !self.tool_ids.contains_key(id) {
-                        self.tool_ids.insert(id.into(), ());
+                    if !self.tool_ids.contains(id) {
+                        self.tool_ids.insert(id.into());
                     }
                 }
             } else if let Some(id) = s.tool_result_id() {
-                if !self
-                    .tool_ids
-                    .contains_key(Self::text(&id, &mut self.scratch))
-                {
+                if !self.tool_ids.contains(Self::text(&id, &mut self.scratch)) {
                     return false;
                 }
             } else {
@@ -181,7 +178,7 @@ pub fn run(args: &Args) -> i32 {
         &opts,
         || FilterSink {
             args: args.clone(),
-            tool_ids: HashMap::new(),
+            tool_ids: HashSet::new(),
             scratch: String::new(),
             matched: 0,
         },
