@@ -39,6 +39,9 @@ pub enum EventKind {
     SystemHookStarted,
     /// `system/hook_response`: a hook command finished.
     SystemHookResponse,
+    /// `system/hook_progress`: output of a hook still running (real streams,
+    /// e.g. a `SessionStart` hook before `init`).
+    SystemHookProgress,
     /// `system/background_tasks_changed`: the full list of background tasks.
     SystemBackgroundTasksChanged,
     /// `system/task_started`: a subagent, workflow or background Bash started.
@@ -106,6 +109,7 @@ impl EventKind {
                 Some("permission_denied") => EventKind::SystemPermissionDenied,
                 Some("hook_started") => EventKind::SystemHookStarted,
                 Some("hook_response") => EventKind::SystemHookResponse,
+                Some("hook_progress") => EventKind::SystemHookProgress,
                 Some("background_tasks_changed") => EventKind::SystemBackgroundTasksChanged,
                 Some("task_started") => EventKind::SystemTaskStarted,
                 Some("task_progress") => EventKind::SystemTaskProgress,
@@ -134,7 +138,7 @@ impl EventKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 33] = [
+    pub const ALL: [EventKind; 34] = [
         EventKind::SystemInit,
         EventKind::SystemStatus,
         EventKind::SystemTaskSummary,
@@ -144,6 +148,7 @@ impl EventKind {
         EventKind::SystemPermissionDenied,
         EventKind::SystemHookStarted,
         EventKind::SystemHookResponse,
+        EventKind::SystemHookProgress,
         EventKind::SystemBackgroundTasksChanged,
         EventKind::SystemTaskStarted,
         EventKind::SystemTaskProgress,
@@ -190,6 +195,7 @@ impl EventKind {
             EventKind::SystemPermissionDenied => "system/permission_denied",
             EventKind::SystemHookStarted => "system/hook_started",
             EventKind::SystemHookResponse => "system/hook_response",
+            EventKind::SystemHookProgress => "system/hook_progress",
             EventKind::SystemBackgroundTasksChanged => "system/background_tasks_changed",
             EventKind::SystemTaskStarted => "system/task_started",
             EventKind::SystemTaskProgress => "system/task_progress",
@@ -240,6 +246,7 @@ impl EventKind {
                 | EventKind::SystemPermissionDenied
                 | EventKind::SystemHookStarted
                 | EventKind::SystemHookResponse
+                | EventKind::SystemHookProgress
                 | EventKind::SystemBackgroundTasksChanged
                 | EventKind::SystemTaskStarted
                 | EventKind::SystemTaskProgress

@@ -122,7 +122,7 @@ fn corpus() -> Vec<u8> {
                 }
             }
         }
-        assert_eq!(files.len(), 39, "real-world .jsonl files");
+        assert_eq!(files.len(), 64, "real-world .jsonl files (both folders)");
     } else {
         println!("skipped: ../shared/realworld not found (corpus/streams only)");
         assert!(

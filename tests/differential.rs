@@ -314,6 +314,13 @@ proptest! {
 // ---------------------------------------------------------------------------
 // Real lines
 
+/// Lines of NDJSON-named real captures that are not JSON, as the READMEs
+/// list them ("1 not JSON"): a harness wrote them into the stream.
+const HARNESS_LINES: &[(&str, u64)] = &[(
+    "grahama1970__cc_executor__tests-apps-web_project-results-task_007_create_unit_tests.md@0a5e5b4.md-codeblock.jsonl",
+    32,
+)];
+
 #[test]
 fn every_realworld_line_agrees_with_serde_json() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
@@ -345,7 +352,7 @@ fn every_realworld_line_agrees_with_serde_json() {
             for line in Lines::new(&bytes).filter(|l| !l.is_blank()) {
                 let v = differential(line.bytes, serde_default);
                 *verdicts.entry(format!("{v:?}")).or_default() += 1;
-                if ndjson {
+                if ndjson && !HARNESS_LINES.contains(&(name.as_str(), line.number)) {
                     assert_eq!(v, Verdict::BothAccept, "{name} line {}", line.number);
                 }
             }

@@ -743,6 +743,8 @@ pub enum View<'d> {
     HookStarted(HookStartedView<'d>),
     /// `system/hook_response`.
     HookResponse(HookResponseView<'d>),
+    /// `system/hook_progress` (real streams).
+    HookProgress(HookProgressView<'d>),
     /// `system/background_tasks_changed`.
     BackgroundTasksChanged(BackgroundTasksChangedView<'d>),
     /// `system/task_started`.
@@ -853,6 +855,7 @@ view_dispatch! {
     PermissionDenied => SystemPermissionDenied,
     HookStarted => SystemHookStarted,
     HookResponse => SystemHookResponse,
+    HookProgress => SystemHookProgress,
     BackgroundTasksChanged => SystemBackgroundTasksChanged,
     TaskStarted => SystemTaskStarted,
     TaskProgress => SystemTaskProgress,
@@ -943,6 +946,8 @@ event_shortcuts! {
     as_hook_started => HookStarted(HookStartedView),
     /// The `system/hook_response` view, if this is one.
     as_hook_response => HookResponse(HookResponseView),
+    /// The `system/hook_progress` view, if this is one.
+    as_hook_progress => HookProgress(HookProgressView),
     /// The `system/background_tasks_changed` view, if this is one.
     as_background_tasks_changed => BackgroundTasksChanged(BackgroundTasksChangedView),
     /// The `system/task_started` view, if this is one.
@@ -1011,7 +1016,7 @@ macro_rules! catalog {
 catalog! {
     InitView, McpServer, Plugin, MemoryPaths, StartupTiming,
     StatusView, TaskSummaryView, PostTurnSummaryView, ThinkingTokensView, ApiRetryView,
-    PermissionDeniedView, HookStartedView, HookResponseView,
+    PermissionDeniedView, HookStartedView, HookResponseView, HookProgressView,
     BackgroundTasksChangedView, BackgroundTask,
     TaskStartedView, TaskProgressView, WorkflowPhase, WorkflowAgent, OtherProgressItem,
     TaskUpdatedView, TaskPatch, TaskNotificationView, TaskUsage,

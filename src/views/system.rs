@@ -281,6 +281,33 @@ view! {
 }
 
 view! {
+    /// `system/hook_progress` (real streams, not in the reference): output
+    /// of a hook that is still running, e.g. a `SessionStart` hook before
+    /// `system/init` (`wave2/jedarden__mta-my-way__...h2t...`).
+    struct HookProgressView = "system/hook_progress", open = false;
+    /// `"system"`.
+    type_: "type" => opt &'d str,
+    /// `"hook_progress"`.
+    subtype: "subtype" => opt &'d str,
+    /// the session id.
+    session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    uuid: "uuid" => opt &'d str,
+    /// this hook run's id (as on `hook_started`).
+    hook_id: "hook_id" => opt &'d str,
+    /// `"event:matcher"`, e.g. `"SessionStart:startup"`.
+    hook_name: "hook_name" => opt &'d str,
+    /// the hook event.
+    hook_event: "hook_event" => opt &'d str,
+    /// the output so far.
+    output: "output" => opt &'d str,
+    /// standard output so far.
+    stdout: "stdout" => opt &'d str,
+    /// standard error so far.
+    stderr: "stderr" => opt &'d str,
+}
+
+view! {
     /// `system/background_tasks_changed`: the full current list of
     /// background tasks (`[]` when none).
     struct BackgroundTasksChangedView = "system/background_tasks_changed", open = false;
