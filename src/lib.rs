@@ -55,6 +55,7 @@ pub mod sniff;
 pub mod source;
 pub mod stats;
 pub mod stream;
+pub mod time;
 pub mod views;
 
 pub use error::{Error, ErrorKind, Position};
