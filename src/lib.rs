@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod elements;
 pub mod error;
 pub mod event;
 #[cfg(feature = "parquet")]
