@@ -116,7 +116,9 @@ impl<'b> Element<'b> {
         let was = err.position();
         let mut p = self.position();
         if let Some(col) = was.column {
-            let col = usize::try_from(col).unwrap_or(usize::MAX).min(self.bytes.len());
+            let col = usize::try_from(col)
+                .unwrap_or(usize::MAX)
+                .min(self.bytes.len());
             let before = &self.bytes[..col];
             match memchr::memrchr(b'\n', before) {
                 Some(last) => {
@@ -257,7 +259,14 @@ impl Splitter {
         p
     }
 
-    fn error(&mut self, buf: &[u8], base: u64, at: u64, kind: ErrorKind, why: &'static str) -> Step {
+    fn error(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        at: u64,
+        kind: ErrorKind,
+        why: &'static str,
+    ) -> Step {
         let p = self.position_at(buf, base, at);
         Step::Error(Error::new(kind, p, why))
     }
@@ -786,8 +795,11 @@ impl ElementDecoder {
         if keep <= self.base {
             return;
         }
-        self.split
-            .count_lines(&self.buf[..self.end], self.base, keep.max(self.split.counted));
+        self.split.count_lines(
+            &self.buf[..self.end],
+            self.base,
+            keep.max(self.split.counted),
+        );
         let drop = (keep - self.base) as usize;
         self.buf.copy_within(drop..self.end, 0);
         self.end -= drop;
@@ -957,7 +969,11 @@ mod tests {
             .collect()
     }
 
-    fn chunked(input: &[u8], size: usize, max: usize) -> Vec<Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>> {
+    fn chunked(
+        input: &[u8],
+        size: usize,
+        max: usize,
+    ) -> Vec<Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>> {
         let mut dec = ElementDecoder::with_max(max);
         let mut out = Vec::new();
         let mut take = |dec: &mut ElementDecoder| {
@@ -996,7 +1012,12 @@ mod tests {
         for input in cases {
             let whole = items(input);
             for size in 1..=17 {
-                assert_eq!(chunked(input, size, DEFAULT_MAX_LINE), whole, "{:?} at {size}", String::from_utf8_lossy(input));
+                assert_eq!(
+                    chunked(input, size, DEFAULT_MAX_LINE),
+                    whole,
+                    "{:?} at {size}",
+                    String::from_utf8_lossy(input)
+                );
             }
         }
     }
@@ -1054,7 +1075,9 @@ mod tests {
 
     #[test]
     fn text_is_one_error_until_a_line_starts_a_value() {
-        let got = items(b"API Error: Unable to connect to API (ConnectionRefused)\nmore\ntext\n{\"a\":1}\n");
+        let got = items(
+            b"API Error: Unable to connect to API (ConnectionRefused)\nmore\ntext\n{\"a\":1}\n",
+        );
         assert_eq!(got.len(), 2);
         let (k, p) = got[0].clone().unwrap_err();
         assert_eq!((k, p.line, p.byte()), (ErrorKind::InvalidJson, 1, 0));
@@ -1065,7 +1088,10 @@ mod tests {
     fn an_element_past_the_maximum_is_skipped_with_one_error() {
         let input = b"[{\"a\":\"xxxxxxxxxxxxxxxxxxxx\"},{\"b\":1}]";
         let whole: Vec<_> = Elements::with_max(input, 10)
-            .map(|r| r.map(|e| e.bytes.to_vec()).map_err(|e| (e.kind(), e.position())))
+            .map(|r| {
+                r.map(|e| e.bytes.to_vec())
+                    .map_err(|e| (e.kind(), e.position()))
+            })
             .collect();
         assert_eq!(whole.len(), 2);
         assert_eq!(whole[0].clone().unwrap_err().0, ErrorKind::LineTooLong);

@@ -202,7 +202,10 @@ mod tests {
         let t = "2026-03-01T23:30:00-05:00";
         assert_eq!(&t[..10], "2026-03-01", "what the old rule took");
         let utc = Zone::utc();
-        assert_eq!(Day::of_timestamp(t, &utc).unwrap().to_string(), "2026-03-02");
+        assert_eq!(
+            Day::of_timestamp(t, &utc).unwrap().to_string(),
+            "2026-03-02"
+        );
         let ny = Zone::named("America/New_York").unwrap();
         assert_eq!(Day::of_timestamp(t, &ny).unwrap().to_string(), "2026-03-01");
         // Summer time: the same UTC hour is another local day in July than
@@ -227,7 +230,10 @@ mod tests {
     fn unknown_zones_are_refused_with_a_message() {
         let e = Zone::named("Mars/Olympus").unwrap_err();
         assert!(e.to_string().contains("Mars/Olympus"));
-        assert_eq!(Zone::named("Asia/Tokyo").unwrap().name(), Some("Asia/Tokyo"));
+        assert_eq!(
+            Zone::named("Asia/Tokyo").unwrap().name(),
+            Some("Asia/Tokyo")
+        );
         let tokyo = Zone::named("Asia/Tokyo").unwrap();
         assert_eq!(tokyo.offset_seconds(0), 9 * 3600);
     }
