@@ -50,6 +50,7 @@ pub mod event;
 pub mod export;
 pub mod framing;
 pub mod parse;
+pub mod pricing;
 pub mod run;
 pub mod scan;
 pub mod sniff;
