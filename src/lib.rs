@@ -58,6 +58,7 @@ pub mod source;
 pub mod stats;
 pub mod stream;
 pub mod time;
+pub mod transcript;
 pub mod views;
 
 pub use error::{Error, ErrorKind, Position};
