@@ -17,6 +17,10 @@
 //! - cost: the record's `costUSD` when it has one, else the price table's
 //!   price of its model; a model without a price costs nothing and is
 //!   listed as unpriced;
+//! - a subagent's requests are also relayed to its parent's transcript in
+//!   `progress` records (`data.type: agent_progress`, the subagent's
+//!   assistant message in `data.message`): they count, once with the same
+//!   request in the subagent's own file, under the relayed message's time;
 //! - a request whose `timestamp` is not a date still counts in its session;
 //!   it has no day (the report's `undated` totals);
 //! - sums are made in one order (session, time, request), so the report does
@@ -398,12 +402,44 @@ impl TranscriptFold {
                 }
             }
             RecordView::Progress(p) => {
+                let mut agent = NONE;
                 if let (Some(a), Some(by)) = (p.agent_id(), p.parent_tool_use_id()) {
-                    let a = self.strings.id_raw(a, &mut self.buf);
+                    agent = self.strings.id_raw(a, &mut self.buf);
                     let by = self.strings.id_raw(by, &mut self.buf);
-                    let agent = self.facts[sid as usize].agent(a);
-                    if agent.spawned_by == NONE {
-                        agent.spawned_by = by;
+                    let facts = self.facts[sid as usize].agent(agent);
+                    if facts.spawned_by == NONE {
+                        facts.spawned_by = by;
+                    }
+                }
+                // A subagent's request relayed to its parent: the same
+                // request as in the subagent's own file, when there is one.
+                if let Some((m, request, at)) = p.agent_assistant_message()
+                    && let Some(usage) = super::usage_of(m)
+                {
+                    let model = match m.get("model").and_then(|v| v.as_raw_str()) {
+                        Some(x) => self.strings.id_raw(x, &mut self.buf),
+                        None => NONE,
+                    };
+                    let millis = at
+                        .and_then(|t| t.as_str())
+                        .and_then(crate::time::parse_millis)
+                        .or(ms);
+                    let req = Request {
+                        key: 0,
+                        session: sid,
+                        agent,
+                        model,
+                        usage,
+                        millis,
+                        sidechain: true,
+                        cost_usd: None,
+                    };
+                    match m.get("id").and_then(|v| v.as_raw_str()) {
+                        Some(id) => {
+                            let k = request_key(id.raw(), request.map(|r| r.raw()));
+                            self.count_request(k, Request { key: k, ..req });
+                        }
+                        None => self.loose.push(req),
                     }
                 }
             }
@@ -596,8 +632,7 @@ impl TranscriptFold {
             ))
         });
         let name = |i: u32| strings.get(i).map(str::to_owned);
-        let mut by_session: Vec<(Totals, BTreeMap<String, Totals>, BTreeMap<u32, Totals>)> =
-            vec![Default::default(); sessions.list.len()];
+        let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
         let mut total = Totals::default();
@@ -616,10 +651,10 @@ impl TranscriptFold {
             }
             let add = |t: &mut Totals| t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced);
             let s = &mut by_session[r.session as usize];
-            add(&mut s.0);
-            add(s.1.entry(model.to_owned()).or_default());
+            add(&mut s.totals);
+            add(s.models.entry(model.to_owned()).or_default());
             if r.agent != NONE {
-                add(s.2.entry(r.agent).or_default());
+                add(s.agents.entry(r.agent).or_default());
             }
             match r.millis {
                 Some(ms) => {
@@ -627,7 +662,10 @@ impl TranscriptFold {
                     add(&mut d.0);
                     add(d.1.entry(model.to_owned()).or_default());
                 }
-                None => add(&mut undated),
+                None => {
+                    add(&mut undated);
+                    add(&mut s.undated);
+                }
             }
             add(&mut total);
         }
@@ -637,9 +675,13 @@ impl TranscriptFold {
                 .collect::<Vec<_>>()
         };
         let mut out_sessions = Vec::with_capacity(sessions.list.len());
-        for ((id, f), (totals, per_model, per_agent)) in
-            sessions.list.iter().zip(facts).zip(by_session)
-        {
+        for ((id, f), per) in sessions.list.iter().zip(facts).zip(by_session) {
+            let PerSession {
+                totals,
+                undated,
+                models: per_model,
+                agents: per_agent,
+            } = per;
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
@@ -657,6 +699,7 @@ impl TranscriptFold {
                 session_id: id.to_string(),
                 project: name(f.project),
                 totals,
+                undated,
                 models: models(per_model),
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
@@ -698,6 +741,15 @@ impl TranscriptFold {
             prices_source: prices.source().to_owned(),
         }
     }
+}
+
+/// A session's sums while finishing.
+#[derive(Clone, Debug, Default)]
+struct PerSession {
+    totals: Totals,
+    undated: Totals,
+    models: BTreeMap<String, Totals>,
+    agents: BTreeMap<u32, Totals>,
 }
 
 /// Numeric parts of a version (`2.1.39` -> [2, 1, 39]) for sorting.
@@ -827,6 +879,9 @@ pub struct SessionSummary {
     pub project: Option<String>,
     /// Its requests, subagents' included.
     pub totals: Totals,
+    /// The part of [`totals`](SessionSummary::totals) whose time is not a
+    /// date (on no day).
+    pub undated: Totals,
     /// Per model.
     pub models: Vec<ModelTotals>,
     /// What its records say.

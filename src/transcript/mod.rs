@@ -382,24 +382,7 @@ impl<'s> AssistantRecord<'s> {
     /// from `cache_creation.ephemeral_5m/1h_input_tokens` when present (all
     /// 5-minute otherwise), `speed: "fast"` as fast mode.
     pub fn usage(&self) -> Option<Usage> {
-        let u = self.0.message()?.get("usage")?;
-        let n = |v: Option<RawValue<'_>>| v.and_then(|x| x.as_u64()).unwrap_or(0);
-        let write = n(u.get("cache_creation_input_tokens"));
-        let (w5, w1) = match u.get("cache_creation") {
-            Some(c) if c.kind() == Some(crate::parse::ValueKind::Object) => (
-                n(c.get("ephemeral_5m_input_tokens")),
-                n(c.get("ephemeral_1h_input_tokens")),
-            ),
-            _ => (write, 0),
-        };
-        Some(Usage {
-            input: n(u.get("input_tokens")),
-            output: n(u.get("output_tokens")),
-            cache_read: n(u.get("cache_read_input_tokens")),
-            cache_write_5m: w5,
-            cache_write_1h: w1,
-            fast: u.get("speed").is_some_and(|s| s.str_eq("fast")),
-        })
+        usage_of(self.0.message()?)
     }
 
     /// `message.usage.cache_creation_input_tokens` as written (the split in
@@ -448,6 +431,31 @@ impl<'s> AssistantRecord<'s> {
                 .and_then(|_| b.get("name")?.as_raw_str())
         })
     }
+}
+
+/// A message's `usage` as priced tokens (see [`AssistantRecord::usage`]).
+pub(crate) fn usage_of(message: RawValue<'_>) -> Option<Usage> {
+    let u = message.get("usage")?;
+    if u.kind() != Some(crate::parse::ValueKind::Object) {
+        return None;
+    }
+    let n = |v: Option<RawValue<'_>>| v.and_then(|x| x.as_u64()).unwrap_or(0);
+    let write = n(u.get("cache_creation_input_tokens"));
+    let (w5, w1) = match u.get("cache_creation") {
+        Some(c) if c.kind() == Some(crate::parse::ValueKind::Object) => (
+            n(c.get("ephemeral_5m_input_tokens")),
+            n(c.get("ephemeral_1h_input_tokens")),
+        ),
+        _ => (write, 0),
+    };
+    Some(Usage {
+        input: n(u.get("input_tokens")),
+        output: n(u.get("output_tokens")),
+        cache_read: n(u.get("cache_read_input_tokens")),
+        cache_write_5m: w5,
+        cache_write_1h: w1,
+        fast: u.get("speed").is_some_and(|s| s.str_eq("fast")),
+    })
 }
 
 /// A `user` record: a prompt, tool results, an interrupt notice.
@@ -640,6 +648,25 @@ impl<'s> ProgressRecord<'s> {
     /// `data.agentId` of an `agent_progress`: the subagent.
     pub fn agent_id(&self) -> Option<RawStr<'s>> {
         self.0.get_path("data.agentId")?.as_raw_str()
+    }
+
+    /// For an `agent_progress` that relays one of the subagent's assistant
+    /// messages: that message (`data.message.message`), its `requestId`
+    /// and its `timestamp`. A subagent's API requests show here even when
+    /// its own `agent-*.jsonl` file is gone.
+    pub fn agent_assistant_message(
+        &self,
+    ) -> Option<(RawValue<'s>, Option<RawStr<'s>>, Option<RawStr<'s>>)> {
+        let relayed = self.0.get_path("data.message")?;
+        if !relayed.get("type")?.str_eq("assistant") {
+            return None;
+        }
+        let message = relayed.get("message")?;
+        Some((
+            message,
+            relayed.get("requestId").and_then(|v| v.as_raw_str()),
+            relayed.get("timestamp").and_then(|v| v.as_raw_str()),
+        ))
     }
 
     /// `data.hookEvent` of a `hook_progress`.
