@@ -178,6 +178,8 @@ struct Splitter {
     value_start: u64,
     value_line: u64,
     depth: u64,
+    /// One bit per open container up to 1024 levels: 1 for an object.
+    kinds: [u64; 16],
     in_str: bool,
     esc: bool,
     scalar: bool,
@@ -206,6 +208,7 @@ impl Splitter {
             value_start: 0,
             value_line: 0,
             depth: 0,
+            kinds: [0; 16],
             in_str: false,
             esc: false,
             scalar: false,
@@ -283,7 +286,7 @@ impl Splitter {
         self.oversize = false;
         match c {
             b'{' | b'[' => {
-                self.depth = 1;
+                self.open(c == b'{');
                 self.pos += 1;
             }
             b'"' => {
@@ -292,6 +295,36 @@ impl Splitter {
             }
             _ => self.scalar = true,
         }
+    }
+
+    fn open(&mut self, object: bool) {
+        if let Some(w) = self.kinds.get_mut((self.depth / 64) as usize) {
+            let bit = 1u64 << (self.depth % 64);
+            if object {
+                *w |= bit;
+            } else {
+                *w &= !bit;
+            }
+        }
+        self.depth += 1;
+    }
+
+    /// Close a container with `b`; true when the element ends here: its
+    /// last container closed, or a bracket of the wrong kind (the element
+    /// ends at it, the layer above reports it invalid, and what follows is
+    /// read as more elements instead of being swallowed).
+    fn close(&mut self, b: u8) -> bool {
+        let top = self.depth - 1;
+        let was_object = self
+            .kinds
+            .get((top / 64) as usize)
+            .map(|w| w & (1u64 << (top % 64)) != 0);
+        if was_object.is_some_and(|o| o != (b == b'}')) {
+            self.depth = 0;
+            return true;
+        }
+        self.depth = top;
+        top == 0
     }
 
     /// Scan the value in progress; its end when found.
@@ -354,10 +387,9 @@ impl Splitter {
                 };
                 match b {
                     b'"' => break Some(b),
-                    b'{' | b'[' => self.depth += 1,
+                    b'{' | b'[' => self.open(b == b'{'),
                     b'}' | b']' => {
-                        self.depth -= 1;
-                        if self.depth == 0 {
+                        if self.close(b) {
                             break Some(b);
                         }
                     }
@@ -1003,6 +1035,8 @@ mod tests {
             b"[{\"a\":1} {\"b\":2},,{\"c\":3},]",
             b"[{\"a\":1},{\"b\":",
             b"[{\"a\":1},",
+            b"[{\"a\":[1,},{\"b\":2}]",
+            b"{\"a\":[1}\n{\"b\":2}\n",
             b"API Error: Unable to connect\nstill text\n{\"a\":1}\n]",
             b"[1, \"s\", true, null, [2]]",
             b"[]\n[]\n",
@@ -1059,6 +1093,14 @@ mod tests {
                 "invalid_json@26"
             ]
         );
+    }
+
+    #[test]
+    fn a_mismatched_bracket_ends_its_element_and_the_rest_is_read() {
+        let got = items(b"[{\"a\":[1,},{\"b\":2}]");
+        assert_eq!(got[0], Ok((b"{\"a\":[1,}".to_vec(), 0, 1, 1, true)));
+        assert_eq!(got[1], Ok((b"{\"b\":2}".to_vec(), 1, 1, 11, true)));
+        assert_eq!(got.len(), 2);
     }
 
     #[test]

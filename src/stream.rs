@@ -366,6 +366,11 @@ impl<'b> ElementEvents<'b> {
     pub fn last_element(&self) -> Option<crate::elements::Element<'b>> {
         self.last
     }
+
+    /// Give back the parser, to reuse its buffers.
+    pub fn into_parser(self) -> Parser {
+        self.parser
+    }
 }
 
 /// Events from the elements of a JSON array read from any [`Read`], in
