@@ -108,7 +108,11 @@ fn a_large_json_array_through_a_reader_stays_in_bounded_memory() {
     }
     assert_eq!(r.counts().errors, 0);
     assert_eq!(output, 2 * events, "every element read");
-    assert!(r.bytes_read() >= total, "{} of {total} bytes", r.bytes_read());
+    assert!(
+        r.bytes_read() >= total,
+        "{} of {total} bytes",
+        r.bytes_read()
+    );
     assert!(largest >= big);
     let Some(peak) = peak_rss_bytes() else {
         println!("skipped the memory check: no /proc/self/status");

@@ -33,7 +33,7 @@ use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
-use crate::scan::{RawStr, Scanner};
+use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
 use std::collections::{BTreeMap, HashMap};
@@ -269,6 +269,79 @@ pub struct TranscriptFold {
     records: u64,
 }
 
+/// The top-level fields the fold reads, found in one walk.
+#[derive(Default)]
+struct Top<'s> {
+    session: Option<RawStr<'s>>,
+    timestamp: Option<RawStr<'s>>,
+    agent: Option<RawStr<'s>>,
+    sidechain: Option<bool>,
+    version: Option<RawStr<'s>>,
+    message: Option<RawValue<'s>>,
+    data: Option<RawValue<'s>>,
+}
+
+/// A message's fields the fold reads, found in one walk (`usage` comes
+/// after the content, which a lookup per field would cross each time).
+#[derive(Default)]
+struct MessageFields<'s> {
+    id: Option<RawStr<'s>>,
+    model: Option<RawStr<'s>>,
+    stop_reason: Option<RawStr<'s>>,
+    usage: Option<Usage>,
+}
+
+impl<'s> MessageFields<'s> {
+    fn of(message: RawValue<'s>) -> MessageFields<'s> {
+        let mut m = MessageFields::default();
+        for (k, v) in message.entries() {
+            match () {
+                _ if key_is(k, "id") => m.id = v.as_raw_str(),
+                _ if key_is(k, "model") => m.model = v.as_raw_str(),
+                _ if key_is(k, "stop_reason") => m.stop_reason = v.as_raw_str(),
+                _ if key_is(k, "usage") => m.usage = super::usage_value(v),
+                _ => {}
+            }
+        }
+        m
+    }
+}
+
+/// True when `key` is followed somewhere in `raw` by `:` and `true`
+/// (whitespace allowed): a cheap test before walking a record's content.
+fn key_true_in(raw: &[u8], key: &[u8]) -> bool {
+    memchr::memmem::find_iter(raw, key).any(|i| {
+        let rest = &raw[i + key.len()..];
+        let mut j = 0;
+        let skip = |j: &mut usize| {
+            while rest
+                .get(*j)
+                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                *j += 1;
+            }
+        };
+        skip(&mut j);
+        if rest.get(j) != Some(&b':') {
+            return false;
+        }
+        j += 1;
+        skip(&mut j);
+        rest[j..].starts_with(b"true")
+    })
+}
+
+/// A key compared as written (keys are plain ASCII in practice), decoded
+/// only when it has escapes.
+#[inline]
+fn key_is(k: RawStr<'_>, name: &str) -> bool {
+    if k.has_escapes() {
+        k.str_eq(name)
+    } else {
+        k.raw() == name.as_bytes()
+    }
+}
+
 /// A 128-bit key for (message id, request id): two SipHash passes with
 /// different prefixes (collisions are out of reach for any archive).
 fn request_key(message: &[u8], request: Option<&[u8]>) -> u128 {
@@ -293,7 +366,7 @@ impl TranscriptFold {
         self.records
     }
 
-    fn session_of(&mut self, rec: &Record<'_>, file: &TranscriptFile) -> u32 {
+    fn session_of(&mut self, session: Option<RawStr<'_>>, file: &TranscriptFile) -> u32 {
         let TranscriptFold {
             sessions,
             strings,
@@ -301,7 +374,7 @@ impl TranscriptFold {
             buf,
             ..
         } = self;
-        let id = match (rec.session_id(), &file.session) {
+        let id = match (session, &file.session) {
             (Some(s), _) => sessions.id_raw(s, buf),
             (None, Some(s)) => sessions.id(s),
             (None, None) => sessions.id("-"),
@@ -320,15 +393,33 @@ impl TranscriptFold {
     pub fn add(&mut self, rec: &Record<'_>, file: &TranscriptFile) {
         self.records += 1;
         let order = self.records;
-        let sid = self.session_of(rec, file);
-        let ms = rec.timestamp_millis();
-        let agent = match (rec.agent_id(), &file.agent) {
+        // One walk over the top-level index for every field the fold reads
+        // (a lookup per field would walk it once each).
+        let mut top = Top::default();
+        for (k, v) in rec.scanned().entries() {
+            match () {
+                _ if key_is(k, "sessionId") => top.session = v.as_raw_str(),
+                _ if key_is(k, "timestamp") => top.timestamp = v.as_raw_str(),
+                _ if key_is(k, "agentId") => top.agent = v.as_raw_str(),
+                _ if key_is(k, "isSidechain") => top.sidechain = v.as_bool(),
+                _ if key_is(k, "version") => top.version = v.as_raw_str(),
+                _ if key_is(k, "message") => top.message = Some(v),
+                _ if key_is(k, "data") => top.data = Some(v),
+                _ => {}
+            }
+        }
+        let sid = self.session_of(top.session, file);
+        let ms = top
+            .timestamp
+            .and_then(|t| t.as_str())
+            .and_then(crate::time::parse_millis);
+        let agent = match (top.agent, &file.agent) {
             (Some(a), _) => self.strings.id_raw(a, &mut self.buf),
             (None, Some(a)) => self.strings.id(a),
             (None, None) => NONE,
         };
-        let sidechain = rec.is_sidechain().unwrap_or(false) || agent != NONE;
-        let version = rec.version().map(|v| self.strings.id_raw(v, &mut self.buf));
+        let sidechain = top.sidechain.unwrap_or(false) || agent != NONE;
+        let version = top.version.map(|v| self.strings.id_raw(v, &mut self.buf));
         let f = &mut self.facts[sid as usize];
         f.kinds[rec.kind().index()] += 1;
         if let Some(ms) = ms {
@@ -345,47 +436,38 @@ impl TranscriptFold {
                 f.agent(agent).records += 1;
             }
         }
+        let raw = rec.scanned().raw();
         match rec.view() {
             RecordView::Assistant(a) => {
                 if a.is_api_error_message() {
                     f.api_errors += 1;
                 }
-                if !sidechain && let Some(reason) = a.stop_reason().value() {
+                let Some(m) = top.message else { return };
+                let msg = MessageFields::of(m);
+                if !sidechain && let Some(reason) = msg.stop_reason {
                     let at = (ms.unwrap_or(i64::MIN), order);
                     if f.last_stop.is_none_or(|(t, o, _)| at > (t, o)) {
                         let r = self.strings.id_raw(reason, &mut self.buf);
                         self.facts[sid as usize].last_stop = Some((at.0, at.1, r));
                     }
                 }
-                if let Some(usage) = a.usage() {
-                    let model = match a.model() {
-                        Some(m) => self.strings.id_raw(m, &mut self.buf),
-                        None => NONE,
-                    };
-                    let key = a
-                        .message_id()
-                        .map(|m| request_key(m.raw(), a.request_id().map(|r| r.raw())));
-                    let req = Request {
-                        key: key.unwrap_or(0),
-                        session: sid,
-                        agent,
-                        model,
-                        usage,
-                        millis: ms,
-                        sidechain,
-                        cost_usd: a.cost_usd(),
-                    };
-                    match key {
-                        Some(k) => self.count_request(k, req),
-                        None => self.loose.push(req),
-                    }
+                if let Some(usage) = msg.usage {
+                    let request = a.request_id();
+                    let req =
+                        self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
+                    self.count(msg.id, request, req);
                 }
             }
             RecordView::User(u) => {
-                if u.is_interrupt() {
+                // Most user records are neither: look for the bytes first.
+                if memchr::memmem::find(raw, b"[Request interrupted by user").is_some()
+                    && u.is_interrupt()
+                {
                     f.interrupted_turns += 1;
                 }
-                f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
+                if key_true_in(raw, b"\"is_error\"") {
+                    f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
+                }
             }
             RecordView::System(s) => match rec.kind() {
                 RecordKind::SystemCompactBoundary => f.compactions += 1,
@@ -402,6 +484,11 @@ impl TranscriptFold {
                 }
             }
             RecordView::Progress(p) => {
+                let Some(data) = top.data else { return };
+                let is_agent = data.get("type").is_some_and(|t| t.str_eq("agent_progress"));
+                if !is_agent {
+                    return;
+                }
                 let mut agent = NONE;
                 if let (Some(a), Some(by)) = (p.agent_id(), p.parent_tool_use_id()) {
                     agent = self.strings.id_raw(a, &mut self.buf);
@@ -413,37 +500,58 @@ impl TranscriptFold {
                 }
                 // A subagent's request relayed to its parent: the same
                 // request as in the subagent's own file, when there is one.
-                if let Some((m, request, at)) = p.agent_assistant_message()
-                    && let Some(usage) = super::usage_of(m)
-                {
-                    let model = match m.get("model").and_then(|v| v.as_raw_str()) {
-                        Some(x) => self.strings.id_raw(x, &mut self.buf),
-                        None => NONE,
-                    };
-                    let millis = at
-                        .and_then(|t| t.as_str())
-                        .and_then(crate::time::parse_millis)
-                        .or(ms);
-                    let req = Request {
-                        key: 0,
-                        session: sid,
-                        agent,
-                        model,
-                        usage,
-                        millis,
-                        sidechain: true,
-                        cost_usd: None,
-                    };
-                    match m.get("id").and_then(|v| v.as_raw_str()) {
-                        Some(id) => {
-                            let k = request_key(id.raw(), request.map(|r| r.raw()));
-                            self.count_request(k, Request { key: k, ..req });
-                        }
-                        None => self.loose.push(req),
+                if let Some((m, request, at)) = p.agent_assistant_message() {
+                    let msg = MessageFields::of(m);
+                    if let Some(usage) = msg.usage {
+                        let millis = at
+                            .and_then(|t| t.as_str())
+                            .and_then(crate::time::parse_millis)
+                            .or(ms);
+                        let req = self.request(sid, agent, msg.model, usage, millis, true, None);
+                        self.count(msg.id, request, req);
                     }
                 }
             }
             _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &mut self,
+        session: u32,
+        agent: u32,
+        model: Option<RawStr<'_>>,
+        usage: Usage,
+        millis: Option<i64>,
+        sidechain: bool,
+        cost_usd: Option<f64>,
+    ) -> Request {
+        let model = match model {
+            Some(m) => self.strings.id_raw(m, &mut self.buf),
+            None => NONE,
+        };
+        Request {
+            key: 0,
+            session,
+            agent,
+            model,
+            usage,
+            millis,
+            sidechain,
+            cost_usd,
+        }
+    }
+
+    /// Count `req` under its (message id, request id); a request without a
+    /// message id is one of its own.
+    fn count(&mut self, id: Option<RawStr<'_>>, request: Option<RawStr<'_>>, req: Request) {
+        match id {
+            Some(id) => {
+                let key = request_key(id.raw(), request.map(|r| r.raw()));
+                self.count_request(key, Request { key, ..req });
+            }
+            None => self.loose.push(req),
         }
     }
 

@@ -435,27 +435,38 @@ impl<'s> AssistantRecord<'s> {
 
 /// A message's `usage` as priced tokens (see [`AssistantRecord::usage`]).
 pub(crate) fn usage_of(message: RawValue<'_>) -> Option<Usage> {
-    let u = message.get("usage")?;
+    usage_value(message.get("usage")?)
+}
+
+/// A `usage` object as priced tokens, its fields found in one walk.
+pub(crate) fn usage_value(u: RawValue<'_>) -> Option<Usage> {
     if u.kind() != Some(crate::parse::ValueKind::Object) {
         return None;
     }
-    let n = |v: Option<RawValue<'_>>| v.and_then(|x| x.as_u64()).unwrap_or(0);
-    let write = n(u.get("cache_creation_input_tokens"));
-    let (w5, w1) = match u.get("cache_creation") {
-        Some(c) if c.kind() == Some(crate::parse::ValueKind::Object) => (
-            n(c.get("ephemeral_5m_input_tokens")),
-            n(c.get("ephemeral_1h_input_tokens")),
-        ),
-        _ => (write, 0),
-    };
-    Some(Usage {
-        input: n(u.get("input_tokens")),
-        output: n(u.get("output_tokens")),
-        cache_read: n(u.get("cache_read_input_tokens")),
-        cache_write_5m: w5,
-        cache_write_1h: w1,
-        fast: u.get("speed").is_some_and(|s| s.str_eq("fast")),
-    })
+    let mut usage = Usage::default();
+    let (mut write, mut split) = (0, None);
+    for (k, v) in u.entries() {
+        let n = || v.as_u64().unwrap_or(0);
+        match k.raw() {
+            b"input_tokens" => usage.input = n(),
+            b"output_tokens" => usage.output = n(),
+            b"cache_read_input_tokens" => usage.cache_read = n(),
+            b"cache_creation_input_tokens" => write = n(),
+            b"cache_creation" if v.kind() == Some(crate::parse::ValueKind::Object) => {
+                let g = |key: &str| v.get(key).and_then(|x| x.as_u64()).unwrap_or(0);
+                split = Some((
+                    g("ephemeral_5m_input_tokens"),
+                    g("ephemeral_1h_input_tokens"),
+                ));
+            }
+            b"speed" => usage.fast = v.str_eq("fast"),
+            _ => {}
+        }
+    }
+    // Without the split, every cache write is a 5-minute one (what the
+    // API wrote before 1-hour caching existed).
+    (usage.cache_write_5m, usage.cache_write_1h) = split.unwrap_or((write, 0));
+    Some(usage)
 }
 
 /// A `user` record: a prompt, tool results, an interrupt notice.
