@@ -138,8 +138,7 @@ impl Session<'_> {
 
     fn stamp(&mut self, step_ms: u64) -> String {
         self.ms += 1 + self.rng.below(step_ms) as i64;
-        let ts = jiff_like(self.ms);
-        ts
+        rfc3339(self.ms)
     }
 
     fn line(&mut self, s: String) {
@@ -288,7 +287,7 @@ impl Session<'_> {
 }
 
 /// RFC 3339 (UTC, milliseconds) of `ms` since the epoch.
-fn jiff_like(ms: i64) -> String {
+fn rfc3339(ms: i64) -> String {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
     // Civil from days (proleptic Gregorian).

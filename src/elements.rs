@@ -388,11 +388,7 @@ impl Splitter {
                 match b {
                     b'"' => break Some(b),
                     b'{' | b'[' => self.open(b == b'{'),
-                    b'}' | b']' => {
-                        if self.close(b) {
-                            break Some(b);
-                        }
-                    }
+                    b'}' | b']' if self.close(b) => break Some(b),
                     _ => {}
                 }
                 i += 1;
@@ -992,7 +988,10 @@ impl<R: Read> ElementReader<R> {
 mod tests {
     use super::*;
 
-    fn items(input: &[u8]) -> Vec<Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>> {
+    /// An element owned (bytes, index, line, offset, complete), or an error.
+    type Item = Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>;
+
+    fn items(input: &[u8]) -> Vec<Item> {
         Elements::new(input)
             .map(|r| {
                 r.map(|e| (e.bytes.to_vec(), e.index, e.line, e.offset, e.complete))
@@ -1001,11 +1000,7 @@ mod tests {
             .collect()
     }
 
-    fn chunked(
-        input: &[u8],
-        size: usize,
-        max: usize,
-    ) -> Vec<Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>> {
+    fn chunked(input: &[u8], size: usize, max: usize) -> Vec<Item> {
         let mut dec = ElementDecoder::with_max(max);
         let mut out = Vec::new();
         let mut take = |dec: &mut ElementDecoder| {

@@ -295,15 +295,16 @@ fn relayed_only(files: &[PathBuf]) -> BTreeMap<String, Tokens> {
                 direct.insert(id(&v["message"], &v["requestId"]));
             }
             let d = &v["data"]["message"];
-            if v["type"] == "progress" && d["type"] == "assistant" {
-                if let Some(t) = usage(&d["message"]) {
-                    let sum = |t: Tokens| t.0 + t.1 + t.2 + t.3;
-                    let e = relayed
-                        .entry(id(&d["message"], &d["requestId"]))
-                        .or_insert((v["sessionId"].as_str().unwrap().to_owned(), t));
-                    if sum(t) > sum(e.1) {
-                        e.1 = t;
-                    }
+            if v["type"] == "progress"
+                && d["type"] == "assistant"
+                && let Some(t) = usage(&d["message"])
+            {
+                let sum = |t: Tokens| t.0 + t.1 + t.2 + t.3;
+                let e = relayed
+                    .entry(id(&d["message"], &d["requestId"]))
+                    .or_insert((v["sessionId"].as_str().unwrap().to_owned(), t));
+                if sum(t) > sum(e.1) {
+                    e.1 = t;
                 }
             }
         }
