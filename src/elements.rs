@@ -86,6 +86,17 @@ impl<'b> Element<'b> {
         }
     }
 
+    /// The element at `span` of `buf`.
+    fn in_buffer(buf: &'b [u8], span: ElementSpan) -> Element<'b> {
+        Element {
+            bytes: buf.get(span.start..span.end).unwrap_or_default(),
+            index: span.index,
+            line: span.line,
+            offset: span.offset,
+            complete: span.complete,
+        }
+    }
+
     /// Where the element starts, with its index.
     pub fn position(&self) -> Position {
         let mut p = Position::new(self.line, self.offset);
@@ -149,20 +160,38 @@ enum Mode {
 /// One step of the splitter.
 #[derive(Debug)]
 enum Step {
-    /// An element spans `start..end` (absolute offsets).
-    Element {
-        start: u64,
-        end: u64,
-        index: u64,
-        line: u64,
-        complete: bool,
-    },
+    /// An element was found.
+    Element(Found),
     /// A problem outside any element, or an element past the maximum.
     Error(Error),
     /// The bytes given end before the next item.
     More,
     /// The input is over.
     Done,
+}
+
+/// An element found: `start..end` are absolute offsets.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    start: u64,
+    end: u64,
+    index: u64,
+    line: u64,
+    complete: bool,
+}
+
+impl Found {
+    /// Where it lies in a buffer that starts at absolute offset `base`.
+    fn span(self, base: u64) -> ElementSpan {
+        ElementSpan {
+            start: (self.start - base) as usize,
+            end: (self.end - base) as usize,
+            index: self.index,
+            line: self.line,
+            offset: self.start,
+            complete: self.complete,
+        }
+    }
 }
 
 /// The resumable state machine shared by the three sources. It sees the
@@ -420,13 +449,13 @@ impl Splitter {
         if self.oversize {
             return Step::More;
         }
-        Step::Element {
+        Step::Element(Found {
             start: self.value_start,
             end,
             index,
             line: self.value_line,
             complete,
-        }
+        })
     }
 
     fn too_long(&mut self) -> Step {
@@ -485,7 +514,7 @@ impl Splitter {
                     }
                     None => return Step::More,
                 };
-                if let Step::Element { .. } = s {
+                if let Step::Element(_) = s {
                     return s;
                 }
                 continue;
@@ -666,19 +695,7 @@ impl<'b> Iterator for Elements<'b> {
             return None;
         }
         match self.split.step(self.bytes, 0, true) {
-            Step::Element {
-                start,
-                end,
-                index,
-                line,
-                complete,
-            } => Some(Ok(Element {
-                bytes: &self.bytes[start as usize..end as usize],
-                index,
-                line,
-                offset: start,
-                complete,
-            })),
+            Step::Element(found) => Some(Ok(Element::in_buffer(self.bytes, found.span(0)))),
             Step::Error(e) => Some(Err(e)),
             Step::More | Step::Done => None,
         }
@@ -855,20 +872,7 @@ impl ElementDecoder {
             self.compact();
         }
         match self.split.step(&self.buf[..self.end], self.base, self.eof) {
-            Step::Element {
-                start,
-                end,
-                index,
-                line,
-                complete,
-            } => Some(Ok(ElementSpan {
-                start: (start - self.base) as usize,
-                end: (end - self.base) as usize,
-                index,
-                line,
-                offset: start,
-                complete,
-            })),
+            Step::Element(found) => Some(Ok(found.span(self.base))),
             Step::Error(e) => Some(Err(e)),
             Step::More | Step::Done => None,
         }
@@ -878,13 +882,7 @@ impl ElementDecoder {
     /// [`next_span`](ElementDecoder::next_span) returned (spans are
     /// invalidated by the next `push`, `spare` or `next_span`).
     pub fn element(&self, span: ElementSpan) -> Element<'_> {
-        Element {
-            bytes: self.buf.get(span.start..span.end).unwrap_or_default(),
-            index: span.index,
-            line: span.line,
-            offset: span.offset,
-            complete: span.complete,
-        }
+        Element::in_buffer(&self.buf, span)
     }
 }
 

@@ -280,6 +280,25 @@ mod tests {
     }
 }
 
+/// An element read as an event, counted; an error restated at its physical
+/// line with the element's index.
+fn element_event<'t>(
+    parser: &'t mut Parser,
+    el: crate::elements::Element<'t>,
+    counts: &mut Counts,
+) -> Result<Event<'t>, Error> {
+    match parse_event(parser, &el.as_line()) {
+        Ok(ev) => {
+            counts.events += 1;
+            Ok(ev)
+        }
+        Err(e) => {
+            counts.errors += 1;
+            Err(el.locate(e))
+        }
+    }
+}
+
 /// Events from the elements of a JSON array (or of JSON values one after
 /// another) in memory: `--output-format json` captures and pretty-printed
 /// files, read element by element with no copy (see [`crate::elements`]).
@@ -343,17 +362,7 @@ impl<'b> ElementEvents<'b> {
             }
         };
         self.last = Some(el);
-        let line = el.as_line();
-        match parse_event(&mut self.parser, &line) {
-            Ok(ev) => {
-                self.counts.events += 1;
-                Some(Ok(ev))
-            }
-            Err(e) => {
-                self.counts.errors += 1;
-                Some(Err(el.locate(e)))
-            }
-        }
+        Some(element_event(&mut self.parser, el, &mut self.counts))
     }
 
     /// What was seen so far.
@@ -428,17 +437,7 @@ impl<R: Read> ElementEventReader<R> {
         };
         self.last = Some(span);
         let el = self.elements.element(span);
-        let line = el.as_line();
-        match parse_event(&mut self.parser, &line) {
-            Ok(ev) => {
-                self.counts.events += 1;
-                Some(Ok(ev))
-            }
-            Err(e) => {
-                self.counts.errors += 1;
-                Some(Err(el.locate(e)))
-            }
-        }
+        Some(element_event(&mut self.parser, el, &mut self.counts))
     }
 
     /// What was seen so far.

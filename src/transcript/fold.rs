@@ -31,7 +31,7 @@
 
 use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
-use crate::framing::{LineReader, Lines};
+use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
@@ -580,23 +580,35 @@ impl TranscriptFold {
     ) -> Counts {
         let mut counts = Counts::default();
         for line in Lines::new(bytes) {
-            counts.lines += 1;
-            if line.is_blank() {
-                counts.blank_lines += 1;
-                continue;
-            }
-            match scanner.scan(&line) {
-                Ok(s) => {
-                    counts.events += 1;
-                    self.add(&Record::new(s), file);
-                }
-                Err(e) => {
-                    counts.errors += 1;
-                    on_error(e);
-                }
-            }
+            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
         }
         counts
+    }
+
+    /// Count one line and fold it, or hand its error on.
+    fn take_line(
+        &mut self,
+        scanner: &mut Scanner,
+        line: &Line<'_>,
+        file: &TranscriptFile,
+        counts: &mut Counts,
+        on_error: &mut impl FnMut(Error),
+    ) {
+        counts.lines += 1;
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            return;
+        }
+        match scanner.scan(line) {
+            Ok(s) => {
+                counts.events += 1;
+                self.add(&Record::new(s), file);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                on_error(e);
+            }
+        }
     }
 
     /// Like [`read_slice`](TranscriptFold::read_slice), from any reader, in
@@ -623,21 +635,7 @@ impl TranscriptFold {
                     continue;
                 }
             };
-            counts.lines += 1;
-            if line.is_blank() {
-                counts.blank_lines += 1;
-                continue;
-            }
-            match scanner.scan(&line) {
-                Ok(s) => {
-                    counts.events += 1;
-                    self.add(&Record::new(s), file);
-                }
-                Err(e) => {
-                    counts.errors += 1;
-                    on_error(e);
-                }
-            }
+            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
         }
         counts
     }
