@@ -45,7 +45,7 @@
 //! let els: Vec<_> = Elements::new(input).map(|e| e.unwrap()).collect();
 //! assert_eq!(els.len(), 2);
 //! assert_eq!(els[1].bytes, b"{\"type\":\"result\"}");
-//! assert_eq!((els[1].index, els[1].line, els[1].offset), (1, 2, 39));
+//! assert_eq!((els[1].index, els[1].line, els[1].offset), (1, 2, 38));
 //! ```
 
 use crate::error::{Error, ErrorKind, Position};
@@ -121,7 +121,7 @@ impl<'b> Element<'b> {
     /// let err = el.locate(scanner.scan(&el.as_line()).unwrap_err());
     /// let p = err.position();
     /// assert_eq!((p.line, p.element), (4, Some(0)));
-    /// assert_eq!(p.byte(), 36);
+    /// assert_eq!(p.byte(), 35);
     /// ```
     pub fn locate(&self, err: Error) -> Error {
         let was = err.position();

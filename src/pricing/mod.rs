@@ -20,10 +20,10 @@
 //! use cctape::pricing::{PriceTable, Usage};
 //!
 //! let table = PriceTable::builtin();
-//! let usage = Usage { input: 1_000_000, output: 100_000, ..Usage::default() };
+//! let usage = Usage { input: 100_000, output: 10_000, ..Usage::default() };
 //! // $3 per million input tokens, $15 per million output tokens.
 //! let cost = table.cost("claude-sonnet-4-5-20250929", &usage).unwrap();
-//! assert!((cost - 4.5).abs() < 1e-12);
+//! assert!((cost - 0.45).abs() < 1e-12);
 //! assert_eq!(table.cost("gpt-4o", &usage), None);
 //! ```
 
