@@ -17,6 +17,10 @@ pub struct Position {
     pub offset: u64,
     /// 0-based byte within the line where the parser stopped, if it said.
     pub column: Option<u64>,
+    /// For input read as JSON elements (an array, or objects one after
+    /// another; see [`crate::elements`]): the 0-based index of the element
+    /// the error is in.
+    pub element: Option<u64>,
 }
 
 impl Position {
@@ -26,6 +30,7 @@ impl Position {
             line,
             offset,
             column: None,
+            element: None,
         }
     }
 
@@ -38,7 +43,11 @@ impl Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, byte {}", self.line, self.byte())
+        write!(f, "line {}, byte {}", self.line, self.byte())?;
+        if let Some(e) = self.element {
+            write!(f, " (element {e})")?;
+        }
+        Ok(())
     }
 }
 
@@ -144,6 +153,14 @@ impl Error {
     /// The I/O error behind an [`ErrorKind::Io`] error.
     pub fn io_error(&self) -> Option<&std::io::Error> {
         self.0.io.as_ref()
+    }
+
+    /// The same error at another position: how a layer that knows more of
+    /// the input (the physical line inside a multi-line JSON element, the
+    /// element's index) restates where a lower layer's error is.
+    pub fn relocated(mut self, position: Position) -> Error {
+        self.0.position = position;
+        self
     }
 
     /// True when the stream cannot go on after this error.

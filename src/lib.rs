@@ -43,18 +43,22 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod elements;
 pub mod error;
 pub mod event;
 #[cfg(feature = "parquet")]
 pub mod export;
 pub mod framing;
 pub mod parse;
+pub mod pricing;
 pub mod run;
 pub mod scan;
 pub mod sniff;
 pub mod source;
 pub mod stats;
 pub mod stream;
+pub mod time;
+pub mod transcript;
 pub mod views;
 
 pub use error::{Error, ErrorKind, Position};

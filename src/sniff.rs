@@ -7,8 +7,16 @@
 //! (`--output-format json`, claude-code-action's execution log), a
 //! pretty-printed JSON document, lines behind a logger prefix
 //! (`[2025-10-13T01:16:00Z] [INFO] {...`), lines a logger cut at a fixed
-//! width, empty input and plain text. It reads no further than the prefix
-//! and never fails.
+//! width, session transcripts (`~/.claude/projects/*/*.jsonl`: one JSON
+//! object a line too, but records with `parentUuid`, `sessionId`,
+//! `isSidechain`, `summary`, `file-history-snapshot` ...), empty input and
+//! plain text (a harness's stdout holding `API Error: ...`, or
+//! `--output-format text` output). It reads no further than the prefix and
+//! never fails.
+//!
+//! [`FormatChoice`] is what a user asks for (`--format auto|stream|json|transcript`):
+//! [`FormatChoice::resolve`] sniffs for `auto` and otherwise forces the
+//! reading; [`Format::reading`] says how each format is read.
 //!
 //! ```
 //! use cctape::sniff::{sniff_format, Format};
@@ -21,6 +29,11 @@
 //!     Format::LoggerPrefixed
 //! );
 //! assert_eq!(sniff_format(b"\n\n"), Format::Empty);
+//! assert_eq!(
+//!     sniff_format(b"{\"parentUuid\":null,\"isSidechain\":false,\"sessionId\":\"s\",\"type\":\"user\"}\n"),
+//!     Format::Transcript
+//! );
+//! assert_eq!(sniff_format(b"API Error: Unable to connect to API (ConnectionRefused)\n"), Format::Text);
 //! assert!(Format::JsonArray.describe().contains("jq -c '.[]'"));
 //! ```
 
@@ -51,12 +64,136 @@ pub enum Format {
     CutLines,
     /// Text that does not start like JSON at all.
     Text,
+    /// A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`):
+    /// one JSON object a line, in the transcript dialect (camelCase
+    /// `sessionId`, `parentUuid`, `isSidechain`, record types such as
+    /// `summary`, `file-history-snapshot`, `progress`, `queue-operation`).
+    Transcript,
+}
+
+/// How a format is read: which framing, which dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reading {
+    /// One JSON object a line of stream-json events
+    /// ([`crate::stream::SliceEvents`], [`crate::stream::EventReader`]).
+    StreamLines,
+    /// JSON elements (an array, or values one after another) read as
+    /// stream-json events ([`crate::stream::ElementEvents`],
+    /// [`crate::stream::ElementEventReader`]).
+    StreamElements,
+    /// One JSON object a line of transcript records ([`crate::transcript`]).
+    TranscriptLines,
+    /// Nothing to read as events: the input is one finding (its format).
+    NotEvents,
+}
+
+/// What the user asked for: `--format auto|stream|json|transcript`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FormatChoice {
+    /// Sniff each input ([`sniff_format`]).
+    #[default]
+    Auto,
+    /// Read as stream-json, one object a line, whatever it looks like.
+    Stream,
+    /// Read as JSON elements (an array, or pretty objects one after another).
+    Json,
+    /// Read as a session transcript, one record a line.
+    Transcript,
+}
+
+impl FormatChoice {
+    /// The choice for a `--format` value (`auto`, `stream`, `json`,
+    /// `transcript`); `None` for anything else.
+    ///
+    /// ```
+    /// use cctape::sniff::FormatChoice;
+    /// assert_eq!(FormatChoice::from_name("json"), Some(FormatChoice::Json));
+    /// assert_eq!(FormatChoice::from_name("xml"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<FormatChoice> {
+        Some(match name {
+            "auto" => FormatChoice::Auto,
+            "stream" => FormatChoice::Stream,
+            "json" => FormatChoice::Json,
+            "transcript" => FormatChoice::Transcript,
+            _ => return None,
+        })
+    }
+
+    /// The `--format` value for this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormatChoice::Auto => "auto",
+            FormatChoice::Stream => "stream",
+            FormatChoice::Json => "json",
+            FormatChoice::Transcript => "transcript",
+        }
+    }
+
+    /// The format an input is read as: sniffed from `prefix` for
+    /// [`FormatChoice::Auto`], forced otherwise (an empty input stays
+    /// [`Format::Empty`] whatever was asked; a forced JSON reading of a
+    /// one-object-a-line input is [`Format::PrettyJson`], which reads the
+    /// same objects).
+    ///
+    /// ```
+    /// use cctape::sniff::{Format, FormatChoice, Reading};
+    /// let prefix = b"[2025-10-13T01:16:00Z] [INFO] {\"type\":\"user\"}\n";
+    /// assert_eq!(FormatChoice::Auto.resolve(prefix), Format::LoggerPrefixed);
+    /// assert_eq!(FormatChoice::Json.resolve(prefix).reading(), Reading::StreamElements);
+    /// assert_eq!(FormatChoice::Stream.resolve(b"[{}]").reading(), Reading::StreamLines);
+    /// ```
+    pub fn resolve(self, prefix: &[u8]) -> Format {
+        let sniffed = sniff_format(prefix);
+        if sniffed == Format::Empty {
+            return sniffed;
+        }
+        match self {
+            FormatChoice::Auto => sniffed,
+            FormatChoice::Stream => Format::Ndjson,
+            FormatChoice::Transcript => Format::Transcript,
+            FormatChoice::Json => match sniffed {
+                Format::JsonArray => Format::JsonArray,
+                _ => Format::PrettyJson,
+            },
+        }
+    }
 }
 
 impl Format {
     /// True for [`Format::Ndjson`]: the input can be read line by line.
     pub fn is_ndjson(self) -> bool {
         self == Format::Ndjson
+    }
+
+    /// How the format is read.
+    pub fn reading(self) -> Reading {
+        match self {
+            Format::Ndjson => Reading::StreamLines,
+            Format::JsonArray | Format::PrettyJson => Reading::StreamElements,
+            Format::Transcript => Reading::TranscriptLines,
+            Format::Empty | Format::LoggerPrefixed | Format::CutLines | Format::Text => {
+                Reading::NotEvents
+            }
+        }
+    }
+
+    /// A short stable name for JSON output and tables (`stream`,
+    /// `json-array`, `json-pretty`, `transcript`, `text`, `empty`,
+    /// `logger-prefixed`, `cut-lines`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Empty => "empty",
+            Format::Ndjson => "stream",
+            Format::JsonArray => "json-array",
+            Format::PrettyJson => "json-pretty",
+            Format::LoggerPrefixed => "logger-prefixed",
+            Format::CutLines => "cut-lines",
+            Format::Text => "text",
+            Format::Transcript => "transcript",
+        }
     }
 
     /// A sentence for the user: what the file looks like and what to do.
@@ -84,6 +221,10 @@ impl Format {
                  fixed width): they cannot be read as events; capture the stream without truncation"
             }
             Format::Text => "the input is text, not JSON: it does not start with `{` or `[`",
+            Format::Transcript => {
+                "a Claude Code session transcript (`~/.claude/projects`): one record a line, read as transcript \
+                 records"
+            }
         }
     }
 }
@@ -105,9 +246,14 @@ impl std::fmt::Display for Format {
 ///   whose next line is an indented `"key":`: [`Format::PrettyJson`];
 /// - `{` first and every complete line that starts with `{` stops short of
 ///   a closing `}`: [`Format::CutLines`];
-/// - `{` first otherwise: [`Format::Ndjson`] (a first line longer than the
-///   prefix counts as one object);
-/// - anything else: [`Format::Text`].
+/// - `{` first otherwise: [`Format::Transcript`] when more of the object
+///   lines carry the transcript's top-level keys (`parentUuid`, `sessionId`,
+///   `isSidechain`, `leafUuid`, `requestId`, `snapshot`, or a `type` only
+///   transcripts have) than the stream's (`session_id`,
+///   `parent_tool_use_id`), else [`Format::Ndjson`] (a first line longer
+///   than the prefix counts as one object; its keys up to the cut are read);
+/// - `[` first but not followed by a JSON value (`[Stream timed out]`),
+///   and anything else: [`Format::Text`].
 pub fn sniff_format(prefix: &[u8]) -> Format {
     let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
     // Complete lines (with LF) and, when the prefix holds no LF after it, the
@@ -140,13 +286,18 @@ pub fn sniff_format(prefix: &[u8]) -> Format {
         return Format::LoggerPrefixed;
     }
     match first[0] {
-        b'[' => Format::JsonArray,
+        b'[' if starts_json_array(first, &nonblank) => Format::JsonArray,
+        b'[' => Format::Text,
         b'{' => {
             if first == b"{" {
                 return Format::PrettyJson;
             }
             if !first_done {
-                return Format::Ndjson;
+                return if transcript_votes(&nonblank) > 0 {
+                    Format::Transcript
+                } else {
+                    Format::Ndjson
+                };
             }
             let second_is_member = nonblank.get(1).is_some_and(|(l, _)| {
                 l.first() == Some(&b'"') && memchr::memchr(b':', l).is_some()
@@ -161,12 +312,77 @@ pub fn sniff_format(prefix: &[u8]) -> Format {
                 Format::PrettyJson
             } else if complete.iter().all(|l| !closed(l)) {
                 Format::CutLines
+            } else if transcript_votes(&nonblank) > 0 {
+                Format::Transcript
             } else {
                 Format::Ndjson
             }
         }
         _ => Format::Text,
     }
+}
+
+/// True when a `[` on the first line opens a JSON value: what follows it
+/// (on that line, or on the next non-blank one) starts a value or closes
+/// the array.
+fn starts_json_array(first: &[u8], nonblank: &[(&[u8], bool)]) -> bool {
+    let after = trim(&first[1..]);
+    let next = if after.is_empty() {
+        match nonblank.get(1) {
+            Some((l, _)) => *l,
+            None => return true,
+        }
+    } else {
+        after
+    };
+    match next[0] {
+        b'{' | b'[' | b']' | b'"' | b'-' | b'0'..=b'9' => true,
+        b't' => next.starts_with(b"true"),
+        b'f' => next.starts_with(b"false"),
+        b'n' => next.starts_with(b"null"),
+        _ => false,
+    }
+}
+
+/// Object lines that look like transcript records minus those that look
+/// like stream-json events, by their top-level keys (read without
+/// validating, up to where the prefix cuts a line).
+fn transcript_votes(nonblank: &[(&[u8], bool)]) -> i64 {
+    let mut votes = 0i64;
+    for (l, _) in nonblank.iter().filter(|(l, _)| l.first() == Some(&b'{')) {
+        let root = crate::scan::RawValue::starting(l);
+        let mut vote = 0i64;
+        for (k, v) in root.entries() {
+            let is = |name: &str| k.str_eq(name);
+            if is("session_id") || is("parent_tool_use_id") {
+                vote = -1;
+                break;
+            }
+            if is("parentUuid")
+                || is("sessionId")
+                || is("isSidechain")
+                || is("leafUuid")
+                || is("requestId")
+                || is("snapshot")
+            {
+                vote = 1;
+            } else if is("type")
+                && let Some(t) = v.as_raw_str()
+                && [
+                    "summary",
+                    "file-history-snapshot",
+                    "queue-operation",
+                    "progress",
+                ]
+                .iter()
+                .any(|n| t.str_eq(n))
+            {
+                vote = 1;
+            }
+        }
+        votes += vote;
+    }
+    votes
 }
 
 /// The line without leading and trailing spaces, tabs and CRs.

@@ -279,3 +279,184 @@ mod tests {
         assert_eq!(s.counts(), r.counts());
     }
 }
+
+/// An element read as an event, counted; an error restated at its physical
+/// line with the element's index.
+fn element_event<'t>(
+    parser: &'t mut Parser,
+    el: crate::elements::Element<'t>,
+    counts: &mut Counts,
+) -> Result<Event<'t>, Error> {
+    match parse_event(parser, &el.as_line()) {
+        Ok(ev) => {
+            counts.events += 1;
+            Ok(ev)
+        }
+        Err(e) => {
+            counts.errors += 1;
+            Err(el.locate(e))
+        }
+    }
+}
+
+/// Events from the elements of a JSON array (or of JSON values one after
+/// another) in memory: `--output-format json` captures and pretty-printed
+/// files, read element by element with no copy (see [`crate::elements`]).
+///
+/// Each element is read exactly as a line would be, with the same
+/// [`Event`] and the same errors; an error inside an element names the
+/// physical line it is on and the element's index
+/// ([`Position::element`](crate::Position::element)). [`Counts::lines`]
+/// counts physical lines; blank lines are not counted apart.
+///
+/// ```
+/// use cctape::stream::ElementEvents;
+/// use cctape::EventKind;
+///
+/// let input = b"[{\"type\":\"system\",\"subtype\":\"init\"},{\"type\":\"result\",\"subtype\":\"success\"}]";
+/// let mut events = ElementEvents::new(input);
+/// let mut kinds = Vec::new();
+/// while let Some(item) = events.next_event() {
+///     kinds.push(item.unwrap().kind());
+/// }
+/// assert_eq!(kinds, [EventKind::SystemInit, EventKind::ResultSuccess]);
+/// assert_eq!(events.last_element().map(|e| e.index), Some(1));
+/// ```
+#[derive(Debug)]
+pub struct ElementEvents<'b> {
+    elements: crate::elements::Elements<'b>,
+    parser: Parser,
+    counts: Counts,
+    last: Option<crate::elements::Element<'b>>,
+}
+
+impl<'b> ElementEvents<'b> {
+    /// Events of the elements of `bytes`, with a new parser.
+    pub fn new(bytes: &'b [u8]) -> ElementEvents<'b> {
+        ElementEvents::with_parser(crate::elements::Elements::new(bytes), Parser::new())
+    }
+
+    /// Events of the given elements, with a parser whose buffers are reused.
+    pub fn with_parser(
+        elements: crate::elements::Elements<'b>,
+        parser: Parser,
+    ) -> ElementEvents<'b> {
+        ElementEvents {
+            elements,
+            parser,
+            counts: Counts::default(),
+            last: None,
+        }
+    }
+
+    /// The next event or error; `None` at the end.
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
+        let item = self.elements.next();
+        self.counts.lines = self.elements.lines();
+        let el = match item? {
+            Ok(el) => el,
+            Err(e) => {
+                self.last = None;
+                self.counts.errors += 1;
+                return Some(Err(e));
+            }
+        };
+        self.last = Some(el);
+        Some(element_event(&mut self.parser, el, &mut self.counts))
+    }
+
+    /// What was seen so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The element behind the item `next_event` returned last (`None`
+    /// after an error outside any element).
+    pub fn last_element(&self) -> Option<crate::elements::Element<'b>> {
+        self.last
+    }
+
+    /// Give back the parser, to reuse its buffers.
+    pub fn into_parser(self) -> Parser {
+        self.parser
+    }
+}
+
+/// Events from the elements of a JSON array read from any [`Read`], in
+/// memory bounded by the read size and the largest element; see
+/// [`ElementEvents`].
+///
+/// ```
+/// use cctape::stream::ElementEventReader;
+///
+/// let input = &b"[\n  {\"type\": \"user\"},\n  {\"type\": \"result\", \"subtype\": \"success\"}\n]\n"[..];
+/// let mut r = ElementEventReader::new(input);
+/// let mut n = 0;
+/// while let Some(item) = r.next_event() {
+///     item.unwrap();
+///     n += 1;
+/// }
+/// assert_eq!((n, r.counts().lines), (2, 4));
+/// ```
+#[derive(Debug)]
+pub struct ElementEventReader<R> {
+    elements: crate::elements::ElementReader<R>,
+    parser: Parser,
+    counts: Counts,
+    last: Option<crate::elements::ElementSpan>,
+}
+
+impl<R: Read> ElementEventReader<R> {
+    /// A reader with the default read size and maximum element (256 MiB).
+    pub fn new(rdr: R) -> ElementEventReader<R> {
+        ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, DEFAULT_MAX_LINE)
+    }
+
+    /// A reader that reads `read_size` bytes at a time and reports elements
+    /// longer than `max` as errors.
+    pub fn with_capacity(rdr: R, read_size: usize, max: usize) -> ElementEventReader<R> {
+        ElementEventReader {
+            elements: crate::elements::ElementReader::with_capacity(rdr, read_size, max),
+            parser: Parser::new(),
+            counts: Counts::default(),
+            last: None,
+        }
+    }
+
+    /// The next event or error; an I/O error is the last item.
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
+        self.last = None;
+        let item = self.elements.next_span();
+        self.counts.lines = self.elements.lines();
+        let span = match item? {
+            Ok(span) => span,
+            Err(e) => {
+                self.counts.errors += 1;
+                return Some(Err(e));
+            }
+        };
+        self.last = Some(span);
+        let el = self.elements.element(span);
+        Some(element_event(&mut self.parser, el, &mut self.counts))
+    }
+
+    /// What was seen so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Bytes read from the underlying reader.
+    pub fn bytes_read(&self) -> u64 {
+        self.elements.bytes_read()
+    }
+
+    /// The element behind the item `next_event` returned last.
+    pub fn last_element(&self) -> Option<crate::elements::Element<'_>> {
+        self.last.map(|s| self.elements.element(s))
+    }
+
+    /// The element buffer's capacity (what the reader holds in memory).
+    pub fn capacity(&self) -> usize {
+        self.elements.capacity()
+    }
+}

@@ -1275,6 +1275,7 @@ pub fn check_truncate(stream: &[u8], cut: usize, ch: &Chunking) {
                             Item::Error { position, .. } => position.column,
                             _ => None,
                         },
+                        element: None,
                     },
                 };
                 assert_eq!(x, &want, "{name}: cut inside the BOM");

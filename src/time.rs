@@ -1,0 +1,240 @@
+//! Time: RFC 3339 timestamps to instants, instants to days in a time zone.
+//!
+//! This module owns how cctape reads a `timestamp` field and which day an
+//! instant belongs to. Days are local days (the system's time zone) unless
+//! a [`Zone`] names another; the zone rules come from the tz database through
+//! [jiff](https://docs.rs/jiff), not from hand-written offsets (a fixed
+//! offset is wrong for half the year wherever summer time is kept).
+//!
+//! A timestamp that is not a date (`"not a date"`, `"<TIMESTAMP>"`, a date
+//! without a time) is no instant and no day: callers count such records
+//! apart instead of inventing a day from the first ten characters.
+//!
+//! ```
+//! use cctape::time::{Day, Zone, parse_millis};
+//!
+//! let utc = Zone::utc();
+//! // 23:30 at UTC-05:00 is 04:30 the next day in UTC.
+//! let ms = parse_millis("2026-03-01T23:30:00-05:00").unwrap();
+//! assert_eq!(Day::of_millis(ms, &utc).to_string(), "2026-03-02");
+//! let paris = Zone::named("Europe/Paris").unwrap();
+//! assert_eq!(Day::of_timestamp("2026-07-01T22:30:00Z", &paris).unwrap().to_string(), "2026-07-02");
+//! assert_eq!(Day::of_timestamp("not a date", &utc), None);
+//! ```
+
+use std::fmt;
+
+/// A time zone: UTC, the system's, or one named in the tz database.
+///
+/// Cloning is cheap (the zone's rules are shared).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Zone {
+    tz: jiff::tz::TimeZone,
+    name: Option<String>,
+}
+
+/// A time zone name that the tz database does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownZone {
+    name: String,
+}
+
+impl fmt::Display for UnknownZone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown time zone `{}` (expected an IANA name such as `UTC`, `Europe/Paris` or \
+             `America/New_York`)",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for UnknownZone {}
+
+impl Zone {
+    /// UTC.
+    pub fn utc() -> Zone {
+        Zone {
+            tz: jiff::tz::TimeZone::UTC,
+            name: Some("UTC".to_owned()),
+        }
+    }
+
+    /// The system's time zone (`TZ`, then `/etc/localtime`); UTC when it
+    /// cannot be found.
+    pub fn system() -> Zone {
+        let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
+        let name = tz.iana_name().map(str::to_owned);
+        Zone { tz, name }
+    }
+
+    /// The zone named `name` in the tz database (`Europe/Paris`, `UTC`).
+    pub fn named(name: &str) -> Result<Zone, UnknownZone> {
+        match jiff::tz::TimeZone::get(name) {
+            Ok(tz) => Ok(Zone {
+                tz,
+                name: Some(name.to_owned()),
+            }),
+            Err(_) => Err(UnknownZone {
+                name: name.to_owned(),
+            }),
+        }
+    }
+
+    /// The zone's IANA name, when it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The offset from UTC, in seconds, in force at `millis`.
+    pub fn offset_seconds(&self, millis: i64) -> i32 {
+        match jiff::Timestamp::from_millisecond(millis) {
+            Ok(ts) => self.tz.to_offset(ts).seconds(),
+            Err(_) => 0,
+        }
+    }
+}
+
+/// Milliseconds since 1970-01-01T00:00:00Z for an RFC 3339 timestamp
+/// (`2026-10-03T15:29:17.247Z`, `2026-10-03T17:29:17+02:00`); a timestamp
+/// without an offset is read as UTC. `None` when it is not a timestamp.
+///
+/// ```
+/// use cctape::time::parse_millis;
+/// assert_eq!(parse_millis("1970-01-01T00:00:01.5Z"), Some(1500));
+/// assert_eq!(parse_millis("1970-01-01T02:00:00+02:00"), Some(0));
+/// assert_eq!(parse_millis("yesterday"), None);
+/// ```
+pub fn parse_millis(s: &str) -> Option<i64> {
+    // A cheap shape check first: most callers feed every `timestamp` field
+    // through here, and jiff's error path builds a message.
+    let b = s.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || !b[0].is_ascii_digit() {
+        return None;
+    }
+    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
+        return Some(ts.as_millisecond());
+    }
+    // No offset: UTC, as the stream's own timestamps always are.
+    let dt = s.parse::<jiff::civil::DateTime>().ok()?;
+    let ts = dt.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp();
+    Some(ts.as_millisecond())
+}
+
+/// A calendar day (proleptic Gregorian), printed `YYYY-MM-DD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Day {
+    year: i16,
+    month: i8,
+    day: i8,
+}
+
+impl Day {
+    /// The day `millis` (since the Unix epoch) falls on in `zone`.
+    pub fn of_millis(millis: i64, zone: &Zone) -> Day {
+        let ts = jiff::Timestamp::from_millisecond(millis).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let d = zone.tz.to_datetime(ts).date();
+        Day {
+            year: d.year(),
+            month: d.month(),
+            day: d.day(),
+        }
+    }
+
+    /// The day an RFC 3339 timestamp falls on in `zone`; `None` when it is
+    /// not a timestamp.
+    pub fn of_timestamp(s: &str, zone: &Zone) -> Option<Day> {
+        parse_millis(s).map(|ms| Day::of_millis(ms, zone))
+    }
+
+    /// The year.
+    pub fn year(&self) -> i16 {
+        self.year
+    }
+
+    /// The month, 1 to 12.
+    pub fn month(&self) -> i8 {
+        self.month
+    }
+
+    /// The day of the month, 1 to 31.
+    pub fn day(&self) -> i8 {
+        self.day
+    }
+}
+
+impl fmt::Display for Day {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rfc3339_as_the_hand_written_parser_did() {
+        assert_eq!(parse_millis("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(parse_millis("1970-01-01T00:00:01.5Z"), Some(1500));
+        assert_eq!(
+            parse_millis("2000-03-01T00:00:00.000Z"),
+            Some(951_868_800_000)
+        );
+        let a = parse_millis("2026-10-03T15:29:17.247Z").unwrap();
+        let b = parse_millis("2026-10-03T15:29:18.596Z").unwrap();
+        assert_eq!(b - a, 1349);
+        assert_eq!(parse_millis("2026-10-03T17:29:17.247+02:00"), Some(a));
+        assert_eq!(parse_millis("2026-10-03T15:29:17.2471234Z"), Some(a));
+        assert_eq!(parse_millis("2026-10-03T15:29:17.247"), Some(a));
+        assert_eq!(parse_millis("yesterday"), None);
+        assert_eq!(parse_millis("<TIMESTAMP>"), None);
+        assert_eq!(parse_millis("2026-13-03T15:29:17Z"), None);
+        assert_eq!(parse_millis("2026-10-03T15:29:17.Z"), None);
+        assert_eq!(parse_millis("2026-10-03"), None);
+    }
+
+    /// Issue 12 item 13: `stats --by day` took the first ten characters, so
+    /// an offset time landed on the day written, not the day it was.
+    #[test]
+    fn an_offset_time_lands_on_its_real_day() {
+        let t = "2026-03-01T23:30:00-05:00";
+        assert_eq!(&t[..10], "2026-03-01", "what the old rule took");
+        let utc = Zone::utc();
+        assert_eq!(
+            Day::of_timestamp(t, &utc).unwrap().to_string(),
+            "2026-03-02"
+        );
+        let ny = Zone::named("America/New_York").unwrap();
+        assert_eq!(Day::of_timestamp(t, &ny).unwrap().to_string(), "2026-03-01");
+        // Summer time: the same UTC hour is another local day in July than
+        // a fixed winter offset would say.
+        let t = "2026-07-01T03:30:00Z";
+        assert_eq!(Day::of_timestamp(t, &ny).unwrap().to_string(), "2026-06-30");
+        let t = "2026-01-01T04:30:00Z";
+        assert_eq!(Day::of_timestamp(t, &ny).unwrap().to_string(), "2025-12-31");
+        let t = "2026-07-01T04:30:00Z";
+        assert_eq!(Day::of_timestamp(t, &ny).unwrap().to_string(), "2026-07-01");
+    }
+
+    #[test]
+    fn not_a_date_is_no_day() {
+        let utc = Zone::utc();
+        for t in ["not a date", "<TIMESTAMP>", "", "2026-10-0", "2026-10-03 x"] {
+            assert_eq!(Day::of_timestamp(t, &utc), None, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_zones_are_refused_with_a_message() {
+        let e = Zone::named("Mars/Olympus").unwrap_err();
+        assert!(e.to_string().contains("Mars/Olympus"));
+        assert_eq!(
+            Zone::named("Asia/Tokyo").unwrap().name(),
+            Some("Asia/Tokyo")
+        );
+        let tokyo = Zone::named("Asia/Tokyo").unwrap();
+        assert_eq!(tokyo.offset_seconds(0), 9 * 3600);
+    }
+}

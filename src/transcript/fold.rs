@@ -1,0 +1,1025 @@
+//! The transcript fold: records into sessions, usage once per API request,
+//! and what a verdict can know.
+//!
+//! Rules (each with its reason; `docs/transcripts.md` compares them with
+//! ccusage's):
+//! - a record belongs to the session its `sessionId` names, else to the
+//!   session its file's path names (`<session>.jsonl`, or
+//!   `<session>/subagents/agent-*.jsonl`, tied to its parent session);
+//! - an API request is counted once: the CLI writes an assistant record per
+//!   content block, each with the message's `id`, the `requestId` and usage
+//!   so far, and a subagent's file may replay its parent's records. Records
+//!   with the same (`message.id`, `requestId`) are one request, wherever
+//!   they are; its usage is the largest the records show (the final one:
+//!   counts only grow while a message streams), a main-chain record
+//!   preferred to a sidechain replay. A record without `message.id` is a
+//!   request of its own;
+//! - cost: the record's `costUSD` when it has one, else the price table's
+//!   price of its model; a model without a price costs nothing and is
+//!   listed as unpriced;
+//! - a subagent's requests are also relayed to its parent's transcript in
+//!   `progress` records (`data.type: agent_progress`, the subagent's
+//!   assistant message in `data.message`): they count, once with the same
+//!   request in the subagent's own file, under the relayed message's time;
+//! - a request whose `timestamp` is not a date still counts in its session;
+//!   it has no day (the report's `undated` totals);
+//! - sums are made in one order (session, time, request), so the report does
+//!   not depend on the order files were read in.
+//!
+//! Nothing is allocated per line once the sessions, models and requests seen
+//! are known: new names and new requests are the only allocations.
+
+use super::{Record, RecordKind, RecordView};
+use crate::error::Error;
+use crate::framing::{Line, LineReader, Lines};
+use crate::pricing::{PriceTable, Usage};
+use crate::scan::{RawStr, RawValue, Scanner};
+use crate::stream::Counts;
+use crate::time::{Day, Zone};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::path::Path;
+
+const NONE: u32 = u32::MAX;
+
+/// What a transcript file's path says: under `~/.claude/projects`,
+/// `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-<id>.jsonl`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TranscriptFile {
+    /// The project folder's name (Claude Code's encoded working directory).
+    pub project: Option<String>,
+    /// The session the file belongs to.
+    pub session: Option<String>,
+    /// For a subagent file: the agent's id (`agent-<id>.jsonl`).
+    pub agent: Option<String>,
+}
+
+impl TranscriptFile {
+    /// What `path` says.
+    ///
+    /// ```
+    /// use cctape::transcript::TranscriptFile;
+    /// use std::path::Path;
+    ///
+    /// let f = TranscriptFile::from_path(Path::new("/h/.claude/projects/-w-app/1b2c/subagents/agent-a7be2f0.jsonl"));
+    /// assert_eq!(f.project.as_deref(), Some("-w-app"));
+    /// assert_eq!(f.session.as_deref(), Some("1b2c"));
+    /// assert_eq!(f.agent.as_deref(), Some("a7be2f0"));
+    /// let f = TranscriptFile::from_path(Path::new("-w-app/9f3e.jsonl"));
+    /// assert_eq!((f.project.as_deref(), f.session.as_deref(), f.agent), (Some("-w-app"), Some("9f3e"), None));
+    /// ```
+    pub fn from_path(path: &Path) -> TranscriptFile {
+        let name = |p: Option<&Path>| {
+            p.and_then(|p| p.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+        };
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let parent = path.parent();
+        if name(parent).as_deref() == Some("subagents") {
+            let session_dir = parent.and_then(Path::parent);
+            return TranscriptFile {
+                project: name(session_dir.and_then(Path::parent)),
+                session: name(session_dir),
+                agent: stem.map(|s| s.strip_prefix("agent-").unwrap_or(&s).to_owned()),
+            };
+        }
+        TranscriptFile {
+            project: name(parent),
+            session: stem,
+            agent: None,
+        }
+    }
+}
+
+/// Names seen, each stored once.
+#[derive(Debug, Default)]
+struct Names {
+    list: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(s.into());
+        self.index.insert(s.into(), i);
+        i
+    }
+
+    fn id_raw(&mut self, s: RawStr<'_>, buf: &mut String) -> u32 {
+        match s.as_str() {
+            Some(t) => self.id(t),
+            None => {
+                buf.clear();
+                s.unescape_into(buf);
+                self.id(buf)
+            }
+        }
+    }
+
+    fn get(&self, i: u32) -> Option<&str> {
+        self.list.get(i as usize).map(|s| &**s)
+    }
+}
+
+/// One API request's usage, as counted.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    key: u128,
+    session: u32,
+    agent: u32,
+    model: u32,
+    usage: Usage,
+    millis: Option<i64>,
+    sidechain: bool,
+    cost_usd: Option<f64>,
+}
+
+impl Request {
+    /// True when `self` should replace `old` as the request's record.
+    fn better_than(&self, old: &Request, names: &Names) -> bool {
+        if self.sidechain != old.sidechain {
+            return old.sidechain;
+        }
+        let (a, b) = (self.usage.total(), old.usage.total());
+        if a != b {
+            return a > b;
+        }
+        // Same usage: the earliest record, then the smaller session name,
+        // so that the choice does not depend on the order of the files.
+        let t = |r: &Request| r.millis.unwrap_or(i64::MAX);
+        if t(self) != t(old) {
+            return t(self) < t(old);
+        }
+        names.get(self.session) < names.get(old.session)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct AgentFacts {
+    agent: u32,
+    spawned_by: u32,
+    records: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Facts {
+    project: u32,
+    first_ms: Option<i64>,
+    last_ms: Option<i64>,
+    versions: Vec<u32>,
+    kinds: [u64; RecordKind::ALL.len()],
+    sidechain_records: u64,
+    /// (timestamp or MIN, order seen, stop reason) of the latest main-chain
+    /// assistant record with a stop reason.
+    last_stop: Option<(i64, u64, u32)>,
+    api_errors: u64,
+    interrupted_turns: u64,
+    tool_errors: u64,
+    compactions: u64,
+    turn_duration_ms: u64,
+    summary: u32,
+    agents: Vec<AgentFacts>,
+}
+
+impl Default for Facts {
+    fn default() -> Self {
+        Facts {
+            project: NONE,
+            first_ms: None,
+            last_ms: None,
+            versions: Vec::new(),
+            kinds: [0; RecordKind::ALL.len()],
+            sidechain_records: 0,
+            last_stop: None,
+            api_errors: 0,
+            interrupted_turns: 0,
+            tool_errors: 0,
+            compactions: 0,
+            turn_duration_ms: 0,
+            summary: NONE,
+            agents: Vec::new(),
+        }
+    }
+}
+
+impl Facts {
+    fn agent(&mut self, agent: u32) -> &mut AgentFacts {
+        let i = match self.agents.iter().position(|a| a.agent == agent) {
+            Some(i) => i,
+            None => {
+                self.agents.push(AgentFacts {
+                    agent,
+                    spawned_by: NONE,
+                    records: 0,
+                });
+                self.agents.len() - 1
+            }
+        };
+        &mut self.agents[i]
+    }
+
+    fn seen_at(&mut self, ms: i64) {
+        self.first_ms = Some(self.first_ms.map_or(ms, |f| f.min(ms)));
+        self.last_ms = Some(self.last_ms.map_or(ms, |l| l.max(ms)));
+    }
+}
+
+/// Folds transcript records into sessions and API requests; see the module
+/// doc for the rules. Feed it records with [`add`](TranscriptFold::add) (or
+/// whole files with [`read_slice`](TranscriptFold::read_slice) and
+/// [`read`](TranscriptFold::read)), combine folds of separate inputs with
+/// [`merge`](TranscriptFold::merge), and price and group the result with
+/// [`finish`](TranscriptFold::finish).
+///
+/// ```
+/// use cctape::pricing::PriceTable;
+/// use cctape::scan::Scanner;
+/// use cctape::time::Zone;
+/// use cctape::transcript::{TranscriptFile, TranscriptFold};
+///
+/// // The CLI repeats an assistant record per content block: one request.
+/// let input = br#"{"sessionId":"s1","type":"assistant","requestId":"r1","timestamp":"2026-02-11T23:30:00Z","message":{"id":"m1","model":"claude-haiku-4-5","stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}
+/// {"sessionId":"s1","type":"assistant","requestId":"r1","timestamp":"2026-02-11T23:30:01Z","message":{"id":"m1","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":40}}}
+/// {"sessionId":"s1","type":"user","message":{"content":"[Request interrupted by user]"}}
+/// "#;
+/// let mut fold = TranscriptFold::new();
+/// let file = TranscriptFile::default();
+/// fold.read_slice(&mut Scanner::new(), input, &file, |e| panic!("{e}"));
+/// let report = fold.finish(PriceTable::builtin(), &Zone::named("Asia/Tokyo").unwrap());
+/// let s = &report.sessions[0];
+/// assert_eq!((s.totals.input, s.totals.output, s.totals.requests), (10, 40, 1));
+/// assert!((s.totals.cost_usd - (10.0 * 1.0 + 40.0 * 5.0) / 1e6).abs() < 1e-15);
+/// assert_eq!(s.facts.last_stop_reason.as_deref(), Some("end_turn"));
+/// assert_eq!(s.facts.interrupted_turns, 1);
+/// assert_eq!(report.days[0].day.to_string(), "2026-02-12");
+/// ```
+#[derive(Debug, Default)]
+pub struct TranscriptFold {
+    sessions: Names,
+    strings: Names,
+    facts: Vec<Facts>,
+    requests: HashMap<u128, Request>,
+    loose: Vec<Request>,
+    buf: String,
+    records: u64,
+}
+
+/// The top-level fields the fold reads, found in one walk.
+#[derive(Default)]
+struct Top<'s> {
+    session: Option<RawStr<'s>>,
+    timestamp: Option<RawStr<'s>>,
+    agent: Option<RawStr<'s>>,
+    sidechain: Option<bool>,
+    version: Option<RawStr<'s>>,
+    message: Option<RawValue<'s>>,
+    data: Option<RawValue<'s>>,
+}
+
+/// A message's fields the fold reads, found in one walk (`usage` comes
+/// after the content, which a lookup per field would cross each time).
+#[derive(Default)]
+struct MessageFields<'s> {
+    id: Option<RawStr<'s>>,
+    model: Option<RawStr<'s>>,
+    stop_reason: Option<RawStr<'s>>,
+    usage: Option<Usage>,
+}
+
+impl<'s> MessageFields<'s> {
+    fn of(message: RawValue<'s>) -> MessageFields<'s> {
+        let mut m = MessageFields::default();
+        for (k, v) in message.entries() {
+            match () {
+                _ if key_is(k, "id") => m.id = v.as_raw_str(),
+                _ if key_is(k, "model") => m.model = v.as_raw_str(),
+                _ if key_is(k, "stop_reason") => m.stop_reason = v.as_raw_str(),
+                _ if key_is(k, "usage") => m.usage = super::usage_value(v),
+                _ => {}
+            }
+        }
+        m
+    }
+}
+
+/// True when `key` is followed somewhere in `raw` by `:` and `true`
+/// (whitespace allowed): a cheap test before walking a record's content.
+fn key_true_in(raw: &[u8], key: &[u8]) -> bool {
+    memchr::memmem::find_iter(raw, key).any(|i| {
+        let rest = &raw[i + key.len()..];
+        let mut j = 0;
+        let skip = |j: &mut usize| {
+            while rest
+                .get(*j)
+                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                *j += 1;
+            }
+        };
+        skip(&mut j);
+        if rest.get(j) != Some(&b':') {
+            return false;
+        }
+        j += 1;
+        skip(&mut j);
+        rest[j..].starts_with(b"true")
+    })
+}
+
+/// A key compared as written (keys are plain ASCII in practice), decoded
+/// only when it has escapes.
+#[inline]
+fn key_is(k: RawStr<'_>, name: &str) -> bool {
+    if k.has_escapes() {
+        k.str_eq(name)
+    } else {
+        k.raw() == name.as_bytes()
+    }
+}
+
+/// A 128-bit key for (message id, request id): two SipHash passes with
+/// different prefixes (collisions are out of reach for any archive).
+fn request_key(message: &[u8], request: Option<&[u8]>) -> u128 {
+    let half = |seed: u8| {
+        let mut h = std::hash::DefaultHasher::new();
+        seed.hash(&mut h);
+        message.hash(&mut h);
+        request.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(1)) << 64) | u128::from(half(2))
+}
+
+impl TranscriptFold {
+    /// An empty fold.
+    pub fn new() -> TranscriptFold {
+        TranscriptFold::default()
+    }
+
+    /// Records added so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    fn session_of(&mut self, session: Option<RawStr<'_>>, file: &TranscriptFile) -> u32 {
+        let TranscriptFold {
+            sessions,
+            strings,
+            facts,
+            buf,
+            ..
+        } = self;
+        let id = match (session, &file.session) {
+            (Some(s), _) => sessions.id_raw(s, buf),
+            (None, Some(s)) => sessions.id(s),
+            (None, None) => sessions.id("-"),
+        };
+        if id as usize >= facts.len() {
+            let mut f = Facts::default();
+            if let Some(p) = &file.project {
+                f.project = strings.id(p);
+            }
+            facts.push(f);
+        }
+        id
+    }
+
+    /// Fold one record, read from `file`.
+    pub fn add(&mut self, rec: &Record<'_>, file: &TranscriptFile) {
+        self.records += 1;
+        let order = self.records;
+        // One walk over the top-level index for every field the fold reads
+        // (a lookup per field would walk it once each).
+        let mut top = Top::default();
+        for (k, v) in rec.scanned().entries() {
+            match () {
+                _ if key_is(k, "sessionId") => top.session = v.as_raw_str(),
+                _ if key_is(k, "timestamp") => top.timestamp = v.as_raw_str(),
+                _ if key_is(k, "agentId") => top.agent = v.as_raw_str(),
+                _ if key_is(k, "isSidechain") => top.sidechain = v.as_bool(),
+                _ if key_is(k, "version") => top.version = v.as_raw_str(),
+                _ if key_is(k, "message") => top.message = Some(v),
+                _ if key_is(k, "data") => top.data = Some(v),
+                _ => {}
+            }
+        }
+        let sid = self.session_of(top.session, file);
+        let ms = top
+            .timestamp
+            .and_then(|t| t.as_str())
+            .and_then(crate::time::parse_millis);
+        let agent = match (top.agent, &file.agent) {
+            (Some(a), _) => self.strings.id_raw(a, &mut self.buf),
+            (None, Some(a)) => self.strings.id(a),
+            (None, None) => NONE,
+        };
+        let sidechain = top.sidechain.unwrap_or(false) || agent != NONE;
+        let version = top.version.map(|v| self.strings.id_raw(v, &mut self.buf));
+        let f = &mut self.facts[sid as usize];
+        f.kinds[rec.kind().index()] += 1;
+        if let Some(ms) = ms {
+            f.seen_at(ms);
+        }
+        if let Some(v) = version
+            && !f.versions.contains(&v)
+        {
+            f.versions.push(v);
+        }
+        if sidechain {
+            f.sidechain_records += 1;
+            if agent != NONE {
+                f.agent(agent).records += 1;
+            }
+        }
+        let raw = rec.scanned().raw();
+        match rec.view() {
+            RecordView::Assistant(a) => {
+                if a.is_api_error_message() {
+                    f.api_errors += 1;
+                }
+                let Some(m) = top.message else { return };
+                let msg = MessageFields::of(m);
+                if !sidechain && let Some(reason) = msg.stop_reason {
+                    let at = (ms.unwrap_or(i64::MIN), order);
+                    if f.last_stop.is_none_or(|(t, o, _)| at > (t, o)) {
+                        let r = self.strings.id_raw(reason, &mut self.buf);
+                        self.facts[sid as usize].last_stop = Some((at.0, at.1, r));
+                    }
+                }
+                if let Some(usage) = msg.usage {
+                    let request = a.request_id();
+                    let req =
+                        self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
+                    self.count(msg.id, request, req);
+                }
+            }
+            RecordView::User(u) => {
+                // Most user records are neither: look for the bytes first.
+                if memchr::memmem::find(raw, b"[Request interrupted by user").is_some()
+                    && u.is_interrupt()
+                {
+                    f.interrupted_turns += 1;
+                }
+                if key_true_in(raw, b"\"is_error\"") {
+                    f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
+                }
+            }
+            RecordView::System(s) => match rec.kind() {
+                RecordKind::SystemCompactBoundary => f.compactions += 1,
+                RecordKind::SystemTurnDuration => {
+                    f.turn_duration_ms += s.duration_ms().unwrap_or(0);
+                }
+                RecordKind::SystemApiError => f.api_errors += 1,
+                _ => {}
+            },
+            RecordView::Summary(s) => {
+                if let Some(t) = s.summary() {
+                    let t = self.strings.id_raw(t, &mut self.buf);
+                    self.facts[sid as usize].summary = t;
+                }
+            }
+            RecordView::Progress(p) => {
+                let Some(data) = top.data else { return };
+                let is_agent = data.get("type").is_some_and(|t| t.str_eq("agent_progress"));
+                if !is_agent {
+                    return;
+                }
+                let mut agent = NONE;
+                if let (Some(a), Some(by)) = (p.agent_id(), p.parent_tool_use_id()) {
+                    agent = self.strings.id_raw(a, &mut self.buf);
+                    let by = self.strings.id_raw(by, &mut self.buf);
+                    let facts = self.facts[sid as usize].agent(agent);
+                    if facts.spawned_by == NONE {
+                        facts.spawned_by = by;
+                    }
+                }
+                // A subagent's request relayed to its parent: the same
+                // request as in the subagent's own file, when there is one.
+                if let Some((m, request, at)) = p.agent_assistant_message() {
+                    let msg = MessageFields::of(m);
+                    if let Some(usage) = msg.usage {
+                        let millis = at
+                            .and_then(|t| t.as_str())
+                            .and_then(crate::time::parse_millis)
+                            .or(ms);
+                        let req = self.request(sid, agent, msg.model, usage, millis, true, None);
+                        self.count(msg.id, request, req);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &mut self,
+        session: u32,
+        agent: u32,
+        model: Option<RawStr<'_>>,
+        usage: Usage,
+        millis: Option<i64>,
+        sidechain: bool,
+        cost_usd: Option<f64>,
+    ) -> Request {
+        let model = match model {
+            Some(m) => self.strings.id_raw(m, &mut self.buf),
+            None => NONE,
+        };
+        Request {
+            key: 0,
+            session,
+            agent,
+            model,
+            usage,
+            millis,
+            sidechain,
+            cost_usd,
+        }
+    }
+
+    /// Count `req` under its (message id, request id); a request without a
+    /// message id is one of its own.
+    fn count(&mut self, id: Option<RawStr<'_>>, request: Option<RawStr<'_>>, req: Request) {
+        match id {
+            Some(id) => {
+                let key = request_key(id.raw(), request.map(|r| r.raw()));
+                self.count_request(key, Request { key, ..req });
+            }
+            None => self.loose.push(req),
+        }
+    }
+
+    fn count_request(&mut self, key: u128, req: Request) {
+        match self.requests.get_mut(&key) {
+            Some(old) => {
+                if req.better_than(old, &self.sessions) {
+                    *old = req;
+                }
+            }
+            None => {
+                self.requests.insert(key, req);
+            }
+        }
+    }
+
+    /// Fold every line of `bytes` (a transcript file in memory) as a record
+    /// from `file`; lines that are not records go to `on_error` (with their
+    /// position) and are skipped. Returns the lines' counts.
+    pub fn read_slice(
+        &mut self,
+        scanner: &mut Scanner,
+        bytes: &[u8],
+        file: &TranscriptFile,
+        mut on_error: impl FnMut(Error),
+    ) -> Counts {
+        let mut counts = Counts::default();
+        for line in Lines::new(bytes) {
+            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
+        }
+        counts
+    }
+
+    /// Count one line and fold it, or hand its error on.
+    fn take_line(
+        &mut self,
+        scanner: &mut Scanner,
+        line: &Line<'_>,
+        file: &TranscriptFile,
+        counts: &mut Counts,
+        on_error: &mut impl FnMut(Error),
+    ) {
+        counts.lines += 1;
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            return;
+        }
+        match scanner.scan(line) {
+            Ok(s) => {
+                counts.events += 1;
+                self.add(&Record::new(s), file);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                on_error(e);
+            }
+        }
+    }
+
+    /// Like [`read_slice`](TranscriptFold::read_slice), from any reader, in
+    /// memory bounded by the longest line. An I/O error goes to `on_error`
+    /// and ends the reading.
+    pub fn read<R: Read>(
+        &mut self,
+        scanner: &mut Scanner,
+        rdr: R,
+        file: &TranscriptFile,
+        mut on_error: impl FnMut(Error),
+    ) -> Counts {
+        let mut counts = Counts::default();
+        let mut lines = LineReader::new(rdr);
+        while let Some(item) = lines.next_line() {
+            let line = match item {
+                Ok(l) => l,
+                Err(e) => {
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    counts.errors += 1;
+                    on_error(e);
+                    continue;
+                }
+            };
+            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
+        }
+        counts
+    }
+
+    /// Add another fold's records (of other inputs, folded apart) to this
+    /// one, with the same result as folding them all here.
+    pub fn merge(&mut self, other: TranscriptFold) {
+        let smap: Vec<u32> = other
+            .sessions
+            .list
+            .iter()
+            .map(|s| self.sessions.id(s))
+            .collect();
+        let tmap: Vec<u32> = other
+            .strings
+            .list
+            .iter()
+            .map(|s| self.strings.id(s))
+            .collect();
+        let t = |i: u32| if i == NONE { NONE } else { tmap[i as usize] };
+        let base = self.records;
+        self.records += other.records;
+        for (i, of) in other.facts.into_iter().enumerate() {
+            let sid = smap[i] as usize;
+            if sid >= self.facts.len() {
+                self.facts.resize(sid + 1, Facts::default());
+            }
+            let f = &mut self.facts[sid];
+            if f.project == NONE {
+                f.project = t(of.project);
+            }
+            if let Some(ms) = of.first_ms {
+                f.seen_at(ms);
+            }
+            if let Some(ms) = of.last_ms {
+                f.seen_at(ms);
+            }
+            for v in of.versions {
+                let v = t(v);
+                if !f.versions.contains(&v) {
+                    f.versions.push(v);
+                }
+            }
+            for (a, b) in f.kinds.iter_mut().zip(of.kinds) {
+                *a += b;
+            }
+            f.sidechain_records += of.sidechain_records;
+            if let Some((ms, o, r)) = of.last_stop {
+                let at = (ms, base + o);
+                if f.last_stop.is_none_or(|(t0, o0, _)| at > (t0, o0)) {
+                    f.last_stop = Some((at.0, at.1, t(r)));
+                }
+            }
+            f.api_errors += of.api_errors;
+            f.interrupted_turns += of.interrupted_turns;
+            f.tool_errors += of.tool_errors;
+            f.compactions += of.compactions;
+            f.turn_duration_ms += of.turn_duration_ms;
+            if of.summary != NONE {
+                f.summary = t(of.summary);
+            }
+            for a in of.agents {
+                let mine = f.agent(t(a.agent));
+                mine.records += a.records;
+                if mine.spawned_by == NONE {
+                    mine.spawned_by = t(a.spawned_by);
+                }
+            }
+        }
+        let remap = |mut r: Request| {
+            r.session = smap[r.session as usize];
+            r.agent = t(r.agent);
+            r.model = t(r.model);
+            r
+        };
+        for (k, r) in other.requests {
+            self.count_request(k, remap(r));
+        }
+        self.loose.extend(other.loose.into_iter().map(remap));
+    }
+
+    /// Price the requests and group everything by session and by day in
+    /// `zone`.
+    pub fn finish(self, prices: &PriceTable, zone: &Zone) -> Report {
+        let TranscriptFold {
+            sessions,
+            strings,
+            facts,
+            requests,
+            loose,
+            ..
+        } = self;
+        let mut all: Vec<Request> = requests.into_values().chain(loose).collect();
+        all.sort_by(|a, b| {
+            (sessions.get(a.session), a.millis, a.key, a.usage.total()).cmp(&(
+                sessions.get(b.session),
+                b.millis,
+                b.key,
+                b.usage.total(),
+            ))
+        });
+        let name = |i: u32| strings.get(i).map(str::to_owned);
+        let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
+        let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
+        let mut undated = Totals::default();
+        let mut total = Totals::default();
+        let mut unpriced: BTreeMap<String, u64> = BTreeMap::new();
+        for r in &all {
+            let model = strings.get(r.model).unwrap_or("-");
+            let (cost, priced) = match r.cost_usd {
+                Some(c) => (Some(c), true),
+                None => {
+                    let c = prices.cost(model, &r.usage);
+                    (c, c.is_some() || r.usage.total() == 0)
+                }
+            };
+            if !priced {
+                *unpriced.entry(model.to_owned()).or_default() += 1;
+            }
+            let add = |t: &mut Totals| t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced);
+            let s = &mut by_session[r.session as usize];
+            add(&mut s.totals);
+            add(s.models.entry(model.to_owned()).or_default());
+            if r.agent != NONE {
+                add(s.agents.entry(r.agent).or_default());
+            }
+            match r.millis {
+                Some(ms) => {
+                    let d = by_day.entry(Day::of_millis(ms, zone)).or_default();
+                    add(&mut d.0);
+                    add(d.1.entry(model.to_owned()).or_default());
+                }
+                None => {
+                    add(&mut undated);
+                    add(&mut s.undated);
+                }
+            }
+            add(&mut total);
+        }
+        let models = |m: BTreeMap<String, Totals>| {
+            m.into_iter()
+                .map(|(model, totals)| ModelTotals { model, totals })
+                .collect::<Vec<_>>()
+        };
+        let mut out_sessions = Vec::with_capacity(sessions.list.len());
+        for ((id, f), per) in sessions.list.iter().zip(facts).zip(by_session) {
+            let PerSession {
+                totals,
+                undated,
+                models: per_model,
+                agents: per_agent,
+            } = per;
+            let mut agents: Vec<AgentSummary> = f
+                .agents
+                .iter()
+                .map(|a| AgentSummary {
+                    agent_id: name(a.agent).unwrap_or_default(),
+                    spawned_by: name(a.spawned_by),
+                    records: a.records,
+                    totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                })
+                .collect();
+            agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
+            let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
+            versions.sort_by(|a, b| version_order(a).cmp(&version_order(b)).then(a.cmp(b)));
+            out_sessions.push(SessionSummary {
+                session_id: id.to_string(),
+                project: name(f.project),
+                totals,
+                undated,
+                models: models(per_model),
+                facts: SessionFacts {
+                    first_timestamp_ms: f.first_ms,
+                    last_timestamp_ms: f.last_ms,
+                    versions,
+                    records: RecordKind::ALL
+                        .iter()
+                        .zip(f.kinds)
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(k, n)| (*k, n))
+                        .collect(),
+                    sidechain_records: f.sidechain_records,
+                    last_stop_reason: f.last_stop.and_then(|(_, _, r)| name(r)),
+                    api_errors: f.api_errors,
+                    interrupted_turns: f.interrupted_turns,
+                    tool_errors: f.tool_errors,
+                    compactions: f.compactions,
+                    turn_duration_ms: f.turn_duration_ms,
+                    summary: name(f.summary),
+                    agents,
+                },
+            });
+        }
+        out_sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        Report {
+            sessions: out_sessions,
+            days: by_day
+                .into_iter()
+                .map(|(day, (totals, m))| DaySummary {
+                    day,
+                    totals,
+                    models: models(m),
+                })
+                .collect(),
+            undated,
+            total,
+            unpriced_models: unpriced.into_keys().collect(),
+            prices_taken: prices.taken().to_owned(),
+            prices_source: prices.source().to_owned(),
+        }
+    }
+}
+
+/// A session's sums while finishing.
+#[derive(Clone, Debug, Default)]
+struct PerSession {
+    totals: Totals,
+    undated: Totals,
+    models: BTreeMap<String, Totals>,
+    agents: BTreeMap<u32, Totals>,
+}
+
+/// Numeric parts of a version (`2.1.39` -> [2, 1, 39]) for sorting.
+fn version_order(v: &str) -> Vec<u64> {
+    v.split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse().unwrap_or(0))
+        .collect()
+}
+
+/// Tokens, requests and cost added up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Input tokens (not cached).
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Cache reads.
+    pub cache_read: u64,
+    /// Cache writes that live 5 minutes.
+    pub cache_write_5m: u64,
+    /// Cache writes that live 1 hour.
+    pub cache_write_1h: u64,
+    /// API requests counted.
+    pub requests: u64,
+    /// Cost in US dollars.
+    pub cost_usd: f64,
+    /// The part of [`cost_usd`](Totals::cost_usd) that records stated
+    /// (`costUSD`), not priced here.
+    pub cost_from_records_usd: f64,
+    /// Requests with tokens whose model has no price (counted as costing
+    /// nothing).
+    pub unpriced_requests: u64,
+}
+
+impl Totals {
+    fn add_request(&mut self, u: &Usage, cost: Option<f64>, stated: bool, priced: bool) {
+        self.input += u.input;
+        self.output += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_write_5m += u.cache_write_5m;
+        self.cache_write_1h += u.cache_write_1h;
+        self.requests += 1;
+        let c = cost.unwrap_or(0.0);
+        self.cost_usd += c;
+        if stated {
+            self.cost_from_records_usd += c;
+        }
+        if !priced {
+            self.unpriced_requests += 1;
+        }
+    }
+
+    /// Cache writes of both lifetimes.
+    pub fn cache_write(&self) -> u64 {
+        self.cache_write_5m + self.cache_write_1h
+    }
+
+    /// Every token: input, output, cache reads and writes.
+    pub fn total_tokens(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write()
+    }
+}
+
+/// A model's share of a session or a day.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelTotals {
+    /// `message.model` as written (`-` when absent).
+    pub model: String,
+    /// Its totals.
+    pub totals: Totals,
+}
+
+/// A subagent of a session: a node of the sidechain tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSummary {
+    /// `agentId` (or the `agent-<id>.jsonl` file's id).
+    pub agent_id: String,
+    /// The parent's tool call that spawned it (`parentToolUseID` of the
+    /// parent's `agent_progress` records), when the parent says.
+    pub spawned_by: Option<String>,
+    /// Its records.
+    pub records: u64,
+    /// Its requests.
+    pub totals: Totals,
+}
+
+/// What a session's records say beyond usage: what a verdict can know.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionFacts {
+    /// The earliest record's time (ms since the epoch).
+    pub first_timestamp_ms: Option<i64>,
+    /// The latest record's time.
+    pub last_timestamp_ms: Option<i64>,
+    /// The Claude Code versions that wrote the records, oldest first.
+    pub versions: Vec<String>,
+    /// Records per kind.
+    pub records: Vec<(RecordKind, u64)>,
+    /// Records of subagents (`isSidechain`, `agentId`).
+    pub sidechain_records: u64,
+    /// The stop reason of the main chain's last assistant record that has
+    /// one (`end_turn`, `tool_use`, `max_tokens`, ...).
+    pub last_stop_reason: Option<String>,
+    /// Assistant records the CLI wrote for failed API requests
+    /// (`isApiErrorMessage`), and `system/api_error` records.
+    pub api_errors: u64,
+    /// Turns the user interrupted (`[Request interrupted by user...]`).
+    pub interrupted_turns: u64,
+    /// Tool results marked `is_error`.
+    pub tool_errors: u64,
+    /// Compactions (`system/compact_boundary`).
+    pub compactions: u64,
+    /// Sum of `system/turn_duration` records.
+    pub turn_duration_ms: u64,
+    /// The last `summary` record's title.
+    pub summary: Option<String>,
+    /// The subagents, by id.
+    pub agents: Vec<AgentSummary>,
+}
+
+/// One session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionSummary {
+    /// The session's id (`sessionId`, or the file's).
+    pub session_id: String,
+    /// The project folder its first file was in, when known.
+    pub project: Option<String>,
+    /// Its requests, subagents' included.
+    pub totals: Totals,
+    /// The part of [`totals`](SessionSummary::totals) whose time is not a
+    /// date (on no day).
+    pub undated: Totals,
+    /// Per model.
+    pub models: Vec<ModelTotals>,
+    /// What its records say.
+    pub facts: SessionFacts,
+}
+
+/// One day in the report's time zone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DaySummary {
+    /// The day.
+    pub day: Day,
+    /// Requests made that day.
+    pub totals: Totals,
+    /// Per model.
+    pub models: Vec<ModelTotals>,
+}
+
+/// What [`TranscriptFold::finish`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Sessions by id.
+    pub sessions: Vec<SessionSummary>,
+    /// Days, in order.
+    pub days: Vec<DaySummary>,
+    /// Requests whose time is not a date: in their session, on no day.
+    pub undated: Totals,
+    /// Everything.
+    pub total: Totals,
+    /// Models with tokens and no price.
+    pub unpriced_models: Vec<String>,
+    /// When the prices used were taken.
+    pub prices_taken: String,
+    /// Where the prices used come from.
+    pub prices_source: String,
+}
