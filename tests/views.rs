@@ -342,6 +342,10 @@ fn file_class(f: &std::path::Path) -> FileClass {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn realworld_events_through_every_accessor_with_drift_census() {
     let Some(files) = realworld_files() else {
         eprintln!("SKIP: ../shared/realworld is missing");
