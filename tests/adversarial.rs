@@ -696,12 +696,5 @@ fn every_realworld_ndjson_file_sniffs_as_ndjson() {
 /// a_pretty_printed_file_is_an_error_a_line_and_sniffs_as_pretty and
 /// logger_prefixed_lines_are_errors_and_sniff_as_logs reads ../shared/realworld
 /// and passes without it; this test makes that skip show in cargo's summary.
-#[test]
-#[cfg_attr(
-    cctape_no_realworld,
-    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
-)]
-fn realworld_captures_are_present() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    assert!(dir.is_dir(), "{} is missing", dir.display());
-}
+#[path = "support/realworld_present.rs"]
+mod realworld_present;

@@ -135,12 +135,5 @@ fn visiting_every_accessor_allocates_nothing() {
 
 /// The real-data part of the tests of this file reads ../shared/realworld and
 /// passes without it; this test makes that skip show in cargo's summary.
-#[test]
-#[cfg_attr(
-    cctape_no_realworld,
-    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
-)]
-fn realworld_captures_are_present() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    assert!(dir.is_dir(), "{} is missing", dir.display());
-}
+#[path = "support/realworld_present.rs"]
+mod realworld_present;
