@@ -224,3 +224,18 @@ fn tempdir(what: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn license_files_match_the_manifest() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("\nlicense = \"MIT OR Apache-2.0\"\n"));
+    let mit = std::fs::read_to_string(root.join("LICENSE-MIT")).unwrap();
+    assert!(mit.starts_with("MIT License\n\nCopyright (c) the cctape developers\n"));
+    assert!(mit.contains("THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND"));
+    let apache = std::fs::read_to_string(root.join("LICENSE-APACHE")).unwrap();
+    assert!(
+        apache.contains("Apache License\n                           Version 2.0, January 2004")
+    );
+    assert!(apache.contains("END OF TERMS AND CONDITIONS"));
+}
