@@ -146,13 +146,17 @@ impl LineCodec {
         self.dec.max_line()
     }
 
-    /// Move what the framed reader buffered into the decoder (which keeps
-    /// the partial line) and take the next line.
-    fn take(&mut self, src: &mut BytesMut) -> Option<Result<OwnedLine, Error>> {
+    /// Move what the framed reader buffered into the decoder, which keeps
+    /// the partial line.
+    fn absorb(&mut self, src: &mut BytesMut) {
         if !src.is_empty() {
             self.dec.push(src);
             src.clear();
         }
+    }
+
+    /// The next line the decoder holds, copied out.
+    fn take(&mut self) -> Option<Result<OwnedLine, Error>> {
         self.dec
             .next_line()
             .map(|r| r.map(|line| OwnedLine::copy_of(&line)))
@@ -164,16 +168,14 @@ impl tokio_util::codec::Decoder for LineCodec {
     type Error = std::io::Error;
 
     fn decode(&mut self, src: &mut BytesMut) -> std::io::Result<Option<Self::Item>> {
-        Ok(self.take(src))
+        self.absorb(src);
+        Ok(self.take())
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> std::io::Result<Option<Self::Item>> {
-        if !src.is_empty() {
-            self.dec.push(src);
-            src.clear();
-        }
+        self.absorb(src);
         self.dec.finish();
-        Ok(self.take(src))
+        Ok(self.take())
     }
 }
 
