@@ -22,6 +22,7 @@
 
 use crate::error::{Error, ErrorKind, Position};
 use std::io::Read;
+use std::task::Poll;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -390,6 +391,44 @@ impl LineDecoder {
         }
     }
 
+    /// The next span, reading `read_size` bytes at a time through `read`
+    /// whenever the decoder needs more: the loop of [`LineReader`] and of the
+    /// async reader (`aio`), which differ only in how a read is made. `read`
+    /// returns `Poll::Pending` when no bytes are ready yet (then so does this,
+    /// and calling again resumes). After a failed read `failed` is set and
+    /// the error, positioned, is the last item.
+    pub(crate) fn poll_span(
+        &mut self,
+        read_size: usize,
+        failed: &mut bool,
+        mut read: impl FnMut(&mut [u8]) -> Poll<std::io::Result<usize>>,
+    ) -> Poll<Option<Result<LineSpan, Error>>> {
+        if *failed {
+            return Poll::Ready(None);
+        }
+        loop {
+            if let Some(r) = self.next_span() {
+                return Poll::Ready(Some(r));
+            }
+            if self.eof {
+                return Poll::Ready(None);
+            }
+            let Poll::Ready(result) = read(self.spare(read_size)) else {
+                return Poll::Pending;
+            };
+            match result {
+                Ok(0) => self.finish(),
+                Ok(n) => self.commit(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    *failed = true;
+                    let pos = Position::new(self.number, self.bytes_pushed());
+                    return Poll::Ready(Some(Err(Error::io(e, pos))));
+                }
+            }
+        }
+    }
+
     /// The line at `span`, which the last [`next_span`](LineDecoder::next_span)
     /// returned (spans are invalidated by the next `push`, `spare` or
     /// `next_span`).
@@ -497,27 +536,13 @@ impl<R: Read> LineReader<R> {
     /// Like [`next_line`](LineReader::next_line) but returns where the line is;
     /// take its bytes with [`line`](LineReader::line).
     pub fn next_span(&mut self) -> Option<Result<LineSpan, Error>> {
-        if self.failed {
-            return None;
-        }
-        loop {
-            if let Some(r) = self.dec.next_span() {
-                return Some(r);
-            }
-            if self.dec.eof {
-                return None;
-            }
-            let spare = self.dec.spare(self.read_size);
-            match self.rdr.read(spare) {
-                Ok(0) => self.dec.finish(),
-                Ok(n) => self.dec.commit(n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.failed = true;
-                    let pos = Position::new(self.dec.number, self.dec.bytes_pushed());
-                    return Some(Err(Error::io(e, pos)));
-                }
-            }
+        let rdr = &mut self.rdr;
+        match self.dec.poll_span(self.read_size, &mut self.failed, |buf| {
+            Poll::Ready(rdr.read(buf))
+        }) {
+            Poll::Ready(r) => r,
+            // A blocking read is never pending.
+            Poll::Pending => None,
         }
     }
 

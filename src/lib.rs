@@ -15,6 +15,8 @@
 //! 6. [`run`]: what a run did, folded from its events.
 //! 7. `export` (feature `parquet`, on by default): runs and events as Parquet
 //!    tables for DuckDB, Spark and other engines.
+//! 8. `aio` (feature `tokio`, off by default): a `tokio_util` codec over the
+//!    push decoder and an event stream over any `AsyncRead`.
 //!
 //! Bad lines are errors with a [`Position`] that the stream continues past;
 //! only an I/O error ends a stream.
@@ -43,6 +45,8 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+#[cfg(feature = "tokio")]
+pub mod aio;
 pub mod elements;
 pub mod error;
 pub mod event;

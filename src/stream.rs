@@ -15,6 +15,7 @@ use crate::event::{Event, parse_event};
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, Line, LineReader, LineSpan, Lines};
 use crate::parse::Parser;
 use std::io::Read;
+use std::task::{Context, Poll, Waker};
 
 /// What a stream has seen so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -191,31 +192,12 @@ impl<R: Read> EventReader<R> {
 
     /// The next event or per-line error; an I/O error is the last item.
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
-        self.last = None;
-        loop {
-            let span = match self.lines.next_span()? {
-                Ok(span) => span,
-                Err(e) => {
-                    if !e.is_fatal() {
-                        self.counts.lines += 1;
-                    }
-                    self.counts.errors += 1;
-                    return Some(Err(e));
-                }
-            };
-            self.counts.lines += 1;
-            self.last = Some(span);
-            if self.lines.line(span).is_blank() {
-                self.counts.blank_lines += 1;
-                continue;
-            }
-            let line = self.lines.line(span);
-            let r = parse_event(&mut self.parser, &line);
-            match r {
-                Ok(_) => self.counts.events += 1,
-                Err(_) => self.counts.errors += 1,
-            }
-            return Some(r);
+        let mut cx = Context::from_waker(Waker::noop());
+        let (spans, parser) = (&mut self.lines, &mut self.parser);
+        match poll_event(spans, parser, &mut self.counts, &mut self.last, &mut cx) {
+            Poll::Ready(r) => r,
+            // A blocking read is never pending.
+            Poll::Pending => None,
         }
     }
 
@@ -242,6 +224,91 @@ impl<R: Read> EventReader<R> {
     pub fn last_line(&self) -> Option<Line<'_>> {
         self.last.map(|s| self.lines.line(s))
     }
+}
+
+/// A source of line spans for [`poll_event`]: a blocking [`LineReader`]
+/// or the async reader (`aio`).
+pub(crate) trait Spans {
+    /// The next span; `Pending` only for a source that can wait.
+    fn poll_next_span(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<LineSpan, Error>>>;
+    /// The bytes of the span just returned.
+    fn line(&self, span: LineSpan) -> Line<'_>;
+}
+
+impl<R: Read> Spans for LineReader<R> {
+    fn poll_next_span(&mut self, _: &mut Context<'_>) -> Poll<Option<Result<LineSpan, Error>>> {
+        Poll::Ready(self.next_span())
+    }
+
+    fn line(&self, span: LineSpan) -> Line<'_> {
+        LineReader::line(self, span)
+    }
+}
+
+/// The event loop of [`EventReader`] and of the async reader: the next
+/// line to parse, then the event it is.
+pub(crate) fn poll_event<'p, S: Spans>(
+    spans: &'p mut S,
+    parser: &'p mut Parser,
+    counts: &mut Counts,
+    last: &mut Option<LineSpan>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Event<'p>, Error>>> {
+    match poll_line_to_parse(spans, counts, last, cx) {
+        Poll::Pending => Poll::Pending,
+        Poll::Ready(None) => Poll::Ready(None),
+        Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+        Poll::Ready(Some(Ok(span))) => {
+            Poll::Ready(Some(parse_counted(&spans.line(span), parser, counts)))
+        }
+    }
+}
+
+/// Take spans until one is not blank, counting each line and error from the
+/// line reader. `last` is the span behind the item returned (none for an
+/// error from the line reader).
+pub(crate) fn poll_line_to_parse<S: Spans>(
+    spans: &mut S,
+    counts: &mut Counts,
+    last: &mut Option<LineSpan>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<LineSpan, Error>>> {
+    *last = None;
+    loop {
+        let span = match spans.poll_next_span(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Ready(Some(Ok(span))) => span,
+            Poll::Ready(Some(Err(e))) => {
+                if !e.is_fatal() {
+                    counts.lines += 1;
+                }
+                counts.errors += 1;
+                return Poll::Ready(Some(Err(e)));
+            }
+        };
+        counts.lines += 1;
+        *last = Some(span);
+        if spans.line(span).is_blank() {
+            counts.blank_lines += 1;
+            continue;
+        }
+        return Poll::Ready(Some(Ok(span)));
+    }
+}
+
+/// Parse a line that is not blank, counting it as an event or an error.
+pub(crate) fn parse_counted<'p>(
+    line: &Line<'p>,
+    parser: &'p mut Parser,
+    counts: &mut Counts,
+) -> Result<Event<'p>, Error> {
+    let r = parse_event(parser, line);
+    match r {
+        Ok(_) => counts.events += 1,
+        Err(_) => counts.errors += 1,
+    }
+    r
 }
 
 #[cfg(test)]

@@ -305,3 +305,9 @@ fn reading_events_allocates_nothing_after_warm_up() {
     black_box(fresh.next_event().unwrap().unwrap().kind());
     assert!(since(start).0 > 0, "the allocator does not count");
 }
+
+/// The real-data part of reading_events_allocates_nothing_after_warm_up reads
+/// ../shared/realworld and passes without it; this test makes that skip show in
+/// cargo's summary.
+#[path = "support/realworld_present.rs"]
+mod realworld_present;

@@ -587,3 +587,9 @@ fn stats_prune_gives_the_same_figures_as_exact() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The real-data part of stats_prune_gives_the_same_figures_as_exact reads
+/// ../shared/realworld and passes without it; this test makes that skip show in
+/// cargo's summary.
+#[path = "support/realworld_present.rs"]
+mod realworld_present;

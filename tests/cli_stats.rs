@@ -333,6 +333,10 @@ fn realworld(rel: &str) -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn json_stats_of_real_world_files() {
     // Counts from ../shared/realworld/README.md, "What each file contains".
     let Some(transcript) =

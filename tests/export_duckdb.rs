@@ -183,6 +183,10 @@ fn compare(engine: &str, got: &Value, want: &Value) {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn sql_over_the_export_reproduces_stats() {
     let Some(inputs) = inputs() else { return };
     let engines: Vec<&str> = ["duckdb", "datafusion"]
@@ -237,6 +241,10 @@ fn sql_over_the_export_reproduces_stats() {
 /// The `raw` column holds every line's bytes unchanged, at its line and
 /// offset.
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn raw_column_is_the_line() {
     let Some(inputs) = inputs() else { return };
     if !python_has("duckdb") {
@@ -277,6 +285,10 @@ print(len(rows), bad)
 
 /// `--jobs 1` and `--jobs 2` write the same bytes.
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn output_does_not_depend_on_jobs() {
     let Some(inputs) = inputs() else { return };
     let a = temp_dir("export-jobs1");

@@ -120,6 +120,10 @@ fn is_blank(b: &[u8]) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn every_file_reads_the_same_on_both_paths_and_as_serde_json_says() {
     let Some(dir) = realworld_dir() else { return };
     let files = all_files(&dir);
@@ -250,6 +254,10 @@ fn readme_rows(readme: &str) -> Vec<Row> {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn counts_match_the_readme_tables() {
     let Some(dir) = realworld_dir() else { return };
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
@@ -285,6 +293,10 @@ fn counts_match_the_readme_tables() {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn truncated_journal_lines_are_two_positioned_errors() {
     let Some(dir) = realworld_dir() else { return };
     let path = dir
@@ -317,6 +329,10 @@ fn truncated_journal_lines_are_two_positioned_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn transformed_logs_give_one_positioned_error_per_non_json_line() {
     let Some(dir) = realworld_dir() else { return };
     for (name, lines, blank) in [
@@ -430,6 +446,10 @@ fn wave2_rows(readme: &str) -> Vec<Wave2Row> {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn counts_match_the_wave2_readme_tables() {
     let Some(dir) = realworld_dir() else { return };
     let dir = dir.join("wave2");

@@ -196,27 +196,28 @@ const RESULT: &[&str] = &[
     "total_cost_usd",
 ];
 
-/// Each reference file, its kind, and the hot fields its example has (read
-/// off the examples; the test checks serde_json agrees).
+/// Each reference example (line N of examples.jsonl is the Nth), its label
+/// in examples.tsv, its kind, and the hot fields it has (read off the
+/// examples; the test checks serde_json agrees).
 const REFERENCE: &[(&str, EventKind, &[&str])] = &[
-    ("01-system-init.jsonl", EventKind::SystemInit, SYSTEM),
+    ("01-system-init", EventKind::SystemInit, SYSTEM),
     (
-        "02-system-permission_denied.jsonl",
+        "02-system-permission_denied",
         EventKind::SystemPermissionDenied,
         SYSTEM,
     ),
     (
-        "03-system-hook_started.jsonl",
+        "03-system-hook_started",
         EventKind::SystemHookStarted,
         SYSTEM,
     ),
     (
-        "04-system-hook_response.jsonl",
+        "04-system-hook_response",
         EventKind::SystemHookResponse,
         SYSTEM,
     ),
     (
-        "05-assistant.jsonl",
+        "05-assistant",
         EventKind::Assistant,
         &[
             "session_id",
@@ -232,7 +233,7 @@ const REFERENCE: &[(&str, EventKind, &[&str])] = &[
         ],
     ),
     (
-        "06-assistant-synthetic.jsonl",
+        "06-assistant-synthetic",
         EventKind::Assistant,
         &[
             "session_id",
@@ -246,7 +247,7 @@ const REFERENCE: &[(&str, EventKind, &[&str])] = &[
         ],
     ),
     (
-        "07-user-tool_result.jsonl",
+        "07-user-tool_result",
         EventKind::User,
         &[
             "session_id",
@@ -258,7 +259,7 @@ const REFERENCE: &[(&str, EventKind, &[&str])] = &[
         ],
     ),
     (
-        "08-user-tool_result.jsonl",
+        "08-user-tool_result",
         EventKind::User,
         &[
             "session_id",
@@ -271,58 +272,58 @@ const REFERENCE: &[(&str, EventKind, &[&str])] = &[
         ],
     ),
     (
-        "09-stream_event-message_start.jsonl",
+        "09-stream_event-message_start",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
     (
-        "10-stream_event-content_block_start.jsonl",
+        "10-stream_event-content_block_start",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
     (
-        "11-stream_event-content_block_delta.jsonl",
+        "11-stream_event-content_block_delta",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
     (
-        "12-stream_event-content_block_stop.jsonl",
+        "12-stream_event-content_block_stop",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
     (
-        "13-stream_event-message_delta.jsonl",
+        "13-stream_event-message_delta",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
     (
-        "14-stream_event-message_stop.jsonl",
+        "14-stream_event-message_stop",
         EventKind::StreamEvent,
         STREAM_EVENT,
     ),
-    ("15-result-success.jsonl", EventKind::ResultSuccess, RESULT),
+    ("15-result-success", EventKind::ResultSuccess, RESULT),
     (
-        "16-system-task_started.jsonl",
+        "16-system-task_started",
         EventKind::SystemTaskStarted,
         SYSTEM,
     ),
     (
-        "17-system-task_progress.jsonl",
+        "17-system-task_progress",
         EventKind::SystemTaskProgress,
         SYSTEM,
     ),
     (
-        "18-system-task_updated.jsonl",
+        "18-system-task_updated",
         EventKind::SystemTaskUpdated,
         SYSTEM,
     ),
     (
-        "19-system-task_notification.jsonl",
+        "19-system-task_notification",
         EventKind::SystemTaskNotification,
         SYSTEM,
     ),
     (
-        "20-user-text.jsonl",
+        "20-user-text",
         EventKind::User,
         &[
             "session_id",
@@ -333,38 +334,57 @@ const REFERENCE: &[(&str, EventKind, &[&str])] = &[
         ],
     ),
     (
-        "21-result-error_during_execution.jsonl",
+        "21-result-error_during_execution",
         EventKind::ResultErrorDuringExecution,
         RESULT,
     ),
 ];
 
+/// The labels examples.tsv (written by extract_reference.py beside
+/// examples.jsonl) gives, in line order.
+fn example_labels() -> Vec<String> {
+    let index = String::from_utf8(read(&corpus("reference").join("examples.tsv"))).unwrap();
+    let mut labels = Vec::new();
+    for (n, row) in index.lines().skip(1).enumerate() {
+        let cols: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cols[0], (n + 1).to_string(), "examples.tsv row {row}");
+        labels.push(cols[1].to_owned());
+    }
+    labels
+}
+
+/// Line `n` (1-based) of examples.jsonl, with its LF.
+fn example(n: usize) -> Vec<u8> {
+    let all = read(&corpus("reference").join("examples.jsonl"));
+    let line = all.split_inclusive(|&b| b == b'\n').nth(n - 1).unwrap();
+    line.to_vec()
+}
+
 #[test]
-fn reference_table_lists_every_example_file() {
-    let mut on_disk: Vec<String> = std::fs::read_dir(corpus("reference"))
+fn reference_table_lists_every_example() {
+    let listed: Vec<String> = REFERENCE.iter().map(|r| r.0.to_string()).collect();
+    assert_eq!(example_labels(), listed);
+}
+
+#[test]
+fn examples_jsonl_is_one_example_a_line() {
+    // Each example is in the corpus once (`cctape stats corpus` counts it
+    // once): one LF-terminated line per row of the index, nothing else in
+    // the folder that a command would read.
+    let all = read(&corpus("reference").join("examples.jsonl"));
+    assert!(all.ends_with(b"\n"));
+    assert_eq!(all.iter().filter(|&&b| b == b'\n').count(), REFERENCE.len());
+    let mut names: Vec<String> = std::fs::read_dir(corpus("reference"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".jsonl") && n != "all.jsonl")
         .collect();
-    on_disk.sort();
-    let listed: Vec<String> = REFERENCE.iter().map(|r| r.0.to_string()).collect();
-    assert_eq!(on_disk, listed);
+    names.sort();
+    assert_eq!(names, ["examples.jsonl", "examples.tsv"]);
 }
 
-#[test]
-fn all_jsonl_is_the_examples_in_order() {
-    // all.jsonl is not read twice: it must be exactly the numbered files.
-    let mut cat = Vec::new();
-    for (name, _, _) in REFERENCE {
-        cat.extend_from_slice(&read(&corpus("reference").join(name)));
-    }
-    assert_eq!(read(&corpus("reference").join("all.jsonl")), cat);
-}
-
-/// What the file name says: `NN-type[-subtype or detail].jsonl`.
+/// What the label says: `NN-type[-subtype or detail]`.
 fn check_kind_against_name(name: &str, ev: &cctape::Event<'_>) {
-    let stem = name.strip_suffix(".jsonl").unwrap();
-    let (_, rest) = stem.split_once('-').unwrap();
+    let (_, rest) = name.split_once('-').unwrap();
     let (ty, detail) = match rest.split_once('-') {
         Some((t, d)) => (t, Some(d)),
         None => (rest, None),
@@ -401,15 +421,17 @@ fn check_kind_against_name(name: &str, ev: &cctape::Event<'_>) {
 #[test]
 fn reference_examples_parse_with_the_right_kind_and_hot_fields() {
     let mut fields_seen = std::collections::BTreeSet::new();
-    for (name, kind, has) in REFERENCE {
-        let bytes = read(&corpus("reference").join(name));
-        let mut events = SliceEvents::new(&bytes);
+    let bytes = read(&corpus("reference").join("examples.jsonl"));
+    let mut events = SliceEvents::new(&bytes);
+    let mut offset = 0;
+    for (n, (name, kind, has)) in REFERENCE.iter().enumerate() {
         let ev = events
             .next_event()
             .unwrap_or_else(|| panic!("{name}: no line"))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(ev.kind(), *kind, "{name}");
-        assert_eq!((ev.line(), ev.offset()), (1, 0));
+        assert_eq!((ev.line(), ev.offset()), (n as u64 + 1, offset));
+        offset += ev.raw().len() as u64 + 1;
         check_kind_against_name(name, &ev);
 
         let want = Hot::serde(ev.raw());
@@ -421,11 +443,11 @@ fn reference_examples_parse_with_the_right_kind_and_hot_fields() {
         assert_eq!(got.present(), *has, "{name}: ours");
         fields_seen.extend(has.iter().copied());
         assert_eq!(ev.document().type_mismatches(), 0, "{name}");
-        drop(ev);
-        assert!(events.next_event().is_none(), "{name}: one example a file");
-        let c = events.counts();
-        assert_eq!((c.lines, c.events, c.errors, c.blank_lines), (1, 1, 0, 0));
     }
+    assert!(events.next_event().is_none(), "one example a line");
+    let c = events.counts();
+    let n = REFERENCE.len() as u64;
+    assert_eq!((c.lines, c.events, c.errors, c.blank_lines), (n, n, 0, 0));
     // Every hot field but a string parent_tool_use_id (which no reference
     // example has; see the streams test) is checked on at least one example.
     let all = [
@@ -456,7 +478,7 @@ fn reference_examples_parse_with_the_right_kind_and_hot_fields() {
 fn reference_values_read_as_written() {
     // A few values spelled out, so that a shared mistake in both readings
     // cannot hide.
-    let bytes = read(&corpus("reference").join("05-assistant.jsonl"));
+    let bytes = example(5);
     let mut events = SliceEvents::new(&bytes);
     let ev = events.next_event().unwrap().unwrap();
     assert_eq!(ev.message_id(), Some("msg_01A"));
@@ -474,7 +496,7 @@ fn reference_values_read_as_written() {
         })
     );
     drop(ev);
-    let bytes = read(&corpus("reference").join("15-result-success.jsonl"));
+    let bytes = example(15);
     let mut events = SliceEvents::new(&bytes);
     let ev = events.next_event().unwrap().unwrap();
     assert_eq!(ev.is_error(), Some(false));

@@ -159,6 +159,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn every_realworld_line_agrees_with_the_tape() {
     let Some(dir) = realworld_dir() else {
         assert!(
@@ -515,6 +519,10 @@ proptest! {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn trusting_mode_reads_the_same_kind_and_fields_on_good_lines() {
     let Some(dir) = realworld_dir() else {
         println!("skipped: ../shared/realworld is missing");

@@ -233,6 +233,10 @@ fn realworld() -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn realworld_verdicts_as_the_readme_describes() {
     let Some(d) = realworld() else { return };
     let c = |name: &str, want: &[&str], code| check(&d.join(name), want, code);
@@ -475,6 +479,10 @@ fn realworld_verdicts_as_the_readme_describes() {
 }
 
 #[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
 fn every_realworld_file_gets_a_verdict_line_per_run() {
     let Some(d) = realworld() else { return };
     let mut files = Vec::new();

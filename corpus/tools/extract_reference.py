@@ -18,9 +18,12 @@ example.
 
 Output (regenerated from scratch on every run):
 
-    corpus/reference/NN-<kind>.jsonl   one compact example per file, LF-terminated
-    corpus/reference/all.jsonl         all examples in document order
+    corpus/reference/examples.jsonl    every example compacted to one LF-terminated
+                                       line, in document order
+    corpus/reference/examples.tsv      one row per example: line in examples.jsonl,
+                                       label NN-<kind>, lines in the reference
 
+Each example is written once, so that `cctape stats corpus` counts it once.
 <kind> is "type", or "type-subtype" for system/result, with these refinements:
     stream_event -> stream_event-<event.type>
     assistant    -> assistant-synthetic when message.model == "<synthetic>"
@@ -132,25 +135,28 @@ def main(argv: list[str]) -> int:
         raise ExtractError("more than 99 examples; widen NN")
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in OUT_DIR.glob("[0-9][0-9]-*.jsonl"):
-        stale.unlink()
+    # Earlier layouts: one file per example and all.jsonl beside them.
+    for stale in [*OUT_DIR.glob("[0-9][0-9]-*.jsonl"), OUT_DIR / "all.jsonl"]:
+        stale.unlink(missing_ok=True)
 
     all_lines: list[str] = []
+    index = ["line\tlabel\treference_lines"]
     print(f"reference: {ref.resolve()}")
     for n, (first, last, kind, obj) in enumerate(examples, 1):
         line = compact(obj)
         # Round trip: the compact line must parse back to the same object.
         assert json.loads(line) == obj
-        name = f"{n:02d}-{kind}.jsonl"
-        (OUT_DIR / name).write_bytes((line + "\n").encode("utf-8"))
+        label = f"{n:02d}-{kind}"
         all_lines.append(line)
-        print(f"  {name:<45} lines {first:>4}-{last:<4} {len(line):>5} bytes")
-    (OUT_DIR / "all.jsonl").write_bytes(("\n".join(all_lines) + "\n").encode("utf-8"))
+        index.append(f"{n}\t{label}\t{first}-{last}")
+        print(f"  {label:<45} lines {first:>4}-{last:<4} {len(line):>5} bytes")
+    (OUT_DIR / "examples.jsonl").write_bytes(("\n".join(all_lines) + "\n").encode("utf-8"))
+    (OUT_DIR / "examples.tsv").write_bytes(("\n".join(index) + "\n").encode("utf-8"))
 
     kinds: dict[str, int] = {}
     for _, _, kind, _ in examples:
         kinds[kind] = kinds.get(kind, 0) + 1
-    print(f"{len(examples)} examples -> {OUT_DIR.relative_to(REPO_ROOT)}/ (+ all.jsonl)")
+    print(f"{len(examples)} examples -> {OUT_DIR.relative_to(REPO_ROOT)}/examples.jsonl (index: examples.tsv)")
     print("by kind: " + ", ".join(f"{k}={v}" for k, v in kinds.items()))
     return 0
 

@@ -26,7 +26,7 @@ pub struct Args {
     /// A field by dotted path (`message.usage.output_tokens`,
     /// `message.content.0.type`); repeat for more columns. Also `@file`,
     /// `@line`, `@offset` and `@kind` (type/subtype).
-    #[arg(short = 'f', long = "field", value_name = "PATH", required = true)]
+    #[arg(short = 'f', long = "field", value_name = "FIELD", required = true)]
     fields: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tsv)]
