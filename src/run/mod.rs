@@ -63,15 +63,19 @@
 //! assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
 //! ```
 
+mod accounting;
 mod intern;
 mod json;
 mod partial;
 mod state;
+mod sum;
 mod summary;
 mod time;
 mod totals;
 mod verdict;
 
+pub use accounting::{CallUsageSource, ModelRole, TokenSource};
+pub use sum::{ExactSum, SumValue};
 pub use summary::*;
 #[cfg(feature = "parquet")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
