@@ -90,3 +90,118 @@ impl NoEvents {
         json!({"format": self.format, "first_line": self.first_line, "advice": self.advice})
     }
 }
+
+/// How many bad lines each command keeps with their position.
+const BAD_KEPT: usize = 100;
+
+/// The lines of one input (or piece) that were not events.
+#[derive(Debug, Default)]
+pub struct BadLines {
+    count: u64,
+    /// The first ones: line, byte offset, kind, message.
+    first: Vec<(u64, u64, &'static str, String)>,
+    shape: Shape,
+}
+
+impl BadLines {
+    /// Note one bad line (and keep its bytes for sniffing).
+    pub fn note(&mut self, _input: &str, e: &cctape::error::Error, line: Option<&[u8]>) {
+        self.count += 1;
+        if self.first.len() < BAD_KEPT {
+            let p = e.position();
+            self.first
+                .push((p.line, p.offset, e.kind().name(), e.reason().to_string()));
+        }
+        self.shape.note(line);
+    }
+}
+
+/// Bad lines and inputs without events over a command's inputs, reported
+/// on standard error and in JSON summaries.
+#[derive(Debug, Default)]
+pub struct InputReport {
+    bad_lines: u64,
+    errors: Vec<(String, u64, u64, &'static str, String)>,
+    no_events: Vec<(String, NoEvents)>,
+}
+
+impl InputReport {
+    /// Take one finished input (or piece): its bad lines, and whether it
+    /// had events.
+    pub fn absorb(&mut self, b: &BadLines, name: &str, events: u64, unreadable: bool) {
+        self.bad_lines += b.count;
+        for (line, offset, kind, msg) in &b.first {
+            if self.errors.len() < BAD_KEPT {
+                self.errors
+                    .push((name.to_string(), *line, *offset, kind, msg.clone()));
+            }
+        }
+        if events == 0 && !unreadable {
+            self.no_events.push((name.to_string(), b.shape.describe()));
+        }
+    }
+
+    /// `{"bad_lines", "errors": [{"file", "line", "offset", "kind",
+    /// "message"}], "inputs_without_events": {"count", "by_format",
+    /// "inputs"}}`.
+    pub fn to_json(&self) -> serde_json::Map<String, Value> {
+        let mut by_format: std::collections::BTreeMap<&str, u64> = Default::default();
+        for (_, n) in &self.no_events {
+            *by_format.entry(n.format).or_default() += 1;
+        }
+        let mut o = serde_json::Map::new();
+        o.insert("bad_lines".into(), json!(self.bad_lines));
+        o.insert(
+            "errors".into(),
+            Value::Array(
+                self.errors
+                    .iter()
+                    .map(|(f, l, off, k, m)| {
+                        json!({"file": f, "line": l, "offset": off, "kind": k, "message": m})
+                    })
+                    .collect(),
+            ),
+        );
+        o.insert(
+            "inputs_without_events".into(),
+            json!({
+                "count": self.no_events.len(),
+                "by_format": by_format,
+                "inputs": self.no_events.iter().take(BAD_KEPT).map(|(f, n)| json!({
+                    "file": f, "format": n.format, "first_line": n.first_line,
+                })).collect::<Vec<_>>(),
+            }),
+        );
+        o
+    }
+
+    /// Say on standard error what was not exported: the first bad lines
+    /// with their positions, the total, and the inputs without events.
+    pub fn eprint_summary(&self) {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        for (f, l, off, k, m) in self.errors.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "cctape: {}:{l}: byte {off}: {k}: {m}",
+                super::human::clean(f)
+            );
+        }
+        if self.bad_lines > 0 {
+            let _ = writeln!(
+                s,
+                "cctape: {} not exported (not events)",
+                super::human::count(self.bad_lines, "line", "lines")
+            );
+        }
+        for (f, n) in &self.no_events {
+            let _ = writeln!(
+                s,
+                "cctape: {}: no events ({}), not a run",
+                super::human::clean(f),
+                n.format
+            );
+        }
+        eprint!("{s}");
+    }
+}

@@ -513,6 +513,9 @@ pub struct PartialSummary {
     pub blocks: u64,
     /// Blocks equal to their assistant event.
     pub verified: u64,
+    /// Of those, the ones equal only after undoing the CLI's rewrites of a
+    /// tool input (see `docs/accounting.md`).
+    pub normalized: u64,
     /// Blocks finished without an assistant event to compare with.
     pub unverified: u64,
     /// Deltas or stops for a block never started.
@@ -1157,6 +1160,7 @@ fn partial_json(p: &PartialSummary) -> J {
         "messages": p.messages,
         "blocks": p.blocks,
         "verified": p.verified,
+        "normalized": p.normalized,
         "unverified": p.unverified,
         "orphan_events": p.orphan_events,
         "mismatches": p.mismatches.iter().map(|m| json!({
