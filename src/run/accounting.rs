@@ -210,7 +210,14 @@ pub(crate) struct MainInputs {
 pub(crate) fn main_figure(inp: MainInputs, entries: &[ModelUsage]) -> AgentUsage {
     let mut a = inp.calls;
     a.reported = inp.reported;
-    if a.messages > 0 && a.final_calls == a.messages {
+    // Whole messages are final by their stop_reason, but where results
+    // report usage those win over them: the one whole call of
+    // charlieyou__claude-agent-sdk-gleam__test-fixtures-golden-basic_query.ndjson
+    // (trimmed by its author) says 5 output tokens, its result 25.
+    if a.messages > 0
+        && a.final_calls == a.messages
+        && (inp.reported.is_none() || inp.complete_calls == 0)
+    {
         a.tokens = a.calls;
         a.source = TokenSource::FinalCalls;
         return a;
@@ -250,15 +257,17 @@ pub(crate) struct SubagentInputs<'a> {
     pub models: &'a [&'a str],
 }
 
-/// One subagent's figure: final calls, else its report (a lower bound),
-/// else its snapshots (a lower bound).
+/// One subagent's figure: final calls, else the larger of its two lower
+/// bounds, its report (its last call, final) and its snapshots.
 pub(crate) fn subagent_figure(s: &SubagentInputs<'_>) -> AgentUsage {
     let mut a = s.calls;
     a.reported = s.reported;
     if a.messages > 0 && a.final_calls == a.messages {
         a.tokens = a.calls;
         a.source = TokenSource::FinalCalls;
-    } else if let Some(r) = s.reported {
+    } else if let Some(r) = s.reported
+        && !(a.messages > 0 && a.calls.output_tokens > r.output_tokens)
+    {
         a.tokens = r;
         a.source = TokenSource::SubagentReports;
     } else if a.messages > 0 {
@@ -319,8 +328,11 @@ pub(crate) fn subagents_figure(
             each[i].tokens = t;
             each[i].source = TokenSource::ModelUsage;
         }
-    } else if any_report {
-        // Each subagent's best (its report, else its snapshots).
+    } else if each
+        .iter()
+        .any(|a| a.source == TokenSource::SubagentReports)
+    {
+        // Each subagent's best (its report, or its snapshots when larger).
         let mut t = TokenCounts::default();
         for a in each.iter() {
             t.add(&a.tokens);
