@@ -299,11 +299,19 @@ fn json_stats_of_stdin_equal_those_of_the_file() {
                 assert_eq!(e["file"], json!("-"));
                 e["file"] = json!(path);
             }
+            // Warnings name where they were first seen.
+            for w in from_stdin["warnings"].as_object_mut().unwrap().values_mut() {
+                assert_eq!(w["first"]["file"], json!("-"));
+                w["first"]["file"] = json!(path);
+            }
             let pf = &mut from_stdin["per_file"][0];
             assert_eq!(pf["file"], json!("-"));
             pf["file"] = json!(path);
             for e in pf["errors"].as_array_mut().unwrap() {
                 e["file"] = json!(path);
+            }
+            for w in pf["warnings"].as_object_mut().unwrap().values_mut() {
+                w["first"]["file"] = json!(path);
             }
             assert_eq!(from_stdin, from_file, "{name} {args:?}");
         }

@@ -119,9 +119,10 @@ fn corpus_run_streams() {
     c("verdict-error-during-execution.jsonl", &["error"], 1);
     c("verdict-unknown-subtype.jsonl", &["error"], 1);
     c("verdict-success-is-error.jsonl", &["error"], 1);
-    c("verdict-no-result.jsonl", &["no_result"], 2);
+    c("verdict-no-result.jsonl", &["no_result"], 1);
     c("verdict-legacy-no-subtype.jsonl", &["success", "error"], 1);
-    c("empty.jsonl", &["no_result"], 2);
+    // No events: not a run, one startup_failure record (issue 11).
+    c("empty.jsonl", &["startup_failure"], 1);
     let w = c("warn-success-stop-tool-use.jsonl", &["success"], 0);
     assert_eq!(warning_codes(&w.runs[0]), ["success_stop_reason_tool_use"]);
     let w = c("warn-success-empty-result.jsonl", &["success"], 0);
@@ -150,7 +151,7 @@ fn corpus_run_streams() {
     );
     c("api-retry.jsonl", &["success"], 0);
     c("hooks-and-notification.jsonl", &["success"], 0);
-    c("partial-incomplete-block.jsonl", &["no_result"], 2);
+    c("partial-incomplete-block.jsonl", &["no_result"], 1);
     c("partial-mismatch.jsonl", &["success"], 0);
 }
 
@@ -163,7 +164,7 @@ fn corpus_streams_match_their_readme() {
     c("interrupted.jsonl", &["interrupted"], 1);
     c("max-turns.jsonl", &["max_turns"], 1);
     c("api-error.jsonl", &["error"], 1);
-    c("no-result.jsonl", &["no_result"], 2);
+    c("no-result.jsonl", &["no_result"], 1);
     c("partial-messages.jsonl", &["success"], 0);
     c("background-task.jsonl", &["success"], 0);
     c("tool-errors.jsonl", &["success"], 0);
@@ -191,9 +192,11 @@ fn exit_code_option_and_several_inputs() {
     let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
     let o = verdict(&[], &[&ok, &maxt]);
     assert_eq!((verdicts(&o), o.code), (vec!["success", "max_turns"], 1));
+    // No result is "not ok" (1); 2 is for usage errors and unreadable
+    // inputs only (issue 11: exit codes as grep and diff use them).
     let none = d.join("verdict-no-result.jsonl");
     let o = verdict(&[], &[&ok, &maxt, &none]);
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, 1);
     // An input that cannot be read: reported, exit code 2.
     let missing = d.join("does-not-exist.jsonl");
     let o = verdict(&[], &[&ok, &missing]);
@@ -311,7 +314,7 @@ fn realworld_verdicts_as_the_readme_describes() {
             "no_result",
             "no_result",
         ],
-        2,
+        1,
     );
     let sessions: std::collections::HashSet<_> =
         o.runs.iter().map(|r| r["session_id"].to_string()).collect();
@@ -328,7 +331,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "alexchiri__recipe-manager-android-79imt1__claude-output.json@76a0b06.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "ariel-frischer__claude-clean__mocks-claude-stream-json-log.jsonl",
@@ -344,12 +347,12 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "marquex__trackgentic__agentic-session-mp9r3tbb.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "marquex__trackgentic__agentic-session-mp9ygklz.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     let o = c(
         "marquex__trackgentic__agentic-session-mp9xlpds.jsonl",
@@ -376,7 +379,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     let o = c(
         "unidentified__liminal-lhc-quick-fix-stream__excerpt-12-contiguous-lines.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     let inc = &o.runs[0]["partial_messages"]["incomplete"][0];
     assert_eq!(inc["type"], "tool_use");
@@ -413,7 +416,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "unidentified__representative-frames-claude-opus-5__complete-lines-only.jsonl",
         &["no_result", "no_result", "no_result", "no_result"],
-        2,
+        1,
     );
     c(
         "unidentified__sdd-check-hat-census-fixture__2.1.260.jsonl",
@@ -428,7 +431,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "bitovi__ai-coding-agent__specifications-improved-output.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "charlieyou__claude-agent-sdk-gleam__test-fixtures-golden-basic_query.ndjson",
@@ -448,12 +451,12 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "excerpts/mattarge04-gif__signedbymattia__claude-execution-output.json.FIRST2ELEMENTS.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     let o = c(
         "truncated/unidentified__zoe-bot-journal__error_max_budget_usd-TRUNCATED-at-800.txt",
-        &["no_result"],
-        2,
+        &["startup_failure"],
+        1,
     );
     assert_eq!(o.runs[0]["bad_lines"], 2);
     c(
@@ -464,7 +467,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "transformed/deep-assistant__hive-mind__docs-case-studies-pr-4-ci-log-issue-session-1-log.extracted.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     // Hand-written, result without subtype or is_error: nothing says success.
     c(
@@ -504,7 +507,6 @@ fn every_realworld_file_gets_a_verdict_line_per_run() {
             let v = r["verdict"].as_str().unwrap_or("");
             acc.max(match v {
                 "success" => 0,
-                "no_result" => 2,
                 _ => 1,
             })
         });

@@ -8,6 +8,7 @@
 //! `docs/accounting.md` (`verdict`, `ok`, `file` first).
 
 use super::exec::{self, Done, Piece, Sink, Split};
+use super::human::clean;
 use super::output::{thousands, write_json_value};
 use super::shape::Shape;
 use super::{Common, expand};
@@ -109,6 +110,22 @@ impl ExitCodes {
     }
 }
 
+/// The record of an input without events: a run record (verdict
+/// `startup_failure`) with `no_events` after `file`.
+pub fn no_events_record(r: &RunSummary, name: &str, no_events: Value) -> Value {
+    let mut o = Map::new();
+    if let Value::Object(rest) = r.to_json_with_file(Some(name)) {
+        for (k, v) in rest {
+            let file = k == "file";
+            o.insert(k, v);
+            if file {
+                o.insert("no_events".into(), no_events.clone());
+            }
+        }
+    }
+    Value::Object(o)
+}
+
 /// One run as a line for people.
 fn human_line(name: &str, r: &RunSummary) -> String {
     let mut parts = Vec::new();
@@ -150,7 +167,7 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     format!(
         "{:<15} {}  {}  {}{warn}\n",
         r.verdict.as_str(),
-        super::human::clean(name),
+        clean(name),
         r.session_id.as_deref().unwrap_or("-"),
         parts.join(", ")
     )
@@ -191,7 +208,7 @@ pub fn run(args: &Args) -> i32 {
                         write_json_value(&row, &mut out);
                     } else {
                         out.extend_from_slice(
-                            format!("{:<15} {}  {why}\n", "unreadable", super::human::clean(name))
+                            format!("{:<15} {}  {why}\n", "unreadable", clean(name))
                                 .as_bytes(),
                         );
                     }
@@ -203,32 +220,32 @@ pub fn run(args: &Args) -> i32 {
                 .exit_code
                 .or_else(|| codes.as_ref().and_then(|c| c.get(name)));
             if done.counts.events == 0 {
-                // Not a run: one record saying the input has no events.
+                // Not a run: one record saying the input has no events, with
+                // every key a run record has (its bad lines counted).
                 any_not_ok = true;
                 let shape = done.sink.shape.describe();
-                let mut r = RunSummary::empty();
+                let mut r = done
+                    .sink
+                    .folder
+                    .finish()
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(RunSummary::empty);
                 r.verdict = Verdict::StartupFailure;
                 r.stream_verdict = Verdict::StartupFailure;
                 r.exit_code = code;
                 if json_out {
-                    let mut o = Map::new();
-                    o.insert("verdict".into(), json!(r.verdict.as_str()));
-                    o.insert("ok".into(), json!(false));
-                    o.insert("file".into(), json!(name));
-                    o.insert("events".into(), json!(0));
-                    o.insert("exit_code".into(), json!(code));
-                    o.insert("no_events".into(), shape.to_json());
-                    write_json_value(&Value::Object(o), &mut out);
+                    write_json_value(&no_events_record(&r, name, shape.to_json()), &mut out);
                 } else {
                     let first = shape.first_line.as_deref().unwrap_or("");
                     out.extend_from_slice(
                         format!(
                             "{:<15} {}  no events ({}){}{}\n",
                             r.verdict.as_str(),
-                            super::human::clean(name),
+                            clean(name),
                             shape.format,
                             if first.is_empty() { "" } else { ": " },
-                            super::human::clean(first)
+                            clean(first)
                         )
                         .as_bytes(),
                     );

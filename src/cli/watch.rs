@@ -199,14 +199,20 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("cctape: -: {e}");
     }
     let mut any_not_ok = false;
-    let runs: Vec<_> = folder.finish().into_iter().filter(|r| r.events > 0).collect();
+    let (runs, bad): (Vec<_>, Vec<_>) = folder.finish().into_iter().partition(|r| r.events > 0);
     let mut out = Vec::new();
     if runs.is_empty() {
         // No events: a startup failure (what the process wrote is passed
         // through above).
         any_not_ok = true;
+        let mut r = bad
+            .into_iter()
+            .next()
+            .unwrap_or_else(cctape::run::RunSummary::empty);
+        r.verdict = cctape::run::Verdict::StartupFailure;
+        r.stream_verdict = cctape::run::Verdict::StartupFailure;
         write_json_value(
-            &json!({"verdict": "startup_failure", "ok": false, "file": "-", "events": 0}),
+            &super::verdict::no_events_record(&r, "-", json!({"format": null})),
             &mut out,
         );
     }
