@@ -89,12 +89,17 @@ pub struct RunTotals {
     pub main_messages: u64,
     /// Runs whose main figure is a lower bound.
     pub main_lower_bound_runs: u64,
+    /// Main agents' per-call sums (the audit figure `calls`: what SQL over
+    /// the exported `events` rows that carry usage sums).
+    pub main_calls: TokenCounts,
     /// Subagents' best figures, summed.
     pub subagents: TokenCounts,
     /// Subagents' model calls.
     pub subagent_messages: u64,
     /// Runs whose subagent figure is a lower bound.
     pub subagents_lower_bound_runs: u64,
+    /// Subagents' per-call sums.
+    pub subagent_calls: TokenCounts,
     /// Per model and role, summed run by run.
     pub by_role: BTreeMap<(String, ModelRole), RoleTotals>,
     /// Per tool name.
@@ -165,9 +170,11 @@ impl RunTotals {
         self.main.add(&m.tokens);
         self.main_messages += m.messages;
         self.main_lower_bound_runs += u64::from(m.lower_bound());
+        self.main_calls.add(&m.calls);
         self.subagents.add(&s.tokens);
         self.subagent_messages += s.messages;
         self.subagents_lower_bound_runs += u64::from(s.lower_bound());
+        self.subagent_calls.add(&s.calls);
         for t in &r.tools {
             let row = self.tools.entry(t.name.clone()).or_default();
             row.calls += t.calls;
@@ -231,9 +238,11 @@ impl RunTotals {
         self.main.add(&o.main);
         self.main_messages += o.main_messages;
         self.main_lower_bound_runs += o.main_lower_bound_runs;
+        self.main_calls.add(&o.main_calls);
         self.subagents.add(&o.subagents);
         self.subagent_messages += o.subagent_messages;
         self.subagents_lower_bound_runs += o.subagents_lower_bound_runs;
+        self.subagent_calls.add(&o.subagent_calls);
         for (k, v) in &o.by_role {
             self.by_role.entry(k.clone()).or_default().merge(v);
         }
@@ -313,20 +322,21 @@ impl RunTotals {
         o.insert("verdicts".into(), J::Object(v));
         o.insert("total_cost_usd".into(), self.cost.value().to_json());
         o.insert("costs_not_summed".into(), json!(self.costs_not_summed));
-        let agent = |t: &TokenCounts, messages: u64, lower: u64| {
+        let agent = |t: &TokenCounts, messages: u64, lower: u64, calls: &TokenCounts| {
             let mut a = match tokens_json(t) {
                 J::Object(a) => a,
                 _ => Map::new(),
             };
             a.insert("messages".into(), json!(messages));
             a.insert("lower_bound_runs".into(), json!(lower));
+            a.insert("calls".into(), tokens_json(calls));
             J::Object(a)
         };
         o.insert(
             "usage".into(),
             json!({
-                "main": agent(&self.main, self.main_messages, self.main_lower_bound_runs),
-                "subagents": agent(&self.subagents, self.subagent_messages, self.subagents_lower_bound_runs),
+                "main": agent(&self.main, self.main_messages, self.main_lower_bound_runs, &self.main_calls),
+                "subagents": agent(&self.subagents, self.subagent_messages, self.subagents_lower_bound_runs, &self.subagent_calls),
                 "all_models": tokens_json(&self.all_models()),
             }),
         );
