@@ -977,3 +977,117 @@ fn realworld_main_output_tokens_follow_the_documented_rules() {
     assert!(plain_runs >= 25, "{plain_runs} runs without");
     assert_eq!(exceptions, 3, "marquex mp9xlpds, stream.jsonl, mp9xlpc0");
 }
+
+/// Numbers keep their value and say what is unusual about them: the real
+/// `num_turns: -1` (wave2 peer fixture, line 4), a cost beyond f64, token
+/// counts that are negative or beyond u64 (not dropped silently).
+#[test]
+fn unusual_numbers_are_kept_and_warned_about() {
+    use cctape::run::WARN_UNUSUAL_NUMBER;
+    if let Some(files) = realworld_files() {
+        let path = files
+            .iter()
+            .find(|p| p.to_string_lossy().contains("claude-codes-test_cases@8e7b091.ndjson"))
+            .expect("the peer fixture");
+        let bytes = std::fs::read(path).unwrap();
+        let line4: &[u8] = bytes.split(|&b| b == b'\n').nth(3).unwrap();
+        let serde: serde_json::Value = serde_json::from_slice(line4).unwrap();
+        assert_eq!(serde["num_turns"], -1);
+        let r = runs_of_slice(line4);
+        let last = r[0].last_result.as_ref().unwrap();
+        assert_eq!(last.num_turns, Some(-1));
+        assert!(r[0].has_warning(WARN_UNUSUAL_NUMBER));
+        assert_eq!(r[0].to_json()["num_turns"], -1);
+    }
+    let input = br#"{"type":"assistant","message":{"id":"m1","model":"x","content":[],"usage":{"input_tokens":-3,"output_tokens":18446744073709551616}},"session_id":"s"}
+{"type":"result","subtype":"success","is_error":false,"result":"ok","num_turns":2.5,"total_cost_usd":1e400,"usage":{"input_tokens":1,"output_tokens":2},"session_id":"s"}
+"#;
+    let r = runs_of_slice(input);
+    let messages: Vec<&str> = r[0]
+        .warnings
+        .iter()
+        .filter(|w| w.code == WARN_UNUSUAL_NUMBER)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "input_tokens -3 is not a token count (0 used)",
+            "output_tokens 18446744073709551616 is not a token count (0 used)",
+            "num_turns 2.5 is not an integer of i64 (not kept)",
+            "total_cost_usd 1e400 is beyond f64: kept as written, not summed",
+        ]
+    );
+    assert_eq!(r[0].cost.total_cost_usd, None);
+    let j = r[0].to_json();
+    assert_eq!(j["total_cost_usd"], "1e400", "as written, never null");
+    let mut t = cctape::run::RunTotals::new();
+    t.add(&r[0]);
+    assert_eq!(t.costs_not_summed, 1);
+}
+
+/// A failed run whose process exited 0 is a warning, as a success with a
+/// non-zero exit code is.
+#[test]
+fn failed_run_with_exit_code_zero_is_a_warning() {
+    use cctape::run::WARN_FAILED_EXIT_ZERO;
+    let mut r = one("run/verdict-max-turns-is-error-false.jsonl");
+    r.apply_exit_code(0);
+    assert_eq!(r.verdict, Verdict::MaxTurns);
+    assert!(r.has_warning(WARN_FAILED_EXIT_ZERO));
+    let mut ok = one("run/verdict-success.jsonl");
+    ok.apply_exit_code(0);
+    assert!(!ok.has_warning(WARN_FAILED_EXIT_ZERO));
+    ok.apply_exit_code(1);
+    assert!(ok.has_warning(WARN_EXIT_CODE));
+}
+
+/// The CLI rewrites tool inputs after streaming them (Edit gains
+/// `replace_all: false`, `cd <dir> && X` ends as `X`): no false alarm on
+/// the real files that show it, and a real difference still warns.
+#[test]
+fn partial_reassembly_modulo_the_cli_rewrites() {
+    if let Some(files) = realworld_files() {
+        let mut normalized = 0;
+        for p in files.iter().filter(|p| {
+            let s = p.to_string_lossy();
+            s.contains("spaxel-v1ep") || s.contains("adc-3lj") || s.contains("mta-my-way-41i")
+        }) {
+            for r in runs_of_slice(&std::fs::read(p).unwrap()) {
+                let part = r.partial.as_ref().expect("partial messages");
+                assert!(part.mismatches.is_empty(), "{}: {:?}", p.display(), part.mismatches);
+                assert!(!r.has_warning(WARN_PARTIAL_MISMATCH));
+                normalized += part.normalized;
+            }
+        }
+        // 9 in spaxel v1ep (8 Bash cd, 1 Edit), 3 in adc-3lj, 2 in 41i,
+        // counted with a Python reassembly of the same files.
+        assert_eq!(normalized, 14);
+    }
+    let r = one("run/partial-mismatch.jsonl");
+    assert!(r.has_warning(WARN_PARTIAL_MISMATCH));
+}
+
+/// Run-level time: wall time from the first timestamp to the last, the
+/// rounds' durations summed beside the last round's.
+#[test]
+fn run_time_is_wall_time_and_the_sum_of_rounds() {
+    let r = one("run/rounds-result-index.jsonl");
+    let bytes = std::fs::read(corpus("run/rounds-result-index.jsonl")).unwrap();
+    let mut durations = Vec::new();
+    let mut stamps = Vec::new();
+    for l in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let v: serde_json::Value = serde_json::from_slice(l).unwrap();
+        if v["type"] == "result" {
+            durations.push(v["duration_ms"].as_i64().unwrap());
+        }
+        if let Some(t) = v["timestamp"].as_str() {
+            stamps.push(t.to_string());
+        }
+    }
+    assert_eq!(durations.len(), 2);
+    assert_eq!(r.duration_ms_sum, Some(durations.iter().sum()));
+    assert_eq!(r.last_result.as_ref().unwrap().duration_ms, Some(durations[1]));
+    assert_eq!(r.started_at.as_deref(), stamps.first().map(String::as_str));
+    assert_eq!(r.ended_at.as_deref(), stamps.last().map(String::as_str));
+}

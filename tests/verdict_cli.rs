@@ -513,3 +513,62 @@ fn every_realworld_file_gets_a_verdict_line_per_run() {
         assert_eq!(o.code, worst, "{}", f.display());
     }
 }
+
+/// `--exit-codes FILE`: the exit codes of many inputs in one process, each
+/// applied as `--exit-code` applies to its input alone.
+#[test]
+fn exit_codes_for_many_inputs_from_a_file() {
+    let d = root().join("corpus/run");
+    let ok = d.join("verdict-success.jsonl");
+    let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
+    let budget = d.join("verdict-max-budget.jsonl");
+    let dir = std::env::temp_dir().join(format!("cctape-exit-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("codes.tsv");
+    // A path as given, and one written otherwise (same file).
+    let other = format!("{}/../run/verdict-max-turns-is-error-false.jsonl", d.display());
+    std::fs::write(
+        &table,
+        format!("# path\tcode\n{}\t1\n{other}\t0\n", ok.display()),
+    )
+    .unwrap();
+    let t = table.to_string_lossy().to_string();
+    let o = verdict(&["--exit-codes", &t], &[&ok, &maxt, &budget]);
+    assert_eq!(verdicts(&o), ["error", "max_turns", "max_budget"]);
+    assert_eq!(o.runs[0]["exit_code"], 1);
+    assert_eq!(o.runs[0]["stream_verdict"], "success");
+    assert_eq!(o.runs[1]["exit_code"], 0);
+    assert_eq!(warning_codes(&o.runs[1]), ["is_error_disagrees_with_subtype", "failed_with_exit_code_0"]);
+    assert_eq!(o.runs[2]["exit_code"], Value::Null, "no line for it");
+    assert_eq!(o.code, 1);
+    // A bad line is a usage error: exit 2, with its position.
+    std::fs::write(&table, "only-a-path\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(["verdict", "--exit-codes", &t])
+        .arg(&ok)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("codes.tsv:1: expected PATH<TAB>CODE"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Records keep one documented key order: `verdict`, `ok`, `file` first.
+#[test]
+fn record_keys_in_the_documented_order() {
+    let o = verdict(&[], &[&root().join("corpus/streams/max-turns.jsonl")]);
+    let keys: Vec<&str> = o.runs[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let doc = std::fs::read_to_string(root().join("docs/accounting.md")).unwrap();
+    let listed = doc
+        .lines()
+        .find_map(|l| l.strip_prefix("verdict keys: "))
+        .expect("docs/accounting.md lists the verdict keys");
+    let want: Vec<&str> = listed.split(", ").map(|k| k.trim_matches('`')).collect();
+    assert_eq!(keys, want);
+}

@@ -692,19 +692,29 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         }
         let _ = write!(o, "\ntools\n{}", t.render());
     }
-    if r.subagent_count > 0 || r.api_retries > 0 {
+    if r.subagent_count > 0 || r.api_retries > 0 || !r.task_types.is_empty() {
         let _ = writeln!(o);
-        if r.subagent_count > 0 {
-            let list: Vec<String> = r
-                .subagent_types
-                .iter()
+        let list = |m: &BTreeMap<String, u64>| -> String {
+            m.iter()
                 .map(|(k, n)| format!("{} {}", clean(k), thousands(*n)))
-                .collect();
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if r.subagent_count > 0 {
             let _ = writeln!(
                 o,
-                "subagents: {} (launched by the main agent: {})",
+                "subagents: {} ({})",
                 thousands(r.subagent_count),
-                list.join(", ")
+                list(&r.subagent_types)
+            );
+        }
+        if !r.task_types.is_empty() {
+            let n: u64 = r.task_types.values().sum();
+            let _ = writeln!(
+                o,
+                "background tasks: {} ({})",
+                thousands(n),
+                list(&r.task_types)
             );
         }
         let _ = writeln!(o, "api retries: {}", thousands(r.api_retries));

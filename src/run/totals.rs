@@ -106,9 +106,12 @@ pub struct RunTotals {
     pub tools: BTreeMap<String, ToolTotals>,
     /// Subagents launched ([`RunSummary::subagent_count`]).
     pub subagent_count: u64,
-    /// Subagent tree roots by `subagent_type` (else `task_type`, else
-    /// `unknown`).
+    /// Subagents by `subagent_type` (`unknown` when not given), at any
+    /// depth.
     pub subagent_types: BTreeMap<String, u64>,
+    /// Tasks that are not subagents (background Bash, Workflow) by
+    /// `task_type`.
+    pub task_types: BTreeMap<String, u64>,
     /// `system/api_retry` events.
     pub api_retries: u64,
     /// Warnings by code.
@@ -182,13 +185,20 @@ impl RunTotals {
             row.rejections += t.rejections;
         }
         self.subagent_count += r.subagent_count();
-        for n in &r.subagents {
-            let ty = n
-                .subagent_type
-                .clone()
-                .or_else(|| n.task_type.clone())
-                .unwrap_or_else(|| "unknown".into());
-            *self.subagent_types.entry(ty).or_default() += 1;
+        let mut stack: Vec<&crate::run::SubagentNode> = r.subagents.iter().collect();
+        while let Some(n) = stack.pop() {
+            if n.is_agent() {
+                let ty = n.subagent_type.as_deref().unwrap_or("unknown");
+                *self.subagent_types.entry(ty.to_string()).or_default() += 1;
+            } else {
+                let ty = n
+                    .task_type
+                    .as_deref()
+                    .or(n.tool_name.as_deref())
+                    .unwrap_or("unknown");
+                *self.task_types.entry(ty.to_string()).or_default() += 1;
+            }
+            stack.extend(&n.children);
         }
         self.api_retries += r.api_retries.count;
         for w in &r.warnings {
@@ -255,6 +265,9 @@ impl RunTotals {
         self.subagent_count += o.subagent_count;
         for (k, n) in &o.subagent_types {
             *self.subagent_types.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &o.task_types {
+            *self.task_types.entry(k.clone()).or_default() += n;
         }
         self.api_retries += o.api_retries;
         for (k, w) in &o.warnings {
@@ -380,6 +393,7 @@ impl RunTotals {
             "subagents".into(),
             json!({"count": self.subagent_count, "by_type": self.subagent_types}),
         );
+        o.insert("tasks".into(), json!({"by_type": self.task_types}));
         o.insert("api_retries".into(), json!(self.api_retries));
         let warnings: Map<String, J> = self
             .warnings
