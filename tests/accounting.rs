@@ -392,3 +392,35 @@ fn stats_json_is_the_same_for_any_jobs() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `export` says what it did not export: bad lines on stderr with their
+/// positions and in `--json`, and inputs without events apart (not runs).
+#[test]
+fn export_reports_bad_lines_and_inputs_without_events() {
+    let dir = temp_dir("export-bad");
+    let text = dir.join("stdout.txt");
+    std::fs::write(&text, "API Error: Unable to connect to API (ConnectionRefused)\n").unwrap();
+    let bad = root().join("corpus/streams/mixed-bad.jsonl");
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(["export", "--json", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&bad)
+        .arg(&text)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("mixed-bad.jsonl:3: byte 1303: invalid_json"), "{err}");
+    assert!(err.contains("stdout.txt: no events (text), not a run"), "{err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // mixed-bad.jsonl: 5 lines that are not events and a cut last line
+    // (corpus/streams/README.md), plus the text input's one line.
+    assert_eq!(v["bad_lines"], 7);
+    assert!(err.contains("7 lines not exported"), "{err}");
+    assert_eq!(v["errors"][0]["line"], 3);
+    assert_eq!(v["inputs_without_events"]["count"], 1);
+    assert_eq!(v["inputs_without_events"]["by_format"]["text"], 1);
+    assert_eq!(v["tables"]["runs"]["rows"], 1, "the text input is not a run");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

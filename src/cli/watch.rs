@@ -254,3 +254,37 @@ fn drain(dec: &mut LineDecoder, parser: &mut Parser, folder: &mut RunFolder, sta
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctape::framing::Lines;
+
+    /// 2.1.41 writes no task_started: the Task call alone says a subagent
+    /// runs (`TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl`).
+    #[test]
+    fn subagents_running_from_agent_calls_without_task_events() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/realworld/TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl");
+        let Ok(bytes) = std::fs::read(&path) else {
+            assert!(std::env::var_os("CI").is_none(), "{} missing", path.display());
+            return;
+        };
+        let mut parser = Parser::new();
+        let mut status = Status::default();
+        let mut max_running = 0;
+        let mut task_events = 0;
+        for line in Lines::new(&bytes) {
+            let Ok(ev) = parse_event(&mut parser, &line) else {
+                continue;
+            };
+            task_events += u32::from(ev.raw_subtype().is_some_and(|s| s.starts_with("task_")));
+            status.update(&ev);
+            max_running = max_running.max(status.running());
+        }
+        assert_eq!(task_events, 0);
+        assert_eq!(max_running, 1, "the Task subagent ran");
+        assert_eq!(status.running(), 0, "and ended with its tool result");
+        assert!(status.line().contains("subagents running 0"));
+    }
+}
