@@ -142,8 +142,16 @@ fn every_command_gives_the_same_tokens_and_cost() {
     for (tr, (file, first, fig)) in t.iter().zip(&verdict) {
         let name = format!("{file}:{first}");
         assert_eq!(tr["file"].as_str(), Some(file.as_str()), "{name}");
-        assert_eq!(u(&tr["main"]["output_tokens"]), fig.main, "{name}: tree main");
-        assert_eq!(u(&tr["subagents"]["output_tokens"]), fig.sub, "{name}: tree subagents");
+        assert_eq!(
+            u(&tr["main"]["output_tokens"]),
+            fig.main,
+            "{name}: tree main"
+        );
+        assert_eq!(
+            u(&tr["subagents"]["output_tokens"]),
+            fig.sub,
+            "{name}: tree subagents"
+        );
         assert_eq!(f(&tr["total_cost_usd"]), fig.cost, "{name}: tree cost");
     }
 
@@ -179,8 +187,8 @@ print(json.dumps([[a, b, c, d, e] for a, b, c, d, e in rows]))
     std::fs::remove_dir_all(&out).unwrap();
 
     // stats --json: per file and in total.
-    let s: Value = serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&dir]).stdout)
-        .unwrap();
+    let s: Value =
+        serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&dir]).stdout).unwrap();
     let mut per_file: BTreeMap<&str, Vec<Fig>> = BTreeMap::new();
     for (file, _, fig) in &verdict {
         per_file.entry(file).or_default().push(*fig);
@@ -200,7 +208,10 @@ print(json.dumps([[a, b, c, d, e] for a, b, c, d, e in rows]))
     assert_eq!(u(&s["runs"]), verdict.len() as u64);
     assert_eq!(u(&s["usage"]["main"]["output_tokens"]), all(|x| x.main));
     assert_eq!(u(&s["usage"]["subagents"]["output_tokens"]), all(|x| x.sub));
-    assert_eq!(u(&s["usage"]["all_models"]["output_tokens"]), all(|x| x.all));
+    assert_eq!(
+        u(&s["usage"]["all_models"]["output_tokens"]),
+        all(|x| x.all)
+    );
     let costs: Vec<f64> = verdict.iter().map(|x| x.2.cost).collect();
     assert_eq!(f(&s["total_cost_usd"]), fsum(&costs), "total cost = fsum");
 
@@ -229,7 +240,10 @@ print(json.dumps([[a, b, c, d, e] for a, b, c, d, e in rows]))
         .filter_map(|x| x["cost_usd"].as_f64())
         .collect();
     let (a, b) = (fsum(&csv_costs), fsum(&role_costs));
-    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "csv cost {a} vs {b}");
+    assert!(
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+        "csv cost {a} vs {b}"
+    );
 }
 
 #[test]
@@ -261,14 +275,22 @@ fn auxiliary_cost_sums_per_run_and_no_init_model_is_auxiliary() {
     let s: Value =
         serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&dir]).stdout).unwrap();
     let agg = f(&s["cost_by_role"]["auxiliary"]);
-    assert_eq!(agg, fsum(&aux_entries), "exact sum of the auxiliary entries");
+    assert_eq!(
+        agg,
+        fsum(&aux_entries),
+        "exact sum of the auxiliary entries"
+    );
     let per_run = fsum(&aux_runs);
     assert!((agg - per_run).abs() <= 1e-15, "{agg} vs per-run {per_run}");
     // The GLM run (wave2 qm6): its own model (asked as glm-5, answering as
     // glm-5.1) is main, not auxiliary.
     let qm6 = records
         .iter()
-        .find(|r| r["file"].as_str().is_some_and(|f| f.contains("mta-my-way-qm6")))
+        .find(|r| {
+            r["file"]
+                .as_str()
+                .is_some_and(|f| f.contains("mta-my-way-qm6"))
+        })
         .unwrap();
     assert_eq!(qm6["cost"]["auxiliary_cost_usd"], 0.0);
     let roles: Vec<(&str, &str)> = qm6["usage"]["by_role"]
@@ -292,7 +314,11 @@ fn inputs_without_events_are_not_runs() {
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let pretty = dir.join("pretty.json");
-    std::fs::write(&pretty, "{\n  \"type\": \"result\",\n  \"subtype\": \"success\"\n}\n").unwrap();
+    std::fs::write(
+        &pretty,
+        "{\n  \"type\": \"result\",\n  \"subtype\": \"success\"\n}\n",
+    )
+    .unwrap();
     let paths: Vec<&Path> = vec![&text, &empty, &pretty];
     let s = cctape(&["stats", "--json", "--quiet"], &paths);
     assert_eq!(s.status.code(), Some(0));
@@ -322,14 +348,22 @@ fn inputs_without_events_are_not_runs() {
     assert_eq!(recs[1]["no_events"]["format"], "empty");
     // The real JSON array capture (wave2): an array is not a run either.
     if let Some(rw) = realworld() {
-        let arr = rw.join("wave2/jedarden__spaxel__.beads-traces-spaxel-40tl-stdout.txt@03f7656.json");
+        let arr =
+            rw.join("wave2/jedarden__spaxel__.beads-traces-spaxel-40tl-stdout.txt@03f7656.json");
         let v = cctape(&["verdict", "--json", "--quiet"], &[&arr]);
         assert_eq!(v.status.code(), Some(1));
         let r = &lines(&v)[0];
         assert_eq!(r["no_events"]["format"], "json_array");
         let s: Value =
-            serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&arr]).stdout).unwrap();
-        assert_eq!((s["runs"].as_u64(), s["inputs_without_events"]["by_format"]["json_array"].as_u64()), (Some(0), Some(1)));
+            serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&arr]).stdout)
+                .unwrap();
+        assert_eq!(
+            (
+                s["runs"].as_u64(),
+                s["inputs_without_events"]["by_format"]["json_array"].as_u64()
+            ),
+            (Some(0), Some(1))
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -371,7 +405,15 @@ fn stats_json_is_the_same_for_any_jobs() {
     for profile in ["archive", "partial"] {
         let out = dir.join(format!("{profile}.jsonl"));
         let g = Command::new(&exe)
-            .args(["--profile", profile, "--bytes", "3M", "--seed", "11", "--out"])
+            .args([
+                "--profile",
+                profile,
+                "--bytes",
+                "3M",
+                "--seed",
+                "11",
+                "--out",
+            ])
             .arg(&out)
             .output()
             .unwrap();
@@ -399,7 +441,11 @@ fn stats_json_is_the_same_for_any_jobs() {
 fn export_reports_bad_lines_and_inputs_without_events() {
     let dir = temp_dir("export-bad");
     let text = dir.join("stdout.txt");
-    std::fs::write(&text, "API Error: Unable to connect to API (ConnectionRefused)\n").unwrap();
+    std::fs::write(
+        &text,
+        "API Error: Unable to connect to API (ConnectionRefused)\n",
+    )
+    .unwrap();
     let bad = root().join("corpus/streams/mixed-bad.jsonl");
     let out = dir.join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_cctape"))
@@ -411,8 +457,14 @@ fn export_reports_bad_lines_and_inputs_without_events() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("mixed-bad.jsonl:3: byte 1303: invalid_json"), "{err}");
-    assert!(err.contains("stdout.txt: no events (text), not a run"), "{err}");
+    assert!(
+        err.contains("mixed-bad.jsonl:3: byte 1303: invalid_json"),
+        "{err}"
+    );
+    assert!(
+        err.contains("stdout.txt: no events (text), not a run"),
+        "{err}"
+    );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     // mixed-bad.jsonl: 5 lines that are not events and a cut last line
     // (corpus/streams/README.md), plus the text input's one line.
@@ -421,6 +473,26 @@ fn export_reports_bad_lines_and_inputs_without_events() {
     assert_eq!(v["errors"][0]["line"], 3);
     assert_eq!(v["inputs_without_events"]["count"], 1);
     assert_eq!(v["inputs_without_events"]["by_format"]["text"], 1);
-    assert_eq!(v["tables"]["runs"]["rows"], 1, "the text input is not a run");
+    assert_eq!(
+        v["tables"]["runs"]["rows"], 1,
+        "the text input is not a run"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `check` says what is unusual about a number (the real `num_turns: -1`).
+#[test]
+fn check_says_what_is_unusual_about_a_number() {
+    let Some(rw) = realworld() else { return };
+    let f = rw.join(
+        "wave2/peer-fixtures/meawoppl__rust-claude-codes__claude-codes-test_cases@8e7b091.ndjson",
+    );
+    let o = cctape(&["check", "--quiet"], &[&f]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("num_turns"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains("num_turns (is Number: negative, -1)"), "{row}");
+    assert!(row.contains("test_cases@8e7b091.ndjson:4)"), "{row}");
 }

@@ -511,7 +511,11 @@ fn human_summary_ends_with_the_warnings() {
             .unwrap_or_else(|| panic!("no row for {code}:\n{section}"));
         let cells: Vec<&str> = row.split_whitespace().collect();
         assert_eq!(cells[1], w["count"].to_string(), "{row}");
-        let first = format!("{}:{}", w["first"]["file"].as_str().unwrap(), w["first"]["line"]);
+        let first = format!(
+            "{}:{}",
+            w["first"]["file"].as_str().unwrap(),
+            w["first"]["line"]
+        );
         assert_eq!(cells[2], first, "{row}");
     }
 }

@@ -900,7 +900,10 @@ fn realworld_main_output_tokens_follow_the_documented_rules() {
                 // message_delta after each message_start: the call's final count.
                 let mut finals: Vec<(String, u64)> = Vec::new();
                 let mut open = String::new();
-                for o in objs.iter().filter(|o| o["type"] == "stream_event" && main(o)) {
+                for o in objs
+                    .iter()
+                    .filter(|o| o["type"] == "stream_event" && main(o))
+                {
                     let e = &o["event"];
                     match e["type"].as_str() {
                         Some("message_start") => {
@@ -960,11 +963,16 @@ fn realworld_main_output_tokens_follow_the_documented_rules() {
                 .into_iter()
                 .enumerate()
                 {
-                    let sum = u[rk].as_u64().unwrap_or(0) + whole.iter().map(|w| w.1[i]).sum::<u64>();
+                    let sum =
+                        u[rk].as_u64().unwrap_or(0) + whole.iter().map(|w| w.1[i]).sum::<u64>();
                     assert_eq!(sum, e[mk].as_u64().unwrap_or(0), "{name}: {rk}");
                 }
                 let whole_out: u64 = whole.iter().map(|w| w.1[1]).sum();
-                assert_eq!(r.usage.main.tokens.output_tokens, reported + whole_out, "{name}");
+                assert_eq!(
+                    r.usage.main.tokens.output_tokens,
+                    reported + whole_out,
+                    "{name}"
+                );
                 exceptions += 1;
             } else {
                 assert_eq!(r.usage.main.tokens.output_tokens, reported, "{name}");
@@ -973,7 +981,10 @@ fn realworld_main_output_tokens_follow_the_documented_rules() {
         }
     }
     // Both kinds are there in numbers (counted from the captures).
-    assert!(partial_runs >= 6, "{partial_runs} runs with partial messages");
+    assert!(
+        partial_runs >= 6,
+        "{partial_runs} runs with partial messages"
+    );
     assert!(plain_runs >= 25, "{plain_runs} runs without");
     assert_eq!(exceptions, 3, "marquex mp9xlpds, stream.jsonl, mp9xlpc0");
 }
@@ -987,7 +998,10 @@ fn unusual_numbers_are_kept_and_warned_about() {
     if let Some(files) = realworld_files() {
         let path = files
             .iter()
-            .find(|p| p.to_string_lossy().contains("claude-codes-test_cases@8e7b091.ndjson"))
+            .find(|p| {
+                p.to_string_lossy()
+                    .contains("claude-codes-test_cases@8e7b091.ndjson")
+            })
             .expect("the peer fixture");
         let bytes = std::fs::read(path).unwrap();
         let line4: &[u8] = bytes.split(|&b| b == b'\n').nth(3).unwrap();
@@ -1055,7 +1069,12 @@ fn partial_reassembly_modulo_the_cli_rewrites() {
         }) {
             for r in runs_of_slice(&std::fs::read(p).unwrap()) {
                 let part = r.partial.as_ref().expect("partial messages");
-                assert!(part.mismatches.is_empty(), "{}: {:?}", p.display(), part.mismatches);
+                assert!(
+                    part.mismatches.is_empty(),
+                    "{}: {:?}",
+                    p.display(),
+                    part.mismatches
+                );
                 assert!(!r.has_warning(WARN_PARTIAL_MISMATCH));
                 normalized += part.normalized;
             }
@@ -1087,7 +1106,10 @@ fn run_time_is_wall_time_and_the_sum_of_rounds() {
     }
     assert_eq!(durations.len(), 2);
     assert_eq!(r.duration_ms_sum, Some(durations.iter().sum()));
-    assert_eq!(r.last_result.as_ref().unwrap().duration_ms, Some(durations[1]));
+    assert_eq!(
+        r.last_result.as_ref().unwrap().duration_ms,
+        Some(durations[1])
+    );
     assert_eq!(r.started_at.as_deref(), stamps.first().map(String::as_str));
     assert_eq!(r.ended_at.as_deref(), stamps.last().map(String::as_str));
 }

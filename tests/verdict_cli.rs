@@ -526,7 +526,10 @@ fn exit_codes_for_many_inputs_from_a_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let table = dir.join("codes.tsv");
     // A path as given, and one written otherwise (same file).
-    let other = format!("{}/../run/verdict-max-turns-is-error-false.jsonl", d.display());
+    let other = format!(
+        "{}/../run/verdict-max-turns-is-error-false.jsonl",
+        d.display()
+    );
     std::fs::write(
         &table,
         format!("# path\tcode\n{}\t1\n{other}\t0\n", ok.display()),
@@ -538,7 +541,10 @@ fn exit_codes_for_many_inputs_from_a_file() {
     assert_eq!(o.runs[0]["exit_code"], 1);
     assert_eq!(o.runs[0]["stream_verdict"], "success");
     assert_eq!(o.runs[1]["exit_code"], 0);
-    assert_eq!(warning_codes(&o.runs[1]), ["is_error_disagrees_with_subtype", "failed_with_exit_code_0"]);
+    assert_eq!(
+        warning_codes(&o.runs[1]),
+        ["is_error_disagrees_with_subtype", "failed_with_exit_code_0"]
+    );
     assert_eq!(o.runs[2]["exit_code"], Value::Null, "no line for it");
     assert_eq!(o.code, 1);
     // A bad line is a usage error: exit 2, with its position.

@@ -168,7 +168,12 @@ pub fn run(args: &Args) -> i32 {
                     eprintln!("cctape: {}: {why}", names[done.input]);
                     failed = true;
                 }
-                bad.absorb(&done.sink.bad, &names[done.input], done.counts.events, done.failure.is_some());
+                bad.absorb(
+                    &done.sink.bad,
+                    &names[done.input],
+                    done.counts.events,
+                    done.failure.is_some(),
+                );
                 if let Some(rows) = done.sink.rows {
                     let _ = tx.send(rows.finish());
                 }

@@ -318,7 +318,10 @@ pub fn run(args: &Args) -> i32 {
         || StatsSink::new(args.exact, by),
         |mut done: Done<StatsSink>| {
             let i = done.input;
-            let piece = Piece { input: i, name: &names[i] };
+            let piece = Piece {
+                input: i,
+                name: &names[i],
+            };
             done.sink.finish_runs(&piece);
             for sid in &done.sink.sessions {
                 let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
@@ -338,7 +341,10 @@ pub fn run(args: &Args) -> i32 {
             || StatsSink::new(args.exact, by),
             |mut done: Done<StatsSink>| {
                 done.input = i;
-                let piece = Piece { input: i, name: &names[i] };
+                let piece = Piece {
+                    input: i,
+                    name: &names[i],
+                };
                 done.sink.finish_runs(&piece);
                 absorb(&mut per_file[i], done, &names[i]);
             },
@@ -349,7 +355,14 @@ pub fn run(args: &Args) -> i32 {
     for (f, name) in per_file.iter().zip(&names) {
         total.stats.merge(&f.stats, 0);
         total.runs.merge(&f.runs);
-        if f.stats.counts.events == 0 && f.stats.files > 0 && !f.stats.errors.iter().any(|e| e.kind == ErrorKind::Io.name()) {
+        if f.stats.counts.events == 0
+            && f.stats.files > 0
+            && !f
+                .stats
+                .errors
+                .iter()
+                .any(|e| e.kind == ErrorKind::Io.name())
+        {
             let n = f.shape.describe();
             *no_events.by_format.entry(n.format).or_default() += 1;
             no_events.inputs.push((name.clone(), n));
@@ -433,7 +446,10 @@ fn group_json(g: &RunTotals) -> Map<String, Value> {
     o.insert("total_cost_usd".into(), g.cost.value().to_json());
     o.insert("tokens".into(), cctape::run::tokens_json(&g.all_models()));
     o.insert("main".into(), cctape::run::tokens_json(&g.main));
-    o.insert("subagents_tokens".into(), cctape::run::tokens_json(&g.subagents));
+    o.insert(
+        "subagents_tokens".into(),
+        cctape::run::tokens_json(&g.subagents),
+    );
     let (calls, errors) = g.tool_calls();
     o.insert("tool_calls".into(), json!(calls));
     o.insert("tool_errors".into(), json!(errors));
@@ -589,7 +605,10 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         },
         money_sum(&r.cost.value()),
         if r.costs_not_summed > 0 {
-            format!(" ({} beyond f64 not summed)", count(r.costs_not_summed, "cost", "costs"))
+            format!(
+                " ({} beyond f64 not summed)",
+                count(r.costs_not_summed, "cost", "costs")
+            )
         } else {
             String::new()
         }
@@ -655,7 +674,12 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         ]);
         for (name, tk, calls, lower) in [
             ("main", &r.main, r.main_messages, r.main_lower_bound_runs),
-            ("subagents", &r.subagents, r.subagent_messages, r.subagents_lower_bound_runs),
+            (
+                "subagents",
+                &r.subagents,
+                r.subagent_messages,
+                r.subagents_lower_bound_runs,
+            ),
         ] {
             t.row(vec![
                 name.to_string(),

@@ -26,7 +26,12 @@ pub struct Args {
     /// The claude process's exit code: non-zero means failed whatever the
     /// stream says; zero over a failed run is a warning. Applies to the last
     /// run of each input (the run the exiting process wrote last).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, conflicts_with = "exit_codes")]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        conflicts_with = "exit_codes"
+    )]
     exit_code: Option<i32>,
     /// Exit codes of many inputs at once: a file of `PATH<TAB>CODE` lines
     /// (blank lines and lines starting with `#` skipped). PATH names an
@@ -136,7 +141,10 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     if let Some(ms) = r.wall_ms.or(r.duration_ms_sum) {
         parts.push(format!("{:.1}s", ms as f64 / 1000.0));
     }
-    match (r.cost.total_cost_usd, last.and_then(|l| l.total_cost_text.as_deref())) {
+    match (
+        r.cost.total_cost_usd,
+        last.and_then(|l| l.total_cost_text.as_deref()),
+    ) {
         (Some(c), _) => parts.push(format!("${}", super::human::money(c))),
         (None, Some(t)) => parts.push(format!("${t}")),
         _ => {}
@@ -208,8 +216,7 @@ pub fn run(args: &Args) -> i32 {
                         write_json_value(&row, &mut out);
                     } else {
                         out.extend_from_slice(
-                            format!("{:<15} {}  {why}\n", "unreadable", clean(name))
-                                .as_bytes(),
+                            format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
                         );
                     }
                     exec::write_out(&mut out);

@@ -130,7 +130,9 @@ impl Status {
     }
 
     fn line(&self) -> String {
-        let cost = self.cost.map_or("-".to_string(), |c| format!("${}", money(c)));
+        let cost = self
+            .cost
+            .map_or("-".to_string(), |c| format!("${}", money(c)));
         let tool = if self.tool.is_empty() {
             "-"
         } else {
@@ -140,7 +142,11 @@ impl Status {
             "turn {}  tool {}  output tokens {}{}  cost {}  subagents running {}",
             thousands(self.turns),
             clean(tool),
-            if self.lower_bound || !self.last_final { "≥" } else { "" },
+            if self.lower_bound || !self.last_final {
+                "≥"
+            } else {
+                ""
+            },
             thousands(self.output_tokens + self.last_output),
             cost,
             self.running()
@@ -267,7 +273,11 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/realworld/TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl");
         let Ok(bytes) = std::fs::read(&path) else {
-            assert!(std::env::var_os("CI").is_none(), "{} missing", path.display());
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{} missing",
+                path.display()
+            );
             return;
         };
         let mut parser = Parser::new();

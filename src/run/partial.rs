@@ -309,7 +309,11 @@ fn name_of<'a>(block: &Value<'a>) -> &'a str {
 ///   it in that directory
 ///   (wave2/jedarden__spaxel__.beads-traces-spaxel-v1ep-stdout.txt@670d7ce.jsonl
 ///   line 286).
-fn normalized(mut streamed: serde_json::Value, fin: &Value<'_>, tool: &str) -> Option<serde_json::Value> {
+fn normalized(
+    mut streamed: serde_json::Value,
+    fin: &Value<'_>,
+    tool: &str,
+) -> Option<serde_json::Value> {
     let obj = streamed.as_object_mut()?;
     let mut changed = false;
     if tool == "Edit"

@@ -6,9 +6,7 @@
 //! on vectors that grow amortised. What allocates is per run, per result,
 //! per task or per partial block, never per line in the steady state.
 
-use super::accounting::{
-    self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs,
-};
+use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
 use super::intern::{Interner, Sym, SymMap};
 use super::json::to_serde;
 use super::partial::Partials;
@@ -766,7 +764,10 @@ impl RunState {
                             if let Some(s) = str_of(t.get("status")) {
                                 n.result_status = Some(self.names.intern(s));
                             }
-                            if let Some(u) = t.get("usage").filter(|u| u.kind() == crate::parse::ValueKind::Object) {
+                            if let Some(u) = t
+                                .get("usage")
+                                .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+                            {
                                 let reported = self.usage_of(u, ev.line());
                                 self.nodes[i as usize].reported_usage = Some(reported);
                             }

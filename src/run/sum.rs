@@ -102,7 +102,6 @@ pub(crate) fn finite_json(f: f64) -> serde_json::Value {
     serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
-
 impl ExactSum {
     /// Zero.
     pub fn new() -> ExactSum {
@@ -302,12 +301,20 @@ mod tests {
         assert_eq!(sum(&[0.1, 0.2, 0.3]), SumValue::Finite(0.6));
         assert_eq!(sum(&[1e100, 1.0, -1e100]), SumValue::Finite(1.0));
         assert_eq!(sum(&[-0.5, 0.25]), SumValue::Finite(-0.25));
-        assert_eq!(sum(&[f64::MIN_POSITIVE / 4.0, f64::MIN_POSITIVE / 4.0]),
-            SumValue::Finite(f64::MIN_POSITIVE / 2.0));
+        assert_eq!(
+            sum(&[f64::MIN_POSITIVE / 4.0, f64::MIN_POSITIVE / 4.0]),
+            SumValue::Finite(f64::MIN_POSITIVE / 2.0)
+        );
         assert_eq!(sum(&[5e-324, 5e-324, 5e-324]), SumValue::Finite(1.5e-323));
         // Ties to even: 2^53 + 1 is halfway between 2^53 and 2^53 + 2.
-        assert_eq!(sum(&[9007199254740992.0, 1.0]), SumValue::Finite(9007199254740992.0));
-        assert_eq!(sum(&[9007199254740994.0, 1.0]), SumValue::Finite(9007199254740996.0));
+        assert_eq!(
+            sum(&[9007199254740992.0, 1.0]),
+            SumValue::Finite(9007199254740992.0)
+        );
+        assert_eq!(
+            sum(&[9007199254740994.0, 1.0]),
+            SumValue::Finite(9007199254740996.0)
+        );
         // Just above the tie rounds up.
         assert_eq!(
             sum(&[9007199254740992.0, 1.0, 1e-300]),

@@ -768,7 +768,10 @@ impl RunSummary {
         if code == 0 && !self.stream_verdict.is_ok() {
             self.warnings.push(Warning {
                 code: WARN_FAILED_EXIT_ZERO,
-                message: format!("exit code 0, but the run's verdict is {}", self.stream_verdict),
+                message: format!(
+                    "exit code 0, but the run's verdict is {}",
+                    self.stream_verdict
+                ),
                 line: self.last_result.as_ref().map(|r| r.line),
             });
         }
@@ -1030,7 +1033,9 @@ impl RunSummary {
     pub fn cost_json(&self) -> J {
         match (
             self.cost.total_cost_usd,
-            self.last_result.as_ref().and_then(|r| r.total_cost_text.as_deref()),
+            self.last_result
+                .as_ref()
+                .and_then(|r| r.total_cost_text.as_deref()),
         ) {
             (Some(c), _) => finite_json(c),
             (None, Some(t)) => J::String(t.to_string()),
