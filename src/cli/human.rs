@@ -90,11 +90,11 @@ impl Table {
         let mut out = String::new();
         for r in &self.rows {
             let mut line = String::from(" ");
-            for i in 0..n {
+            for (i, (&wi, &align)) in w.iter().zip(&self.aligns).enumerate() {
                 let c = r.get(i).map_or("", String::as_str);
-                let pad = w[i] - width(c);
+                let pad = wi - width(c);
                 line.push(' ');
-                match self.aligns[i] {
+                match align {
                     Align::Left => {
                         line.push_str(c);
                         line.extend(std::iter::repeat_n(' ', pad));

@@ -222,7 +222,7 @@ impl RunFigures {
     fn ordered(&self, by: By) -> Vec<(&GroupKey, &RunTotals)> {
         let mut v: Vec<_> = self.groups.iter().collect();
         if by == By::Version {
-            v.sort_by(|a, b| version_key(&a.0.0).cmp(&version_key(&b.0.0)));
+            v.sort_by_key(|g| version_key(&g.0.0));
         }
         v
     }

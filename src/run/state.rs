@@ -189,7 +189,7 @@ const USAGE_KEYS: [&str; 4] = [
     "cache_creation_input_tokens",
 ];
 
-fn slot<'a>(t: &'a mut TokenCounts, i: usize) -> &'a mut u64 {
+fn slot(t: &mut TokenCounts, i: usize) -> &mut u64 {
     match i {
         0 => &mut t.input_tokens,
         1 => &mut t.output_tokens,

@@ -227,7 +227,7 @@ impl ExactSum {
             // Any bit below the round bit.
             let k = lo - 1;
             let sticky = m[..k / 64].iter().any(|&w| w != 0)
-                || (k % 64 > 0 && m[k / 64] & ((1u64 << (k % 64)) - 1) != 0);
+                || (!k.is_multiple_of(64) && m[k / 64] & ((1u64 << (k % 64)) - 1) != 0);
             let mut exp = p - 51;
             if round && (sticky || mant & 1 == 1) {
                 mant += 1;

@@ -36,7 +36,7 @@ impl RoleTotals {
         self.cost.merge(&o.cost);
     }
 
-    fn to_json(&self) -> J {
+    fn to_json(self) -> J {
         let mut o = Map::new();
         o.insert("runs".into(), json!(self.runs));
         if let J::Object(t) = tokens_json(&self.tokens) {
