@@ -438,11 +438,7 @@ fn runs_json(t: &RunTotals, names: &[String], o: &mut Map<String, Value>) {
 fn group_json(g: &RunTotals) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("runs".into(), json!(g.runs));
-    let mut v = Map::new();
-    for (verdict, n) in Verdict::ALL.iter().zip(g.verdicts) {
-        v.insert(verdict.as_str().into(), json!(n));
-    }
-    o.insert("verdicts".into(), Value::Object(v));
+    o.insert("verdicts".into(), g.verdicts_json());
     o.insert("total_cost_usd".into(), g.cost.value().to_json());
     o.insert("tokens".into(), cctape::run::tokens_json(&g.all_models()));
     o.insert("main".into(), cctape::run::tokens_json(&g.main));
@@ -486,16 +482,8 @@ fn stats_json(s: &Stats, names: &[String]) -> Map<String, Value> {
     o
 }
 
-/// CSV columns after the group's key (and role).
-const CSV_COLUMNS: [&str; 21] = [
-    "runs",
-    "success",
-    "max_turns",
-    "max_budget",
-    "interrupted",
-    "error",
-    "no_result",
-    "startup_failure",
+/// CSV columns after the group's key (and role), `runs` and the verdicts.
+const CSV_COLUMNS: [&str; 13] = [
     "total_cost_usd",
     "input_tokens",
     "output_tokens",
@@ -519,6 +507,8 @@ fn print_csv(f: &RunFigures, by: By) -> Result<(), csv::Error> {
     if by == By::Model {
         header.push("role");
     }
+    header.push("runs");
+    header.extend(Verdict::ALL.iter().map(|v| v.as_str()));
     header.extend(CSV_COLUMNS);
     w.write_record(&header)?;
     for ((k, role), g) in f.ordered(by) {

@@ -292,6 +292,17 @@ impl RunTotals {
         self.runs - self.count(Verdict::Success)
     }
 
+    /// `{verdict: count}` for every verdict, in [`Verdict::ALL`] order.
+    pub fn verdicts_json(&self) -> J {
+        J::Object(
+            Verdict::ALL
+                .iter()
+                .zip(self.verdicts)
+                .map(|(v, n)| (v.as_str().to_string(), json!(n)))
+                .collect(),
+        )
+    }
+
     /// Tokens over every model and role (`modelUsage` where runs have it).
     pub fn all_models(&self) -> TokenCounts {
         let mut t = TokenCounts::default();
@@ -328,11 +339,7 @@ impl RunTotals {
     pub fn to_json(&self) -> J {
         let mut o = Map::new();
         o.insert("runs".into(), json!(self.runs));
-        let mut v = Map::new();
-        for (verdict, n) in Verdict::ALL.iter().zip(self.verdicts) {
-            v.insert(verdict.as_str().into(), json!(n));
-        }
-        o.insert("verdicts".into(), J::Object(v));
+        o.insert("verdicts".into(), self.verdicts_json());
         o.insert("total_cost_usd".into(), self.cost.value().to_json());
         o.insert("costs_not_summed".into(), json!(self.costs_not_summed));
         let agent = |t: &TokenCounts, messages: u64, lower: u64, calls: &TokenCounts| {
