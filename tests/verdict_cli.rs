@@ -578,3 +578,39 @@ fn record_keys_in_the_documented_order() {
     let want: Vec<&str> = listed.split(", ").map(|k| k.trim_matches('`')).collect();
     assert_eq!(keys, want);
 }
+
+/// On a terminal each run is one line for people (run under `script`, which
+/// gives the command a pseudo-terminal); `--json` keeps JSON there.
+#[test]
+fn one_readable_line_per_run_on_a_terminal() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        println!("skipped: no `script` to give a terminal");
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_cctape");
+    let max = root().join("corpus/streams/max-turns.jsonl");
+    let empty = root().join("corpus/run/empty.jsonl");
+    let run = |json: &str| {
+        let cmd = format!("{exe} verdict {json} {} {}", max.display(), empty.display());
+        let out = Command::new("script")
+            .args(["-qc", &cmd, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    let text = run("");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("max_turns "), "{text}");
+    assert!(lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"), "{text}");
+    assert!(lines[0].ends_with("warnings: is_error_disagrees_with_subtype"), "{text}");
+    assert!(lines[1].starts_with("startup_failure "), "{text}");
+    assert!(lines[1].ends_with("no events (empty)"), "{text}");
+    let json = run("--json");
+    assert!(json.starts_with("{\"verdict\":\"max_turns\",\"ok\":false,"), "{json}");
+}
