@@ -607,10 +607,19 @@ fn one_readable_line_per_run_on_a_terminal() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[0].starts_with("max_turns "), "{text}");
-    assert!(lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"), "{text}");
-    assert!(lines[0].ends_with("warnings: is_error_disagrees_with_subtype"), "{text}");
+    assert!(
+        lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"),
+        "{text}"
+    );
+    assert!(
+        lines[0].ends_with("warnings: is_error_disagrees_with_subtype"),
+        "{text}"
+    );
     assert!(lines[1].starts_with("startup_failure "), "{text}");
     assert!(lines[1].ends_with("no events (empty)"), "{text}");
     let json = run("--json");
-    assert!(json.starts_with("{\"verdict\":\"max_turns\",\"ok\":false,"), "{json}");
+    assert!(
+        json.starts_with("{\"verdict\":\"max_turns\",\"ok\":false,"),
+        "{json}"
+    );
 }

@@ -6,11 +6,11 @@
 
 use super::human::{clean, money};
 use super::output::{thousands, write_json_value};
+use super::shape::Shape;
 use cctape::event::{EventKind, Field, parse_event};
 use cctape::framing::LineDecoder;
 use cctape::parse::Parser;
 use cctape::run::RunFolder;
-use serde_json::json;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
@@ -165,6 +165,7 @@ pub fn run(args: &Args) -> i32 {
     let mut parser = Parser::new();
     let mut folder = RunFolder::new();
     let mut status = Status::default();
+    let mut shape = Shape::default();
     let mut buf = vec![0u8; 64 << 10];
     let mut last_draw = Instant::now() - Duration::from_secs(1);
     let mut read_error = None;
@@ -189,14 +190,14 @@ pub fn run(args: &Args) -> i32 {
             out_open = false;
         }
         dec.push(&buf[..n]);
-        drain(&mut dec, &mut parser, &mut folder, &mut status);
+        drain(&mut dec, &mut parser, &mut folder, &mut status, &mut shape);
         if show && last_draw.elapsed() >= Duration::from_millis(100) {
             eprint!("\r\x1b[2K{}", status.line());
             last_draw = Instant::now();
         }
     }
     dec.finish();
-    drain(&mut dec, &mut parser, &mut folder, &mut status);
+    drain(&mut dec, &mut parser, &mut folder, &mut status, &mut shape);
     if show {
         eprint!("\r\x1b[2K");
     }
@@ -218,7 +219,7 @@ pub fn run(args: &Args) -> i32 {
         r.verdict = cctape::run::Verdict::StartupFailure;
         r.stream_verdict = cctape::run::Verdict::StartupFailure;
         write_json_value(
-            &super::verdict::no_events_record(&r, "-", json!({"format": null})),
+            &super::verdict::no_events_record(&r, "-", shape.describe().to_json()),
             &mut out,
         );
     }
@@ -239,7 +240,13 @@ pub fn run(args: &Args) -> i32 {
     }
 }
 
-fn drain(dec: &mut LineDecoder, parser: &mut Parser, folder: &mut RunFolder, status: &mut Status) {
+fn drain(
+    dec: &mut LineDecoder,
+    parser: &mut Parser,
+    folder: &mut RunFolder,
+    status: &mut Status,
+    shape: &mut Shape,
+) {
     while let Some(item) = dec.next_line() {
         let line = match item {
             Ok(l) => l,
@@ -256,7 +263,10 @@ fn drain(dec: &mut LineDecoder, parser: &mut Parser, folder: &mut RunFolder, sta
                 status.update(&ev);
                 folder.push(&ev);
             }
-            Err(e) => folder.push_error(&e),
+            Err(e) => {
+                folder.push_error(&e);
+                shape.note(Some(line.bytes));
+            }
         }
     }
 }
