@@ -520,3 +520,86 @@ fn check_says_what_is_unusual_about_a_number() {
     assert!(row.contains("num_turns (is Number: negative, -1)"), "{row}");
     assert!(row.contains("test_cases@8e7b091.ndjson:4)"), "{row}");
 }
+
+/// `ExactSum` against Python's `math.fsum` on values of every magnitude and
+/// sign, in several orders (a splitmix64 generator; no other dependency).
+#[test]
+fn exact_sum_is_math_fsum_on_random_values() {
+    use cctape::run::{ExactSum, SumValue};
+    let mut state = 7u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut cases: Vec<Vec<f64>> = Vec::new();
+    for n in [2usize, 10, 100, 1000] {
+        for _ in 0..5 {
+            let xs: Vec<f64> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    // Costs-like values, and extremes of the exponent range.
+                    let mag = match r % 4 {
+                        0 => (r >> 11) as f64 / (1u64 << 53) as f64,
+                        1 => f64::from_bits(next() & 0x7fef_ffff_ffff_ffff),
+                        2 => ((r >> 20) % 1_000_000) as f64 / 1e7,
+                        _ => f64::from_bits(next() % (1 << 60)),
+                    };
+                    if next() % 2 == 0 { mag } else { -mag }
+                })
+                .collect();
+            cases.push(xs);
+        }
+    }
+    let mut lines = String::new();
+    for xs in &cases {
+        let mut fwd = ExactSum::new();
+        let mut rev = ExactSum::new();
+        for x in xs {
+            fwd.add(*x);
+        }
+        for x in xs.iter().rev() {
+            rev.add(*x);
+        }
+        assert_eq!(fwd.value(), rev.value());
+        let ours = match fwd.value() {
+            SumValue::Finite(f) => format!("{f:?}"),
+            SumValue::Beyond(t) => format!("\"{t}\""),
+        };
+        let list: Vec<String> = xs.iter().map(|x| format!("{x:?}")).collect();
+        lines.push_str(&format!("{ours}\t{}\n", list.join(",")));
+    }
+    let script = r#"
+import math, sys
+bad = 0
+for line in sys.stdin:
+    ours, xs = line.rstrip("\n").split("\t")
+    xs = [float(x) for x in xs.split(",")]
+    try:
+        want = math.fsum(xs)
+    except OverflowError:
+        want = None
+    if want is None:
+        bad += not ours.startswith('"')
+    else:
+        bad += float(ours) != want
+print(bad)
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+}
