@@ -299,11 +299,19 @@ fn json_stats_of_stdin_equal_those_of_the_file() {
                 assert_eq!(e["file"], json!("-"));
                 e["file"] = json!(path);
             }
+            // Warnings name where they were first seen.
+            for w in from_stdin["warnings"].as_object_mut().unwrap().values_mut() {
+                assert_eq!(w["first"]["file"], json!("-"));
+                w["first"]["file"] = json!(path);
+            }
             let pf = &mut from_stdin["per_file"][0];
             assert_eq!(pf["file"], json!("-"));
             pf["file"] = json!(path);
             for e in pf["errors"].as_array_mut().unwrap() {
                 e["file"] = json!(path);
+            }
+            for w in pf["warnings"].as_object_mut().unwrap().values_mut() {
+                w["first"]["file"] = json!(path);
             }
             assert_eq!(from_stdin, from_file, "{name} {args:?}");
         }
@@ -481,4 +489,62 @@ fn human_summary_mentions_the_counts() {
             assert!(row.contains(&format!(": {kind}: ")), "{row}");
         }
     }
+}
+
+/// Human `stats` ends with a warnings section: every warning kind of the
+/// JSON, its count, and where it was first seen.
+#[test]
+fn human_summary_ends_with_the_warnings() {
+    let files = stream_files();
+    let mut args = vec!["stats"];
+    args.extend(files.iter().map(String::as_str));
+    let text = String::from_utf8(run(&args, None).stdout).unwrap();
+    let v = json_of(&run(&[&["stats", "--json"][..], &args[1..]].concat(), None));
+    let section = text
+        .rsplit_once("\nwarnings\n")
+        .map(|(_, s)| s)
+        .unwrap_or_else(|| panic!("no warnings section at the end:\n{text}"));
+    let warnings = v["warnings"].as_object().unwrap();
+    assert!(!warnings.is_empty());
+    // Header, then one row per kind, and nothing after.
+    assert_eq!(section.lines().count(), warnings.len() + 1, "{section}");
+    for (code, w) in warnings {
+        let row = section
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(code.as_str()))
+            .unwrap_or_else(|| panic!("no row for {code}:\n{section}"));
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[1], w["count"].to_string(), "{row}");
+        let first = format!(
+            "{}:{}",
+            w["first"]["file"].as_str().unwrap(),
+            w["first"]["line"]
+        );
+        assert_eq!(cells[2], first, "{row}");
+    }
+}
+
+/// `--by version` lists versions in version order (2.1.41 before 2.1.238),
+/// not in text order.
+#[test]
+fn by_version_in_version_order() {
+    let Some(dir) = realworld(".") else { return };
+    let dir = dir.to_string_lossy().to_string();
+    let v = json_of(&run(&["stats", "--json", "--by", "version", &dir], None));
+    let keys: Vec<&str> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    let parsed: Vec<Vec<u64>> = keys
+        .iter()
+        .take_while(|k| **k != "unknown")
+        .map(|k| k.split('.').map(|p| p.parse().unwrap()).collect())
+        .collect();
+    assert!(parsed.len() > 10, "{keys:?}");
+    assert!(parsed.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+    let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+    assert!(pos("2.1.41") < pos("2.1.238"));
+    assert_eq!(keys.last(), Some(&"unknown"));
 }

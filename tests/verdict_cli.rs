@@ -119,9 +119,10 @@ fn corpus_run_streams() {
     c("verdict-error-during-execution.jsonl", &["error"], 1);
     c("verdict-unknown-subtype.jsonl", &["error"], 1);
     c("verdict-success-is-error.jsonl", &["error"], 1);
-    c("verdict-no-result.jsonl", &["no_result"], 2);
+    c("verdict-no-result.jsonl", &["no_result"], 1);
     c("verdict-legacy-no-subtype.jsonl", &["success", "error"], 1);
-    c("empty.jsonl", &["no_result"], 2);
+    // No events: not a run, one startup_failure record (issue 11).
+    c("empty.jsonl", &["startup_failure"], 1);
     let w = c("warn-success-stop-tool-use.jsonl", &["success"], 0);
     assert_eq!(warning_codes(&w.runs[0]), ["success_stop_reason_tool_use"]);
     let w = c("warn-success-empty-result.jsonl", &["success"], 0);
@@ -150,7 +151,7 @@ fn corpus_run_streams() {
     );
     c("api-retry.jsonl", &["success"], 0);
     c("hooks-and-notification.jsonl", &["success"], 0);
-    c("partial-incomplete-block.jsonl", &["no_result"], 2);
+    c("partial-incomplete-block.jsonl", &["no_result"], 1);
     c("partial-mismatch.jsonl", &["success"], 0);
 }
 
@@ -163,7 +164,7 @@ fn corpus_streams_match_their_readme() {
     c("interrupted.jsonl", &["interrupted"], 1);
     c("max-turns.jsonl", &["max_turns"], 1);
     c("api-error.jsonl", &["error"], 1);
-    c("no-result.jsonl", &["no_result"], 2);
+    c("no-result.jsonl", &["no_result"], 1);
     c("partial-messages.jsonl", &["success"], 0);
     c("background-task.jsonl", &["success"], 0);
     c("tool-errors.jsonl", &["success"], 0);
@@ -191,9 +192,11 @@ fn exit_code_option_and_several_inputs() {
     let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
     let o = verdict(&[], &[&ok, &maxt]);
     assert_eq!((verdicts(&o), o.code), (vec!["success", "max_turns"], 1));
+    // No result is "not ok" (1); 2 is for usage errors and unreadable
+    // inputs only (issue 11: exit codes as grep and diff use them).
     let none = d.join("verdict-no-result.jsonl");
     let o = verdict(&[], &[&ok, &maxt, &none]);
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, 1);
     // An input that cannot be read: reported, exit code 2.
     let missing = d.join("does-not-exist.jsonl");
     let o = verdict(&[], &[&ok, &missing]);
@@ -315,7 +318,7 @@ fn realworld_verdicts_as_the_readme_describes() {
             "no_result",
             "no_result",
         ],
-        2,
+        1,
     );
     let sessions: std::collections::HashSet<_> =
         o.runs.iter().map(|r| r["session_id"].to_string()).collect();
@@ -332,7 +335,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "alexchiri__recipe-manager-android-79imt1__claude-output.json@76a0b06.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "ariel-frischer__claude-clean__mocks-claude-stream-json-log.jsonl",
@@ -348,12 +351,12 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "marquex__trackgentic__agentic-session-mp9r3tbb.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "marquex__trackgentic__agentic-session-mp9ygklz.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     let o = c(
         "marquex__trackgentic__agentic-session-mp9xlpds.jsonl",
@@ -380,7 +383,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     let o = c(
         "unidentified__liminal-lhc-quick-fix-stream__excerpt-12-contiguous-lines.jsonl",
         &["no_result"],
-        2,
+        1,
     );
     let inc = &o.runs[0]["partial_messages"]["incomplete"][0];
     assert_eq!(inc["type"], "tool_use");
@@ -417,7 +420,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "unidentified__representative-frames-claude-opus-5__complete-lines-only.jsonl",
         &["no_result", "no_result", "no_result", "no_result"],
-        2,
+        1,
     );
     c(
         "unidentified__sdd-check-hat-census-fixture__2.1.260.jsonl",
@@ -432,7 +435,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "bitovi__ai-coding-agent__specifications-improved-output.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     c(
         "charlieyou__claude-agent-sdk-gleam__test-fixtures-golden-basic_query.ndjson",
@@ -452,12 +455,12 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "excerpts/mattarge04-gif__signedbymattia__claude-execution-output.json.FIRST2ELEMENTS.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     let o = c(
         "truncated/unidentified__zoe-bot-journal__error_max_budget_usd-TRUNCATED-at-800.txt",
-        &["no_result"],
-        2,
+        &["startup_failure"],
+        1,
     );
     assert_eq!(o.runs[0]["bad_lines"], 2);
     c(
@@ -468,7 +471,7 @@ fn realworld_verdicts_as_the_readme_describes() {
     c(
         "transformed/deep-assistant__hive-mind__docs-case-studies-pr-4-ci-log-issue-session-1-log.extracted.ndjson",
         &["no_result"],
-        2,
+        1,
     );
     // Hand-written, result without subtype or is_error: nothing says success.
     c(
@@ -512,10 +515,119 @@ fn every_realworld_file_gets_a_verdict_line_per_run() {
             let v = r["verdict"].as_str().unwrap_or("");
             acc.max(match v {
                 "success" => 0,
-                "no_result" => 2,
                 _ => 1,
             })
         });
         assert_eq!(o.code, worst, "{}", f.display());
     }
+}
+
+/// `--exit-codes FILE`: the exit codes of many inputs in one process, each
+/// applied as `--exit-code` applies to its input alone.
+#[test]
+fn exit_codes_for_many_inputs_from_a_file() {
+    let d = root().join("corpus/run");
+    let ok = d.join("verdict-success.jsonl");
+    let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
+    let budget = d.join("verdict-max-budget.jsonl");
+    let dir = std::env::temp_dir().join(format!("cctape-exit-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("codes.tsv");
+    // A path as given, and one written otherwise (same file).
+    let other = format!(
+        "{}/../run/verdict-max-turns-is-error-false.jsonl",
+        d.display()
+    );
+    std::fs::write(
+        &table,
+        format!("# path\tcode\n{}\t1\n{other}\t0\n", ok.display()),
+    )
+    .unwrap();
+    let t = table.to_string_lossy().to_string();
+    let o = verdict(&["--exit-codes", &t], &[&ok, &maxt, &budget]);
+    assert_eq!(verdicts(&o), ["error", "max_turns", "max_budget"]);
+    assert_eq!(o.runs[0]["exit_code"], 1);
+    assert_eq!(o.runs[0]["stream_verdict"], "success");
+    assert_eq!(o.runs[1]["exit_code"], 0);
+    assert_eq!(
+        warning_codes(&o.runs[1]),
+        ["is_error_disagrees_with_subtype", "failed_with_exit_code_0"]
+    );
+    assert_eq!(o.runs[2]["exit_code"], Value::Null, "no line for it");
+    assert_eq!(o.code, 1);
+    // A bad line is a usage error: exit 2, with its position.
+    std::fs::write(&table, "only-a-path\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(["verdict", "--exit-codes", &t])
+        .arg(&ok)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("codes.tsv:1: expected PATH<TAB>CODE"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Records keep one documented key order: `verdict`, `ok`, `file` first.
+#[test]
+fn record_keys_in_the_documented_order() {
+    let o = verdict(&[], &[&root().join("corpus/streams/max-turns.jsonl")]);
+    let keys: Vec<&str> = o.runs[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let doc = std::fs::read_to_string(root().join("docs/accounting.md")).unwrap();
+    let listed = doc
+        .lines()
+        .find_map(|l| l.strip_prefix("verdict keys: "))
+        .expect("docs/accounting.md lists the verdict keys");
+    let want: Vec<&str> = listed.split(", ").map(|k| k.trim_matches('`')).collect();
+    assert_eq!(keys, want);
+}
+
+/// On a terminal each run is one line for people (run under `script`, which
+/// gives the command a pseudo-terminal); `--json` keeps JSON there.
+#[test]
+fn one_readable_line_per_run_on_a_terminal() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        println!("skipped: no `script` to give a terminal");
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_cctape");
+    let max = root().join("corpus/streams/max-turns.jsonl");
+    let empty = root().join("corpus/run/empty.jsonl");
+    let run = |json: &str| {
+        let cmd = format!("{exe} verdict {json} {} {}", max.display(), empty.display());
+        let out = Command::new("script")
+            .args(["-qc", &cmd, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    let text = run("");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("max_turns "), "{text}");
+    assert!(
+        lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"),
+        "{text}"
+    );
+    assert!(
+        lines[0].ends_with("warnings: is_error_disagrees_with_subtype"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("startup_failure "), "{text}");
+    assert!(lines[1].ends_with("no events (empty)"), "{text}");
+    let json = run("--json");
+    assert!(
+        json.starts_with("{\"verdict\":\"max_turns\",\"ok\":false,"),
+        "{json}"
+    );
 }

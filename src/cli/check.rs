@@ -149,6 +149,20 @@ impl Drift {
     }
 }
 
+/// What is unusual about a value a field could not read: a number says
+/// which number (`Number: negative, -1`), anything else its JSON type.
+fn unusual(v: &Value<'_>) -> String {
+    use cctape::Number;
+    match v.number() {
+        Some(Number::I64(n)) => format!("Number: negative, {n}"),
+        Some(Number::F64(f)) if f.fract() != 0.0 => format!("Number: fractional, {f}"),
+        Some(Number::F64(f)) => format!("Number: written with a fraction or exponent, {f}"),
+        Some(Number::Big(t)) => format!("Number: beyond u64/i64/f64, {t}"),
+        Some(Number::U64(n)) => format!("Number: {n}"),
+        None => format!("{:?}", v.kind()),
+    }
+}
+
 impl<'d> Visitor<'d> for Drift {
     fn enter(&mut self, key: &'static str, _view: &'static str, _obj: Value<'d>) {
         self.stack.push(key);
@@ -162,7 +176,7 @@ impl<'d> Visitor<'d> for Drift {
         if let Some(raw) = obj.get(key)
             && !read.is_present()
         {
-            let p = format!("{} (is {:?})", self.path(key), raw.kind());
+            let p = format!("{} (is {})", self.path(key), unusual(&raw));
             self.out.push((Category::UnexpectedType, p));
         }
     }

@@ -83,6 +83,8 @@ fn parse_size(s: &str) -> Result<u64, String> {
 struct ExportSink {
     rows: Option<InputRows>,
     raw: bool,
+    /// Lines that were not events: reported, not dropped silently.
+    bad: super::shape::BadLines,
 }
 
 impl ExportSink {
@@ -98,8 +100,9 @@ impl Sink for ExportSink {
         self.rows(piece).push(ev);
     }
 
-    fn error(&mut self, piece: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.rows(piece).push_error(e);
+        self.bad.note(piece.name, e, line);
     }
 
     fn split(&self) -> Split {
@@ -146,6 +149,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
+    let mut bad = super::shape::InputReport::default();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(4);
     let result = std::thread::scope(|scope| {
@@ -154,12 +158,22 @@ pub fn run(args: &Args) -> i32 {
         exec::run(
             &inputs,
             &opts,
-            || ExportSink { rows: None, raw },
+            || ExportSink {
+                rows: None,
+                raw,
+                bad: Default::default(),
+            },
             |done: Done<ExportSink>| {
                 if let Some(why) = &done.failure {
                     eprintln!("cctape: {}: {why}", names[done.input]);
                     failed = true;
                 }
+                bad.absorb(
+                    &done.sink.bad,
+                    &names[done.input],
+                    done.counts.events,
+                    done.failure.is_some(),
+                );
                 if let Some(rows) = done.sink.rows {
                     let _ = tx.send(rows.finish());
                 }
@@ -188,11 +202,12 @@ pub fn run(args: &Args) -> i32 {
                 json!({"rows": r.rows, "row_groups": r.row_groups, "files": files, "bytes": r.bytes}),
             );
         }
-        print_json(&json!({
-            "out": args.out.display().to_string(),
-            "inputs": inputs.len(),
-            "tables": Value::Object(tables),
-        }));
+        let mut o = Map::new();
+        o.insert("out".into(), json!(args.out.display().to_string()));
+        o.insert("inputs".into(), json!(inputs.len()));
+        o.insert("tables".into(), Value::Object(tables));
+        o.extend(bad.to_json());
+        print_json(&Value::Object(o));
     } else {
         let mut o = String::new();
         for r in &reports {
@@ -209,5 +224,6 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
+    bad.eprint_summary();
     if failed { 2 } else { 0 }
 }

@@ -4,13 +4,15 @@
 //! grouped by file, session, model, version or day.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::output::{csv_cell, human_bytes, print_json, thousands};
+use super::human::{Align, Table, clean, count, money_sum};
+use super::output::{human_bytes, print_json, thousands};
+use super::shape::{NoEvents, Shape};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind, Position};
-use cctape::event::{TokenCounts, parse_event};
+use cctape::event::parse_event;
 use cctape::framing::Line;
 use cctape::parse::Parser;
-use cctape::run::{RunFolder, RunSummary, Verdict};
+use cctape::run::{ModelRole, RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::stats::{PrunedReader, Stats};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -23,7 +25,8 @@ pub enum By {
     File,
     /// One row per run (session_id).
     Session,
-    /// One row per model (from each run's `modelUsage`).
+    /// One row per model and role (from each run's `modelUsage`, each run
+    /// giving each model its role in that run).
     Model,
     /// One row per claude_code_version.
     Version,
@@ -66,6 +69,8 @@ struct StatsSink {
     /// Their session ids, to find a run cut between two chunks.
     sessions: Vec<String>,
     since_drain: u32,
+    /// The first lines that were not events (for inputs without events).
+    shape: Shape,
 }
 
 /// Runs with a result and no line in the last this many lines are summed
@@ -84,32 +89,33 @@ impl StatsSink {
             figures: RunFigures::default(),
             sessions: Vec::new(),
             since_drain: 0,
+            shape: Shape::default(),
         }
     }
 
-    fn take_run(&mut self, name: &str, r: &RunSummary) {
-        self.figures.add(name, r, self.by);
+    fn take_run(&mut self, p: &Piece<'_>, r: &RunSummary) {
+        self.figures.add(p.input, p.name, r, self.by);
         if let Some(s) = &r.session_id {
             self.sessions.push(s.clone());
         }
     }
 
     /// Sum the runs long over (every 4096 lines).
-    fn drain_idle(&mut self, name: &str, line: u64) {
+    fn drain_idle(&mut self, p: &Piece<'_>, line: u64) {
         self.since_drain += 1;
         if self.since_drain < 4096 {
             return;
         }
         self.since_drain = 0;
         for r in self.runs.drain_idle(line.saturating_sub(IDLE_LINES)) {
-            self.take_run(name, &r);
+            self.take_run(p, &r);
         }
     }
 
     /// Sum every run left, at the end of the piece.
-    fn finish_runs(&mut self, name: &str) {
+    fn finish_runs(&mut self, p: &Piece<'_>) {
         for r in std::mem::take(&mut self.runs).finish() {
-            self.take_run(name, &r);
+            self.take_run(p, &r);
         }
     }
 }
@@ -124,7 +130,7 @@ impl Sink for StatsSink {
     /// long line is validated by the scanner and, when pruning applies,
     /// its tape is built from the pruned copy (see `cctape::scan::prune_into`).
     fn line(&mut self, p: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
-        self.drain_idle(p.name, line.number);
+        self.drain_idle(p, line.number);
         let ev = if self.exact {
             parse_event(&mut self.parser, line)?
         } else {
@@ -135,9 +141,10 @@ impl Sink for StatsSink {
         Ok(())
     }
 
-    fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+    fn error(&mut self, p: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.stats.record_error(p.input, e);
         self.runs.push_error(e);
+        self.shape.note(line);
     }
 
     fn split(&self) -> Split {
@@ -146,178 +153,38 @@ impl Sink for StatsSink {
     }
 }
 
-/// Figures summed over runs.
-#[derive(Clone, Debug, Default)]
-struct Group {
-    runs: u64,
-    verdicts: BTreeMap<&'static str, u64>,
-    cost: f64,
-    tokens: TokenCounts,
-    tool_calls: u64,
-    tool_errors: u64,
-    subagents: u64,
-    api_retries: u64,
-}
+/// A group of `--by`: its key, and for `--by model` the role.
+type GroupKey = (String, Option<ModelRole>);
 
-impl Group {
-    fn add_run(&mut self, r: &RunSummary) {
-        self.runs += 1;
-        *self.verdicts.entry(r.verdict.as_str()).or_default() += 1;
-        self.cost += r.cost.total_cost_usd.unwrap_or(0.0);
-        self.tokens.add(&run_tokens(r));
-        self.tool_calls += r.tools.iter().map(|t| t.calls).sum::<u64>();
-        self.tool_errors += r.tools.iter().map(|t| t.errors).sum::<u64>();
-        self.subagents += r.subagents.len() as u64;
-        self.api_retries += r.api_retries.count;
-    }
-
-    fn merge(&mut self, o: &Group) {
-        self.runs += o.runs;
-        for (k, n) in &o.verdicts {
-            *self.verdicts.entry(k).or_default() += n;
-        }
-        self.cost += o.cost;
-        self.tokens.add(&o.tokens);
-        self.tool_calls += o.tool_calls;
-        self.tool_errors += o.tool_errors;
-        self.subagents += o.subagents;
-        self.api_retries += o.api_retries;
-    }
-
-    fn to_json(&self) -> Map<String, Value> {
-        let mut o = Map::new();
-        o.insert("runs".into(), json!(self.runs));
-        o.insert("verdicts".into(), verdicts_json(&self.verdicts));
-        o.insert("total_cost_usd".into(), json!(self.cost));
-        o.insert("tokens".into(), tokens_json(&self.tokens));
-        o.insert("tool_calls".into(), json!(self.tool_calls));
-        o.insert("tool_errors".into(), json!(self.tool_errors));
-        o.insert("subagents".into(), json!(self.subagents));
-        o.insert("api_retries".into(), json!(self.api_retries));
-        o
-    }
-}
-
-/// A run's tokens over every model: `modelUsage` when the run has it (it
-/// covers subagents and auxiliary calls), the per-call sums otherwise.
-fn run_tokens(r: &RunSummary) -> TokenCounts {
-    if r.usage.by_model.is_empty() {
-        let mut t = r.usage.main.tokens;
-        t.add(&r.usage.subagents.tokens);
-        t
-    } else {
-        let mut t = r.usage.models;
-        t.add(&r.usage.auxiliary);
-        t
-    }
-}
-
-fn tokens_json(t: &TokenCounts) -> Value {
-    json!({
-        "input_tokens": t.input_tokens,
-        "output_tokens": t.output_tokens,
-        "cache_read_input_tokens": t.cache_read_input_tokens,
-        "cache_creation_input_tokens": t.cache_creation_input_tokens,
-    })
-}
-
-fn verdicts_json(v: &BTreeMap<&'static str, u64>) -> Value {
-    let mut o = Map::new();
-    for verdict in Verdict::ALL {
-        o.insert(
-            verdict.as_str().into(),
-            json!(v.get(verdict.as_str()).copied().unwrap_or(0)),
-        );
-    }
-    Value::Object(o)
-}
-
-#[derive(Clone, Debug, Default)]
-struct ModelRow {
-    runs: u64,
-    tokens: TokenCounts,
-    cost: f64,
-    auxiliary: bool,
-}
-
-#[derive(Clone, Debug, Default)]
-struct ToolRow {
-    calls: u64,
-    errors: u64,
-    rejections: u64,
-}
-
-/// Everything `stats` reports about runs.
+/// Everything `stats` reports about runs: the library's totals, over all
+/// runs and per group.
 #[derive(Clone, Debug, Default)]
 struct RunFigures {
-    all: Group,
-    main: TokenCounts,
-    subagent_tokens: TokenCounts,
-    models: BTreeMap<String, ModelRow>,
-    tools: BTreeMap<String, ToolRow>,
-    subagent_types: BTreeMap<String, u64>,
-    warnings: BTreeMap<String, u64>,
-    groups: BTreeMap<String, Group>,
+    all: RunTotals,
+    groups: BTreeMap<GroupKey, RunTotals>,
 }
 
 impl RunFigures {
-    fn add(&mut self, file: &str, r: &RunSummary, by: Option<By>) {
-        self.all.add_run(r);
-        self.main.add(&r.usage.main.tokens);
-        self.subagent_tokens.add(&r.usage.subagents.tokens);
-        let mut models: Vec<(String, TokenCounts, f64, bool)> = r
-            .usage
-            .by_model
-            .iter()
-            .map(|m| {
-                (
-                    m.model.clone(),
-                    m.tokens,
-                    m.cost_usd.unwrap_or(0.0),
-                    m.auxiliary,
-                )
-            })
-            .collect();
-        if models.is_empty()
-            && let Some(m) = &r.model
-        {
-            let mut t = r.usage.main.tokens;
-            t.add(&r.usage.subagents.tokens);
-            let cost = r.cost.total_cost_usd.unwrap_or(0.0);
-            models.push((m.clone(), t, cost, false));
+    fn add(&mut self, input: usize, file: &str, r: &RunSummary, by: Option<By>) {
+        if r.events == 0 {
+            // Bad lines alone are not a run (they are counted as errors).
+            return;
         }
-        for (name, t, cost, aux) in &models {
-            let row = self.models.entry(name.clone()).or_default();
-            row.runs += 1;
-            row.tokens.add(t);
-            row.cost += cost;
-            row.auxiliary |= *aux;
-        }
-        for t in &r.tools {
-            let row = self.tools.entry(t.name.clone()).or_default();
-            row.calls += t.calls;
-            row.errors += t.errors;
-            row.rejections += t.rejections;
-        }
-        for s in &r.subagents {
-            let ty = s
-                .subagent_type
-                .clone()
-                .or_else(|| s.task_type.clone())
-                .unwrap_or_else(|| "unknown".into());
-            *self.subagent_types.entry(ty).or_default() += 1;
-        }
-        for w in &r.warnings {
-            *self.warnings.entry(w.code.to_string()).or_default() += 1;
-        }
+        self.all.add_from(r, input);
         let Some(by) = by else { return };
         if by == By::Model {
-            for (name, t, cost, _) in &models {
-                let g = self.groups.entry(name.clone()).or_default();
-                g.runs += 1;
-                *g.verdicts.entry(r.verdict.as_str()).or_default() += 1;
-                g.tokens.add(t);
-                g.cost += cost;
+            // One group per model and role; the run's counts (tools,
+            // subagents, retries, warnings) go to its main model's row.
+            let rows = &r.usage.by_role;
+            let main = rows
+                .iter()
+                .position(|x| x.role == ModelRole::Main)
+                .unwrap_or(0);
+            for (i, row) in rows.iter().enumerate() {
+                self.groups
+                    .entry((row.model.clone(), Some(row.role)))
+                    .or_default()
+                    .add_role(r, i, input, i == main);
             }
             return;
         }
@@ -337,77 +204,37 @@ impl RunFigures {
             // Handled above: a run adds one row per model it used.
             By::Model => return,
         };
-        self.groups.entry(key).or_default().add_run(r);
+        self.groups
+            .entry((key, None))
+            .or_default()
+            .add_from(r, input);
     }
 
     fn merge(&mut self, o: &RunFigures) {
-        self.all.merge(&o.all);
-        self.main.add(&o.main);
-        self.subagent_tokens.add(&o.subagent_tokens);
-        for (k, m) in &o.models {
-            let row = self.models.entry(k.clone()).or_default();
-            row.runs += m.runs;
-            row.tokens.add(&m.tokens);
-            row.cost += m.cost;
-            row.auxiliary |= m.auxiliary;
-        }
-        for (k, t) in &o.tools {
-            let row = self.tools.entry(k.clone()).or_default();
-            row.calls += t.calls;
-            row.errors += t.errors;
-            row.rejections += t.rejections;
-        }
-        for (k, n) in &o.subagent_types {
-            *self.subagent_types.entry(k.clone()).or_default() += n;
-        }
-        for (k, n) in &o.warnings {
-            *self.warnings.entry(k.clone()).or_default() += n;
-        }
+        self.all.merge(&o.all, 0);
         for (k, g) in &o.groups {
-            self.groups.entry(k.clone()).or_default().merge(g);
+            self.groups.entry(k.clone()).or_default().merge(g, 0);
         }
     }
 
-    fn to_json(&self, o: &mut Map<String, Value>) {
-        o.insert("runs".into(), json!(self.all.runs));
-        o.insert("verdicts".into(), verdicts_json(&self.all.verdicts));
-        o.insert("total_cost_usd".into(), json!(self.all.cost));
-        let mut usage = Map::new();
-        usage.insert("main".into(), tokens_json(&self.main));
-        usage.insert("subagents".into(), tokens_json(&self.subagent_tokens));
-        usage.insert("all_models".into(), tokens_json(&self.all.tokens));
-        o.insert("usage".into(), Value::Object(usage));
-        let models: Map<String, Value> = self
-            .models
-            .iter()
-            .map(|(k, m)| {
-                let mut v = tokens_json(&m.tokens);
-                if let Value::Object(ref mut vo) = v {
-                    vo.insert("runs".into(), json!(m.runs));
-                    vo.insert("cost_usd".into(), json!(m.cost));
-                    vo.insert("auxiliary".into(), json!(m.auxiliary));
-                }
-                (k.clone(), v)
-            })
-            .collect();
-        o.insert("by_model".into(), Value::Object(models));
-        let tools: Map<String, Value> = self
-            .tools
-            .iter()
-            .map(|(k, t)| {
-                (
-                    k.clone(),
-                    json!({"calls": t.calls, "errors": t.errors, "rejections": t.rejections}),
-                )
-            })
-            .collect();
-        o.insert("tools".into(), Value::Object(tools));
-        o.insert(
-            "subagents".into(),
-            json!({"count": self.all.subagents, "by_type": self.subagent_types}),
-        );
-        o.insert("api_retries".into(), json!(self.all.api_retries));
-        o.insert("warnings".into(), json!(self.warnings));
+    /// The groups in the order they are printed: versions in semantic
+    /// order (2.1.41 before 2.1.238), everything else by key.
+    fn ordered(&self, by: By) -> Vec<(&GroupKey, &RunTotals)> {
+        let mut v: Vec<_> = self.groups.iter().collect();
+        if by == By::Version {
+            v.sort_by_key(|g| version_key(&g.0.0));
+        }
+        v
+    }
+}
+
+/// A version as numbers for ordering (`2.1.41` → [2, 1, 41]); what is not
+/// a version comes after every version, by its text.
+fn version_key(v: &str) -> (bool, Vec<u64>, String) {
+    let nums: Option<Vec<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
+    match nums {
+        Some(n) if !n.is_empty() => (false, n, String::new()),
+        _ => (true, Vec::new(), v.to_string()),
     }
 }
 
@@ -415,6 +242,7 @@ impl RunFigures {
 struct FileFigures {
     stats: Stats,
     runs: RunFigures,
+    shape: Shape,
 }
 
 /// Add a finished piece to its file's figures; true when the input failed.
@@ -437,10 +265,39 @@ fn absorb(f: &mut FileFigures, done: Done<StatsSink>, name: &str) -> bool {
     }
     f.stats.merge(&s, 0);
     f.runs.merge(&done.sink.figures);
+    f.shape.append(&done.sink.shape);
     failed
 }
 
-/// Run the command; returns the exit code (2 when an input could not be read).
+/// Inputs without events, by what they look like.
+#[derive(Default)]
+struct NoEventInputs {
+    by_format: BTreeMap<&'static str, u64>,
+    inputs: Vec<(String, NoEvents)>,
+}
+
+impl NoEventInputs {
+    fn count(&self) -> u64 {
+        self.by_format.values().sum()
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "count": self.count(),
+            "by_format": self.by_format,
+            "inputs": self.inputs.iter().take(100).map(|(f, n)| json!({
+                "file": f,
+                "format": n.format,
+                "first_line": n.first_line,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Run the command; returns the exit code: 0, or 2 when an input could not
+/// be read (or a usage error). `stats` is a report: failed runs are what it
+/// counts, not a failure of the command (`cctape verdict` exits 1 for
+/// them), so a report over a folder with failures still exits 0.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
     let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
@@ -461,7 +318,11 @@ pub fn run(args: &Args) -> i32 {
         || StatsSink::new(args.exact, by),
         |mut done: Done<StatsSink>| {
             let i = done.input;
-            done.sink.finish_runs(&names[i]);
+            let piece = Piece {
+                input: i,
+                name: &names[i],
+            };
+            done.sink.finish_runs(&piece);
             for sid in &done.sink.sessions {
                 let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
                 if first != done.chunk && !again.contains(&i) {
@@ -480,28 +341,49 @@ pub fn run(args: &Args) -> i32 {
             || StatsSink::new(args.exact, by),
             |mut done: Done<StatsSink>| {
                 done.input = i;
-                done.sink.finish_runs(&names[i]);
+                let piece = Piece {
+                    input: i,
+                    name: &names[i],
+                };
+                done.sink.finish_runs(&piece);
                 absorb(&mut per_file[i], done, &names[i]);
             },
         );
     }
     let mut total = FileFigures::default();
-    for f in &per_file {
+    let mut no_events = NoEventInputs::default();
+    for (f, name) in per_file.iter().zip(&names) {
         total.stats.merge(&f.stats, 0);
         total.runs.merge(&f.runs);
+        if f.stats.counts.events == 0
+            && f.stats.files > 0
+            && !f
+                .stats
+                .errors
+                .iter()
+                .any(|e| e.kind == ErrorKind::Io.name())
+        {
+            let n = f.shape.describe();
+            *no_events.by_format.entry(n.format).or_default() += 1;
+            no_events.inputs.push((name.clone(), n));
+        }
     }
     if args.json {
         let mut obj = stats_json(&total.stats, &names);
-        total.runs.to_json(&mut obj);
-        if by.is_some() {
+        obj.insert("inputs_without_events".into(), no_events.to_json());
+        runs_json(&total.runs.all, &names, &mut obj);
+        if let Some(by) = by {
             let groups: Vec<Value> = total
                 .runs
-                .groups
-                .iter()
-                .map(|(k, g)| {
+                .ordered(by)
+                .into_iter()
+                .map(|((k, role), g)| {
                     let mut o = Map::new();
                     o.insert("key".into(), json!(k));
-                    o.extend(g.to_json());
+                    if let Some(role) = role {
+                        o.insert("role".into(), json!(role.as_str()));
+                    }
+                    o.extend(group_json(g));
                     Value::Object(o)
                 })
                 .collect();
@@ -514,19 +396,62 @@ pub fn run(args: &Args) -> i32 {
                 let mut o = Map::new();
                 o.insert("file".into(), json!(n));
                 o.extend(stats_json(&f.stats, &names));
-                f.runs.to_json(&mut o);
-                o.remove("groups");
+                runs_json(&f.runs.all, &names, &mut o);
                 Value::Object(o)
             })
             .collect();
         obj.insert("per_file".into(), Value::Array(files));
         print_json(&Value::Object(obj));
     } else if args.csv {
-        print_csv(&total.runs.groups, by.unwrap_or(By::File));
+        let by = by.unwrap_or(By::File);
+        if let Err(e) = print_csv(&total.runs, by) {
+            eprintln!("cctape: writing CSV: {e}");
+            return 2;
+        }
     } else {
-        print_human(&total, &names, by);
+        print_human(&total, &names, by, &no_events);
     }
     if failed { 2 } else { 0 }
+}
+
+/// The run figures of totals into a stats JSON object (warnings' first
+/// positions with file names).
+fn runs_json(t: &RunTotals, names: &[String], o: &mut Map<String, Value>) {
+    if let Value::Object(mut r) = t.to_json() {
+        if let Some(Value::Object(w)) = r.get_mut("warnings") {
+            for (code, v) in w.iter_mut() {
+                let first = t.warnings.get(code.as_str()).and_then(|x| x.first);
+                if let (Some((i, line)), Value::Object(v)) = (first, v) {
+                    v.insert(
+                        "first".into(),
+                        json!({"file": names.get(i).map(String::as_str).unwrap_or("?"), "line": line}),
+                    );
+                }
+            }
+        }
+        o.extend(r);
+    }
+}
+
+/// A group's figures: runs, verdicts, cost, tokens (over every model),
+/// tool calls and errors, subagents, api retries.
+fn group_json(g: &RunTotals) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("runs".into(), json!(g.runs));
+    o.insert("verdicts".into(), g.verdicts_json());
+    o.insert("total_cost_usd".into(), g.cost.value().to_json());
+    o.insert("tokens".into(), cctape::run::tokens_json(&g.all_models()));
+    o.insert("main".into(), cctape::run::tokens_json(&g.main));
+    o.insert(
+        "subagents_tokens".into(),
+        cctape::run::tokens_json(&g.subagents),
+    );
+    let (calls, errors) = g.tool_calls();
+    o.insert("tool_calls".into(), json!(calls));
+    o.insert("tool_errors".into(), json!(errors));
+    o.insert("subagents".into(), json!(g.subagent_count));
+    o.insert("api_retries".into(), json!(g.api_retries));
+    o
 }
 
 fn stats_json(s: &Stats, names: &[String]) -> Map<String, Value> {
@@ -557,35 +482,69 @@ fn stats_json(s: &Stats, names: &[String]) -> Map<String, Value> {
     o
 }
 
-const CSV_HEADER: &str = "runs,success,max_turns,max_budget,interrupted,error,no_result,startup_failure,total_cost_usd,input_tokens,output_tokens,cache_read_input_tokens,cache_creation_input_tokens,tool_calls,tool_errors,subagents,api_retries";
+/// CSV columns after the group's key (and role), `runs` and the verdicts.
+const CSV_COLUMNS: [&str; 13] = [
+    "total_cost_usd",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "main_output_tokens",
+    "subagent_output_tokens",
+    "tool_calls",
+    "tool_errors",
+    "subagents",
+    "api_retries",
+    "main_lower_bound_runs",
+    "subagents_lower_bound_runs",
+];
 
-fn print_csv(groups: &BTreeMap<String, Group>, by: By) {
-    let mut o = String::new();
-    let _ = writeln!(o, "{},{CSV_HEADER}", by_name(by));
-    for (k, g) in groups {
-        let mut cell = Vec::new();
-        csv_cell(k.as_bytes(), &mut cell);
-        o.push_str(&String::from_utf8_lossy(&cell));
-        let _ = write!(o, ",{}", g.runs);
-        for v in Verdict::ALL {
-            let _ = write!(o, ",{}", g.verdicts.get(v.as_str()).copied().unwrap_or(0));
+/// One row per group, written with the `csv` crate. For `--by model` the
+/// second column is the role; the tokens are then the model's in that role.
+fn print_csv(f: &RunFigures, by: By) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec![by_name(by)];
+    if by == By::Model {
+        header.push("role");
+    }
+    header.push("runs");
+    header.extend(Verdict::ALL.iter().map(|v| v.as_str()));
+    header.extend(CSV_COLUMNS);
+    w.write_record(&header)?;
+    for ((k, role), g) in f.ordered(by) {
+        let mut rec: Vec<String> = vec![k.clone()];
+        if let Some(role) = role {
+            rec.push(role.as_str().to_string());
         }
-        let t = &g.tokens;
-        let _ = writeln!(
-            o,
-            ",{},{},{},{},{},{},{},{},{}",
-            g.cost,
+        rec.push(g.runs.to_string());
+        rec.extend(g.verdicts.iter().map(u64::to_string));
+        rec.push(match g.cost.value() {
+            cctape::run::SumValue::Finite(c) => c.to_string(),
+            cctape::run::SumValue::Beyond(t) => t,
+        });
+        let t = g.all_models();
+        let (calls, errors) = g.tool_calls();
+        for n in [
             t.input_tokens,
             t.output_tokens,
             t.cache_read_input_tokens,
             t.cache_creation_input_tokens,
-            g.tool_calls,
-            g.tool_errors,
-            g.subagents,
-            g.api_retries
-        );
+            g.main.output_tokens,
+            g.subagents.output_tokens,
+            calls,
+            errors,
+            g.subagent_count,
+            g.api_retries,
+            g.main_lower_bound_runs,
+            g.subagents_lower_bound_runs,
+        ] {
+            rec.push(n.to_string());
+        }
+        w.write_record(&rec)?;
     }
-    exec::write_out(&mut o.into_bytes());
+    let mut out = w.into_inner().map_err(|e| e.into_error())?;
+    exec::write_out(&mut out);
+    Ok(())
 }
 
 fn by_name(by: By) -> &'static str {
@@ -598,134 +557,222 @@ fn by_name(by: By) -> &'static str {
     }
 }
 
-fn print_human(total: &FileFigures, names: &[String], by: Option<By>) {
+/// A token count for people, `≥` in front when some run's figure is a lower
+/// bound.
+fn tokens_cell(n: u64, lower: bool) -> String {
+    format!("{}{}", if lower { "≥" } else { "" }, thousands(n))
+}
+
+fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events: &NoEventInputs) {
     let s = &total.stats;
-    let r = &total.runs;
+    let r = &total.runs.all;
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{} files, {}, {} lines ({} blank), {} events, {} errors",
-        thousands(s.files),
+        "{}, {}, {} ({} blank), {}, {}",
+        count(s.files, "file", "files"),
         human_bytes(s.bytes),
-        thousands(s.counts.lines),
+        count(s.counts.lines, "line", "lines"),
         thousands(s.counts.blank_lines),
-        thousands(s.counts.events),
-        thousands(s.counts.errors),
+        count(s.counts.events, "event", "events"),
+        count(s.counts.errors, "error", "errors"),
     );
     let verdicts: Vec<String> = Verdict::ALL
         .iter()
         .filter_map(|v| {
-            let n = r.all.verdicts.get(v.as_str()).copied().unwrap_or(0);
+            let n = r.count(*v);
             (n > 0).then(|| format!("{} {}", thousands(n), v.as_str()))
         })
         .collect();
     let _ = writeln!(
         o,
-        "{} runs: {}; cost ${:.4}",
-        thousands(r.all.runs),
+        "{}: {}; cost ${}{}",
+        count(r.runs, "run", "runs"),
         if verdicts.is_empty() {
             "-".to_string()
         } else {
             verdicts.join(", ")
         },
-        r.all.cost
+        money_sum(&r.cost.value()),
+        if r.costs_not_summed > 0 {
+            format!(
+                " ({} beyond f64 not summed)",
+                count(r.costs_not_summed, "cost", "costs")
+            )
+        } else {
+            String::new()
+        }
     );
+    if no_events.count() > 0 {
+        let kinds: Vec<String> = no_events
+            .by_format
+            .iter()
+            .map(|(k, n)| format!("{} {k}", thousands(*n)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "{} without events, not counted as runs: {}",
+            count(no_events.count(), "input", "inputs"),
+            kinds.join(", ")
+        );
+    }
     let by_type = s.by_type();
     if !by_type.is_empty() {
         let mut rows: Vec<_> = by_type.into_iter().collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        let _ = writeln!(o, "\nevents by type");
+        let mut t = Table::new(&[("type", Align::Left), ("events", Align::Right)]);
         for (k, n) in rows {
-            let _ = writeln!(o, "  {k:<w$}  {:>10}", thousands(n));
+            t.row(vec![clean(&k), thousands(n)]);
         }
+        let _ = write!(o, "\nevents by type\n{}", t.render());
     }
-    if !r.models.is_empty() {
-        let w = r.models.keys().map(String::len).max().unwrap_or(0).max(5);
-        let _ = writeln!(
-            o,
-            "\ntokens and cost by model\n  {:<w$}  {:>6}  {:>12}  {:>12}  {:>14}  {:>14}  {:>10}",
-            "model", "runs", "input", "output", "cache read", "cache write", "cost $"
-        );
-        for (k, m) in &r.models {
-            let t = &m.tokens;
-            let _ = writeln!(
-                o,
-                "  {:<w$}  {:>6}  {:>12}  {:>12}  {:>14}  {:>14}  {:>10.4}{}",
-                k,
-                thousands(m.runs),
-                thousands(t.input_tokens),
-                thousands(t.output_tokens),
-                thousands(t.cache_read_input_tokens),
-                thousands(t.cache_creation_input_tokens),
-                m.cost,
-                if m.auxiliary { "  (auxiliary)" } else { "" }
-            );
+    if !r.by_role.is_empty() {
+        let mut t = Table::new(&[
+            ("model", Align::Left),
+            ("role", Align::Left),
+            ("runs", Align::Right),
+            ("input", Align::Right),
+            ("output", Align::Right),
+            ("cache read", Align::Right),
+            ("cache write", Align::Right),
+            ("cost $", Align::Right),
+        ]);
+        for ((m, role), x) in &r.by_role {
+            let tk = &x.tokens;
+            t.row(vec![
+                clean(m),
+                role.as_str().to_string(),
+                thousands(x.runs),
+                thousands(tk.input_tokens),
+                thousands(tk.output_tokens),
+                thousands(tk.cache_read_input_tokens),
+                thousands(tk.cache_creation_input_tokens),
+                money_sum(&x.cost.value()),
+            ]);
         }
+        let _ = write!(o, "\ntokens and cost by model and role\n{}", t.render());
+    }
+    if r.runs > 0 {
+        let mut t = Table::new(&[
+            ("agent", Align::Left),
+            ("calls", Align::Right),
+            ("input", Align::Right),
+            ("output", Align::Right),
+            ("cache read", Align::Right),
+            ("cache write", Align::Right),
+            ("lower-bound runs", Align::Right),
+        ]);
+        for (name, tk, calls, lower) in [
+            ("main", &r.main, r.main_messages, r.main_lower_bound_runs),
+            (
+                "subagents",
+                &r.subagents,
+                r.subagent_messages,
+                r.subagents_lower_bound_runs,
+            ),
+        ] {
+            t.row(vec![
+                name.to_string(),
+                thousands(calls),
+                tokens_cell(tk.input_tokens, lower > 0),
+                tokens_cell(tk.output_tokens, lower > 0),
+                tokens_cell(tk.cache_read_input_tokens, lower > 0),
+                tokens_cell(tk.cache_creation_input_tokens, lower > 0),
+                thousands(lower),
+            ]);
+        }
+        let _ = write!(
+            o,
+            "\ntokens by agent (best figure of each run; ≥ where some run's is a lower bound)\n{}",
+            t.render()
+        );
     }
     if !r.tools.is_empty() {
         let mut rows: Vec<_> = r.tools.iter().collect();
         rows.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then(a.0.cmp(b.0)));
-        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(4);
-        let _ = writeln!(
-            o,
-            "\ntools\n  {:<w$}  {:>8}  {:>8}  {:>10}",
-            "tool", "calls", "errors", "rejected"
-        );
-        for (k, t) in rows {
+        let mut t = Table::new(&[
+            ("tool", Align::Left),
+            ("calls", Align::Right),
+            ("errors", Align::Right),
+            ("rejected", Align::Right),
+        ]);
+        for (k, x) in rows {
+            t.row(vec![
+                clean(k),
+                thousands(x.calls),
+                thousands(x.errors),
+                thousands(x.rejections),
+            ]);
+        }
+        let _ = write!(o, "\ntools\n{}", t.render());
+    }
+    if r.subagent_count > 0 || r.api_retries > 0 || !r.task_types.is_empty() {
+        let _ = writeln!(o);
+        let list = |m: &BTreeMap<String, u64>| -> String {
+            m.iter()
+                .map(|(k, n)| format!("{} {}", clean(k), thousands(*n)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if r.subagent_count > 0 {
             let _ = writeln!(
                 o,
-                "  {k:<w$}  {:>8}  {:>8}  {:>10}",
-                thousands(t.calls),
-                thousands(t.errors),
-                thousands(t.rejections)
+                "subagents: {} ({})",
+                thousands(r.subagent_count),
+                list(&r.subagent_types)
             );
         }
-    }
-    if !r.subagent_types.is_empty() || r.all.api_retries > 0 {
-        let _ = writeln!(o);
-        if !r.subagent_types.is_empty() {
-            let list: Vec<String> = r
-                .subagent_types
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            let _ = writeln!(o, "subagents: {} ({})", r.all.subagents, list.join(", "));
+        if !r.task_types.is_empty() {
+            let n: u64 = r.task_types.values().sum();
+            let _ = writeln!(
+                o,
+                "background tasks: {} ({})",
+                thousands(n),
+                list(&r.task_types)
+            );
         }
-        let _ = writeln!(o, "api retries: {}", thousands(r.all.api_retries));
+        let _ = writeln!(o, "api retries: {}", thousands(r.api_retries));
     }
     let unknown = s.unknown();
     if !unknown.is_empty() {
-        let _ = writeln!(o, "\nkinds without a typed view");
+        let mut t = Table::new(&[("kind", Align::Left), ("events", Align::Right)]);
         for (k, n) in unknown {
-            let _ = writeln!(o, "  {k}  {}", thousands(n));
+            t.row(vec![clean(&k), thousands(n)]);
         }
+        let _ = write!(o, "\nkinds without a typed view\n{}", t.render());
     }
     if let Some(by) = by {
-        let w = r.groups.keys().map(String::len).max().unwrap_or(0).max(5);
-        let _ = writeln!(
-            o,
-            "\nby {}\n  {:<w$}  {:>6}  {:>8}  {:>10}  {:>14}  {:>8}",
-            by_name(by),
-            "key",
-            "runs",
-            "failed",
-            "cost $",
-            "output tokens",
-            "tools"
-        );
-        for (k, g) in &r.groups {
-            let ok = g.verdicts.get("success").copied().unwrap_or(0);
-            let _ = writeln!(
-                o,
-                "  {k:<w$}  {:>6}  {:>8}  {:>10.4}  {:>14}  {:>8}",
-                thousands(g.runs),
-                thousands(g.runs - ok),
-                g.cost,
-                thousands(g.tokens.output_tokens),
-                thousands(g.tool_calls)
-            );
+        let mut header = vec![(by_name(by), Align::Left)];
+        if by == By::Model {
+            header.push(("role", Align::Left));
         }
+        header.extend([
+            ("runs", Align::Right),
+            ("failed", Align::Right),
+            ("cost $", Align::Right),
+            ("output tokens", Align::Right),
+            ("tool calls", Align::Right),
+            ("subagents", Align::Right),
+            ("api retries", Align::Right),
+        ]);
+        let mut t = Table::new(&header);
+        for ((k, role), g) in total.runs.ordered(by) {
+            let mut row = vec![clean(k)];
+            if let Some(role) = role {
+                row.push(role.as_str().to_string());
+            }
+            row.extend([
+                thousands(g.runs),
+                thousands(g.failed()),
+                money_sum(&g.cost.value()),
+                thousands(g.all_models().output_tokens),
+                thousands(g.tool_calls().0),
+                thousands(g.subagent_count),
+                thousands(g.api_retries),
+            ]);
+            t.row(row);
+        }
+        let _ = write!(o, "\nby {}\n{}", by_name(by), t.render());
     }
     if !s.errors.is_empty() {
         let _ = writeln!(
@@ -742,10 +789,39 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>) {
             };
             let _ = writeln!(
                 o,
-                "  {name}:{}: byte {}{at}: {}: {}",
-                e.line, e.offset, e.kind, e.message
+                "  {}:{}: byte {}{at}: {}: {}",
+                clean(name),
+                e.line,
+                e.offset,
+                e.kind,
+                clean(&e.message)
             );
         }
+    }
+    // Last: every warning kind, with how often and where first.
+    let _ = writeln!(o, "\nwarnings");
+    if r.warnings.is_empty() {
+        let _ = writeln!(o, "  none");
+    } else {
+        let mut t = Table::new(&[
+            ("warning", Align::Left),
+            ("count", Align::Right),
+            ("first", Align::Left),
+        ]);
+        for (code, w) in &r.warnings {
+            let first = match w.first {
+                Some((i, line)) => {
+                    let name = clean(names.get(i).map(String::as_str).unwrap_or("?"));
+                    match line {
+                        Some(l) => format!("{name}:{l}"),
+                        None => name,
+                    }
+                }
+                None => String::new(),
+            };
+            t.row(vec![code.to_string(), thousands(w.count), first]);
+        }
+        o.push_str(&t.render());
     }
     exec::write_out(&mut o.into_bytes());
 }

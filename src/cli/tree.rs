@@ -2,12 +2,13 @@
 //! tool calls, duration and status per node.
 
 use super::exec::{self, Done, Piece, Sink, Split};
+use super::human::{clean, count, money};
 use super::output::{thousands, write_json_value};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::run::{RunFolder, RunSummary, SubagentNode};
-use serde_json::{Value, json};
+use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
+use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
 /// Arguments of `cctape tree`.
@@ -37,19 +38,20 @@ impl Sink for TreeSink {
     }
 }
 
-/// Tokens, tool calls and duration of a node: its own calls where the
+/// Output tokens (the node's best figure, see `cctape::run::AgentUsage`),
+/// tool calls and duration of a node: tool calls are its own where the
 /// stream shows them, else what its task events report.
 fn node_figures(n: &SubagentNode) -> (u64, u64, Option<u64>) {
     let task = n.final_usage.or(n.last_progress);
-    let tokens = match (n.usage.tokens.total(), task.and_then(|t| t.total_tokens)) {
-        (0, Some(t)) => t,
-        (own, _) => own,
-    };
     let tools = match (n.tool_calls, task.and_then(|t| t.tool_uses)) {
         (0, Some(t)) => t,
         (own, _) => own,
     };
-    (tokens, tools, task.and_then(|t| t.duration_ms))
+    (
+        n.usage.tokens.output_tokens,
+        tools,
+        task.and_then(|t| t.duration_ms),
+    )
 }
 
 fn node_label(n: &SubagentNode) -> String {
@@ -72,24 +74,35 @@ fn node_json(n: &SubagentNode) -> Value {
         "task_id": n.task_id,
         "label": node_label(n),
         "status": n.status,
-        "tokens": tokens,
+        "output_tokens": tokens,
+        "usage": agent_json(&n.usage),
         "tool_calls": tools,
         "duration_ms": duration,
         "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
     })
 }
 
+/// `7,550 output tokens` with `≥` for a lower bound and the source.
+fn tokens_text(a: &AgentUsage) -> String {
+    format!(
+        "{}{} output tokens ({})",
+        if a.lower_bound() { "≥" } else { "" },
+        thousands(a.tokens.output_tokens),
+        a.source.as_str()
+    )
+}
+
 fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
-    let (tokens, tools, duration) = node_figures(n);
+    let (_, tools, duration) = node_figures(n);
     let branch = if last { "└─ " } else { "├─ " };
     let dur = duration.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
     let _ = writeln!(
         o,
-        "{prefix}{branch}{}  [{}] {} tokens, {} tool calls{dur}",
-        node_label(n),
+        "{prefix}{branch}{}  [{}] {}, {}{dur}",
+        clean(&node_label(n)),
         n.status.as_deref().unwrap_or("?"),
-        thousands(tokens),
-        thousands(tools)
+        tokens_text(&n.usage),
+        count(tools, "tool call", "tool calls")
     );
     let next = format!("{prefix}{}", if last { "   " } else { "│  " });
     for (i, c) in n.children.iter().enumerate() {
@@ -99,19 +112,30 @@ fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
 
 fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     let main = &r.usage.main;
-    let duration = r
-        .last_result
-        .as_ref()
-        .and_then(|x| x.duration_ms)
-        .map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let ms = r.wall_ms.or(r.duration_ms_sum);
+    let duration = ms.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let cost = r
+        .cost
+        .total_cost_usd
+        .map_or(String::new(), |c| format!(", ${}", money(c)));
+    let subs = if r.subagent_count() > 0 {
+        format!(
+            "; {}: {}",
+            count(r.subagent_count(), "subagent", "subagents"),
+            tokens_text(&r.usage.subagents)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         o,
-        "{file}  session {}  [{}] main agent: {} calls, {} tokens; {} tool calls in all{duration}",
+        "{}  session {}  [{}] main agent: {}, {}{subs}; {} in all{cost}{duration}",
+        clean(file),
         r.session_id.as_deref().unwrap_or("-"),
         r.verdict.as_str(),
-        thousands(main.messages),
-        thousands(main.tokens.total()),
-        thousands(r.tools.iter().map(|t| t.calls).sum::<u64>()),
+        count(main.messages, "call", "calls"),
+        tokens_text(main),
+        count(r.tool_calls_total(), "tool call", "tool calls"),
     );
     for (i, c) in r.subagents.iter().enumerate() {
         draw(c, "", i + 1 == r.subagents.len(), o);
@@ -132,20 +156,35 @@ pub fn run(args: &Args) -> i32 {
         let mut out = Vec::new();
         let mut text = String::new();
         for r in done.sink.0.finish() {
+            if r.events == 0 {
+                continue;
+            }
             if args.json {
-                let v = json!({
-                    "file": name,
-                    "session_id": r.session_id,
-                    "verdict": r.verdict.as_str(),
-                    "main": {
-                        "messages": r.usage.main.messages,
-                        "tokens": r.usage.main.tokens.total(),
-                        "tool_calls": r.tools.iter().map(|t| t.calls).sum::<u64>(),
-                        "duration_ms": r.last_result.as_ref().and_then(|x| x.duration_ms),
-                    },
-                    "children": r.subagents.iter().map(node_json).collect::<Vec<_>>(),
-                });
-                write_json_value(&v, &mut out);
+                let mut o = Map::new();
+                o.insert("verdict".into(), json!(r.verdict.as_str()));
+                o.insert("ok".into(), json!(r.ok()));
+                o.insert("file".into(), json!(name));
+                o.insert("session_id".into(), json!(r.session_id));
+                let mut main = match agent_json(&r.usage.main) {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
+                main.insert("tool_calls".into(), json!(r.tool_calls_total()));
+                main.insert(
+                    "duration_ms".into(),
+                    json!(r.last_result.as_ref().and_then(|x| x.duration_ms)),
+                );
+                o.insert("main".into(), Value::Object(main));
+                o.insert("subagents".into(), agent_json(&r.usage.subagents));
+                o.insert("subagent_count".into(), json!(r.subagent_count()));
+                o.insert("total_cost_usd".into(), r.cost_json());
+                o.insert("wall_ms".into(), json!(r.wall_ms));
+                o.insert("duration_ms_sum".into(), json!(r.duration_ms_sum));
+                o.insert(
+                    "children".into(),
+                    Value::Array(r.subagents.iter().map(node_json).collect()),
+                );
+                write_json_value(&Value::Object(o), &mut out);
             } else {
                 run_line(name, &r, &mut text);
             }

@@ -128,6 +128,10 @@ impl InputRows {
         };
         for s in self.folder.finish() {
             batch.events.apply_calls(&s.model_calls);
+            if s.events == 0 {
+                // Bad lines alone are not a run.
+                continue;
+            }
             batch.runs.push_run(&self.file, &s);
             for t in &s.tool_calls {
                 batch.tools.push_call(&self.file, &s, t);

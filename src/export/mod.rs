@@ -61,7 +61,10 @@
 //! assistant event of the message id within the run, or, in streams with
 //! partial messages, its last `message_delta` (whose count is final). So
 //! `sum(output_tokens) WHERE parent_tool_use_id IS NULL` over `events` is
-//! `cctape stats`' `usage.main.output_tokens`, exactly.
+//! `cctape stats`' `usage.main.calls.output_tokens` (the per-call sum),
+//! exactly; the best figure of each run (which may come from its results,
+//! see `docs/accounting.md`) is in `runs.main_output_tokens`, which sums to
+//! `usage.main.output_tokens`.
 //!
 //! # Writing
 //!

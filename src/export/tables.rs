@@ -195,41 +195,57 @@ table! {
         num_turns "num_turns": I64 null
             "The last result's `num_turns`.",
         duration_ms "duration_ms": I64 null
-            "The last result's `duration_ms`.",
+            "The last result's `duration_ms` (its round only).",
         duration_api_ms "duration_api_ms": I64 null
             "The last result's `duration_api_ms`.",
+        duration_ms_sum "duration_ms_sum": I64 null
+            "The rounds' `duration_ms` summed.",
+        wall_ms "wall_ms": I64 null
+            "Wall time from the run's first timestamp to its last, in milliseconds.",
         total_cost_usd "total_cost_usd": F64 null
             "The last result's `total_cost_usd` (the session's cost; `cctape stats` sums this).",
+        main_cost_usd "main_cost_usd": F64 required
+            "The cost of the models in the main role (`modelUsage` costs; the whole cost without `modelUsage`).",
+        subagent_cost_usd "subagent_cost_usd": F64 required
+            "The cost of the models only subagents used.",
+        auxiliary_cost_usd "auxiliary_cost_usd": F64 required
+            "The cost of the auxiliary models (in `modelUsage` without a message of their own).",
         model "model": Str null
             "`model` of the run's first `system/init`.",
         claude_code_version "claude_code_version": Str null
             "`claude_code_version` of the run's first `system/init`.",
         started_at "started_at": Timestamp null
             "The run's first `timestamp` (from its first assistant or user event that has one).",
+        ended_at "ended_at": Timestamp null
+            "The run's last `timestamp`.",
         events "events": I64 required
             "Events of the run.",
         rounds "rounds": I64 required
             "`system/init` events of the run (one per round).",
         main_calls "main_calls": I64 required
             "Model calls (distinct message ids) of the main agent.",
+        main_tokens_source "main_tokens_source": Str required
+            "Where the main agent's token figures come from (`final_calls`, `results`, `results_and_complete_calls`, `snapshot_calls` (a lower bound), `none`; see docs/accounting.md).",
         main_input_tokens "main_input_tokens": I64 required
-            "Main agent `input_tokens`, each call once.",
+            "Main agent `input_tokens` (the best figure, as `cctape verdict` `usage.main`).",
         main_output_tokens "main_output_tokens": I64 required
-            "Main agent `output_tokens`, each call once.",
+            "Main agent `output_tokens` (the best figure).",
         main_cache_read_input_tokens "main_cache_read_input_tokens": I64 required
-            "Main agent `cache_read_input_tokens`, each call once.",
+            "Main agent `cache_read_input_tokens` (the best figure).",
         main_cache_creation_input_tokens "main_cache_creation_input_tokens": I64 required
-            "Main agent `cache_creation_input_tokens`, each call once.",
+            "Main agent `cache_creation_input_tokens` (the best figure).",
         subagent_calls "subagent_calls": I64 required
             "Model calls of subagents.",
+        subagent_tokens_source "subagent_tokens_source": Str required
+            "Where the subagents' token figures come from (`final_calls`, `model_usage`, `subagent_reports` or `snapshot_calls` (lower bounds), `none`).",
         subagent_input_tokens "subagent_input_tokens": I64 required
-            "Subagent `input_tokens`, each call once.",
+            "Subagents' `input_tokens` (the best figure, as `cctape verdict` `usage.subagents`).",
         subagent_output_tokens "subagent_output_tokens": I64 required
-            "Subagent `output_tokens`, each call once.",
+            "Subagents' `output_tokens` (the best figure).",
         subagent_cache_read_input_tokens "subagent_cache_read_input_tokens": I64 required
-            "Subagent `cache_read_input_tokens`, each call once.",
+            "Subagents' `cache_read_input_tokens` (the best figure).",
         subagent_cache_creation_input_tokens "subagent_cache_creation_input_tokens": I64 required
-            "Subagent `cache_creation_input_tokens`, each call once.",
+            "Subagents' `cache_creation_input_tokens` (the best figure).",
         tool_calls "tool_calls": I64 required
             "Tool calls (`tool_use` blocks), main agent and subagents.",
         tool_errors "tool_errors": I64 required
@@ -237,7 +253,7 @@ table! {
         tool_rejections "tool_rejections": I64 required
             "Tool calls rejected (permission denials).",
         subagents "subagents": I64 required
-            "Subagents launched by the main agent (roots of the subagent tree, as `cctape stats` counts them).",
+            "Subagents launched, at any depth, from every signal the version writes (Agent/Task tool uses, `local_agent` tasks, events under a `parent_tool_use_id`), as `cctape stats` counts them.",
         api_retries "api_retries": I64 required
             "`system/api_retry` events.",
         api_errors "api_errors": I64 required
@@ -433,13 +449,17 @@ impl RunRows {
             .push(last.and_then(|l| l.stop_reason.as_deref()));
         self.api_error_status
             .push(last.and_then(|l| l.api_error_status).map(to_i64));
-        self.num_turns
-            .push(last.and_then(|l| l.num_turns).map(to_i64));
-        self.duration_ms
-            .push(last.and_then(|l| l.duration_ms).map(to_i64));
+        self.num_turns.push(last.and_then(|l| l.num_turns));
+        self.duration_ms.push(last.and_then(|l| l.duration_ms));
         self.duration_api_ms
-            .push(last.and_then(|l| l.duration_api_ms).map(to_i64));
+            .push(last.and_then(|l| l.duration_api_ms));
+        self.duration_ms_sum.push(r.duration_ms_sum);
+        self.wall_ms.push(r.wall_ms);
         self.total_cost_usd.push(r.cost.total_cost_usd);
+        self.main_cost_usd.push(Some(r.cost.main_cost_usd));
+        self.subagent_cost_usd.push(Some(r.cost.subagent_cost_usd));
+        self.auxiliary_cost_usd
+            .push(Some(r.cost.auxiliary_cost_usd));
         self.model.push(r.model.as_deref());
         self.claude_code_version
             .push(r.claude_code_version.as_deref());
@@ -448,10 +468,16 @@ impl RunRows {
                 .as_deref()
                 .and_then(crate::run::parse_timestamp_millis),
         );
+        self.ended_at.push(
+            r.ended_at
+                .as_deref()
+                .and_then(crate::run::parse_timestamp_millis),
+        );
         self.events.push(Some(to_i64(r.events)));
         self.rounds.push(Some(to_i64(r.inits)));
         let m = &r.usage.main;
         self.main_calls.push(Some(to_i64(m.messages)));
+        self.main_tokens_source.push(Some(m.source.as_str()));
         self.main_input_tokens
             .push(Some(to_i64(m.tokens.input_tokens)));
         self.main_output_tokens
@@ -462,6 +488,7 @@ impl RunRows {
             .push(Some(to_i64(m.tokens.cache_creation_input_tokens)));
         let s = &r.usage.subagents;
         self.subagent_calls.push(Some(to_i64(s.messages)));
+        self.subagent_tokens_source.push(Some(s.source.as_str()));
         self.subagent_input_tokens
             .push(Some(to_i64(s.tokens.input_tokens)));
         self.subagent_output_tokens
@@ -476,7 +503,7 @@ impl RunRows {
             .push(Some(to_i64(r.tools.iter().map(|t| t.errors).sum())));
         self.tool_rejections
             .push(Some(to_i64(r.tools.iter().map(|t| t.rejections).sum())));
-        self.subagents.push(Some(to_i64(r.subagents.len() as u64)));
+        self.subagents.push(Some(to_i64(r.subagent_count())));
         self.api_retries.push(Some(to_i64(r.api_retries.count)));
         self.api_errors
             .push(Some(to_i64(r.usage.synthetic_messages)));

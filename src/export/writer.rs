@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// metadata as `cctape.schema_version`. It changes when a column changes
 /// meaning or type or goes away; new columns may be added at the end
 /// without changing it.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// How to write.
 #[derive(Clone, Debug)]

@@ -23,21 +23,25 @@
 //! The last `result` decides (see [`Verdict`] and [`classify_result`]);
 //! [`RunSummary::apply_exit_code`] folds in the process's exit code.
 //!
-//! # Usage
+//! # Usage and cost
 //!
 //! One model call is one `message.id`: the `assistant` events of a call
-//! (one per content block) repeat its usage, so the last one's is kept.
-//! With `--include-partial-messages` those assistant events carry the
-//! snapshot taken at `message_start` (e.g. `output_tokens` 16) and the
-//! `stream_event` `message_delta` carries the final count (e.g. 108): the
-//! `message_delta` of the message opened by the last `message_start` sets
-//! the call's usage for good. Calls with `parent_tool_use_id` null (or
-//! absent) are the main agent's; the others belong to the subagent that id
-//! names. `<synthetic>` messages are API errors, not usage. Each result's
-//! `usage` (main agent only) is checked against the summed calls of its
-//! round and of the whole run ([`UsageCheck`]); `total_cost_usd` against the
-//! sum of `modelUsage` costs ([`CostCheck`]); `modelUsage` entries with no
-//! assistant event of that model are auxiliary (claude-code's own calls).
+//! (one per content block) repeat its usage, so the last one's is kept,
+//! with where it came from ([`CallUsageSource`]): a `message_delta` (final),
+//! a whole message with its `stop_reason` set (final), or the snapshot
+//! taken at `message_start` (its `output_tokens` a placeholder). Calls with
+//! `parent_tool_use_id` null (or absent) are the main agent's; the others
+//! belong to the subagent that id names. `<synthetic>` messages are API
+//! errors, not usage.
+//!
+//! Each agent's best total ([`AgentUsage`]) is chosen by the documented
+//! precedence of [`TokenSource`] (final calls, the results' `usage`, the
+//! `modelUsage` of subagent-only models, subagent reports, snapshots as a
+//! lower bound), with the source named and the other figures kept for
+//! audit. Each `modelUsage` entry gets its role in the run
+//! ([`ModelRole`]: main, subagent, auxiliary). Costs are summed exactly
+//! ([`ExactSum`]). The rules, each with the real capture that shows it, are
+//! in `docs/accounting.md`; every command prints these figures.
 //!
 //! ```
 //! use cctape::run::{RunFolder, Verdict};
@@ -63,15 +67,19 @@
 //! assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
 //! ```
 
+mod accounting;
 mod intern;
 mod json;
 mod partial;
 mod state;
+mod sum;
 mod summary;
 mod time;
 mod totals;
 mod verdict;
 
+pub use accounting::{CallUsageSource, ModelRole, TokenSource};
+pub use sum::{ExactSum, SumValue};
 pub use summary::*;
 #[cfg(feature = "parquet")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;

@@ -54,6 +54,8 @@ pub(crate) struct Partials {
     messages: u64,
     block_count: u64,
     verified: u64,
+    /// Of the verified, those equal only after the CLI's normalizations.
+    normalized: u64,
     unverified: u64,
     orphan_deltas: u64,
     mismatches: Vec<BlockMismatch>,
@@ -216,6 +218,7 @@ impl Partials {
             return;
         };
         let msg_id = self.msg;
+        let mut normalized_block = false;
         let b = &mut self.blocks[pos];
         let s = |k: &str| block.get(k).and_then(|v| v.as_str()).unwrap_or("");
         let reason = match kind {
@@ -241,6 +244,15 @@ impl Partials {
                 } else {
                     match (parse_input(&b.text), block.get("input")) {
                         (Some(parsed), Some(input)) if same_json(&parsed, &input) => None,
+                        (Some(parsed), Some(input)) => {
+                            match normalized(parsed, &input, name_of(&block)) {
+                                Some(n) if same_json(&n, &input) => {
+                                    normalized_block = true;
+                                    None
+                                }
+                                _ => Some("input differs"),
+                            }
+                        }
                         (None, _) => Some("input_json does not parse"),
                         _ => Some("input differs"),
                     }
@@ -249,6 +261,7 @@ impl Partials {
             Kind::Other => None,
         };
         b.verified = true;
+        self.normalized += u64::from(normalized_block && reason.is_none());
         match reason {
             None => self.verified += 1,
             Some(reason) => self.mismatches.push(BlockMismatch {
@@ -272,12 +285,56 @@ impl Partials {
             messages: self.messages,
             blocks: self.block_count,
             verified: self.verified,
+            normalized: self.normalized,
             unverified: self.unverified,
             orphan_events: self.orphan_deltas,
             mismatches: std::mem::take(&mut self.mismatches),
             incomplete: std::mem::take(&mut self.incomplete),
         })
     }
+}
+
+fn name_of<'a>(block: &Value<'a>) -> &'a str {
+    block.get("name").and_then(|v| v.as_str()).unwrap_or("")
+}
+
+/// The streamed input with the rewrites the CLI makes to a tool's input
+/// after streaming it, as seen in real captures, undone towards `fin` (the
+/// assistant event's input); `None` when none applies. Each is a rewrite of
+/// form only:
+/// - Edit gains `"replace_all": false`
+///   (wave2/jedarden__aide-de-camp__.beads-traces-adc-3lj-stdout.txt@c414054.jsonl
+///   line 1341; 2.1.126 to 2.1.158);
+/// - a Bash command streamed as `cd <dir> && X` ends as `X`, the CLI running
+///   it in that directory
+///   (wave2/jedarden__spaxel__.beads-traces-spaxel-v1ep-stdout.txt@670d7ce.jsonl
+///   line 286).
+fn normalized(
+    mut streamed: serde_json::Value,
+    fin: &Value<'_>,
+    tool: &str,
+) -> Option<serde_json::Value> {
+    let obj = streamed.as_object_mut()?;
+    let mut changed = false;
+    if tool == "Edit"
+        && !obj.contains_key("replace_all")
+        && fin.get("replace_all").and_then(|v| v.as_bool()) == Some(false)
+    {
+        obj.insert("replace_all".into(), serde_json::Value::Bool(false));
+        changed = true;
+    }
+    if tool == "Bash"
+        && let (Some(s), Some(f)) = (
+            obj.get("command").and_then(|c| c.as_str()),
+            fin.get("command").and_then(|c| c.as_str()),
+        )
+        && s.starts_with("cd ")
+        && s.split_once(" && ").is_some_and(|(_, rest)| rest == f)
+    {
+        obj.insert("command".into(), serde_json::Value::String(f.to_string()));
+        changed = true;
+    }
+    changed.then_some(streamed)
 }
 
 /// The concatenated `partial_json` as JSON; no fragments (or only empty

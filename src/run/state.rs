@@ -6,6 +6,7 @@
 //! on vectors that grow amortised. What allocates is per run, per result,
 //! per task or per partial block, never per line in the steady state.
 
+use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
 use super::intern::{Interner, Sym, SymMap};
 use super::json::to_serde;
 use super::partial::Partials;
@@ -14,7 +15,7 @@ use super::time::parse_millis;
 use super::verdict::{Verdict, classify_result};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventKind, Field, TokenCounts};
-use crate::parse::Value;
+use crate::parse::{Number, Value};
 
 /// At most this many `bad_line` warnings per run (all are counted).
 const MAX_BAD_LINE_WARNINGS: usize = 10;
@@ -32,8 +33,8 @@ struct Call {
     agent: Option<Sym>,
     model: Option<Sym>,
     usage: TokenCounts,
-    /// Usage came from the call's `message_delta`: final.
-    final_usage: bool,
+    /// Where the usage came from.
+    source: CallUsageSource,
     round: u32,
     /// The line whose usage is the call's (the last that set it).
     line: u64,
@@ -74,6 +75,9 @@ struct Node {
     report: Option<String>,
     result_status: Option<Sym>,
     result_error: bool,
+    /// `tool_use_result.usage` of its Agent/Task tool result (its last
+    /// call's usage).
+    reported_usage: Option<TokenCounts>,
     events: u64,
 }
 
@@ -87,15 +91,31 @@ pub(crate) struct RunState {
     last_line: u64,
     inits: u64,
     model: Option<String>,
+    /// `model` of every init (rounds may name another).
+    init_models: Vec<Sym>,
     version: Option<String>,
     started_at: Option<String>,
+    /// The last timestamp seen (a buffer reused line to line).
+    ended_at: String,
+    first_ms: Option<i64>,
+    last_ms: Option<i64>,
+    duration_ms_sum: Option<i64>,
+    /// The results' `usage`, summed over the rounds.
+    reported_sum: Option<TokenCounts>,
+    /// The last result's `usage`.
+    reported_last: Option<TokenCounts>,
+    /// A usage check found the results' usage cumulative.
+    reported_cumulative: bool,
 
     calls: Vec<Call>,
     call_by_msg: SymMap<u32>,
     synthetic: u64,
     api_errors: Vec<ApiErrorMessage>,
-    /// Models seen on non-synthetic assistant events and message_starts.
-    models_seen: SymMap<()>,
+    /// Models the main agent's messages answer under (assistant events and
+    /// message_starts, `<synthetic>` left out).
+    main_models: SymMap<()>,
+    /// Models subagents' messages answer under.
+    sub_models: SymMap<()>,
 
     tools: Vec<ToolUse>,
     tool_by_id: SymMap<u32>,
@@ -141,6 +161,17 @@ fn u64_of(v: Option<Value<'_>>) -> Option<u64> {
     v.and_then(|v| v.as_u64())
 }
 
+/// A number's text for a message: as written when it is big.
+fn number_text(v: &Value<'_>) -> String {
+    match v.number() {
+        Some(Number::U64(n)) => n.to_string(),
+        Some(Number::I64(n)) => n.to_string(),
+        Some(Number::F64(f)) => f.to_string(),
+        Some(Number::Big(t)) => t.to_string(),
+        None => format!("(a {:?})", v.kind()).to_lowercase(),
+    }
+}
+
 fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsage> {
     let u = v.filter(|u| !u.is_null())?;
     Some(TaskUsage {
@@ -150,29 +181,20 @@ fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsage> {
     })
 }
 
-/// Overwrite the counts present in a usage object (a `message_delta` may
-/// carry only some of them).
-fn merge_usage(t: &mut TokenCounts, u: Value<'_>) {
-    let set = |slot: &mut u64, k: &str| {
-        if let Some(n) = u.get(k).and_then(|v| v.as_u64()) {
-            *slot = n;
-        }
-    };
-    set(&mut t.input_tokens, "input_tokens");
-    set(&mut t.output_tokens, "output_tokens");
-    set(&mut t.cache_read_input_tokens, "cache_read_input_tokens");
-    set(
-        &mut t.cache_creation_input_tokens,
-        "cache_creation_input_tokens",
-    );
-}
+/// The four usage counts, in order.
+const USAGE_KEYS: [&str; 4] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+];
 
-/// A model name without a context suffix: `claude-opus-5[1m]` →
-/// `claude-opus-5`.
-fn base_model(m: &str) -> &str {
-    match m.find('[') {
-        Some(i) if m.ends_with(']') => &m[..i],
-        _ => m,
+fn slot(t: &mut TokenCounts, i: usize) -> &mut u64 {
+    match i {
+        0 => &mut t.input_tokens,
+        1 => &mut t.output_tokens,
+        2 => &mut t.cache_read_input_tokens,
+        _ => &mut t.cache_creation_input_tokens,
     }
 }
 
@@ -216,6 +238,57 @@ impl RunState {
         self.last_line = line;
     }
 
+    /// Overwrite the counts present in a usage object (a `message_delta`
+    /// may carry only some of them); a count that is not a u64 (negative,
+    /// fractional, beyond u64) is not dropped silently: a warning says so.
+    fn merge_usage(&mut self, t: &mut TokenCounts, u: Value<'_>, line: u64) {
+        for (i, k) in USAGE_KEYS.iter().enumerate() {
+            let Some(v) = u.get(k) else { continue };
+            match v.as_u64() {
+                Some(n) => *slot(t, i) = n,
+                None if v.is_null() => {}
+                None => self.warn_number(k, &v, line, "is not a token count (0 used)"),
+            }
+        }
+    }
+
+    /// The counts of a usage object (missing ones 0).
+    fn usage_of(&mut self, u: Value<'_>, line: u64) -> TokenCounts {
+        let mut t = TokenCounts::default();
+        self.merge_usage(&mut t, u, line);
+        t
+    }
+
+    fn warn_number(&mut self, field: &str, v: &Value<'_>, line: u64, what: &str) {
+        let text = number_text(v);
+        self.warn(
+            WARN_UNUSUAL_NUMBER,
+            format!("{field} {text} {what}"),
+            Some(line),
+        );
+    }
+
+    /// An integer field of a result: kept when it fits i64 (negative
+    /// included), warned about otherwise.
+    fn int_field(&mut self, ev: &Event<'_>, field: &str) -> Option<i64> {
+        let v = ev.get(field)?;
+        if v.is_null() {
+            return None;
+        }
+        match v.as_i64() {
+            Some(n) => {
+                if n < 0 {
+                    self.warn_number(field, &v, ev.line(), "is negative (kept)");
+                }
+                Some(n)
+            }
+            None => {
+                self.warn_number(field, &v, ev.line(), "is not an integer of i64 (not kept)");
+                None
+            }
+        }
+    }
+
     fn warn(&mut self, code: &'static str, message: String, line: Option<u64>) {
         self.warnings.push(Warning {
             code,
@@ -257,9 +330,22 @@ impl RunState {
     pub(crate) fn push(&mut self, ev: &Event<'_>) {
         self.events += 1;
         self.see_line(ev.line());
-        if self.started_at.is_none() {
-            // Per run, not per line: only the first timestamp is kept.
-            self.started_at = ev.timestamp().map(str::to_string);
+        if let Some(ts) = ev.timestamp() {
+            if self.started_at.is_none() {
+                // Per run, not per line: only the first timestamp is copied.
+                self.started_at = Some(ts.to_string());
+                self.first_ms = parse_millis(ts);
+            }
+            // The last one goes into a buffer reused from line to line (no
+            // allocation once it is long enough).
+            self.ended_at.clear();
+            self.ended_at.push_str(ts);
+            if let Some(ms) = parse_millis(ts) {
+                self.last_ms = Some(ms);
+                if self.first_ms.is_none() {
+                    self.first_ms = Some(ms);
+                }
+            }
         }
         match ev.kind() {
             EventKind::Assistant => self.on_assistant(ev),
@@ -270,8 +356,14 @@ impl RunState {
                 if self.results > 0 {
                     self.activity_after_result = true;
                 }
-                if self.model.is_none() {
-                    self.model = str_of(ev.get("model")).map(str::to_string);
+                if let Some(m) = str_of(ev.get("model")) {
+                    if self.model.is_none() {
+                        self.model = Some(m.to_string());
+                    }
+                    let sym = self.names.intern(m);
+                    if !self.init_models.contains(&sym) {
+                        self.init_models.push(sym);
+                    }
                 }
                 if self.version.is_none() {
                     self.version = str_of(ev.get("claude_code_version")).map(str::to_string);
@@ -494,11 +586,20 @@ impl RunState {
         }
         let model = model.map(|m| self.names.intern(m));
         if let Some(m) = model {
-            self.models_seen.insert(m, ());
+            match agent {
+                None => self.main_models.insert(m, ()),
+                Some(_) => self.sub_models.insert(m, ()),
+            };
         }
-        let usage = msg.get("usage").map(TokenCounts::from_usage);
+        let usage = msg.get("usage").map(|u| self.usage_of(u, ev.line()));
+        // A message whose stop_reason is set came whole: its usage is final
+        // (the snapshot of a streaming message has stop_reason null).
+        let source = match str_of(msg.get("stop_reason")) {
+            Some(_) => CallUsageSource::CompleteMessage,
+            None => CallUsageSource::Snapshot,
+        };
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
-        self.record_call(msg_id, agent, model, usage, ev.line());
+        self.record_call(msg_id, agent, model, usage, source, ev.line());
 
         let start = ev.timestamp().and_then(parse_millis);
         let Some(content) = content else { return };
@@ -515,23 +616,26 @@ impl RunState {
     }
 
     /// A model call's usage: per message id the last assistant event's,
-    /// unless the call's `message_delta` already gave the final one.
+    /// unless a final one is already known (its `message_delta`, or an
+    /// event of the finished message) and this one is a snapshot.
     fn record_call(
         &mut self,
         msg: Option<Sym>,
         agent: Option<Sym>,
         model: Option<Sym>,
         usage: Option<TokenCounts>,
+        source: CallUsageSource,
         line: u64,
     ) {
         if let Some(m) = msg {
             if let Some(&i) = self.call_by_msg.get(&m) {
                 let c = &mut self.calls[i as usize];
-                if !c.final_usage
-                    && let Some(u) = usage
-                {
+                let keep = c.source == CallUsageSource::MessageDelta
+                    || (c.source.is_final() && !source.is_final());
+                if !keep && let Some(u) = usage {
                     c.usage = u;
                     c.line = line;
+                    c.source = source;
                 }
                 c.model = c.model.or(model);
                 return;
@@ -543,7 +647,11 @@ impl RunState {
             agent,
             model,
             usage: usage.unwrap_or_default(),
-            final_usage: false,
+            source: if usage.is_some() {
+                source
+            } else {
+                CallUsageSource::Snapshot
+            },
             round: self.results,
             line,
         });
@@ -656,6 +764,13 @@ impl RunState {
                             if let Some(s) = str_of(t.get("status")) {
                                 n.result_status = Some(self.names.intern(s));
                             }
+                            if let Some(u) = t
+                                .get("usage")
+                                .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+                            {
+                                let reported = self.usage_of(u, ev.line());
+                                self.nodes[i as usize].reported_usage = Some(reported);
+                            }
                         } else if let Some(&i) = self.node_by_tool.get(&id) {
                             self.nodes[i as usize].result_error |= error;
                         }
@@ -703,12 +818,14 @@ impl RunState {
                 let id = str_of(m.and_then(|m| m.get("id"))).map(|s| self.names.intern(s));
                 let model = str_of(m.and_then(|m| m.get("model"))).map(|s| self.names.intern(s));
                 if let Some(model) = model {
-                    self.models_seen.insert(model, ());
+                    self.main_models.insert(model, ());
                 }
-                let usage = m.and_then(|m| m.get("usage")).map(TokenCounts::from_usage);
+                let usage = m
+                    .and_then(|m| m.get("usage"))
+                    .map(|u| self.usage_of(u, ev.line()));
                 self.partial.start_message(id, &self.names);
                 if id.is_some() {
-                    self.record_call(id, None, model, usage, ev.line());
+                    self.record_call(id, None, model, usage, CallUsageSource::Snapshot, ev.line());
                 }
             }
             "content_block_start" => {
@@ -724,9 +841,11 @@ impl RunState {
                 if let (Some(m), Some(u)) = (self.partial.msg, e.get("usage"))
                     && let Some(&i) = self.call_by_msg.get(&m)
                 {
+                    let mut usage = self.calls[i as usize].usage;
+                    self.merge_usage(&mut usage, u, ev.line());
                     let c = &mut self.calls[i as usize];
-                    merge_usage(&mut c.usage, u);
-                    c.final_usage = true;
+                    c.usage = usage;
+                    c.source = CallUsageSource::MessageDelta;
                     c.line = ev.line();
                 }
             }
@@ -735,16 +854,20 @@ impl RunState {
         }
     }
 
-    fn main_sums(&self) -> (TokenCounts, TokenCounts) {
+    /// The main agent's per-call sums, this round's and the run's, and
+    /// whether every call of the round is final.
+    fn main_sums(&self) -> (TokenCounts, TokenCounts, bool) {
         let mut round = TokenCounts::default();
         let mut all = TokenCounts::default();
+        let mut all_final = true;
         for c in self.calls.iter().filter(|c| c.agent.is_none()) {
             all.add(&c.usage);
+            all_final &= c.source.is_final();
             if c.round == self.results {
                 round.add(&c.usage);
             }
         }
-        (round, all)
+        (round, all, all_final)
     }
 
     fn on_result(&mut self, ev: &Event<'_>) {
@@ -787,9 +910,12 @@ impl RunState {
             ),
             _ => {}
         }
-        let usage = ev.get("usage").map(TokenCounts::from_usage);
+        let usage = ev
+            .get("usage")
+            .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+            .map(|u| self.usage_of(u, line));
         if let Some(reported) = usage {
-            let (round, cumulative) = self.main_sums();
+            let (round, cumulative, all_final) = self.main_sums();
             let basis = if reported == round {
                 UsageBasis::Round
             } else if reported == cumulative {
@@ -797,6 +923,26 @@ impl RunState {
             } else {
                 UsageBasis::Mismatch
             };
+            if basis == UsageBasis::Cumulative && self.results > 0 {
+                self.reported_cumulative = true;
+            }
+            if basis == UsageBasis::Mismatch
+                && all_final
+                && self.calls.iter().any(|c| c.agent.is_none())
+            {
+                // Both sides exact: one of them is wrong.
+                self.warn(
+                    WARN_USAGE_MISMATCH,
+                    format!(
+                        "result usage (output_tokens {}) differs from the main agent's final per-call usage of its round (output_tokens {})",
+                        reported.output_tokens, round.output_tokens
+                    ),
+                    Some(line),
+                );
+            }
+            let sum = self.reported_sum.get_or_insert_with(TokenCounts::default);
+            sum.add(&reported);
+            self.reported_last = Some(reported);
             self.usage_checks.push(UsageCheck {
                 result: self.results,
                 line,
@@ -827,23 +973,49 @@ impl RunState {
                         cache_read_input_tokens: n("cacheReadInputTokens"),
                         cache_creation_input_tokens: n("cacheCreationInputTokens"),
                     },
-                    cost_usd: v.get("costUSD").and_then(|c| c.as_f64()),
+                    cost_usd: v
+                        .get("costUSD")
+                        .and_then(|c| c.as_f64())
+                        .filter(|c| c.is_finite()),
+                    role: ModelRole::Main,
                     auxiliary: false,
                     summed: None,
                     canonical_model: str_of(v.get("canonicalModel")).map(str::to_string),
                 });
             }
         }
+        let num_turns = self.int_field(ev, "num_turns");
+        let duration_ms = self.int_field(ev, "duration_ms");
+        let duration_api_ms = self.int_field(ev, "duration_api_ms");
+        if let Some(d) = duration_ms {
+            let sum = self.duration_ms_sum.get_or_insert(0);
+            *sum = sum.saturating_add(d);
+        }
+        let cost_value = ["total_cost_usd", "cost_usd", "total_cost"]
+            .iter()
+            .find_map(|k| ev.get(k).filter(|v| v.number().is_some()).map(|v| (*k, v)));
+        let (total_cost_usd, total_cost_text) = match cost_value {
+            None => (None, None),
+            Some((k, v)) => match v.as_f64().filter(|c| c.is_finite()) {
+                Some(c) => (Some(c), None),
+                None => {
+                    let text = number_text(&v);
+                    self.warn_number(k, &v, line, "is beyond f64: kept as written, not summed");
+                    (None, Some(text))
+                }
+            },
+        };
         let r = ResultSummary {
             line,
             subtype: subtype.map(str::to_string),
             is_error,
             terminal_reason: str_of(ev.get("terminal_reason")).map(str::to_string),
             stop_reason: str_of(ev.get("stop_reason")).map(str::to_string),
-            num_turns: ev.num_turns(),
-            duration_ms: ev.duration_ms(),
-            duration_api_ms: u64_of(ev.get("duration_api_ms")),
-            total_cost_usd: ev.total_cost_usd(),
+            num_turns,
+            duration_ms,
+            duration_api_ms,
+            total_cost_usd,
+            total_cost_text,
             result_text: str_of(ev.get("result")).map(str::to_string),
             result_index: u64_of(ev.get("result_index")),
             usage,
@@ -868,48 +1040,120 @@ impl RunState {
         self.results += 1;
     }
 
-    /// Whether a call's model is this modelUsage entry's: the key without
-    /// its `[1m]` suffix, or its `canonicalModel`.
-    fn model_matches(entry: &ModelUsage, call_model: &str) -> bool {
-        let call = base_model(call_model);
-        call == base_model(&entry.model) || entry.canonical_model.as_deref() == Some(call)
-    }
-
     /// Turn the state into a summary.
     pub(crate) fn finish(mut self) -> RunSummary {
         let names = &self.names;
         let partial = self.partial.summary(names);
+        let mut warnings = std::mem::take(&mut self.warnings);
 
-        // Usage per agent.
-        let mut usage = UsageSummary {
-            synthetic_messages: self.synthetic,
-            ..UsageSummary::default()
+        // The roles of the models (see `accounting`).
+        let resolve = |m: &SymMap<()>| -> Vec<&str> {
+            let mut v: Vec<&str> = m.keys().map(|s| names.resolve(*s)).collect();
+            v.sort_unstable();
+            v
         };
+        let init_models: Vec<&str> = self.init_models.iter().map(|s| names.resolve(*s)).collect();
+        let main_models = resolve(&self.main_models);
+        let sub_models = resolve(&self.sub_models);
+        let mut by_model = std::mem::take(&mut self.model_usage);
+        accounting::assign_roles(
+            &mut by_model,
+            &ModelsSeen {
+                inits: &init_models,
+                main: &main_models,
+                subagents: &sub_models,
+            },
+        );
+
+        // Per-call sums of the main agent and of each node.
+        let mut main_calls = AgentUsage::default();
+        let mut complete = TokenCounts::default();
+        let mut complete_calls = 0;
+        let mut per_node: SymMap<(AgentUsage, Vec<&str>)> = SymMap::default();
         for c in &self.calls {
             match c.agent {
-                None => usage.main.add_call(&c.usage),
-                Some(_) => usage.subagents.add_call(&c.usage),
+                None => {
+                    main_calls.add_call(&c.usage, c.source);
+                    if c.source == CallUsageSource::CompleteMessage {
+                        complete.add(&c.usage);
+                        complete_calls += 1;
+                    }
+                }
+                Some(a) => {
+                    let (u, models) = per_node.entry(a).or_default();
+                    u.add_call(&c.usage, c.source);
+                    if let Some(m) = c.model.map(|m| names.resolve(m))
+                        && !models.contains(&m)
+                    {
+                        models.push(m);
+                    }
+                }
             }
         }
+        let reported = if self.reported_cumulative {
+            self.reported_last
+        } else {
+            self.reported_sum
+        };
+        let main = accounting::main_figure(
+            MainInputs {
+                calls: main_calls,
+                complete,
+                complete_calls,
+                reported,
+            },
+            &by_model,
+        );
+        // Each node's figure, then all subagents together.
+        let empty: (AgentUsage, Vec<&str>) = (AgentUsage::default(), Vec::new());
+        let inputs: Vec<SubagentInputs<'_>> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let (calls, models) = n
+                    .tool_use_id
+                    .and_then(|id| per_node.get(&id))
+                    .unwrap_or(&empty);
+                SubagentInputs {
+                    calls: *calls,
+                    reported: n.reported_usage,
+                    models,
+                }
+            })
+            .collect();
+        let mut node_usage: Vec<AgentUsage> =
+            inputs.iter().map(accounting::subagent_figure).collect();
+        // Calls under a parent_tool_use_id always have a node (agent_of), so
+        // every subagent call is in some node's inputs.
+        let subagents = accounting::subagents_figure(&mut node_usage, &inputs, &by_model);
+        drop(inputs);
 
-        // modelUsage: auxiliary entries and per-model sums.
-        let seen: Vec<&str> = self.models_seen.keys().map(|m| names.resolve(*m)).collect();
-        let mut by_model = std::mem::take(&mut self.model_usage);
+        let mut usage = UsageSummary {
+            synthetic_messages: self.synthetic,
+            main,
+            subagents,
+            ..UsageSummary::default()
+        };
+
+        // modelUsage: per-model sums and the cost by role.
         let mut cost = CostCheck {
             total_cost_usd: self.last_result.as_ref().and_then(|r| r.total_cost_usd),
             ..CostCheck::default()
         };
-        let mut sum_cost = 0.0;
+        let mut sum_cost = super::sum::ExactSum::new();
+        let (mut main_cost, mut sub_cost, mut aux_cost) = (
+            super::sum::ExactSum::new(),
+            super::sum::ExactSum::new(),
+            super::sum::ExactSum::new(),
+        );
         for m in &mut by_model {
-            let used = seen.iter().any(|s| Self::model_matches(m, s));
-            m.auxiliary = !seen.is_empty() && !used;
-            m.summed = if m.auxiliary {
+            m.summed = if m.role == ModelRole::Auxiliary {
                 None
             } else {
                 let mut t = TokenCounts::default();
                 for c in &self.calls {
                     if c.model
-                        .is_some_and(|cm| Self::model_matches(m, names.resolve(cm)))
+                        .is_some_and(|cm| accounting::model_matches(m, names.resolve(cm)))
                     {
                         t.add(&c.usage);
                     }
@@ -917,20 +1161,43 @@ impl RunState {
                 Some(t)
             };
             let c = m.cost_usd.unwrap_or(0.0);
-            sum_cost += c;
-            if m.auxiliary {
-                usage.auxiliary.add(&m.tokens);
-                cost.auxiliary_cost_usd += c;
-            } else {
-                usage.models.add(&m.tokens);
+            sum_cost.add(c);
+            match m.role {
+                ModelRole::Auxiliary => {
+                    usage.auxiliary.add(&m.tokens);
+                    aux_cost.add(c);
+                }
+                ModelRole::Subagent => {
+                    usage.models.add(&m.tokens);
+                    sub_cost.add(c);
+                }
+                _ => {
+                    usage.models.add(&m.tokens);
+                    main_cost.add(c);
+                }
             }
         }
-        usage.by_model = by_model;
+        let f = |s: super::sum::ExactSum| s.value().as_f64().unwrap_or(f64::MAX);
+        cost.auxiliary_cost_usd = f(aux_cost);
+        cost.subagent_cost_usd = f(sub_cost);
+        cost.main_cost_usd = f(main_cost);
+        if by_model.is_empty() {
+            // Without modelUsage the run's cost is its main model's.
+            cost.main_cost_usd = cost.total_cost_usd.unwrap_or(0.0);
+        }
+        let sum_cost = f(sum_cost);
         if self.model_usage_present {
             cost.model_usage_cost_usd = Some(sum_cost);
             cost.matches = cost.total_cost_usd.map(|t| costs_match(t, sum_cost));
         }
-        let mut warnings = std::mem::take(&mut self.warnings);
+        usage.by_role = accounting::role_rows(
+            &by_model,
+            self.model.as_deref(),
+            &usage.main,
+            &usage.subagents,
+            cost.total_cost_usd,
+        );
+        usage.by_model = by_model;
         if cost.matches == Some(false) {
             warnings.push(Warning {
                 code: WARN_COST_MISMATCH,
@@ -983,13 +1250,7 @@ impl RunState {
         let mut flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)> =
             Vec::with_capacity(self.nodes.len());
         let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
-        for n in &self.nodes {
-            let mut u = AgentUsage::default();
-            if let Some(id) = n.tool_use_id {
-                for c in self.calls.iter().filter(|c| c.agent == Some(id)) {
-                    u.add_call(&c.usage);
-                }
-            }
+        for (n, u) in self.nodes.iter().zip(node_usage) {
             let tool_name = n
                 .tool_use_id
                 .and_then(|id| self.tool_by_id.get(&id))
@@ -1027,11 +1288,7 @@ impl RunState {
                 },
             ));
         }
-        let is_agent = |n: &SubagentNode| {
-            n.task_type.as_deref() == Some("local_agent")
-                || n.tool_name.as_deref().is_some_and(launches_subagent)
-                || (n.task_type.is_none() && n.tool_name.is_none() && n.events > 0)
-        };
+        let is_agent = SubagentNode::is_agent;
         let (parents, depth_of) = parents_and_depths(&flat);
         let (mut seen_spawned, mut seen_completed) = (0, 0);
         for (_, _, n) in &flat {
@@ -1131,6 +1388,9 @@ impl RunState {
             model: self.model.take(),
             claude_code_version: self.version.take(),
             started_at: self.started_at.take(),
+            ended_at: (!self.ended_at.is_empty()).then(|| std::mem::take(&mut self.ended_at)),
+            wall_ms: self.first_ms.zip(self.last_ms).map(|(a, b)| b - a),
+            duration_ms_sum: self.duration_ms_sum,
             results: u64::from(self.results),
             last_result: self.last_result.take(),
             usage,
@@ -1167,7 +1427,8 @@ impl RunState {
                 agent: opt(c.agent),
                 model: opt(c.model),
                 usage: c.usage,
-                final_usage: c.final_usage,
+                final_usage: c.source.is_final(),
+                source: c.source,
                 line: c.line,
             })
             .collect();

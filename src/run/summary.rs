@@ -2,6 +2,8 @@
 //! of, with [`RunSummary::to_json`] giving the stable JSON that
 //! `cctape verdict` prints.
 
+use super::accounting::{CallUsageSource, ModelRole, TokenSource};
+use super::sum::finite_json;
 use super::verdict::{Verdict, apply_exit_code};
 use crate::event::TokenCounts;
 use serde_json::{Map, Value as J, json};
@@ -48,22 +50,70 @@ pub const WARN_ACTIVITY_AFTER_RESULT: &str = "activity_after_last_result";
 pub const WARN_EXIT_CODE: &str = "nonzero_exit_code";
 /// A partial-message block differs from its assistant event.
 pub const WARN_PARTIAL_MISMATCH: &str = "partial_block_mismatch";
+/// The process exit code was 0 while the run failed (max turns, an error,
+/// no result).
+pub const WARN_FAILED_EXIT_ZERO: &str = "failed_with_exit_code_0";
+/// A result's `usage` differs from the sum of the main agent's final
+/// per-call usage (both exact, so one of them is wrong).
+pub const WARN_USAGE_MISMATCH: &str = "usage_mismatch";
+/// A number that is not what its field holds: a negative or fractional
+/// count, a count beyond u64, a cost beyond f64. Its text is kept.
+pub const WARN_UNUSUAL_NUMBER: &str = "unusual_number";
 
-/// Token counts with the number of model calls they come from.
+/// An agent's tokens (the main agent, one subagent, or all subagents): the
+/// best figure with its source, and the other figures for audit (see
+/// `docs/accounting.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AgentUsage {
     /// Distinct model calls (distinct `message.id`).
     pub messages: u64,
-    /// Their usage summed, each call once.
+    /// The best figure, by the precedence of [`TokenSource`].
     pub tokens: TokenCounts,
+    /// Where [`tokens`](AgentUsage::tokens) comes from.
+    pub source: TokenSource,
+    /// Calls whose usage is final ([`CallUsageSource::is_final`]).
+    pub final_calls: u64,
+    /// Every call's usage summed, each call once (snapshots included).
+    pub calls: TokenCounts,
+    /// What is reported for the agent: the results' `usage` (main agent),
+    /// the Agent/Task tool results' `usage` (subagents).
+    pub reported: Option<TokenCounts>,
+    /// The `modelUsage` entries of models only subagents used (subagents).
+    pub model_usage: Option<TokenCounts>,
 }
 
 impl AgentUsage {
-    pub(crate) fn add_call(&mut self, t: &TokenCounts) {
+    pub(crate) fn add_call(&mut self, t: &TokenCounts, source: CallUsageSource) {
         self.messages += 1;
-        self.tokens.add(t);
+        self.calls.add(t);
+        if source.is_final() {
+            self.final_calls += 1;
+        }
     }
+
+    /// True when [`tokens`](AgentUsage::tokens) is known to be below the
+    /// truth.
+    pub fn lower_bound(&self) -> bool {
+        self.source.is_lower_bound()
+    }
+}
+
+/// Tokens and cost of one model in one role of a run.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct RoleUsage {
+    /// The model, as `modelUsage` names it (or the init model).
+    pub model: String,
+    /// Its role in the run.
+    pub role: ModelRole,
+    /// Its tokens.
+    pub tokens: TokenCounts,
+    /// Its cost (`costUSD`; the run's `total_cost_usd` without modelUsage).
+    pub cost_usd: Option<f64>,
+    /// False when the run has no `modelUsage` and the row holds the run's
+    /// per-agent figures and cost under its model.
+    pub from_model_usage: bool,
 }
 
 /// One `modelUsage` entry of the last result.
@@ -79,9 +129,11 @@ pub struct ModelUsage {
     pub cost_usd: Option<f64>,
     /// `canonicalModel`, when given.
     pub canonical_model: Option<String>,
-    /// True when no assistant event of the run used this model (the
-    /// auxiliary calls claude-code makes itself, e.g. a haiku classifier).
-    /// Always false when the run has no assistant events at all.
+    /// Its role in the run ([`ModelRole`]).
+    pub role: ModelRole,
+    /// True when the role is [`ModelRole::Auxiliary`]: no message of the
+    /// run answers under this model and no init names it (claude-code's
+    /// own calls, e.g. a haiku classifier).
     pub auxiliary: bool,
     /// The run's per-call usage of this model (main agent and subagents),
     /// summed; `None` for auxiliary entries.
@@ -92,10 +144,12 @@ pub struct ModelUsage {
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct UsageSummary {
-    /// The main agent's model calls (parent_tool_use_id null or absent).
+    /// The main agent (parent_tool_use_id null or absent).
     pub main: AgentUsage,
-    /// Every subagent's model calls, summed.
+    /// Every subagent together.
     pub subagents: AgentUsage,
+    /// Tokens and cost per model and role ([`RoleUsage`]).
+    pub by_role: Vec<RoleUsage>,
     /// `modelUsage` of the last result (covers subagents and auxiliary
     /// models).
     pub by_model: Vec<ModelUsage>,
@@ -119,6 +173,10 @@ pub struct CostCheck {
     pub model_usage_cost_usd: Option<f64>,
     /// The auxiliary models' part of that sum.
     pub auxiliary_cost_usd: f64,
+    /// The main-role models' part.
+    pub main_cost_usd: f64,
+    /// The subagent-role models' part.
+    pub subagent_cost_usd: f64,
     /// Whether the two agree within [`COST_TOLERANCE`]; `None` when there is
     /// nothing to compare.
     pub matches: Option<bool>,
@@ -270,7 +328,7 @@ pub struct SubagentNode {
     pub report: Option<String>,
     /// True when its tool result was an error.
     pub result_error: bool,
-    /// Its own model calls.
+    /// Its tokens: its own calls, or what it reported (see [`AgentUsage`]).
     pub usage: AgentUsage,
     /// Events carrying its id as `parent_tool_use_id`.
     pub events: u64,
@@ -278,6 +336,20 @@ pub struct SubagentNode {
     pub tool_calls: u64,
     /// What it launched in turn.
     pub children: Vec<SubagentNode>,
+}
+
+impl SubagentNode {
+    /// True when the node is a subagent (not a background Bash or a
+    /// Workflow task): an Agent/Task tool use, a `local_agent` task, or a
+    /// node known only from events under its `parent_tool_use_id`.
+    pub fn is_agent(&self) -> bool {
+        self.task_type.as_deref() == Some("local_agent")
+            || self
+                .tool_name
+                .as_deref()
+                .is_some_and(|t| matches!(t, "Agent" | "Task"))
+            || (self.task_type.is_none() && self.tool_name.is_none() && self.events > 0)
+    }
 }
 
 /// `result.subagent_stats` against what the stream shows.
@@ -441,6 +513,9 @@ pub struct PartialSummary {
     pub blocks: u64,
     /// Blocks equal to their assistant event.
     pub verified: u64,
+    /// Of those, the ones equal only after undoing the CLI's rewrites of a
+    /// tool input (see `docs/accounting.md`).
+    pub normalized: u64,
     /// Blocks finished without an assistant event to compare with.
     pub unverified: u64,
     /// Deltas or stops for a block never started.
@@ -465,14 +540,20 @@ pub struct ResultSummary {
     pub terminal_reason: Option<String>,
     /// `stop_reason`.
     pub stop_reason: Option<String>,
-    /// `num_turns`.
-    pub num_turns: Option<u64>,
+    /// `num_turns` (negative values kept: 2.x wrote `-1`, see
+    /// wave2/peer-fixtures/meawoppl__rust-claude-codes__claude-codes-test_cases@8e7b091.ndjson
+    /// line 4).
+    pub num_turns: Option<i64>,
     /// `duration_ms`.
-    pub duration_ms: Option<u64>,
+    pub duration_ms: Option<i64>,
     /// `duration_api_ms`.
-    pub duration_api_ms: Option<u64>,
-    /// `total_cost_usd` (`cost_usd`/`total_cost` in 1.0.x).
+    pub duration_api_ms: Option<i64>,
+    /// `total_cost_usd` (`cost_usd`/`total_cost` in 1.0.x), when an `f64`
+    /// holds it.
     pub total_cost_usd: Option<f64>,
+    /// The cost as written when no `f64` holds it (`1e400`); a
+    /// [`WARN_UNUSUAL_NUMBER`] warning says so.
+    pub total_cost_text: Option<String>,
     /// `result`: the final text (absent on limit failures).
     pub result_text: Option<String>,
     /// `result_index`.
@@ -501,9 +582,11 @@ pub struct ModelCall {
     pub model: Option<String>,
     /// The call's usage, as summed into [`UsageSummary`].
     pub usage: TokenCounts,
-    /// The usage is the call's `message_delta`'s (final), not an assistant
-    /// event's snapshot.
+    /// The usage is final (a `message_delta`, or a whole message), not an
+    /// assistant event's snapshot.
     pub final_usage: bool,
+    /// Where the usage comes from.
+    pub source: CallUsageSource,
     /// The line whose usage this is: the last line that set it (the last
     /// assistant event of the message id, or its last `message_delta`, or
     /// the `message_start` when nothing followed it).
@@ -567,6 +650,14 @@ pub struct RunSummary {
     /// The first `timestamp` of the run (ISO 8601, from its first assistant
     /// or user event), when any event carries one.
     pub started_at: Option<String>,
+    /// The last `timestamp` of the run.
+    pub ended_at: Option<String>,
+    /// Wall time from the first event with a timestamp to the last, in
+    /// milliseconds.
+    pub wall_ms: Option<i64>,
+    /// The rounds' `duration_ms` summed (each result's covers its round
+    /// only; the last result's is [`ResultSummary::duration_ms`]).
+    pub duration_ms_sum: Option<i64>,
     /// `result` events.
     pub results: u64,
     /// The last result.
@@ -629,6 +720,9 @@ impl RunSummary {
             model: None,
             claude_code_version: None,
             started_at: None,
+            ended_at: None,
+            wall_ms: None,
+            duration_ms_sum: None,
             results: 0,
             last_result: None,
             usage: UsageSummary::default(),
@@ -659,7 +753,8 @@ impl RunSummary {
     }
 
     /// Apply the process's exit code (see [`apply_exit_code`]); a non-zero
-    /// code over a successful stream adds a warning.
+    /// code over a successful stream, or a zero code over a failed one,
+    /// adds a warning.
     pub fn apply_exit_code(&mut self, code: i32) {
         self.exit_code = Some(code);
         let v = apply_exit_code(self.stream_verdict, self.events > 0, code);
@@ -670,7 +765,36 @@ impl RunSummary {
                 line: None,
             });
         }
+        if code == 0 && !self.stream_verdict.is_ok() {
+            self.warnings.push(Warning {
+                code: WARN_FAILED_EXIT_ZERO,
+                message: format!(
+                    "exit code 0, but the run's verdict is {}",
+                    self.stream_verdict
+                ),
+                line: self.last_result.as_ref().map(|r| r.line),
+            });
+        }
         self.verdict = v;
+    }
+
+    /// The run's tool calls, every tool together.
+    pub fn tool_calls_total(&self) -> u64 {
+        self.tools.iter().map(|t| t.calls).sum()
+    }
+
+    /// Subagents the run launched, from every signal a version writes: the
+    /// nodes of the subagent tree that are agents (an Agent/Task tool use, a
+    /// `local_agent` task, or events under a `parent_tool_use_id`), at any
+    /// depth. 2.1.41 streams have no `task_started`
+    /// (`TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl`).
+    pub fn subagent_count(&self) -> u64 {
+        fn walk(ns: &[SubagentNode]) -> u64 {
+            ns.iter()
+                .map(|n| u64::from(n.is_agent()) + walk(&n.children))
+                .sum()
+        }
+        walk(&self.subagents)
     }
 
     /// True when the run has a warning with this code.
@@ -683,14 +807,24 @@ impl RunSummary {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The run as one JSON object with stable field names (what
-    /// `cctape verdict` prints, without `file`).
+    /// The run as one JSON object with stable field names in a stable
+    /// order, `verdict` and `ok` first (what `cctape verdict` prints, which
+    /// puts `file` after `ok`; the order is documented in
+    /// `docs/accounting.md`).
     pub fn to_json(&self) -> J {
+        self.to_json_with_file(None)
+    }
+
+    /// [`to_json`](RunSummary::to_json) with `file` third, after `ok`.
+    pub fn to_json_with_file(&self, file: Option<&str>) -> J {
         let r = self.last_result.as_ref();
         let mut o = Map::new();
-        o.insert("session_id".into(), json!(self.session_id));
         o.insert("verdict".into(), json!(self.verdict.as_str()));
         o.insert("ok".into(), json!(self.ok()));
+        if let Some(f) = file {
+            o.insert("file".into(), json!(f));
+        }
+        o.insert("session_id".into(), json!(self.session_id));
         o.insert("stream_verdict".into(), json!(self.stream_verdict.as_str()));
         o.insert("exit_code".into(), json!(self.exit_code));
         o.insert("results".into(), json!(self.results));
@@ -709,10 +843,9 @@ impl RunSummary {
         );
         o.insert("num_turns".into(), json!(r.and_then(|r| r.num_turns)));
         o.insert("duration_ms".into(), json!(r.and_then(|r| r.duration_ms)));
-        o.insert(
-            "total_cost_usd".into(),
-            json!(r.and_then(|r| r.total_cost_usd)),
-        );
+        o.insert("duration_ms_sum".into(), json!(self.duration_ms_sum));
+        o.insert("wall_ms".into(), json!(self.wall_ms));
+        o.insert("total_cost_usd".into(), self.cost_json());
         o.insert(
             "result_text".into(),
             json!(r.and_then(|r| r.result_text.as_deref())),
@@ -737,13 +870,16 @@ impl RunSummary {
             json!(self.claude_code_version),
         );
         o.insert("started_at".into(), json!(self.started_at));
+        o.insert("ended_at".into(), json!(self.ended_at));
         o.insert("usage".into(), usage_json(&self.usage));
         o.insert(
             "cost".into(),
             json!({
-                "total_cost_usd": self.cost.total_cost_usd,
-                "model_usage_cost_usd": self.cost.model_usage_cost_usd,
-                "auxiliary_cost_usd": self.cost.auxiliary_cost_usd,
+                "total_cost_usd": self.cost_json(),
+                "model_usage_cost_usd": self.cost.model_usage_cost_usd.map(finite_json),
+                "main_cost_usd": finite_json(self.cost.main_cost_usd),
+                "subagent_cost_usd": finite_json(self.cost.subagent_cost_usd),
+                "auxiliary_cost_usd": finite_json(self.cost.auxiliary_cost_usd),
                 "matches": self.cost.matches,
             }),
         );
@@ -767,6 +903,7 @@ impl RunSummary {
             "tool_results_without_use".into(),
             json!(self.tool_results_without_use),
         );
+        o.insert("subagent_count".into(), json!(self.subagent_count()));
         o.insert(
             "subagents".into(),
             J::Array(self.subagents.iter().map(node_json).collect()),
@@ -890,7 +1027,25 @@ impl RunSummary {
     }
 }
 
-fn tokens_json(t: &TokenCounts) -> J {
+impl RunSummary {
+    /// The run's cost as JSON: the number, or the text as written when no
+    /// `f64` holds it (a string: see [`crate::run::SumValue::to_json`]).
+    pub fn cost_json(&self) -> J {
+        match (
+            self.cost.total_cost_usd,
+            self.last_result
+                .as_ref()
+                .and_then(|r| r.total_cost_text.as_deref()),
+        ) {
+            (Some(c), _) => finite_json(c),
+            (None, Some(t)) => J::String(t.to_string()),
+            (None, None) => J::Null,
+        }
+    }
+}
+
+/// The four counts as JSON, in the order of the API's `usage`.
+pub fn tokens_json(t: &TokenCounts) -> J {
     json!({
         "input_tokens": t.input_tokens,
         "output_tokens": t.output_tokens,
@@ -899,13 +1054,45 @@ fn tokens_json(t: &TokenCounts) -> J {
     })
 }
 
-fn agent_json(a: &AgentUsage) -> J {
+/// An agent's figure as JSON: the four counts, `source`, `lower_bound`,
+/// `messages`, `final_calls`, then `figures` (every figure, for audit).
+pub fn agent_json(a: &AgentUsage) -> J {
     let mut o = match tokens_json(&a.tokens) {
         J::Object(o) => o,
         _ => Map::new(),
     };
+    o.insert("source".into(), json!(a.source.as_str()));
+    o.insert("lower_bound".into(), json!(a.lower_bound()));
     o.insert("messages".into(), json!(a.messages));
+    o.insert("final_calls".into(), json!(a.final_calls));
+    o.insert(
+        "figures".into(),
+        json!({
+            "calls": tokens_json(&a.calls),
+            "reported": a.reported.as_ref().map_or(J::Null, tokens_json),
+            "model_usage": a.model_usage.as_ref().map_or(J::Null, tokens_json),
+        }),
+    );
     J::Object(o)
+}
+
+/// Per-model, per-role rows as JSON.
+pub fn roles_json(rows: &[RoleUsage]) -> J {
+    J::Array(
+        rows.iter()
+            .map(|r| {
+                let mut o = Map::new();
+                o.insert("model".into(), json!(r.model));
+                o.insert("role".into(), json!(r.role.as_str()));
+                if let J::Object(t) = tokens_json(&r.tokens) {
+                    o.extend(t);
+                }
+                o.insert("cost_usd".into(), json!(r.cost_usd.map(finite_json)));
+                o.insert("from_model_usage".into(), json!(r.from_model_usage));
+                J::Object(o)
+            })
+            .collect(),
+    )
 }
 
 fn usage_json(u: &UsageSummary) -> J {
@@ -915,7 +1102,8 @@ fn usage_json(u: &UsageSummary) -> J {
             J::Object(o) => o,
             _ => Map::new(),
         };
-        e.insert("cost_usd".into(), json!(m.cost_usd));
+        e.insert("cost_usd".into(), json!(m.cost_usd.map(finite_json)));
+        e.insert("role".into(), json!(m.role.as_str()));
         e.insert("auxiliary".into(), json!(m.auxiliary));
         e.insert(
             "summed".into(),
@@ -927,6 +1115,7 @@ fn usage_json(u: &UsageSummary) -> J {
         "main": agent_json(&u.main),
         "subagents": agent_json(&u.subagents),
         "by_model": by_model,
+        "by_role": roles_json(&u.by_role),
         "models": tokens_json(&u.models),
         "auxiliary": tokens_json(&u.auxiliary),
         "synthetic_messages": u.synthetic_messages,
@@ -976,6 +1165,7 @@ fn partial_json(p: &PartialSummary) -> J {
         "messages": p.messages,
         "blocks": p.blocks,
         "verified": p.verified,
+        "normalized": p.normalized,
         "unverified": p.unverified,
         "orphan_events": p.orphan_events,
         "mismatches": p.mismatches.iter().map(|m| json!({

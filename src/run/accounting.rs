@@ -1,0 +1,384 @@
+//! The accounting model: where every token figure comes from, which total
+//! of an agent is the best one, and which role each model played in a run.
+//! Every command prints these figures; nothing else computes them.
+//!
+//! The rules, each with the real capture that shows it, are in
+//! `docs/accounting.md`; the comments below name the file once more.
+
+use super::summary::{AgentUsage, ModelUsage, RoleUsage};
+use crate::event::TokenCounts;
+
+/// Where a model call's usage comes from.
+///
+/// Grows when other inputs feed the model (session transcripts carry one
+/// usage entry per API request): match with a wildcard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CallUsageSource {
+    /// The call's `stream_event` `message_delta` (streams with partial
+    /// messages): the final count.
+    MessageDelta,
+    /// An `assistant` event of a finished message (its `stop_reason` is set:
+    /// the message came whole, not streamed): the final count.
+    CompleteMessage,
+    /// The snapshot taken at `message_start` that assistant events carry
+    /// while a message streams: `output_tokens` is a placeholder (1 to 20,
+    /// or 0 on GLM backends), so a sum of snapshots is a lower bound.
+    #[default]
+    Snapshot,
+}
+
+impl CallUsageSource {
+    /// `message_delta`, `complete_message` or `snapshot`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallUsageSource::MessageDelta => "message_delta",
+            CallUsageSource::CompleteMessage => "complete_message",
+            CallUsageSource::Snapshot => "snapshot",
+        }
+    }
+
+    /// True for the sources whose count is the call's final one.
+    pub fn is_final(self) -> bool {
+        !matches!(self, CallUsageSource::Snapshot)
+    }
+}
+
+/// Where an agent's token total ([`AgentUsage::tokens`]) comes from, in the
+/// order of precedence: the first that applies is taken.
+///
+/// Grows when other inputs feed the model (a session transcript's request
+/// usage, a cost priced from a table): match with a wildcard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TokenSource {
+    /// Every call of the agent has its final usage: their sum.
+    FinalCalls,
+    /// Main agent: what the run's results report in `usage` (each round's
+    /// result covers its round; summed over the rounds).
+    Results,
+    /// Main agent: the results' `usage` plus the calls that came as whole
+    /// messages, which those results leave out (GLM backends after an API
+    /// retry: `marquex__trackgentic__agentic-session-mp9xlpds.jsonl`, where
+    /// result 826 + whole calls 3,337 = modelUsage 4,163 on all four counts).
+    ResultsAndCompleteCalls,
+    /// Subagents: the `modelUsage` entries of the models only subagents
+    /// answered under (claude-code's own calls under the same model name
+    /// are inside and cannot be told apart).
+    ModelUsage,
+    /// Subagents: what each reported in its Agent/Task tool result
+    /// (`tool_use_result.usage`): its last call only, so a lower bound.
+    SubagentReports,
+    /// The sum of the calls' usage where some are snapshots: a lower bound.
+    SnapshotCalls,
+    /// No figure at all (no calls, nothing reported).
+    #[default]
+    None,
+}
+
+impl TokenSource {
+    /// `final_calls`, `results`, `results_and_complete_calls`,
+    /// `model_usage`, `subagent_reports`, `snapshot_calls`, `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenSource::FinalCalls => "final_calls",
+            TokenSource::Results => "results",
+            TokenSource::ResultsAndCompleteCalls => "results_and_complete_calls",
+            TokenSource::ModelUsage => "model_usage",
+            TokenSource::SubagentReports => "subagent_reports",
+            TokenSource::SnapshotCalls => "snapshot_calls",
+            TokenSource::None => "none",
+        }
+    }
+
+    /// True when the figure is known to be below the truth.
+    pub fn is_lower_bound(self) -> bool {
+        matches!(
+            self,
+            TokenSource::SubagentReports | TokenSource::SnapshotCalls
+        )
+    }
+}
+
+/// The role a model played in one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ModelRole {
+    /// The run's own model: named by a `system/init`, or answering the main
+    /// agent's messages (GLM backends answer under another name than the
+    /// one asked for: `jedarden__mta-my-way__...qm6...` asks for `glm-5`,
+    /// its messages say `glm-5.1`). A model the subagents also use stays
+    /// main.
+    #[default]
+    Main,
+    /// Answers only subagents' messages.
+    Subagent,
+    /// In `modelUsage` without a message of its own: claude-code's own
+    /// calls (a haiku classifier, titles).
+    Auxiliary,
+    /// The run names several models and nothing says which is its own (a
+    /// result alone, without init or messages).
+    Unknown,
+}
+
+impl ModelRole {
+    /// `main`, `subagent`, `auxiliary`, `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelRole::Main => "main",
+            ModelRole::Subagent => "subagent",
+            ModelRole::Auxiliary => "auxiliary",
+            ModelRole::Unknown => "unknown",
+        }
+    }
+
+    /// Every role, in order.
+    pub const ALL: [ModelRole; 4] = [
+        ModelRole::Main,
+        ModelRole::Subagent,
+        ModelRole::Auxiliary,
+        ModelRole::Unknown,
+    ];
+}
+
+/// A model name without a context suffix: `claude-opus-5[1m]` →
+/// `claude-opus-5`.
+pub(crate) fn base_model(m: &str) -> &str {
+    match m.find('[') {
+        Some(i) if m.ends_with(']') => &m[..i],
+        _ => m,
+    }
+}
+
+/// Whether a message's model is this modelUsage entry's: the key without
+/// its `[1m]` suffix, or its `canonicalModel`.
+pub(crate) fn model_matches(entry: &ModelUsage, model: &str) -> bool {
+    let m = base_model(model);
+    m == base_model(&entry.model) || entry.canonical_model.as_deref() == Some(m)
+}
+
+/// The models of a run, as the roles are decided from.
+pub(crate) struct ModelsSeen<'a> {
+    /// `model` of every `system/init`.
+    pub inits: &'a [&'a str],
+    /// Models the main agent's messages answer under.
+    pub main: &'a [&'a str],
+    /// Models subagents' messages answer under.
+    pub subagents: &'a [&'a str],
+}
+
+/// Give each modelUsage entry its role.
+pub(crate) fn assign_roles(entries: &mut [ModelUsage], seen: &ModelsSeen<'_>) {
+    let no_evidence = seen.inits.is_empty() && seen.main.is_empty() && seen.subagents.is_empty();
+    let sole = entries.len() == 1;
+    for e in entries.iter_mut() {
+        let any = |list: &[&str]| list.iter().any(|m| model_matches(e, m));
+        e.role = if any(seen.inits) || any(seen.main) {
+            ModelRole::Main
+        } else if any(seen.subagents) {
+            ModelRole::Subagent
+        } else if no_evidence {
+            // A result alone (`--output-format json`,
+            // wave2/TomOfekKafka__ThePerfectSnake__claude-output.json@2edbbc9):
+            // a sole model is the run's own.
+            if sole {
+                ModelRole::Main
+            } else {
+                ModelRole::Unknown
+            }
+        } else {
+            ModelRole::Auxiliary
+        };
+        e.auxiliary = e.role == ModelRole::Auxiliary;
+    }
+}
+
+/// The inputs of the main agent's figure.
+pub(crate) struct MainInputs {
+    /// Per-call sums and counts (every call, final or not).
+    pub calls: AgentUsage,
+    /// The sum of the calls that came as whole messages.
+    pub complete: TokenCounts,
+    /// How many such calls.
+    pub complete_calls: u64,
+    /// The results' usage, summed over the rounds (or the last one when the
+    /// version writes it cumulative), when any result has `usage`.
+    pub reported: Option<TokenCounts>,
+}
+
+/// The main agent's figure, by the precedence of [`TokenSource`].
+pub(crate) fn main_figure(inp: MainInputs, entries: &[ModelUsage]) -> AgentUsage {
+    let mut a = inp.calls;
+    a.reported = inp.reported;
+    // Whole messages are final by their stop_reason, but where results
+    // report usage those win over them: the one whole call of
+    // charlieyou__claude-agent-sdk-gleam__test-fixtures-golden-basic_query.ndjson
+    // (trimmed by its author) says 5 output tokens, its result 25.
+    if a.messages > 0
+        && a.final_calls == a.messages
+        && (inp.reported.is_none() || inp.complete_calls == 0)
+    {
+        a.tokens = a.calls;
+        a.source = TokenSource::FinalCalls;
+        return a;
+    }
+    if let Some(r) = inp.reported {
+        let mut both = r;
+        both.add(&inp.complete);
+        let mut main_models = TokenCounts::default();
+        let mut any = false;
+        for e in entries.iter().filter(|e| e.role == ModelRole::Main) {
+            main_models.add(&e.tokens);
+            any = true;
+        }
+        if inp.complete_calls > 0 && any && main_models == both {
+            a.tokens = both;
+            a.source = TokenSource::ResultsAndCompleteCalls;
+        } else {
+            a.tokens = r;
+            a.source = TokenSource::Results;
+        }
+        return a;
+    }
+    if a.messages > 0 {
+        a.tokens = a.calls;
+        a.source = TokenSource::SnapshotCalls;
+    }
+    a
+}
+
+/// The inputs of one subagent's figure.
+pub(crate) struct SubagentInputs<'a> {
+    /// Its calls.
+    pub calls: AgentUsage,
+    /// What its Agent/Task tool result reported (`tool_use_result.usage`).
+    pub reported: Option<TokenCounts>,
+    /// The models its messages answer under.
+    pub models: &'a [&'a str],
+}
+
+/// One subagent's figure: final calls, else the larger of its two lower
+/// bounds, its report (its last call, final) and its snapshots.
+pub(crate) fn subagent_figure(s: &SubagentInputs<'_>) -> AgentUsage {
+    let mut a = s.calls;
+    a.reported = s.reported;
+    if a.messages > 0 && a.final_calls == a.messages {
+        a.tokens = a.calls;
+        a.source = TokenSource::FinalCalls;
+    } else if let Some(r) = s.reported
+        && !(a.messages > 0 && a.calls.output_tokens > r.output_tokens)
+    {
+        a.tokens = r;
+        a.source = TokenSource::SubagentReports;
+    } else if a.messages > 0 {
+        a.tokens = a.calls;
+        a.source = TokenSource::SnapshotCalls;
+    }
+    a
+}
+
+/// The figure of every subagent together, and, when the modelUsage
+/// entries tell it, each subagent's own (a subagent alone on its models).
+pub(crate) fn subagents_figure(
+    each: &mut [AgentUsage],
+    inputs: &[SubagentInputs<'_>],
+    entries: &[ModelUsage],
+) -> AgentUsage {
+    let mut all = AgentUsage::default();
+    let mut reported = TokenCounts::default();
+    let mut any_report = false;
+    for (a, s) in each.iter().zip(inputs) {
+        all.messages += a.messages;
+        all.final_calls += a.final_calls;
+        all.calls.add(&a.calls);
+        if let Some(r) = s.reported {
+            reported.add(&r);
+            any_report = true;
+        }
+    }
+    all.reported = any_report.then_some(reported);
+    // modelUsage of the models only subagents use, when every subagent
+    // message answers under one of them.
+    let sub_entries: Vec<&ModelUsage> = entries
+        .iter()
+        .filter(|e| e.role == ModelRole::Subagent)
+        .collect();
+    let covered = inputs.iter().all(|s| {
+        s.models
+            .iter()
+            .all(|m| sub_entries.iter().any(|e| model_matches(e, m)))
+    });
+    if !sub_entries.is_empty() && all.messages > 0 && covered {
+        let mut t = TokenCounts::default();
+        for e in &sub_entries {
+            t.add(&e.tokens);
+        }
+        all.model_usage = Some(t);
+    }
+    if all.messages > 0 && all.final_calls == all.messages {
+        all.tokens = all.calls;
+        all.source = TokenSource::FinalCalls;
+    } else if let Some(t) = all.model_usage {
+        all.tokens = t;
+        all.source = TokenSource::ModelUsage;
+        // A subagent alone on its models: the same figure is its own.
+        let with_calls: Vec<usize> = (0..each.len()).filter(|&i| each[i].messages > 0).collect();
+        if let [i] = with_calls[..] {
+            each[i].model_usage = Some(t);
+            each[i].tokens = t;
+            each[i].source = TokenSource::ModelUsage;
+        }
+    } else if each
+        .iter()
+        .any(|a| a.source == TokenSource::SubagentReports)
+    {
+        // Each subagent's best (its report, or its snapshots when larger).
+        let mut t = TokenCounts::default();
+        for a in each.iter() {
+            t.add(&a.tokens);
+        }
+        all.tokens = t;
+        all.source = TokenSource::SubagentReports;
+    } else if all.messages > 0 {
+        all.tokens = all.calls;
+        all.source = TokenSource::SnapshotCalls;
+    }
+    all
+}
+
+/// Tokens and cost per model and role of a run: one row per modelUsage
+/// entry, or, without modelUsage (1.0.x, pre-2.0 streams), one row for the
+/// run's model in the main role holding both agents' figures and the run's
+/// cost.
+pub(crate) fn role_rows(
+    entries: &[ModelUsage],
+    run_model: Option<&str>,
+    main: &AgentUsage,
+    subagents: &AgentUsage,
+    total_cost_usd: Option<f64>,
+) -> Vec<RoleUsage> {
+    if !entries.is_empty() {
+        return entries
+            .iter()
+            .map(|e| RoleUsage {
+                model: e.model.clone(),
+                role: e.role,
+                tokens: e.tokens,
+                cost_usd: e.cost_usd,
+                from_model_usage: true,
+            })
+            .collect();
+    }
+    if main.messages == 0 && subagents.messages == 0 && total_cost_usd.is_none() {
+        return Vec::new();
+    }
+    let mut t = main.tokens;
+    t.add(&subagents.tokens);
+    vec![RoleUsage {
+        model: run_model.unwrap_or("unknown").to_string(),
+        role: ModelRole::Main,
+        tokens: t,
+        cost_usd: total_cost_usd,
+        from_model_usage: false,
+    }]
+}
