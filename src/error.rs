@@ -67,6 +67,10 @@ pub enum ErrorKind {
     Truncated,
     /// The underlying reader failed. This one ends the stream.
     Io,
+    /// A line went on without an LF for [`crate::framing::SKIP_FACTOR`]
+    /// times the maximum line length: the input is not a line-delimited
+    /// stream (`/dev/zero`, a binary file). This one ends the stream.
+    NotLineDelimited,
 }
 
 impl ErrorKind {
@@ -82,6 +86,7 @@ impl ErrorKind {
             ErrorKind::LineTooLong => "line_too_long",
             ErrorKind::Truncated => "truncated",
             ErrorKind::Io => "io",
+            ErrorKind::NotLineDelimited => "not_line_delimited",
         }
     }
 }
@@ -126,6 +131,17 @@ impl Error {
         }))
     }
 
+    /// An I/O error at `position`, with its own short reason (what the
+    /// reader was doing, or why the input ended early).
+    pub fn io_with(err: std::io::Error, position: Position, reason: &'static str) -> Error {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io,
+            position,
+            reason,
+            io: Some(err),
+        }))
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
@@ -146,9 +162,21 @@ impl Error {
         self.0.io.as_ref()
     }
 
-    /// True when the stream cannot go on after this error.
+    /// True when the stream cannot go on after this error
+    /// ([`ErrorKind::Io`], [`ErrorKind::NotLineDelimited`]).
     pub fn is_fatal(&self) -> bool {
-        self.0.kind == ErrorKind::Io
+        matches!(self.0.kind, ErrorKind::Io | ErrorKind::NotLineDelimited)
+    }
+
+    /// An input that could not be opened: an I/O error not tied to a line
+    /// (position 0).
+    pub fn open(err: std::io::Error) -> Error {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io,
+            position: Position::default(),
+            reason: "open failed",
+            io: Some(err),
+        }))
     }
 }
 
@@ -165,7 +193,12 @@ impl fmt::Debug for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.0.position, self.0.kind, self.0.reason)?;
+        if self.0.position.line == 0 && self.0.kind == ErrorKind::Io {
+            // Not tied to a line (the input could not be opened).
+            write!(f, "{}", self.0.reason)?;
+        } else {
+            write!(f, "{}: {}: {}", self.0.position, self.0.kind, self.0.reason)?;
+        }
         if let Some(io) = &self.0.io {
             write!(f, ": {io}")?;
         }

@@ -4,16 +4,17 @@
 //! grouped by file, session, model, version or day.
 
 use super::exec::{self, Done, Piece, Sink, Split};
+use super::inputs::escape;
 use super::output::{csv_cell, human_bytes, print_json, thousands};
 use super::{Common, expand};
-use cctape::error::{Error, ErrorKind, Position};
+use cctape::error::{Error, ErrorKind};
 use cctape::event::{TokenCounts, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
 use cctape::run::{RunFolder, RunSummary, Verdict};
 use cctape::stats::{PrunedReader, Stats};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// How `--by` groups rows.
@@ -63,8 +64,6 @@ struct StatsSink {
     by: Option<By>,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
-    /// Their session ids, to find a run cut between two chunks.
-    sessions: Vec<String>,
     since_drain: u32,
 }
 
@@ -82,16 +81,12 @@ impl StatsSink {
             reader: PrunedReader::new(),
             by,
             figures: RunFigures::default(),
-            sessions: Vec::new(),
             since_drain: 0,
         }
     }
 
     fn take_run(&mut self, name: &str, r: &RunSummary) {
         self.figures.add(name, r, self.by);
-        if let Some(s) = &r.session_id {
-            self.sessions.push(s.clone());
-        }
     }
 
     /// Sum the runs long over (every 4096 lines).
@@ -141,8 +136,8 @@ impl Sink for StatsSink {
     }
 
     fn split(&self) -> Split {
-        // Runs are folded in order: a large input is cut only between runs.
-        Split::RunBoundaries
+        // Runs are folded in order: one input on one worker (see exec).
+        Split::Never
     }
 }
 
@@ -418,19 +413,14 @@ struct FileFigures {
 }
 
 /// Add a finished piece to its file's figures; true when the input failed.
-fn absorb(f: &mut FileFigures, done: Done<StatsSink>, name: &str) -> bool {
+fn absorb(f: &mut FileFigures, done: Done<StatsSink>) -> bool {
     let mut s = done.sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
-    let mut failed = false;
-    if let Some(why) = &done.failure {
-        eprintln!("cctape: {name}: {why}");
-        failed = true;
-        if done.counts.lines == 0 && done.bytes == 0 {
-            s.counts.errors += 1;
-            let io = std::io::Error::other(why.clone());
-            s.record_error(done.input, &Error::io(io, Position::default()));
-        }
+    let failed = done.failure.is_some();
+    if let (Some(e), true) = (&done.failure, done.unreadable) {
+        // Counted by the driver; the sink never saw it.
+        s.record_error(done.input, e);
     }
     if done.last {
         s.files += 1;
@@ -443,7 +433,7 @@ fn absorb(f: &mut FileFigures, done: Done<StatsSink>, name: &str) -> bool {
 /// Run the command; returns the exit code (2 when an input could not be read).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
@@ -451,10 +441,6 @@ pub fn run(args: &Args) -> i32 {
     };
     let mut per_file: Vec<FileFigures> =
         (0..inputs.len()).map(|_| FileFigures::default()).collect();
-    // Sessions per input and the chunk each was first seen in: a session in
-    // two chunks means a run was cut, and that input is read again whole.
-    let mut sessions: Vec<HashMap<String, usize>> = vec![HashMap::new(); inputs.len()];
-    let mut again: Vec<usize> = Vec::new();
     exec::run(
         &inputs,
         &opts,
@@ -462,29 +448,9 @@ pub fn run(args: &Args) -> i32 {
         |mut done: Done<StatsSink>| {
             let i = done.input;
             done.sink.finish_runs(&names[i]);
-            for sid in &done.sink.sessions {
-                let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
-                if first != done.chunk && !again.contains(&i) {
-                    again.push(i);
-                }
-            }
-            failed |= absorb(&mut per_file[i], done, &names[i]);
+            failed |= absorb(&mut per_file[i], done);
         },
     );
-    for i in again {
-        per_file[i] = FileFigures::default();
-        let one = exec::Opts { jobs: 1, ..opts };
-        exec::run(
-            std::slice::from_ref(&inputs[i]),
-            &one,
-            || StatsSink::new(args.exact, by),
-            |mut done: Done<StatsSink>| {
-                done.input = i;
-                done.sink.finish_runs(&names[i]);
-                absorb(&mut per_file[i], done, &names[i]);
-            },
-        );
-    }
     let mut total = FileFigures::default();
     for f in &per_file {
         total.stats.merge(&f.stats, 0);
@@ -524,7 +490,8 @@ pub fn run(args: &Args) -> i32 {
     } else if args.csv {
         print_csv(&total.runs.groups, by.unwrap_or(By::File));
     } else {
-        print_human(&total, &names, by);
+        let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+        print_human(&total, &shown, by);
     }
     if failed { 2 } else { 0 }
 }
@@ -716,6 +683,7 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>) {
         );
         for (k, g) in &r.groups {
             let ok = g.verdicts.get("success").copied().unwrap_or(0);
+            let k = escape(k);
             let _ = writeln!(
                 o,
                 "  {k:<w$}  {:>6}  {:>8}  {:>10.4}  {:>14}  {:>8}",

@@ -44,7 +44,7 @@ impl Sink for VerdictSink {
 /// could not be read.
 pub fn run(args: &Args) -> i32 {
     let (inputs, failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let mut any_failed = false;
     let mut any_undecided = failed;
@@ -56,10 +56,9 @@ pub fn run(args: &Args) -> i32 {
             let name = &names[done.input];
             let mut out = Vec::new();
             if let Some(why) = &done.failure {
-                eprintln!("cctape: {name}: {why}");
                 any_undecided = true;
-                if done.counts.lines == 0 && done.bytes == 0 {
-                    let row = json!({"file": name, "error": why, "verdict": null, "ok": false});
+                if done.unreadable {
+                    let row = json!({"file": name, "error": why.to_string(), "verdict": null, "ok": false});
                     write_json_value(&row, &mut out);
                     exec::write_out(&mut out);
                     return;
