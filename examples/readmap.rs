@@ -204,8 +204,15 @@ fn main() {
                 ratios[i].push(t[i] / t[0]);
             }
         }
-        let name = if stats { "stats" } else { "filter --type result" };
-        println!("\n{name}: {file}, {rounds} rounds, {:?}", want.expect("a pass"));
+        let name = if stats {
+            "stats"
+        } else {
+            "filter --type result"
+        };
+        println!(
+            "\n{name}: {file}, {rounds} rounds, {:?}",
+            want.expect("a pass")
+        );
         println!("| variant | median MB/s | time / map (same round, median) |");
         println!("|---|---:|---:|");
         for (i, v) in variants.iter().enumerate() {

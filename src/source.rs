@@ -135,7 +135,10 @@ impl Read for FileReader {
 
 /// Open `path` once and tell what it is: a regular file (read through a
 /// [`FileReader`] that reports shrinking into `report`) or a stream.
-pub fn open_file(path: &Path, report: &EndReport) -> io::Result<(Box<dyn Read + Send>, SourceKind)> {
+pub fn open_file(
+    path: &Path,
+    report: &EndReport,
+) -> io::Result<(Box<dyn Read + Send>, SourceKind)> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -171,7 +174,8 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// A zstd frame or a skippable frame (magic 0x184D2A50..=0x184D2A5F, little
 /// endian) starts here.
 fn is_zstd_frame(b: &[u8]) -> bool {
-    b.starts_with(&ZSTD_MAGIC) || (b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18])
+    b.starts_with(&ZSTD_MAGIC)
+        || (b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18])
 }
 
 impl Compression {
@@ -408,9 +412,8 @@ impl<R: Read> Read for GzipMembers<R> {
                     if head.starts_with(&[0x1f, 0x8b]) || self.member == 0 {
                         self.member += 1;
                         self.member_start = inner.consumed;
-                        self.state = GzState::Member(Box::new(
-                            flate2::bufread::GzDecoder::new(inner),
-                        ));
+                        self.state =
+                            GzState::Member(Box::new(flate2::bufread::GzDecoder::new(inner)));
                         continue;
                     }
                     if let Some(e) = trailer(&mut inner, "gzip", "member", self.member)? {
@@ -540,16 +543,27 @@ impl<'a> Source<'a> {
     ) -> io::Result<Source<'a>> {
         let mut head = [0u8; 4];
         let mut n = 0;
+        let mut ended = false;
         while n < head.len() {
             match raw.read(&mut head[n..]) {
-                Ok(0) => break,
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
         let compression = Compression::detect(&head[..n]);
-        let whole = io::Cursor::new(head).take(n as u64).chain(raw);
+        let head = io::Cursor::new(head).take(n as u64);
+        // A terminal's end of input (Ctrl-D) is read once: past it, never
+        // read the raw input again.
+        let whole: Box<dyn Read + 'a> = if ended {
+            Box::new(head)
+        } else {
+            Box::new(head.chain(raw))
+        };
         Ok(Source {
             kind,
             compression,
@@ -950,7 +964,10 @@ mod tests {
             assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
             let e = report.take().expect("garbage reported").to_string();
             assert!(
-                e.contains(&format!("trailing data that is not {name} at compressed byte {}", end + 2)),
+                e.contains(&format!(
+                    "trailing data that is not {name} at compressed byte {}",
+                    end + 2
+                )),
                 "{name}: {e}"
             );
             // Cut inside: an error naming the member or frame.
@@ -982,7 +999,10 @@ mod tests {
             .unwrap();
         assert_eq!(read_all(&mut r).unwrap(), b"");
         let e = report.take().expect("shrinking reported").to_string();
-        assert!(e.contains("160000 bytes when opened, it ended at byte 1000"), "{e}");
+        assert!(
+            e.contains("160000 bytes when opened, it ended at byte 1000"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -997,7 +1017,9 @@ mod tests {
             while let Some(c) = r.next_chunk(Vec::new()) {
                 let c = c.unwrap();
                 assert_eq!(c.offset as usize, all.len());
-                assert!(c.bytes.ends_with(b"\n") || c.offset as usize + c.bytes.len() == input.len());
+                assert!(
+                    c.bytes.ends_with(b"\n") || c.offset as usize + c.bytes.len() == input.len()
+                );
                 for l in crate::framing::Lines::with_start(&c.bytes, c.first_line, c.offset) {
                     lines.push((l.number, l.offset, l.bytes.to_vec()));
                 }
@@ -1020,8 +1042,14 @@ mod tests {
             while let Some(c) = r.next_chunk(Vec::new()) {
                 match c {
                     Ok(c) => {
-                        for l in crate::framing::Lines::with_start(&c.bytes, c.first_line, c.offset) {
-                            items.push(format!("{} {} {}", l.number, l.offset, String::from_utf8_lossy(l.bytes)));
+                        for l in crate::framing::Lines::with_start(&c.bytes, c.first_line, c.offset)
+                        {
+                            items.push(format!(
+                                "{} {} {}",
+                                l.number,
+                                l.offset,
+                                String::from_utf8_lossy(l.bytes)
+                            ));
                         }
                     }
                     Err(e) => items.push(format!("{} {}", e.kind(), e.position())),
@@ -1029,7 +1057,11 @@ mod tests {
             }
             assert_eq!(
                 items,
-                ["1 0 {\"a\":1}", "line_too_long line 2, byte 8", "3 29 {\"b\":2}"],
+                [
+                    "1 0 {\"a\":1}",
+                    "line_too_long line 2, byte 8",
+                    "3 29 {\"b\":2}"
+                ],
                 "target {target}"
             );
         }
@@ -1041,7 +1073,10 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            [Some(ErrorKind::LineTooLong), Some(ErrorKind::NotLineDelimited)]
+            [
+                Some(ErrorKind::LineTooLong),
+                Some(ErrorKind::NotLineDelimited)
+            ]
         );
     }
 

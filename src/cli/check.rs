@@ -88,7 +88,7 @@ impl Findings {
     /// Add `f` under `key`, or under the kind's `(other)` bucket when the
     /// kind already has [`DETAILS_KEPT`] distinct details.
     fn add(&mut self, mut key: Key, f: Finding) {
-        if !self.map.contains_key(&key) && !key.3.is_empty() {
+        if !self.map.contains_key(&key) && !key.3.is_empty() && key.3 != OTHER {
             let n = self
                 .details
                 .entry((key.0.clone(), key.1, key.2.clone()))

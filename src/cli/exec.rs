@@ -430,6 +430,13 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                 }
             };
             loop {
+                // Hand out what is done before the next (maybe slow) read.
+                while let Ok((k, done, out, buf)) = rx.try_recv() {
+                    in_flight -= 1;
+                    free.push(buf);
+                    pending.insert(k, (done, out));
+                }
+                settle(&mut pending, &mut emitted);
                 let buf = free.pop().unwrap_or_default();
                 let item = match chunks.next_chunk(buf) {
                     None => break,
@@ -638,8 +645,7 @@ fn read_slice<S: Sink>(
         }
         counts
     } else {
-        let mut events =
-            SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
+        let mut events = SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
         loop {
             let e = match events.next_event() {
                 None => break,

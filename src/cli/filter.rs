@@ -156,7 +156,8 @@ impl Sink for FilterSink {
             return;
         }
         let Some(line) = line else {
-            self.unprinted.push(format!("{e}; not printed (its bytes are not kept)"));
+            self.unprinted
+                .push(format!("{e}; not printed (its bytes are not kept)"));
             return;
         };
         self.matched += 1;

@@ -212,7 +212,8 @@ fn walk(dir: &Path, follow: bool, w: &mut Walked) {
                 }
                 Err(_) => {
                     if wanted(path) {
-                        w.skipped.push((entry.into_path(), "a broken symlink".into()));
+                        w.skipped
+                            .push((entry.into_path(), "a broken symlink".into()));
                     }
                 }
             }
