@@ -67,10 +67,6 @@ pub enum ErrorKind {
     Truncated,
     /// The underlying reader failed. This one ends the stream.
     Io,
-    /// A line went on without an LF for [`crate::framing::SKIP_FACTOR`]
-    /// times the maximum line length: the input is not a line-delimited
-    /// stream (`/dev/zero`, a binary file). This one ends the stream.
-    NotLineDelimited,
 }
 
 impl ErrorKind {
@@ -86,7 +82,6 @@ impl ErrorKind {
             ErrorKind::LineTooLong => "line_too_long",
             ErrorKind::Truncated => "truncated",
             ErrorKind::Io => "io",
-            ErrorKind::NotLineDelimited => "not_line_delimited",
         }
     }
 }
@@ -162,10 +157,9 @@ impl Error {
         self.0.io.as_ref()
     }
 
-    /// True when the stream cannot go on after this error
-    /// ([`ErrorKind::Io`], [`ErrorKind::NotLineDelimited`]).
+    /// True when the stream cannot go on after this error.
     pub fn is_fatal(&self) -> bool {
-        matches!(self.0.kind, ErrorKind::Io | ErrorKind::NotLineDelimited)
+        self.0.kind == ErrorKind::Io
     }
 
     /// An input that could not be opened: an I/O error not tied to a line

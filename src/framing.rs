@@ -19,10 +19,6 @@
 //! The decoder and the reader reuse one buffer; it grows only to hold a line
 //! longer than itself, up to a maximum (default 256 MiB). Past the maximum the
 //! line is reported as [`ErrorKind::LineTooLong`] and skipped up to its LF.
-//! A line that goes on without an LF for [`SKIP_FACTOR`] times the maximum
-//! (1 GiB by default: `/dev/zero`, a binary file) ends the input with
-//! [`ErrorKind::NotLineDelimited`]: memory stays at the maximum, and such an
-//! input has an end.
 
 use crate::error::{Error, ErrorKind, Position};
 use std::io::Read;
@@ -31,29 +27,6 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The default longest line the decoder and the reader will buffer: 256 MiB.
 pub const DEFAULT_MAX_LINE: usize = 256 << 20;
-
-/// A line past the maximum is skipped up to its LF for at most this many
-/// times the maximum line length; past that the input is not
-/// line-delimited and reading it ends ([`ErrorKind::NotLineDelimited`]).
-pub const SKIP_FACTOR: u64 = 4;
-
-/// How many bytes of one line without an LF end an input, for a maximum
-/// line of `max_line` bytes.
-pub fn skip_limit(max_line: usize) -> u64 {
-    (max_line as u64).saturating_mul(SKIP_FACTOR)
-}
-
-/// The error that ends an input whose line `number`, starting at byte
-/// `offset`, went on for `len` bytes without an LF.
-pub fn not_line_delimited(number: u64, offset: u64, len: u64) -> Error {
-    let mut pos = Position::new(number, offset);
-    pos.column = Some(len);
-    Error::new(
-        ErrorKind::NotLineDelimited,
-        pos,
-        "no LF for more than 4 times the maximum line length: not a line-delimited stream; the rest is not read",
-    )
-}
 
 /// One line of input, without its LF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,11 +187,6 @@ pub struct LineDecoder {
     max_line: usize,
     /// Discarding an over-long line up to its LF.
     skipping: bool,
-    /// Offset of the over-long line being skipped, and its bytes so far.
-    skip_from: u64,
-    skipped: u64,
-    /// The input was found not to be line-delimited: nothing more comes out.
-    dead: bool,
     bom_checked: bool,
     eof: bool,
 }
@@ -247,9 +215,6 @@ impl LineDecoder {
             number: 1,
             max_line: max_line.max(1),
             skipping: false,
-            skip_from: 0,
-            skipped: 0,
-            dead: false,
             bom_checked: false,
             eof: false,
         }
@@ -306,9 +271,9 @@ impl LineDecoder {
     }
 
     /// True once [`finish`](LineDecoder::finish) was called and every line was
-    /// taken, or once the input was found not to be line-delimited.
+    /// taken.
     pub fn is_done(&self) -> bool {
-        self.dead || (self.eof && self.start == self.end)
+        self.eof && self.start == self.end
     }
 
     fn compact(&mut self) {
@@ -336,10 +301,6 @@ impl LineDecoder {
     /// is instead of borrowing it, so the caller may keep the decoder
     /// mutable until it asks for the bytes with [`line`](LineDecoder::line).
     pub fn next_span(&mut self) -> Option<Result<LineSpan, Error>> {
-        if self.dead {
-            self.start = self.end;
-            return None;
-        }
         if !self.bom_checked {
             if self.end - self.start < BOM.len()
                 && !self.eof
@@ -389,16 +350,7 @@ impl LineDecoder {
                     self.scanned = self.end;
                     if self.skipping {
                         // Drop what we hold of the over-long line.
-                        self.skipped += (self.end - self.start) as u64;
                         self.start = self.end;
-                        if self.skipped > skip_limit(self.max_line) {
-                            self.dead = true;
-                            return Some(Err(not_line_delimited(
-                                self.number,
-                                self.skip_from,
-                                self.skipped,
-                            )));
-                        }
                         if self.eof {
                             self.skipping = false;
                             self.number += 1;
@@ -408,8 +360,6 @@ impl LineDecoder {
                     if self.end - self.start > self.max_line {
                         let pos = Position::new(self.number, self.base + self.start as u64);
                         self.skipping = true;
-                        self.skip_from = pos.offset;
-                        self.skipped = (self.end - self.start) as u64;
                         self.start = self.end;
                         if self.eof {
                             self.skipping = false;
@@ -552,9 +502,6 @@ impl<R: Read> LineReader<R> {
         }
         loop {
             if let Some(r) = self.dec.next_span() {
-                if matches!(&r, Err(e) if e.is_fatal()) {
-                    self.failed = true;
-                }
                 return Some(r);
             }
             if self.dec.eof {

@@ -616,6 +616,78 @@ pub fn decompressing<'a, R: Read + 'a>(rdr: R) -> io::Result<(Compression, Box<d
     Ok((s.compression, s.reader))
 }
 
+/// A reader that ends a stream whose bytes go on without an LF for more
+/// than `limit` bytes (`/dev/zero`, a binary file, a disk image): the bytes
+/// up to the first one past the limit are handed out, then an
+/// [`io::ErrorKind::InvalidData`] error, so an endless line has an end. The
+/// framing above it is unchanged (a line past its maximum is skipped to its
+/// LF in bounded memory); this only decides when skipping stops. It looks at
+/// every byte only where a run could pass the limit within one read
+/// (otherwise it finds the last LF from the end).
+#[derive(Debug)]
+pub struct LfWatch<R> {
+    inner: R,
+    limit: u64,
+    /// Bytes since the last LF.
+    run: u64,
+    failed: bool,
+}
+
+impl<R: Read> LfWatch<R> {
+    /// Watch `inner` for runs of more than `limit` bytes without an LF.
+    pub fn new(inner: R, limit: u64) -> LfWatch<R> {
+        LfWatch {
+            inner,
+            limit,
+            run: 0,
+            failed: false,
+        }
+    }
+
+    fn error(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "no LF in more than {} bytes: not a line-delimited stream; the rest is not read",
+                self.limit
+            ),
+        )
+    }
+}
+
+impl<R: Read> Read for LfWatch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.failed {
+            return Err(self.error());
+        }
+        let n = self.inner.read(buf)?;
+        let got = &buf[..n];
+        if self.run + n as u64 <= self.limit {
+            self.run = match memchr::memrchr(b'\n', got) {
+                Some(i) => (n - i - 1) as u64,
+                None => self.run + n as u64,
+            };
+            return Ok(n);
+        }
+        // A run may pass the limit inside this read: find where.
+        let mut run = self.run;
+        let mut from = 0;
+        for lf in memchr::memchr_iter(b'\n', got).chain(std::iter::once(n)) {
+            if run + (lf - from) as u64 > self.limit {
+                // Hand out up to the first byte past the limit, then fail.
+                self.failed = true;
+                let cut = from + (self.limit - run) as usize + 1;
+                self.run = self.limit + 1;
+                return Ok(cut);
+            }
+            run = 0;
+            from = lf + 1;
+        }
+        self.run = (n - memchr::memrchr(b'\n', got).map_or(0, |i| i + 1)) as u64;
+        Ok(n)
+    }
+}
+
 /// A piece of an input that ends after an LF (or at the end of the input),
 /// with the position of its first byte; see [`ChunkReader`].
 #[derive(Debug)]
@@ -635,10 +707,8 @@ pub struct Chunk {
 ///
 /// Lines are the ones [`crate::framing::LineReader`] gives: a line longer
 /// than the maximum is a [`ErrorKind::LineTooLong`] item (its bytes are not
-/// kept) and reading goes on after its LF; a line that goes on for
-/// [`crate::framing::SKIP_FACTOR`] times the maximum without an LF ends the
-/// input with [`ErrorKind::NotLineDelimited`]; an I/O error ends it after
-/// the chunk of complete lines before it.
+/// kept) and reading goes on after its LF; an I/O error ends the input
+/// after the chunk of complete lines before it.
 ///
 /// ```
 /// use cctape::source::ChunkReader;
@@ -662,8 +732,8 @@ pub struct ChunkReader<R> {
     /// Input offset of `carry[0]`, and the number of that line.
     offset: u64,
     number: u64,
-    /// Bytes of an over-long line dropped so far while looking for its LF.
-    skipping: Option<u64>,
+    /// Dropping an over-long line up to its LF.
+    skipping: bool,
     eof: bool,
     pending: Option<Error>,
     done: bool,
@@ -685,7 +755,7 @@ impl<R: Read> ChunkReader<R> {
             carry: Vec::new(),
             offset: 0,
             number: 1,
-            skipping: None,
+            skipping: false,
             eof: false,
             pending: None,
             done: false,
@@ -733,12 +803,12 @@ impl<R: Read> ChunkReader<R> {
             }
             buf.clear();
             buf.append(&mut self.carry);
-            if let Some(dropped) = self.skipping {
+            if self.skipping {
                 // Drop the over-long line up to its LF.
                 self.fill(&mut buf, self.target.max(64 << 10));
                 match memchr::memchr(b'\n', &buf) {
                     Some(i) => {
-                        self.skipping = None;
+                        self.skipping = false;
                         self.offset += i as u64 + 1;
                         self.number += 1;
                         self.carry.extend_from_slice(&buf[i + 1..]);
@@ -746,18 +816,8 @@ impl<R: Read> ChunkReader<R> {
                     }
                     None => {
                         self.offset += buf.len() as u64;
-                        let dropped = dropped + buf.len() as u64;
-                        self.skipping = Some(dropped);
-                        if dropped > crate::framing::skip_limit(self.max_line) {
-                            self.done = true;
-                            return Some(Err(crate::framing::not_line_delimited(
-                                self.number,
-                                self.offset - dropped,
-                                dropped,
-                            )));
-                        }
                         if self.eof || self.pending.is_some() {
-                            self.skipping = None;
+                            self.skipping = false;
                             self.number += 1;
                             return self.finish();
                         }
@@ -791,7 +851,7 @@ impl<R: Read> ChunkReader<R> {
                         "line longer than the maximum; skipped to the next LF",
                     );
                     self.offset += buf.len() as u64;
-                    self.skipping = Some(buf.len() as u64);
+                    self.skipping = true;
                     return Some(Err(e));
                 }
                 // One line longer than the target: read on to its LF.
@@ -1065,19 +1125,48 @@ mod tests {
                 "target {target}"
             );
         }
-        // No LF for longer than the skip limit: the input is not lines.
-        let endless = vec![0u8; 10 * (crate::framing::SKIP_FACTOR as usize + 2)];
-        let mut r = ChunkReader::with_max_line(&endless[..], 4, 10);
+        // No LF for longer than the watch allows: an I/O error ends it.
+        let endless = vec![0u8; 100];
+        let mut r = ChunkReader::with_max_line(LfWatch::new(&endless[..], 40), 4, 10);
         let kinds: Vec<_> = std::iter::from_fn(|| r.next_chunk(Vec::new()))
-            .map(|c| c.err().map(|e| e.kind()))
+            .map(|c| c.err().map(|e| (e.kind(), e.to_string())))
             .collect();
-        assert_eq!(
-            kinds,
-            [
-                Some(ErrorKind::LineTooLong),
-                Some(ErrorKind::NotLineDelimited)
-            ]
-        );
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
+        assert_eq!(kinds[0].as_ref().map(|k| k.0), Some(ErrorKind::LineTooLong));
+        let last = kinds[1].as_ref().expect("an error");
+        assert_eq!(last.0, ErrorKind::Io);
+        assert!(last.1.contains("no LF in more than 40 bytes"), "{}", last.1);
+    }
+
+    /// The watch fails at the first byte past the limit, whatever the read
+    /// sizes, and hands out every byte before it.
+    #[test]
+    fn lf_watch_ends_a_run_without_lf_at_the_same_byte_for_any_reads() {
+        let mut input = b"ab\ncd\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 30));
+        input.extend(b"\nok\n");
+        for limit in [10u64, 29, 30, 31] {
+            for size in 1..12 {
+                let mut w = LfWatch::new(&input[..], limit);
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; size];
+                let err = loop {
+                    match w.read(&mut buf) {
+                        Ok(0) => break None,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                        Err(e) => break Some(e),
+                    }
+                };
+                if limit < 30 {
+                    assert!(err.is_some(), "limit {limit} size {size}");
+                    // Up to and including the first byte past the limit.
+                    assert_eq!(got.len() as u64, 6 + limit + 1, "limit {limit} size {size}");
+                } else {
+                    assert!(err.is_none(), "limit {limit} size {size}");
+                    assert_eq!(got, input);
+                }
+            }
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ use cctape::event::Event;
 use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::scan::{ScanMode, Scanned, Scanner};
-use cctape::source::{ChunkReader, EndReport, Source, SourceKind};
+use cctape::source::{ChunkReader, EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::{Counts, EventReader, SliceEvents};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
@@ -179,9 +179,15 @@ pub const FLUSH_AT: usize = 64 << 10;
 /// Blocks of output one worker may have waiting for the printer.
 const BLOCKS_AHEAD: usize = 4;
 
-/// Chunks of a large plain file read for the pool, and how many may be in
-/// flight per worker thread.
+/// Chunks of a large plain file read for the pool (at most `jobs + 1` read
+/// and not yet printed).
 const CHUNK: usize = 4 << 20;
+
+/// An input whose bytes go on without an LF for this many times the
+/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
+/// past the maximum is skipped to its LF in bounded memory; this decides
+/// when skipping gives up.
+pub const RUNAWAY_FACTOR: u64 = 4;
 
 /// What a worker hands to the printer.
 enum Msg<S> {
@@ -378,15 +384,18 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             }
         };
         let sink = (self.make)();
-        let len = src.kind().len().unwrap_or(0);
-        if self.opts.jobs > 1
+        let split = self.opts.jobs > 1
             && src.is_plain_file()
             && sink.split() == Split::Anywhere
-            && len >= self.opts.split_at
-        {
-            self.read_chunked(src, &report, &piece, emit);
+            && src.kind().len().unwrap_or(0) >= self.opts.split_at;
+        // An endless line (/dev/zero) ends the input instead of being
+        // skipped for ever.
+        let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let rdr = LfWatch::new(src.into_reader(), limit);
+        if split {
+            self.read_chunked(rdr, &report, &piece, emit);
         } else {
-            read_stream(&piece, sink, src, &report, self.opts.max_line, emit);
+            read_stream(&piece, sink, rdr, &report, self.opts.max_line, emit);
         }
     }
 
@@ -394,7 +403,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
     /// here in order, read by the pool, handed out in order.
     fn read_chunked(
         &self,
-        src: Source<'_>,
+        src: impl Read,
         report: &EndReport,
         piece: &Piece<'_>,
         emit: &mut dyn FnMut(Msg<S>),
@@ -412,7 +421,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             return;
         };
         let max_line = self.opts.max_line;
-        let mut chunks = ChunkReader::with_max_line(src.into_reader(), CHUNK, max_line);
+        let mut chunks = ChunkReader::with_max_line(src, CHUNK, max_line);
         let in_flight_max = self.opts.jobs + 1;
         let mut failure: Option<Error> = None;
         let mut tail = Counts::default();
@@ -669,12 +678,11 @@ fn read_slice<S: Sink>(
 fn read_stream<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
-    src: Source<'_>,
+    rdr: impl Read,
     report: &EndReport,
     max_line: usize,
     emit: &mut dyn FnMut(Msg<S>),
 ) {
-    let rdr = src.into_reader();
     let read_size = cctape::framing::DEFAULT_READ_SIZE;
     let mut out = Vec::new();
     let mut failure = None;

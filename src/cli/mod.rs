@@ -52,8 +52,8 @@ pub struct Common {
     pub quiet: bool,
     /// The longest line read (suffixes K, M, G; default 256M): a longer one
     /// is a `line_too_long` error, skipped to its LF, and memory stays
-    /// below it. An input with no LF for 4 times this ends with
-    /// `not_line_delimited`.
+    /// below it. An input with no LF for 4 times this ends with an error
+    /// (`/dev/zero` ends after 1 GiB).
     #[arg(long, value_name = "BYTES", value_parser = parse_line_size)]
     pub max_line: Option<usize>,
     /// Follow symlinks to directories in walked folders (a symlink loop is
