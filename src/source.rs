@@ -49,7 +49,7 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// The size of a regular file when it was opened; `None` for a stream.
-    pub fn len(self) -> Option<u64> {
+    pub fn size(self) -> Option<u64> {
         match self {
             SourceKind::Regular { len } => Some(len),
             SourceKind::Stream => None,
@@ -1013,7 +1013,7 @@ mod tests {
             assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
             let e = report.take().expect("padding reported").to_string();
             assert!(
-                e.contains(&format!("512 zero bytes of padding"))
+                e.contains("512 zero bytes of padding")
                     && e.contains(&format!("compressed bytes {end}..{}", end + 512)),
                 "{name}: {e}"
             );
@@ -1126,7 +1126,7 @@ mod tests {
             );
         }
         // No LF for longer than the watch allows: an I/O error ends it.
-        let endless = vec![0u8; 100];
+        let endless = [0u8; 100];
         let mut r = ChunkReader::with_max_line(LfWatch::new(&endless[..], 40), 4, 10);
         let kinds: Vec<_> = std::iter::from_fn(|| r.next_chunk(Vec::new()))
             .map(|c| c.err().map(|e| (e.kind(), e.to_string())))

@@ -894,6 +894,57 @@ fn check_json_is_bounded_when_every_line_brings_a_new_key() {
     std::fs::remove_dir_all(&dir).expect("clean");
 }
 
+#[test]
+fn export_with_many_jobs_stays_near_the_one_job_memory() {
+    let dir = temp_dir("export");
+    let inputs = dir.join("in");
+    std::fs::create_dir(&inputs).expect("dir");
+    let (files, lines) = (48, 260);
+    for f in 0..files {
+        let body: String = (0..lines)
+            .map(|i| event(&format!("s{f}"), i, 5000))
+            .collect();
+        std::fs::write(inputs.join(format!("run{f:03}.jsonl")), body).expect("write");
+    }
+    let mut peaks = Vec::new();
+    for jobs in ["-j1", "-j4"] {
+        let out = dir.join(format!("out{jobs}"));
+        // Raw lines kept and small row groups: the rows of a finished input
+        // are what waits for the writer.
+        let a = [
+            "export",
+            "-q",
+            "--json",
+            "--raw",
+            "--row-group-rows",
+            "1000",
+            jobs,
+            "--out",
+        ];
+        let mut a = a.to_vec();
+        a.push(out.to_str().expect("path"));
+        let r = cctape(&args(&a, &inputs), Input::Null, Output::Keep, 5 * MINUTE);
+        assert_eq!(r.code(), Some(0), "{jobs}: {}", r.stderr);
+        assert_eq!(
+            r.json()["tables"]["events"]["rows"],
+            files * lines,
+            "{jobs}"
+        );
+        peaks.push(r.peak);
+    }
+    if let [Some(one), Some(four)] = peaks[..] {
+        // About 62 MiB of input: one job holds one input's rows; four hold a
+        // few more, never the inputs read ahead of the writer.
+        assert!(
+            four < one + 32 * MIB,
+            "-j4 peaked at {} MiB, -j1 at {} MiB",
+            four / MIB,
+            one / MIB
+        );
+    }
+    std::fs::remove_dir_all(&dir).expect("clean");
+}
+
 // ---------------------------------------------------------------------------
 // 17. CR-only line ends, data after gzip, unknown @-names.
 

@@ -387,7 +387,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let split = self.opts.jobs > 1
             && src.is_plain_file()
             && sink.split() == Split::Anywhere
-            && src.kind().len().unwrap_or(0) >= self.opts.split_at;
+            && src.kind().size().unwrap_or(0) >= self.opts.split_at;
         // An endless line (/dev/zero) ends the input instead of being
         // skipped for ever.
         let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);

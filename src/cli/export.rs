@@ -122,7 +122,7 @@ pub fn run(args: &Args) -> i32 {
     let writer = match Writer::create(&args.out, &export) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("cctape: {}: {e}", args.out.display());
+            exec::note(&format!("{}: {e}", super::inputs::shown_path(&args.out)));
             return 2;
         }
     };
@@ -148,11 +148,17 @@ pub fn run(args: &Args) -> i32 {
     let reports = match result {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
-            eprintln!("cctape: writing {}: {e}", args.out.display());
+            exec::note(&format!(
+                "writing {}: {e}",
+                super::inputs::shown_path(&args.out)
+            ));
             return 2;
         }
         Err(_) => {
-            eprintln!("cctape: writing {}: the writer stopped", args.out.display());
+            exec::note(&format!(
+                "writing {}: the writer stopped",
+                super::inputs::shown_path(&args.out)
+            ));
             return 2;
         }
     };
