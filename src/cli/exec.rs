@@ -581,41 +581,57 @@ fn explain(e: Error, line: Option<&[u8]>) -> Error {
     }
 }
 
-/// Hand one line to a sink that reads lines itself or with the scanner:
+/// Hands lines to a sink that reads lines itself or with the scanner:
 /// blank lines are counted and skipped, events and errors counted, errors
 /// passed to the sink with the line's bytes.
-#[allow(clippy::too_many_arguments)]
-fn take_line<S: Sink>(
-    sink: &mut S,
-    scanner: &mut Scanner,
+struct LineTaker<'p, 'n, S> {
+    sink: S,
+    scanner: Scanner,
     mode: Option<ScanMode>,
-    piece: &Piece<'_>,
-    line: &Line<'_>,
+    piece: &'p Piece<'n>,
     max_line: usize,
-    out: &mut Vec<u8>,
-    counts: &mut Counts,
-) {
-    if line.bytes.len() > max_line {
-        // The same limit as the reader's, so a chunk and a stream agree.
-        counts.errors += 1;
-        sink.error(piece, &cctape::stream::line_too_long(line), None, out);
-        return;
+    counts: Counts,
+}
+
+impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
+    fn new(sink: S, piece: &'p Piece<'n>, max_line: usize) -> Self {
+        LineTaker {
+            mode: sink.scan_mode(),
+            sink,
+            scanner: Scanner::new(),
+            piece,
+            max_line,
+            counts: Counts::default(),
+        }
     }
-    if line.is_blank() {
-        counts.blank_lines += 1;
-        return;
-    }
-    let read = match mode {
-        Some(mode) => scanner
-            .scan_with(line, mode)
-            .map(|s| sink.scanned(piece, &s, out)),
-        None => sink.line(piece, line, out),
-    };
-    match read {
-        Ok(()) => counts.events += 1,
-        Err(e) => {
+
+    /// One line, counted.
+    fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
+        let (sink, piece, counts) = (&mut self.sink, self.piece, &mut self.counts);
+        counts.lines += 1;
+        if line.bytes.len() > self.max_line {
+            // The same limit as the reader's, so a chunk and a stream agree.
             counts.errors += 1;
-            sink.error(piece, &explain(e, Some(line.bytes)), Some(line.bytes), out);
+            sink.error(piece, &cctape::stream::line_too_long(line), None, out);
+            return;
+        }
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            return;
+        }
+        let read = match self.mode {
+            Some(mode) => self
+                .scanner
+                .scan_with(line, mode)
+                .map(|s| sink.scanned(piece, &s, out)),
+            None => sink.line(piece, line, out),
+        };
+        match read {
+            Ok(()) => counts.events += 1,
+            Err(e) => {
+                counts.errors += 1;
+                sink.error(piece, &explain(e, Some(line.bytes)), Some(line.bytes), out);
+            }
         }
     }
 }
@@ -635,25 +651,14 @@ fn read_slice<S: Sink>(
     } else {
         Lines::with_start(bytes, first_line, offset)
     };
-    let counts = if sink.scan_mode().is_some() || sink.reads_lines() {
-        let mode = sink.scan_mode();
-        let mut scanner = Scanner::new();
-        let mut counts = Counts::default();
+    if sink.scan_mode().is_some() || sink.reads_lines() {
+        let mut taker = LineTaker::new(sink, piece, max_line);
         for line in lines {
-            counts.lines += 1;
-            take_line(
-                &mut sink,
-                &mut scanner,
-                mode,
-                piece,
-                &line,
-                max_line,
-                out,
-                &mut counts,
-            );
+            taker.take(&line, out);
         }
-        counts
-    } else {
+        return piece_done(piece, taker.sink, taker.counts, bytes.len() as u64);
+    }
+    let counts = {
         let mut events = SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
         loop {
             let e = match events.next_event() {
@@ -687,45 +692,32 @@ fn read_stream<S: Sink>(
     let mut out = Vec::new();
     let mut failure = None;
     let (mut counts, bytes) = if sink.scan_mode().is_some() || sink.reads_lines() {
-        let mode = sink.scan_mode();
-        let mut scanner = Scanner::new();
+        let mut taker = LineTaker::new(sink, piece, max_line);
         let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
-        let mut counts = Counts::default();
         loop {
-            let span = match lines.next_span() {
+            match lines.next_span() {
                 None => break,
-                Some(Ok(span)) => span,
+                Some(Ok(span)) => taker.take(&lines.line(span), &mut out),
                 Some(Err(e)) => {
-                    counts.errors += 1;
-                    if e.is_fatal() {
-                        if counts.lines > 0 || lines.bytes_read() > 0 {
-                            sink.error(piece, &e, None, &mut out);
+                    let c = &mut taker.counts;
+                    c.errors += 1;
+                    if !e.is_fatal() {
+                        c.lines += 1;
+                        taker.sink.error(piece, &e, None, &mut out);
+                    } else {
+                        if c.lines > 0 || lines.bytes_read() > 0 {
+                            taker.sink.error(piece, &e, None, &mut out);
                         }
                         failure = Some(e);
-                    } else {
-                        counts.lines += 1;
-                        sink.error(piece, &e, None, &mut out);
                     }
-                    continue;
                 }
-            };
-            counts.lines += 1;
-            let line = lines.line(span);
-            take_line(
-                &mut sink,
-                &mut scanner,
-                mode,
-                piece,
-                &line,
-                max_line,
-                &mut out,
-                &mut counts,
-            );
+            }
             if out.len() >= FLUSH_AT {
                 emit(Msg::Out(std::mem::take(&mut out)));
             }
         }
-        (counts, lines.bytes_read())
+        sink = taker.sink;
+        (taker.counts, lines.bytes_read())
     } else {
         let mut events = EventReader::with_capacity(rdr, read_size, max_line);
         loop {
