@@ -692,13 +692,27 @@ impl<R: Read> Read for LfWatch<R> {
 /// with the position of its first byte; see [`ChunkReader`].
 #[derive(Debug)]
 pub struct Chunk {
-    /// The bytes: whole lines, the last one without LF only at the end of
-    /// the input.
-    pub bytes: Vec<u8>,
+    /// Storage; the chunk is `buf[..len]` (the rest is initialized spare
+    /// room, kept so that a reused buffer is never zero-filled again).
+    buf: Vec<u8>,
+    len: usize,
     /// The 1-based number of its first line.
     pub first_line: u64,
     /// The input offset of its first byte.
     pub offset: u64,
+}
+
+impl Chunk {
+    /// The bytes: whole lines, the last one without LF only at the end of
+    /// the input.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The storage, to pass to the next [`ChunkReader::next_chunk`].
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
 }
 
 /// Cuts a stream into chunks of about `target` bytes that end after an LF,
@@ -708,16 +722,18 @@ pub struct Chunk {
 /// Lines are the ones [`crate::framing::LineReader`] gives: a line longer
 /// than the maximum is a [`ErrorKind::LineTooLong`] item (its bytes are not
 /// kept) and reading goes on after its LF; an I/O error ends the input
-/// after the chunk of complete lines before it.
+/// after the chunk of complete lines before it. Buffers passed back in are
+/// reused as they are (never zero-filled again), so reading allocates only
+/// while the first chunks are in flight.
 ///
 /// ```
 /// use cctape::source::ChunkReader;
 /// let input = &b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}"[..];
-/// let mut r = ChunkReader::new(input, 10);
+/// let mut r = ChunkReader::new(input, 16);
 /// let mut got = Vec::new();
 /// while let Some(c) = r.next_chunk(Vec::new()) {
 ///     let c = c.unwrap();
-///     got.push((c.first_line, c.offset, c.bytes));
+///     got.push((c.first_line, c.offset, c.bytes().to_vec()));
 /// }
 /// assert_eq!(got[0], (1, 0, b"{\"a\":1}\n{\"b\":2}\n".to_vec()));
 /// assert_eq!(got[1], (3, 16, b"{\"c\":3}".to_vec()));
@@ -735,7 +751,10 @@ pub struct ChunkReader<R> {
     /// Dropping an over-long line up to its LF.
     skipping: bool,
     eof: bool,
-    pending: Option<Error>,
+    /// An I/O error, handed out after the complete lines before it.
+    pending: Option<io::Error>,
+    /// Bytes read from the input.
+    read: u64,
     done: bool,
 }
 
@@ -758,6 +777,7 @@ impl<R: Read> ChunkReader<R> {
             skipping: false,
             eof: false,
             pending: None,
+            read: 0,
             done: false,
         }
     }
@@ -772,112 +792,115 @@ impl<R: Read> ChunkReader<R> {
         self.number
     }
 
-    /// Read into `buf` (cleared first) until it holds `want` bytes or the
-    /// input ends; an I/O error is kept for after the complete lines.
-    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) {
-        while buf.len() < want && !self.eof && self.pending.is_none() {
-            let old = buf.len();
+    /// Read into `buf[*len..]` until `*len` reaches `want` or the input
+    /// ends; an I/O error is kept for after the complete lines. `buf` grows
+    /// (zero-filled) only when it is shorter than `want`.
+    fn fill(&mut self, buf: &mut Vec<u8>, len: &mut usize, want: usize) {
+        if buf.len() < want {
             buf.resize(want, 0);
-            match self.rdr.read(&mut buf[old..]) {
-                Ok(0) => {
-                    buf.truncate(old);
-                    self.eof = true;
+        }
+        while *len < want && !self.eof && self.pending.is_none() {
+            match self.rdr.read(&mut buf[*len..want]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    *len += n;
+                    self.read += n as u64;
                 }
-                Ok(n) => buf.truncate(old + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(old),
-                Err(e) => {
-                    buf.truncate(old);
-                    let at = self.offset + old as u64;
-                    self.pending = Some(Error::io(e, Position::new(self.number, at)));
-                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => self.pending = Some(e),
             }
         }
     }
 
     /// The next chunk, a per-line error ([`ErrorKind::LineTooLong`]), or a
-    /// final error; `None` at the end. `buf` is reused for the chunk's bytes.
+    /// final error; `None` at the end. `buf` (a new one, or one given back
+    /// by [`Chunk::into_buffer`]) holds the chunk's bytes.
     pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> Option<Result<Chunk, Error>> {
         loop {
             if self.done {
                 return None;
             }
-            buf.clear();
-            buf.append(&mut self.carry);
+            let mut len = self.carry.len();
+            if buf.len() < len {
+                buf.resize(len, 0);
+            }
+            buf[..len].copy_from_slice(&self.carry);
+            self.carry.clear();
             if self.skipping {
                 // Drop the over-long line up to its LF.
-                self.fill(&mut buf, self.target.max(64 << 10));
-                match memchr::memchr(b'\n', &buf) {
+                self.fill(&mut buf, &mut len, self.target.max(64 << 10));
+                match memchr::memchr(b'\n', &buf[..len]) {
                     Some(i) => {
                         self.skipping = false;
                         self.offset += i as u64 + 1;
                         self.number += 1;
-                        self.carry.extend_from_slice(&buf[i + 1..]);
-                        continue;
+                        self.carry.extend_from_slice(&buf[i + 1..len]);
                     }
                     None => {
-                        self.offset += buf.len() as u64;
+                        self.offset += len as u64;
                         if self.eof || self.pending.is_some() {
                             self.skipping = false;
                             self.number += 1;
                             return self.finish();
                         }
-                        continue;
                     }
                 }
+                continue;
             }
-            self.fill(&mut buf, self.target);
+            self.fill(&mut buf, &mut len, self.target);
             let mut searched = 0;
             loop {
-                if let Some(i) = memchr::memrchr(b'\n', &buf[searched..]) {
+                if let Some(i) = memchr::memrchr(b'\n', &buf[searched..len]) {
                     let cut = searched + i + 1;
-                    self.carry.extend_from_slice(&buf[cut..]);
-                    buf.truncate(cut);
-                    return Some(Ok(self.hand_out(buf)));
+                    self.carry.extend_from_slice(&buf[cut..len]);
+                    return Some(Ok(self.hand_out(buf, cut)));
                 }
                 if self.eof || self.pending.is_some() {
-                    if buf.is_empty() || self.pending.is_some() {
+                    if len == 0 || self.pending.is_some() {
                         // A partial line before an I/O error is dropped, as
                         // the line reader drops it.
                         return self.finish();
                     }
-                    self.eof = true;
                     self.done = true;
-                    return Some(Ok(self.hand_out(buf)));
+                    return Some(Ok(self.hand_out(buf, len)));
                 }
-                if buf.len() > self.max_line {
+                if len > self.max_line {
                     let e = Error::new(
                         ErrorKind::LineTooLong,
                         Position::new(self.number, self.offset),
                         "line longer than the maximum; skipped to the next LF",
                     );
-                    self.offset += buf.len() as u64;
+                    self.offset += len as u64;
                     self.skipping = true;
                     return Some(Err(e));
                 }
                 // One line longer than the target: read on to its LF.
-                searched = buf.len();
-                let want = (buf.len() + self.target.max(64 << 10))
+                searched = len;
+                let want = (len + self.target.max(64 << 10))
                     .min(self.max_line.saturating_add(1))
-                    .max(buf.len() + 1);
-                self.fill(&mut buf, want);
+                    .max(len + 1);
+                self.fill(&mut buf, &mut len, want);
             }
         }
     }
 
-    fn hand_out(&mut self, bytes: Vec<u8>) -> Chunk {
+    fn hand_out(&mut self, buf: Vec<u8>, len: usize) -> Chunk {
         let c = Chunk {
+            buf,
+            len,
             first_line: self.number,
             offset: self.offset,
-            bytes,
         };
-        self.offset += c.bytes.len() as u64;
-        self.number += memchr::memchr_iter(b'\n', &c.bytes).count() as u64;
+        self.offset += len as u64;
+        self.number += memchr::memchr_iter(b'\n', c.bytes()).count() as u64;
         c
     }
 
     fn finish(&mut self) -> Option<Result<Chunk, Error>> {
         self.done = true;
-        self.pending.take().map(Err)
+        // Where the line reader puts it: the next line, the bytes read.
+        let at = Position::new(self.number, self.read);
+        self.pending.take().map(|e| Err(Error::io(e, at)))
     }
 }
 
@@ -1074,16 +1097,20 @@ mod tests {
             let mut r = ChunkReader::new(&input[..], target);
             let mut all = Vec::new();
             let mut lines = Vec::new();
-            while let Some(c) = r.next_chunk(Vec::new()) {
+            // Buffers come back longer than their chunk: reused as they are.
+            let mut buf = vec![b'#'; 3];
+            while let Some(c) = r.next_chunk(buf) {
                 let c = c.unwrap();
                 assert_eq!(c.offset as usize, all.len());
                 assert!(
-                    c.bytes.ends_with(b"\n") || c.offset as usize + c.bytes.len() == input.len()
+                    c.bytes().ends_with(b"\n")
+                        || c.offset as usize + c.bytes().len() == input.len()
                 );
-                for l in crate::framing::Lines::with_start(&c.bytes, c.first_line, c.offset) {
+                for l in crate::framing::Lines::with_start(c.bytes(), c.first_line, c.offset) {
                     lines.push((l.number, l.offset, l.bytes.to_vec()));
                 }
-                all.extend_from_slice(&c.bytes);
+                all.extend_from_slice(c.bytes());
+                buf = c.into_buffer();
             }
             assert_eq!(all, input);
             let want: Vec<_> = crate::framing::Lines::new(input)
@@ -1102,7 +1129,8 @@ mod tests {
             while let Some(c) = r.next_chunk(Vec::new()) {
                 match c {
                     Ok(c) => {
-                        for l in crate::framing::Lines::with_start(&c.bytes, c.first_line, c.offset)
+                        for l in
+                            crate::framing::Lines::with_start(c.bytes(), c.first_line, c.offset)
                         {
                             items.push(format!(
                                 "{} {} {}",

@@ -461,13 +461,13 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                             let done = read_slice(
                                 &piece,
                                 make(),
-                                &chunk.bytes,
+                                chunk.bytes(),
                                 chunk.offset,
                                 chunk.first_line,
                                 max_line,
                                 &mut out,
                             );
-                            let _ = tx.send((k, done, out, chunk.bytes));
+                            let _ = tx.send((k, done, out, chunk.into_buffer()));
                         });
                         in_flight += 1;
                     }
