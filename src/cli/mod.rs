@@ -27,8 +27,12 @@ mod watch;
 /// *.log and their .gz/.zst forms) and `-` for stdin; gzip and zstd are
 /// detected by their first bytes whatever the name.
 ///
+/// Every input is read once, from start to end, whatever it is (a file, a
+/// pipe, a FIFO, a device); output streams in input order.
+///
 /// Exit codes: 0 fine; 1 findings or failed runs (verdict, check); 2 usage
-/// error or an input that could not be read.
+/// error, an input that could not be read, or output that could not be
+/// written. A closed pipe (`| head`) ends quietly with 0.
 #[derive(Parser, Debug)]
 #[command(name = "cctape", version, about, long_about)]
 struct Cli {
