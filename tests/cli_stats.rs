@@ -409,7 +409,7 @@ fn missing_file_exits_2_with_an_io_error_entry() {
         errors[0]["message"]
             .as_str()
             .unwrap()
-            .contains("read failed"),
+            .contains("open failed"),
         "{}",
         errors[0]
     );

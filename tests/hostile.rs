@@ -12,6 +12,7 @@
 //! through `filter`, `/dev/zero` at the default line limit); CI runs them
 //! after the release build:
 //! `CCTAPE_BIN=target/release/cctape cargo test --test hostile -- --ignored`.
+#![cfg(unix)]
 
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
