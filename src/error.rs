@@ -135,6 +135,17 @@ impl Error {
         }))
     }
 
+    /// An I/O error at `position`, with its own short reason (what the
+    /// reader was doing, or why the input ended early).
+    pub fn io_with(err: std::io::Error, position: Position, reason: &'static str) -> Error {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io,
+            position,
+            reason,
+            io: Some(err),
+        }))
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
@@ -167,6 +178,17 @@ impl Error {
     pub fn is_fatal(&self) -> bool {
         self.0.kind == ErrorKind::Io
     }
+
+    /// An input that could not be opened: an I/O error not tied to a line
+    /// (position 0).
+    pub fn open(err: std::io::Error) -> Error {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io,
+            position: Position::default(),
+            reason: "open failed",
+            io: Some(err),
+        }))
+    }
 }
 
 impl fmt::Debug for Error {
@@ -182,7 +204,12 @@ impl fmt::Debug for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.0.position, self.0.kind, self.0.reason)?;
+        if self.0.position.line == 0 && self.0.kind == ErrorKind::Io {
+            // Not tied to a line (the input could not be opened).
+            write!(f, "{}", self.0.reason)?;
+        } else {
+            write!(f, "{}: {}: {}", self.0.position, self.0.kind, self.0.reason)?;
+        }
         if let Some(io) = &self.0.io {
             write!(f, ": {io}")?;
         }

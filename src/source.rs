@@ -1,19 +1,911 @@
-//! Sources: getting a file's bytes into memory, by memory map or by read.
+//! Sources: opening an input once, telling what it is, and handing out its
+//! bytes, decoded, to be read once from start to end.
 //!
-//! One place decides how an input is read. Large regular files are memory
-//! mapped (no copy; the page cache is the buffer); small ones are read whole,
-//! which is cheaper than setting up a mapping. Streams (stdin, pipes,
-//! decompressors) go through [`crate::stream::EventReader`] instead.
+//! This module owns how an input's bytes are got: what kind of input it is
+//! ([`SourceKind`]: a regular file, or a stream such as a pipe, a FIFO, a
+//! character device or stdin), how it is compressed ([`Compression`]: told
+//! by its first bytes, whatever its name), and the readers that decode it.
+//! Every input is read once, in order; nothing is re-opened, sized after
+//! opening, or read again.
+//!
+//! Files are read with `read` into buffers, never memory mapped: a file
+//! truncated while it is mapped kills the reading process with SIGBUS, and
+//! `logrotate copytruncate` does exactly that to live logs. Reading costs
+//! 3-18% more time than a map on the paths the command runs (BENCHMARKS.md,
+//! "Reading against mapping"); a file that shrinks under a [`FileReader`] is
+//! an error with a position instead. [`FileBytes::map`] stays for callers
+//! who own their files, as an `unsafe fn` (grep-searcher's `MmapChoice`
+//! makes the same choice).
+//!
+//! When a source ends for a reason worth reporting, the bytes before it are
+//! handed out in full and the reason is left in an [`EndReport`]: a file
+//! that shrank while it was read, data after the last gzip member or zstd
+//! frame (zero padding or garbage), each with its byte offset.
+//!
+//! [`ChunkReader`] cuts a stream into owned chunks that end at LF, for
+//! reading one input on several threads without reading any byte twice.
 
+use crate::error::{Error, ErrorKind, Position};
+use crate::framing::DEFAULT_MAX_LINE;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::ops::Deref;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-/// Files at least this large are memory mapped: 1 MiB.
-pub const MMAP_THRESHOLD: u64 = 1 << 20;
+/// What an input is, told once when it is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SourceKind {
+    /// A regular file; `len` is its size when it was opened.
+    Regular {
+        /// The size in bytes when the file was opened.
+        len: u64,
+    },
+    /// Anything else: stdin, a pipe, a FIFO, `<(...)`, a character device,
+    /// a socket. Read as a stream, once; never sized, mapped or split.
+    Stream,
+}
 
-/// A whole file's bytes: mapped or read.
+impl SourceKind {
+    /// The size of a regular file when it was opened; `None` for a stream.
+    pub fn size(self) -> Option<u64> {
+        match self {
+            SourceKind::Regular { len } => Some(len),
+            SourceKind::Stream => None,
+        }
+    }
+}
+
+/// Why a source ended before its bytes did, when that is worth reporting;
+/// shared between a [`Source`] and the readers it is made of.
+///
+/// The readers end their stream cleanly (every byte before the problem is
+/// handed out) and leave the reason here; take it once the stream is read.
+#[derive(Clone, Debug, Default)]
+pub struct EndReport(Arc<Mutex<Option<io::Error>>>);
+
+impl EndReport {
+    /// A new, empty report.
+    pub fn new() -> EndReport {
+        EndReport::default()
+    }
+
+    fn set(&self, e: io::Error) {
+        if let Ok(mut slot) = self.0.lock()
+            && slot.is_none()
+        {
+            *slot = Some(e);
+        }
+    }
+
+    /// The reason the source ended early, if it did; `None` after the
+    /// first call.
+    pub fn take(&self) -> Option<io::Error> {
+        self.0.lock().ok().and_then(|mut s| s.take())
+    }
+}
+
+/// A regular file read from its start, that reports (through its
+/// [`EndReport`]) a file that ended before the size it had when opened:
+/// truncated under the reader, as `logrotate copytruncate` does. A file
+/// that grows is read to its new end.
+#[derive(Debug)]
+pub struct FileReader {
+    file: File,
+    len_at_open: u64,
+    read: u64,
+    report: EndReport,
+}
+
+impl FileReader {
+    /// Wrap an open regular file whose size was `len_at_open`.
+    pub fn new(file: File, len_at_open: u64, report: EndReport) -> FileReader {
+        FileReader {
+            file,
+            len_at_open,
+            read: 0,
+            report,
+        }
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read
+    }
+}
+
+impl Read for FileReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.read < self.len_at_open {
+            self.report.set(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the file shrank while it was read: {} bytes when opened, it ended at byte {} \
+                     (truncated under the reader, e.g. by logrotate copytruncate)",
+                    self.len_at_open, self.read
+                ),
+            ));
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// Open `path` once and tell what it is: a regular file (read through a
+/// [`FileReader`] that reports shrinking into `report`) or a stream.
+pub fn open_file(
+    path: &Path,
+    report: &EndReport,
+) -> io::Result<(Box<dyn Read + Send>, SourceKind)> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    if meta.is_file() {
+        let len = meta.len();
+        let r = FileReader::new(file, len, report.clone());
+        Ok((Box::new(r), SourceKind::Regular { len }))
+    } else {
+        Ok((Box::new(file), SourceKind::Stream))
+    }
+}
+
+/// How an input is compressed, told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Not compressed (or not a format we know).
+    None,
+    /// gzip (`1f 8b`); concatenated members are read as one stream.
+    Gzip,
+    /// zstd (`28 b5 2f fd`, or a skippable frame `5? 2a 4d 18` as `pzstd`
+    /// writes first); concatenated frames are read as one stream.
+    Zstd,
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// A zstd frame or a skippable frame (magic 0x184D2A50..=0x184D2A5F, little
+/// endian) starts here.
+fn is_zstd_frame(b: &[u8]) -> bool {
+    b.starts_with(&ZSTD_MAGIC)
+        || (b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18])
+}
+
+impl Compression {
+    /// Tell the compression from an input's first bytes (four are enough).
+    ///
+    /// ```
+    /// use cctape::source::Compression;
+    /// assert_eq!(Compression::detect(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
+    /// assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
+    /// // pzstd starts with a skippable frame.
+    /// assert_eq!(Compression::detect(&[0x50, 0x2a, 0x4d, 0x18]), Compression::Zstd);
+    /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
+    /// ```
+    pub fn detect(prefix: &[u8]) -> Compression {
+        if prefix.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if is_zstd_frame(prefix) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// The name used in messages (`gzip`, `zstd`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    /// Wrap `rdr` in the matching decoder (or return it as is). What ends
+    /// the compressed data early (trailing garbage, zero padding) ends the
+    /// decoded stream and is left in `report`.
+    pub fn decoder<'a, R: Read + 'a>(
+        self,
+        rdr: R,
+        report: &EndReport,
+    ) -> io::Result<Box<dyn Read + 'a>> {
+        Ok(match self {
+            Compression::None => Box::new(rdr),
+            Compression::Gzip => Box::new(GzipMembers::new(rdr, report.clone())),
+            Compression::Zstd => Box::new(ZstdFrames::new(rdr, report.clone())?),
+        })
+    }
+}
+
+/// A buffered reader that counts the bytes consumed (the offset in the
+/// compressed input) and can look a few bytes ahead.
+struct Counted<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    end: usize,
+    consumed: u64,
+    eof: bool,
+}
+
+impl<R: Read> Counted<R> {
+    fn new(inner: R) -> Counted<R> {
+        Counted {
+            inner,
+            buf: vec![0; 256 << 10].into_boxed_slice(),
+            pos: 0,
+            end: 0,
+            consumed: 0,
+            eof: false,
+        }
+    }
+
+    /// At least `n` bytes ahead, unless the input ends first.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        while self.end - self.pos < n && !self.eof {
+            if self.pos > 0 {
+                self.buf.copy_within(self.pos..self.end, 0);
+                self.end -= self.pos;
+                self.pos = 0;
+            }
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.end && !self.eof {
+            self.pos = 0;
+            self.end = 0;
+            loop {
+                match self.inner.read(&mut self.buf) {
+                    Ok(0) => self.eof = true,
+                    Ok(k) => self.end = k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+                break;
+            }
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.pos);
+        self.pos += n;
+        self.consumed += n as u64;
+    }
+}
+
+/// After the last member or frame: nothing (fine), zero padding, or data
+/// that is not compressed. Reads zero padding to its end to measure it.
+fn trailer<R: Read>(
+    inner: &mut Counted<R>,
+    format: &str,
+    unit: &str,
+    count: u64,
+) -> io::Result<Option<io::Error>> {
+    let start = inner.consumed;
+    loop {
+        let buf = inner.fill_buf()?;
+        if buf.is_empty() {
+            let zeros = inner.consumed - start;
+            return Ok((zeros > 0).then(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{format}: {zeros} zero bytes of padding after the last {unit} \
+                         (compressed bytes {start}..{}); ignored",
+                        inner.consumed
+                    ),
+                )
+            }));
+        }
+        match buf.iter().position(|&b| b != 0) {
+            Some(i) => {
+                inner.consume(i);
+                let at = inner.consumed;
+                return Ok(Some(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{format}: trailing data that is not {format} at compressed byte {at}, \
+                         after {unit} {count} ended at compressed byte {start}; ignored"
+                    ),
+                )));
+            }
+            None => {
+                let n = buf.len();
+                inner.consume(n);
+            }
+        }
+    }
+}
+
+/// gzip members one after another, with precise messages: a member cut
+/// short or corrupt is an error naming the member and its compressed byte
+/// offsets; what follows the last member (zero padding, garbage) ends the
+/// stream cleanly and is left in the [`EndReport`].
+struct GzipMembers<R: Read> {
+    state: GzState<R>,
+    member: u64,
+    member_start: u64,
+    report: EndReport,
+}
+
+enum GzState<R: Read> {
+    Member(Box<flate2::bufread::GzDecoder<Counted<R>>>),
+    Between(Counted<R>),
+    Done,
+}
+
+impl<R: Read> GzipMembers<R> {
+    fn new(rdr: R, report: EndReport) -> GzipMembers<R> {
+        GzipMembers {
+            state: GzState::Between(Counted::new(rdr)),
+            member: 0,
+            member_start: 0,
+            report,
+        }
+    }
+}
+
+impl<R: Read> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match std::mem::replace(&mut self.state, GzState::Done) {
+                GzState::Done => return Ok(0),
+                GzState::Member(mut d) => match d.read(buf) {
+                    Ok(0) => self.state = GzState::Between(d.into_inner()),
+                    Ok(n) => {
+                        self.state = GzState::Member(d);
+                        return Ok(n);
+                    }
+                    Err(e) => {
+                        let at = d.get_ref().consumed;
+                        let what = if e.kind() == io::ErrorKind::UnexpectedEof {
+                            "the input ends inside it".to_string()
+                        } else {
+                            e.to_string()
+                        };
+                        return Err(io::Error::new(
+                            e.kind(),
+                            format!(
+                                "gzip: member {} (from compressed byte {}): {what}; \
+                                 stopped at compressed byte {at}",
+                                self.member, self.member_start
+                            ),
+                        ));
+                    }
+                },
+                GzState::Between(mut inner) => {
+                    let head = inner.peek(2)?;
+                    if head.is_empty() && self.member > 0 {
+                        return Ok(0);
+                    }
+                    if head.starts_with(&[0x1f, 0x8b]) || self.member == 0 {
+                        self.member += 1;
+                        self.member_start = inner.consumed;
+                        self.state =
+                            GzState::Member(Box::new(flate2::bufread::GzDecoder::new(inner)));
+                        continue;
+                    }
+                    if let Some(e) = trailer(&mut inner, "gzip", "member", self.member)? {
+                        self.report.set(e);
+                    }
+                    return Ok(0);
+                }
+            }
+        }
+    }
+}
+
+/// zstd frames (and skippable frames) one after another through one
+/// decompression context, with precise messages; what follows the last
+/// frame ends the stream cleanly and is left in the [`EndReport`].
+struct ZstdFrames<R: Read> {
+    inner: Counted<R>,
+    dctx: zstd::zstd_safe::DCtx<'static>,
+    in_frame: bool,
+    frame: u64,
+    frame_start: u64,
+    done: bool,
+    report: EndReport,
+}
+
+impl<R: Read> ZstdFrames<R> {
+    fn new(rdr: R, report: EndReport) -> io::Result<ZstdFrames<R>> {
+        Ok(ZstdFrames {
+            inner: Counted::new(rdr),
+            dctx: zstd::zstd_safe::DCtx::try_create()
+                .ok_or_else(|| io::Error::other("zstd: cannot create a decompression context"))?,
+            in_frame: false,
+            frame: 0,
+            frame_start: 0,
+            done: false,
+            report,
+        })
+    }
+
+    fn frame_error(&self, what: &str) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "zstd: frame {} (from compressed byte {}): {what}; stopped at compressed byte {}",
+                self.frame, self.frame_start, self.inner.consumed
+            ),
+        )
+    }
+}
+
+impl<R: Read> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use zstd::zstd_safe::{InBuffer, OutBuffer};
+        if buf.is_empty() || self.done {
+            return Ok(0);
+        }
+        loop {
+            if !self.in_frame {
+                let head = self.inner.peek(4)?;
+                if head.is_empty() && self.frame > 0 {
+                    self.done = true;
+                    return Ok(0);
+                }
+                if !is_zstd_frame(head) && self.frame > 0 {
+                    self.done = true;
+                    if let Some(e) = trailer(&mut self.inner, "zstd", "frame", self.frame)? {
+                        self.report.set(e);
+                    }
+                    return Ok(0);
+                }
+                self.in_frame = true;
+                self.frame += 1;
+                self.frame_start = self.inner.consumed;
+            }
+            let input = self.inner.fill_buf()?;
+            if input.is_empty() {
+                self.done = true;
+                return Err(self.frame_error("the input ends inside it"));
+            }
+            let mut src = InBuffer::around(input);
+            let mut dst = OutBuffer::around(&mut *buf);
+            let r = self.dctx.decompress_stream(&mut dst, &mut src);
+            let (used, made) = (src.pos(), dst.pos());
+            self.inner.consume(used);
+            match r {
+                Ok(0) => self.in_frame = false,
+                Ok(_) => {}
+                Err(code) => {
+                    self.done = true;
+                    return Err(self.frame_error(zstd::zstd_safe::get_error_name(code)));
+                }
+            }
+            if made > 0 {
+                return Ok(made);
+            }
+        }
+    }
+}
+
+/// An input opened once: what it is, how it is compressed, and its decoded
+/// bytes. The one place where an input is classified; format detection
+/// (JSON arrays, transcripts) hooks in after it, on the decoded bytes.
+pub struct Source<'a> {
+    kind: SourceKind,
+    compression: Compression,
+    reader: Box<dyn Read + 'a>,
+    report: EndReport,
+}
+
+impl std::fmt::Debug for Source<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("kind", &self.kind)
+            .field("compression", &self.compression)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Source<'a> {
+    /// Tell the compression of `raw` from its first bytes (read once and
+    /// put back in front) and put the decoder in place. `kind` says what
+    /// the raw input is; `report` receives why it ended early, if it did.
+    pub fn new<R: Read + 'a>(
+        mut raw: R,
+        kind: SourceKind,
+        report: &EndReport,
+    ) -> io::Result<Source<'a>> {
+        let mut head = [0u8; 4];
+        let mut n = 0;
+        let mut ended = false;
+        while n < head.len() {
+            match raw.read(&mut head[n..]) {
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let compression = Compression::detect(&head[..n]);
+        let head = io::Cursor::new(head).take(n as u64);
+        // A terminal's end of input (Ctrl-D) is read once: past it, never
+        // read the raw input again.
+        let whole: Box<dyn Read + 'a> = if ended {
+            Box::new(head)
+        } else {
+            Box::new(head.chain(raw))
+        };
+        Ok(Source {
+            kind,
+            compression,
+            reader: compression.decoder(whole, report)?,
+            report: report.clone(),
+        })
+    }
+
+    /// Open a file (or a FIFO, a device, `/dev/stdin`) by path.
+    pub fn open(path: &Path) -> io::Result<Source<'static>> {
+        let report = EndReport::new();
+        let (raw, kind) = open_file(path, &report)?;
+        Source::new(raw, kind, &report)
+    }
+
+    /// What the raw input is.
+    pub fn kind(&self) -> SourceKind {
+        self.kind
+    }
+
+    /// How it is compressed.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// True when the decoded bytes are the file's bytes (a regular file, not
+    /// compressed): the only kind of input that may be cut into chunks by
+    /// offset.
+    pub fn is_plain_file(&self) -> bool {
+        matches!(self.kind, SourceKind::Regular { .. }) && self.compression == Compression::None
+    }
+
+    /// Where the reason the source ended early is left.
+    pub fn report(&self) -> &EndReport {
+        &self.report
+    }
+
+    /// The decoded bytes.
+    pub fn into_reader(self) -> Box<dyn Read + 'a> {
+        self.reader
+    }
+}
+
+/// Open a stream, detecting gzip or zstd by its first bytes: the bytes read
+/// to sniff are put back in front of the stream. What ends compressed data
+/// early (zero padding, garbage after the last member) ends the stream
+/// quietly here; use [`Source::new`] to get it reported.
+pub fn decompressing<'a, R: Read + 'a>(rdr: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
+    let s = Source::new(rdr, SourceKind::Stream, &EndReport::new())?;
+    Ok((s.compression, s.reader))
+}
+
+/// A reader that ends a stream whose bytes go on without an LF for more
+/// than `limit` bytes (`/dev/zero`, a binary file, a disk image): the bytes
+/// up to the first one past the limit are handed out, then an
+/// [`io::ErrorKind::InvalidData`] error, so an endless line has an end. The
+/// framing above it is unchanged (a line past its maximum is skipped to its
+/// LF in bounded memory); this only decides when skipping stops. It looks at
+/// every byte only where a run could pass the limit within one read
+/// (otherwise it finds the last LF from the end).
+#[derive(Debug)]
+pub struct LfWatch<R> {
+    inner: R,
+    limit: u64,
+    /// Bytes since the last LF.
+    run: u64,
+    failed: bool,
+}
+
+impl<R: Read> LfWatch<R> {
+    /// Watch `inner` for runs of more than `limit` bytes without an LF.
+    pub fn new(inner: R, limit: u64) -> LfWatch<R> {
+        LfWatch {
+            inner,
+            limit,
+            run: 0,
+            failed: false,
+        }
+    }
+
+    fn error(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "no LF in more than {} bytes: not a line-delimited stream; the rest is not read",
+                self.limit
+            ),
+        )
+    }
+}
+
+impl<R: Read> Read for LfWatch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.failed {
+            return Err(self.error());
+        }
+        let n = self.inner.read(buf)?;
+        let got = &buf[..n];
+        if self.run + n as u64 <= self.limit {
+            self.run = match memchr::memrchr(b'\n', got) {
+                Some(i) => (n - i - 1) as u64,
+                None => self.run + n as u64,
+            };
+            return Ok(n);
+        }
+        // A run may pass the limit inside this read: find where.
+        let mut run = self.run;
+        let mut from = 0;
+        for lf in memchr::memchr_iter(b'\n', got).chain(std::iter::once(n)) {
+            if run + (lf - from) as u64 > self.limit {
+                // Hand out up to the first byte past the limit, then fail.
+                self.failed = true;
+                let cut = from + (self.limit - run) as usize + 1;
+                self.run = self.limit + 1;
+                return Ok(cut);
+            }
+            run = 0;
+            from = lf + 1;
+        }
+        self.run = (n - memchr::memrchr(b'\n', got).map_or(0, |i| i + 1)) as u64;
+        Ok(n)
+    }
+}
+
+/// A piece of an input that ends after an LF (or at the end of the input),
+/// with the position of its first byte; see [`ChunkReader`].
+#[derive(Debug)]
+pub struct Chunk {
+    /// Storage; the chunk is `buf[..len]` (the rest is initialized spare
+    /// room, kept so that a reused buffer is never zero-filled again).
+    buf: Vec<u8>,
+    len: usize,
+    /// The 1-based number of its first line.
+    pub first_line: u64,
+    /// The input offset of its first byte.
+    pub offset: u64,
+}
+
+impl Chunk {
+    /// The bytes: whole lines, the last one without LF only at the end of
+    /// the input.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The storage, to pass to the next [`ChunkReader::next_chunk`].
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// Cuts a stream into chunks of about `target` bytes that end after an LF,
+/// reading every byte once: the partial line at the end of a read is carried
+/// to the next chunk. For reading one input on several threads in order.
+///
+/// Lines are the ones [`crate::framing::LineReader`] gives: a line longer
+/// than the maximum is a [`ErrorKind::LineTooLong`] item (its bytes are not
+/// kept) and reading goes on after its LF; an I/O error ends the input
+/// after the chunk of complete lines before it. Buffers passed back in are
+/// reused as they are (never zero-filled again), so reading allocates only
+/// while the first chunks are in flight.
+///
+/// ```
+/// use cctape::source::ChunkReader;
+/// let input = &b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}"[..];
+/// let mut r = ChunkReader::new(input, 16);
+/// let mut got = Vec::new();
+/// while let Some(c) = r.next_chunk(Vec::new()) {
+///     let c = c.unwrap();
+///     got.push((c.first_line, c.offset, c.bytes().to_vec()));
+/// }
+/// assert_eq!(got[0], (1, 0, b"{\"a\":1}\n{\"b\":2}\n".to_vec()));
+/// assert_eq!(got[1], (3, 16, b"{\"c\":3}".to_vec()));
+/// ```
+#[derive(Debug)]
+pub struct ChunkReader<R> {
+    rdr: R,
+    target: usize,
+    max_line: usize,
+    /// The start of the next line, carried from the last read.
+    carry: Vec<u8>,
+    /// Input offset of `carry[0]`, and the number of that line.
+    offset: u64,
+    number: u64,
+    /// Dropping an over-long line up to its LF.
+    skipping: bool,
+    eof: bool,
+    /// An I/O error, handed out after the complete lines before it.
+    pending: Option<io::Error>,
+    /// Bytes read from the input.
+    read: u64,
+    done: bool,
+}
+
+impl<R: Read> ChunkReader<R> {
+    /// Chunks of about `target` bytes, lines up to the default maximum.
+    pub fn new(rdr: R, target: usize) -> ChunkReader<R> {
+        ChunkReader::with_max_line(rdr, target, DEFAULT_MAX_LINE)
+    }
+
+    /// Chunks of about `target` bytes; lines longer than `max_line` are
+    /// [`ErrorKind::LineTooLong`] items.
+    pub fn with_max_line(rdr: R, target: usize, max_line: usize) -> ChunkReader<R> {
+        ChunkReader {
+            rdr,
+            target: target.max(1),
+            max_line: max_line.max(1),
+            carry: Vec::new(),
+            offset: 0,
+            number: 1,
+            skipping: false,
+            eof: false,
+            pending: None,
+            read: 0,
+            done: false,
+        }
+    }
+
+    /// Bytes handed out or dropped so far (the input offset reached).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The number of the next line to hand out.
+    pub fn line_number(&self) -> u64 {
+        self.number
+    }
+
+    /// Read into `buf[*len..]` until `*len` reaches `want` or the input
+    /// ends; an I/O error is kept for after the complete lines. `buf` grows
+    /// (zero-filled) only when it is shorter than `want`.
+    fn fill(&mut self, buf: &mut Vec<u8>, len: &mut usize, want: usize) {
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        while *len < want && !self.eof && self.pending.is_none() {
+            match self.rdr.read(&mut buf[*len..want]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    *len += n;
+                    self.read += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => self.pending = Some(e),
+            }
+        }
+    }
+
+    /// The next chunk, a per-line error ([`ErrorKind::LineTooLong`]), or a
+    /// final error; `None` at the end. `buf` (a new one, or one given back
+    /// by [`Chunk::into_buffer`]) holds the chunk's bytes.
+    pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> Option<Result<Chunk, Error>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let mut len = self.carry.len();
+            if buf.len() < len {
+                buf.resize(len, 0);
+            }
+            buf[..len].copy_from_slice(&self.carry);
+            self.carry.clear();
+            if self.skipping {
+                // Drop the over-long line up to its LF.
+                self.fill(&mut buf, &mut len, self.target.max(64 << 10));
+                match memchr::memchr(b'\n', &buf[..len]) {
+                    Some(i) => {
+                        self.skipping = false;
+                        self.offset += i as u64 + 1;
+                        self.number += 1;
+                        self.carry.extend_from_slice(&buf[i + 1..len]);
+                    }
+                    None => {
+                        self.offset += len as u64;
+                        if self.eof || self.pending.is_some() {
+                            self.skipping = false;
+                            self.number += 1;
+                            return self.finish();
+                        }
+                    }
+                }
+                continue;
+            }
+            self.fill(&mut buf, &mut len, self.target);
+            let mut searched = 0;
+            loop {
+                if let Some(i) = memchr::memrchr(b'\n', &buf[searched..len]) {
+                    let cut = searched + i + 1;
+                    self.carry.extend_from_slice(&buf[cut..len]);
+                    return Some(Ok(self.hand_out(buf, cut)));
+                }
+                if self.eof || self.pending.is_some() {
+                    if len == 0 || self.pending.is_some() {
+                        // A partial line before an I/O error is dropped, as
+                        // the line reader drops it.
+                        return self.finish();
+                    }
+                    self.done = true;
+                    return Some(Ok(self.hand_out(buf, len)));
+                }
+                if len > self.max_line {
+                    let e = Error::new(
+                        ErrorKind::LineTooLong,
+                        Position::new(self.number, self.offset),
+                        "line longer than the maximum; skipped to the next LF",
+                    );
+                    self.offset += len as u64;
+                    self.skipping = true;
+                    return Some(Err(e));
+                }
+                // One line longer than the target: read on to its LF.
+                searched = len;
+                let want = (len + self.target.max(64 << 10))
+                    .min(self.max_line.saturating_add(1))
+                    .max(len + 1);
+                self.fill(&mut buf, &mut len, want);
+            }
+        }
+    }
+
+    fn hand_out(&mut self, buf: Vec<u8>, len: usize) -> Chunk {
+        let c = Chunk {
+            buf,
+            len,
+            first_line: self.number,
+            offset: self.offset,
+        };
+        self.offset += len as u64;
+        self.number += memchr::memchr_iter(b'\n', c.bytes()).count() as u64;
+        c
+    }
+
+    fn finish(&mut self) -> Option<Result<Chunk, Error>> {
+        self.done = true;
+        // Where the line reader puts it: the next line, the bytes read.
+        let at = Position::new(self.number, self.read);
+        self.pending.take().map(|e| Err(Error::io(e, at)))
+    }
+}
+
+/// A whole file's bytes in memory: read, or (see [`FileBytes::map`])
+/// mapped.
 #[derive(Debug)]
 pub enum FileBytes {
     /// A read-only memory map of the file.
@@ -34,21 +926,42 @@ impl Deref for FileBytes {
 }
 
 impl FileBytes {
-    /// Open `path`: memory mapped when it is a regular file of at least
-    /// [`MMAP_THRESHOLD`] bytes, read whole otherwise. A mapping that fails
-    /// falls back to reading.
+    /// Read `path` whole into memory (whatever it is: a FIFO or a device is
+    /// read to its end, so mind what you pass).
     pub fn open(path: &Path) -> io::Result<FileBytes> {
         let mut file = File::open(path)?;
-        let meta = file.metadata()?;
-        if meta.is_file()
-            && meta.len() >= MMAP_THRESHOLD
-            && let Ok(map) = map_file(&file)
-        {
-            return Ok(FileBytes::Mapped(map));
-        }
-        let mut v = Vec::with_capacity(meta.len().try_into().unwrap_or(0));
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut v = Vec::with_capacity(len.try_into().unwrap_or(0));
         file.read_to_end(&mut v)?;
         Ok(FileBytes::Read(v))
+    }
+
+    /// Map `path` into memory (no copy) when it is a regular file, read it
+    /// otherwise.
+    ///
+    /// # Safety
+    ///
+    /// While the map lives, no process may truncate or rewrite the file: a
+    /// truncated file kills this process with SIGBUS when a page past the
+    /// new end is touched, and a rewritten one changes bytes already read.
+    /// Use it only for files nobody writes (an archive, a test fixture).
+    #[allow(unsafe_code)]
+    pub unsafe fn map(path: &Path) -> io::Result<FileBytes> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return FileBytes::open(path);
+        }
+        // SAFETY: the caller promises that nobody truncates or rewrites the
+        // file while the map lives (see above); the map is read-only and
+        // private, and every consumer validates the bytes it reads.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        #[cfg(unix)]
+        {
+            // Sequential access: let the kernel read ahead.
+            let _ = map.advise(memmap2::Advice::Sequential);
+        }
+        Ok(FileBytes::Mapped(map))
     }
 
     /// True when the bytes are a memory map.
@@ -57,142 +970,248 @@ impl FileBytes {
     }
 }
 
-/// How an input is compressed, told by its first bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Compression {
-    /// Not compressed (or not a format we know).
-    None,
-    /// gzip (`1f 8b`); concatenated members are read as one stream.
-    Gzip,
-    /// zstd (`28 b5 2f fd`); concatenated frames are read as one stream.
-    Zstd,
-}
-
-impl Compression {
-    /// Tell the compression from an input's first bytes (four are enough).
-    ///
-    /// ```
-    /// use cctape::source::Compression;
-    /// assert_eq!(Compression::detect(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
-    /// assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
-    /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
-    /// ```
-    pub fn detect(prefix: &[u8]) -> Compression {
-        if prefix.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-
-    /// The name used in messages (`gzip`, `zstd`, `none`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-        }
-    }
-
-    /// Wrap `rdr` in the matching decoder (or return it as is).
-    pub fn decoder<'a, R: Read + 'a>(self, rdr: R) -> io::Result<Box<dyn Read + 'a>> {
-        Ok(match self {
-            Compression::None => Box::new(rdr),
-            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
-                io::BufReader::with_capacity(256 << 10, rdr),
-            )),
-            Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(rdr)?),
-        })
-    }
-}
-
-/// Open a stream, detecting gzip or zstd by its first bytes: the bytes read
-/// to sniff are put back in front of the stream.
-pub fn decompressing<'a, R: Read + 'a>(
-    mut rdr: R,
-) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
-    let mut head = [0u8; 4];
-    let mut n = 0;
-    while n < head.len() {
-        match rdr.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let c = Compression::detect(&head[..n]);
-    let whole = io::Cursor::new(head).take(n as u64).chain(rdr);
-    Ok((c, c.decoder(whole)?))
-}
-
-#[allow(unsafe_code)]
-fn map_file(file: &File) -> io::Result<memmap2::Mmap> {
-    // SAFETY: the map is read-only and private to this process. The one hazard
-    // is another process truncating or rewriting the file while it is mapped,
-    // which can raise SIGBUS or show changing bytes; like ripgrep, we accept
-    // that for regular files given on the command line (a log still being
-    // appended to only grows, which is safe). Nothing here assumes the bytes
-    // are valid UTF-8 or JSON: every consumer validates what it reads.
-    let map = unsafe { memmap2::Mmap::map(file)? };
-    #[cfg(unix)]
-    {
-        // Sequential access: let the kernel read ahead aggressively.
-        let _ = map.advise(memmap2::Advice::Sequential);
-    }
-    Ok(map)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
-    #[test]
-    fn gzip_and_zstd_streams_are_detected_and_decoded() {
-        use std::io::Write;
-        let body = b"{\"type\":\"user\"}\n".repeat(1000);
+    fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        r.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    fn gzip(body: &[u8]) -> Vec<u8> {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&body).unwrap();
-        let mut gz = gz.finish().unwrap();
-        // Two members concatenated read as one stream.
-        let second = gz.clone();
-        gz.extend_from_slice(&second);
-        let (c, mut r) = decompressing(&gz[..]).unwrap();
-        assert_eq!(c, Compression::Gzip);
-        let mut out = Vec::new();
-        r.read_to_end(&mut out).unwrap();
-        assert_eq!(out.len(), body.len() * 2);
-        let zs = zstd::encode_all(&body[..], 1).unwrap();
-        let (c, mut r) = decompressing(&zs[..]).unwrap();
-        assert_eq!(c, Compression::Zstd);
-        let mut out = Vec::new();
-        r.read_to_end(&mut out).unwrap();
-        assert_eq!(out, body);
-        let (c, mut r) = decompressing(&b"ab"[..]).unwrap();
-        assert_eq!(c, Compression::None);
-        let mut out = Vec::new();
-        r.read_to_end(&mut out).unwrap();
-        assert_eq!(out, b"ab");
+        gz.write_all(body).unwrap();
+        gz.finish().unwrap()
     }
 
     #[test]
-    fn small_files_are_read_and_large_ones_mapped() {
+    fn gzip_and_zstd_streams_are_detected_and_decoded() {
+        let body = b"{\"type\":\"user\"}\n".repeat(1000);
+        let mut gz = gzip(&body);
+        // Two members concatenated read as one stream.
+        let second = gz.clone();
+        gz.extend_from_slice(&second);
+        let (c, r) = decompressing(&gz[..]).unwrap();
+        assert_eq!(c, Compression::Gzip);
+        assert_eq!(read_all(r).unwrap().len(), body.len() * 2);
+        let zs = zstd::encode_all(&body[..], 1).unwrap();
+        let (c, r) = decompressing(&zs[..]).unwrap();
+        assert_eq!(c, Compression::Zstd);
+        assert_eq!(read_all(r).unwrap(), body);
+        let (c, r) = decompressing(&b"ab"[..]).unwrap();
+        assert_eq!(c, Compression::None);
+        assert_eq!(read_all(r).unwrap(), b"ab");
+    }
+
+    #[test]
+    fn zstd_after_a_skippable_frame_is_zstd_and_frames_concatenate() {
+        let body = b"{\"type\":\"user\"}\n".repeat(100);
+        // A skippable frame (as pzstd writes first), then two frames.
+        let mut zs = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+        zs.extend(zstd::encode_all(&body[..], 3).unwrap());
+        zs.extend([0x5e, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+        zs.extend(zstd::encode_all(&body[..], 3).unwrap());
+        let report = EndReport::new();
+        let s = Source::new(&zs[..], SourceKind::Stream, &report).unwrap();
+        assert_eq!(s.compression(), Compression::Zstd);
+        assert_eq!(read_all(s.into_reader()).unwrap(), body.repeat(2));
+        assert!(report.take().is_none());
+    }
+
+    #[test]
+    fn data_after_compressed_data_is_reported_with_its_offset() {
+        let body = b"{\"type\":\"user\"}\n".repeat(100);
+        for (name, packed) in [
+            ("gzip", gzip(&body)),
+            ("zstd", zstd::encode_all(&body[..], 1).unwrap()),
+        ] {
+            let end = packed.len();
+            let mut padded = packed.clone();
+            padded.extend([0u8; 512]);
+            let report = EndReport::new();
+            let s = Source::new(&padded[..], SourceKind::Stream, &report).unwrap();
+            assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
+            let e = report.take().expect("padding reported").to_string();
+            assert!(
+                e.contains("512 zero bytes of padding")
+                    && e.contains(&format!("compressed bytes {end}..{}", end + 512)),
+                "{name}: {e}"
+            );
+            let mut garbage = packed.clone();
+            garbage.extend([0, 0, b'x', b'y']);
+            let report = EndReport::new();
+            let s = Source::new(&garbage[..], SourceKind::Stream, &report).unwrap();
+            assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
+            let e = report.take().expect("garbage reported").to_string();
+            assert!(
+                e.contains(&format!(
+                    "trailing data that is not {name} at compressed byte {}",
+                    end + 2
+                )),
+                "{name}: {e}"
+            );
+            // Cut inside: an error naming the member or frame.
+            let cut = &packed[..packed.len() / 2];
+            let s = Source::new(cut, SourceKind::Stream, &EndReport::new()).unwrap();
+            let e = read_all(s.into_reader()).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{name}: ")), "{e}");
+            assert!(e.contains("from compressed byte 0"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_shrinks_under_the_reader_is_reported() {
         let dir = std::env::temp_dir().join(format!("cctape-source-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let small = dir.join("small.jsonl");
-        std::fs::write(&small, b"{\"type\":\"user\"}\n").unwrap();
-        let b = FileBytes::open(&small).unwrap();
-        assert!(!b.is_mapped());
-        assert_eq!(&b[..], b"{\"type\":\"user\"}\n");
+        let p = dir.join("live.jsonl");
+        std::fs::write(&p, b"{\"type\":\"user\"}\n".repeat(10_000)).unwrap();
+        let report = EndReport::new();
+        let (mut r, kind) = open_file(&p, &report).unwrap();
+        assert_eq!(kind, SourceKind::Regular { len: 160_000 });
+        let mut buf = vec![0u8; 1000];
+        r.read_exact(&mut buf).unwrap();
+        // logrotate copytruncate, under the reader.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_eq!(read_all(&mut r).unwrap(), b"");
+        let e = report.take().expect("shrinking reported").to_string();
+        assert!(
+            e.contains("160000 bytes when opened, it ended at byte 1000"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Chunks against the naive split, at every target from 1 to 40.
+    #[test]
+    fn chunks_end_after_lf_and_number_lines_like_the_line_reader() {
+        let input = b"{\"a\":1}\n\n{\"b\":22}\r\nlong line here\n{\"c\":3}";
+        for target in 1..40 {
+            let mut r = ChunkReader::new(&input[..], target);
+            let mut all = Vec::new();
+            let mut lines = Vec::new();
+            // Buffers come back longer than their chunk: reused as they are.
+            let mut buf = vec![b'#'; 3];
+            while let Some(c) = r.next_chunk(buf) {
+                let c = c.unwrap();
+                assert_eq!(c.offset as usize, all.len());
+                assert!(
+                    c.bytes().ends_with(b"\n")
+                        || c.offset as usize + c.bytes().len() == input.len()
+                );
+                for l in crate::framing::Lines::with_start(c.bytes(), c.first_line, c.offset) {
+                    lines.push((l.number, l.offset, l.bytes.to_vec()));
+                }
+                all.extend_from_slice(c.bytes());
+                buf = c.into_buffer();
+            }
+            assert_eq!(all, input);
+            let want: Vec<_> = crate::framing::Lines::new(input)
+                .map(|l| (l.number, l.offset, l.bytes.to_vec()))
+                .collect();
+            assert_eq!(lines, want, "target {target}");
+        }
+    }
+
+    #[test]
+    fn chunk_reader_reports_lines_past_the_maximum_and_goes_on() {
+        let input = b"{\"a\":1}\nxxxxxxxxxxxxxxxxxxxx\n{\"b\":2}\n";
+        for target in 1..12 {
+            let mut r = ChunkReader::with_max_line(&input[..], target, 10);
+            let mut items = Vec::new();
+            while let Some(c) = r.next_chunk(Vec::new()) {
+                match c {
+                    Ok(c) => {
+                        for l in
+                            crate::framing::Lines::with_start(c.bytes(), c.first_line, c.offset)
+                        {
+                            items.push(format!(
+                                "{} {} {}",
+                                l.number,
+                                l.offset,
+                                String::from_utf8_lossy(l.bytes)
+                            ));
+                        }
+                    }
+                    Err(e) => items.push(format!("{} {}", e.kind(), e.position())),
+                }
+            }
+            assert_eq!(
+                items,
+                [
+                    "1 0 {\"a\":1}",
+                    "line_too_long line 2, byte 8",
+                    "3 29 {\"b\":2}"
+                ],
+                "target {target}"
+            );
+        }
+        // No LF for longer than the watch allows: an I/O error ends it.
+        let endless = [0u8; 100];
+        let mut r = ChunkReader::with_max_line(LfWatch::new(&endless[..], 40), 4, 10);
+        let kinds: Vec<_> = std::iter::from_fn(|| r.next_chunk(Vec::new()))
+            .map(|c| c.err().map(|e| (e.kind(), e.to_string())))
+            .collect();
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
+        assert_eq!(kinds[0].as_ref().map(|k| k.0), Some(ErrorKind::LineTooLong));
+        let last = kinds[1].as_ref().expect("an error");
+        assert_eq!(last.0, ErrorKind::Io);
+        assert!(last.1.contains("no LF in more than 40 bytes"), "{}", last.1);
+    }
+
+    /// The watch fails at the first byte past the limit, whatever the read
+    /// sizes, and hands out every byte before it.
+    #[test]
+    fn lf_watch_ends_a_run_without_lf_at_the_same_byte_for_any_reads() {
+        let mut input = b"ab\ncd\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 30));
+        input.extend(b"\nok\n");
+        for limit in [10u64, 29, 30, 31] {
+            for size in 1..12 {
+                let mut w = LfWatch::new(&input[..], limit);
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; size];
+                let err = loop {
+                    match w.read(&mut buf) {
+                        Ok(0) => break None,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                        Err(e) => break Some(e),
+                    }
+                };
+                if limit < 30 {
+                    assert!(err.is_some(), "limit {limit} size {size}");
+                    // Up to and including the first byte past the limit.
+                    assert_eq!(got.len() as u64, 6 + limit + 1, "limit {limit} size {size}");
+                } else {
+                    assert!(err.is_none(), "limit {limit} size {size}");
+                    assert_eq!(got, input);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn files_are_read_and_mapped_only_on_request() {
+        let dir = std::env::temp_dir().join(format!("cctape-bytes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
         let large = dir.join("large.jsonl");
-        let body = b"{\"type\":\"user\"}\n".repeat((MMAP_THRESHOLD as usize / 16) + 1);
+        let body = b"{\"type\":\"user\"}\n".repeat(100_000);
         std::fs::write(&large, &body).unwrap();
         let b = FileBytes::open(&large).unwrap();
-        assert!(b.is_mapped());
+        assert!(!b.is_mapped());
         assert_eq!(&b[..], &body[..]);
+        // SAFETY: nobody else writes this file.
+        #[allow(unsafe_code)]
+        let m = unsafe { FileBytes::map(&large) }.unwrap();
+        assert!(m.is_mapped());
+        assert_eq!(&m[..], &body[..]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -421,7 +421,7 @@ fn missing_file_exits_2_with_an_io_error_entry() {
         errors[0]["message"]
             .as_str()
             .unwrap()
-            .contains("read failed"),
+            .contains("open failed"),
         "{}",
         errors[0]
     );
@@ -438,7 +438,7 @@ fn missing_file_exits_2_with_an_io_error_entry() {
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains(&format!("{missing}:0: byte 0: io: read failed")),
+        text.contains(&format!("{missing}:0: byte 0: io: open failed")),
         "{text}"
     );
 }

@@ -3,6 +3,7 @@
 //! one example position each. Exit 1 when anything was found.
 
 use super::exec::{self, Done, Piece, Sink, Split};
+use super::inputs::escape;
 use super::output::{print_json, thousands};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -10,7 +11,7 @@ use cctape::event::{Event, EventKind};
 use cctape::parse::Value;
 use cctape::views::{Reading, View, Visitor};
 use serde_json::json;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Arguments of `cctape check`.
 #[derive(clap::Args, Debug)]
@@ -23,7 +24,7 @@ pub struct Args {
 }
 
 /// What kind of finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Category {
     /// A type or subtype without a typed view.
     UnknownKind,
@@ -41,6 +42,8 @@ enum Category {
     ResultWithoutUse,
     /// A line that ended the input in the middle.
     Truncated,
+    /// A line that holds several objects separated by CR only.
+    CrLineEnds,
     /// A line that is not an event (not JSON, no type, ...).
     NotAnEvent,
 }
@@ -56,6 +59,7 @@ impl Category {
             Category::MissingUuid => "missing_uuid",
             Category::ResultWithoutUse => "tool_result_without_tool_use",
             Category::Truncated => "truncated",
+            Category::CrLineEnds => "cr_line_ends",
             Category::NotAnEvent => "not_an_event",
         }
     }
@@ -63,6 +67,44 @@ impl Category {
 
 /// (version, category, kind, detail)
 type Key = (String, Category, String, String);
+
+/// Distinct details kept per (version, category, kind); further ones are
+/// counted together under [`OTHER`], so a stream where every line brings a
+/// new field name stays in bounded memory and output.
+const DETAILS_KEPT: usize = 64;
+
+/// The detail of the bucket for details past [`DETAILS_KEPT`].
+const OTHER: &str = "(other)";
+
+/// Findings with distinct details capped per (version, category, kind).
+#[derive(Default)]
+struct Findings {
+    map: BTreeMap<Key, Finding>,
+    /// Distinct details kept per (version, category, kind).
+    details: HashMap<(String, Category, String), usize>,
+}
+
+impl Findings {
+    /// Add `f` under `key`, or under the kind's `(other)` bucket when the
+    /// kind already has [`DETAILS_KEPT`] distinct details.
+    fn add(&mut self, mut key: Key, f: Finding) {
+        if !self.map.contains_key(&key) && !key.3.is_empty() && key.3 != OTHER {
+            let n = self
+                .details
+                .entry((key.0.clone(), key.1, key.2.clone()))
+                .or_default();
+            if *n >= DETAILS_KEPT {
+                OTHER.clone_into(&mut key.3);
+            } else {
+                *n += 1;
+            }
+        }
+        self.map
+            .entry(key)
+            .and_modify(|g| g.count += f.count)
+            .or_insert(f);
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Finding {
@@ -75,7 +117,7 @@ struct Finding {
 #[derive(Default)]
 struct CheckSink {
     version: String,
-    findings: BTreeMap<Key, Finding>,
+    findings: Findings,
     tool_uses: HashSet<Box<str>>,
     /// Results seen before (or without) their use: (id, key fields).
     pending_results: Vec<(Box<str>, String, u64, u64, usize)>,
@@ -92,15 +134,15 @@ impl CheckSink {
         offset: u64,
     ) {
         let key = (self.version.clone(), cat, kind.to_string(), detail);
-        self.findings
-            .entry(key)
-            .and_modify(|f| f.count += 1)
-            .or_insert(Finding {
+        self.findings.add(
+            key,
+            Finding {
                 count: 1,
                 input: p.input,
                 line,
                 offset,
-            });
+            },
+        );
     }
 }
 
@@ -252,8 +294,14 @@ impl Sink for CheckSink {
     }
 
     fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+        if e.is_fatal() {
+            // A broken input is not drift: reported on stderr, exit 2.
+            return;
+        }
         let pos = e.position();
-        let cat = if e.kind() == cctape::ErrorKind::Truncated {
+        let cat = if e.reason() == exec::CR_LINE_ENDS {
+            Category::CrLineEnds
+        } else if e.kind() == cctape::ErrorKind::Truncated {
             Category::Truncated
         } else {
             Category::NotAnEvent
@@ -291,28 +339,28 @@ impl CheckSink {
 /// Run the command; returns the exit code (1 when anything was found).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
-    let mut all: BTreeMap<Key, Finding> = BTreeMap::new();
+    let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+    let mut found = Findings::default();
     exec::run(
         &inputs,
         &opts,
         CheckSink::default,
         |mut done: Done<CheckSink>| {
-            if let Some(why) = &done.failure {
-                eprintln!("cctape: {}: {why}", names[done.input]);
-                failed = true;
-            }
+            failed |= done.failure.is_some();
             let piece = Piece {
                 input: done.input,
                 name: &names[done.input],
             };
             done.sink.settle(&piece);
-            for (k, f) in done.sink.findings {
-                all.entry(k).and_modify(|g| g.count += f.count).or_insert(f);
+            for (k, f) in done.sink.findings.map {
+                found.add(k, f);
             }
         },
     );
+    let all = found.map;
+    let capped: Vec<&Key> = all.keys().filter(|k| k.3 == OTHER).collect();
     let version_name = |v: &str| {
         if v.is_empty() {
             "unknown".to_string()
@@ -335,14 +383,21 @@ pub fn run(args: &Args) -> i32 {
             })
             .collect();
         let total: u64 = all.values().map(|f| f.count).sum();
-        print_json(&json!({"findings": rows, "total": total}));
+        print_json(&json!({
+            "findings": rows,
+            "total": total,
+            // Details past this many distinct ones per (version, category,
+            // kind) are counted under the detail "(other)".
+            "details_kept_per_kind": DETAILS_KEPT,
+            "capped_kinds": capped.len(),
+        }));
     } else {
         use std::fmt::Write as _;
         let mut o = String::new();
         let mut last_version = None;
         for ((v, c, k, d), f) in &all {
             if last_version != Some(v) {
-                let _ = writeln!(o, "claude_code_version {}", version_name(v));
+                let _ = writeln!(o, "claude_code_version {}", escape(&version_name(v)));
                 last_version = Some(v);
             }
             let _ = writeln!(
@@ -350,14 +405,22 @@ pub fn run(args: &Args) -> i32 {
                 "  {:>8}  {:<28} {:<28} {}  (first: {}:{})",
                 thousands(f.count),
                 c.name(),
-                k,
-                d,
-                names[f.input],
+                escape(k),
+                escape(d),
+                shown[f.input],
                 f.line
             );
         }
         if all.is_empty() {
             o.push_str("nothing found: every line fits the reference\n");
+        }
+        if !capped.is_empty() {
+            let _ = writeln!(
+                o,
+                "(other): details past the first {DETAILS_KEPT} distinct ones of a kind, counted together ({} kind{})",
+                capped.len(),
+                if capped.len() == 1 { "" } else { "s" }
+            );
         }
         exec::write_out(&mut o.into_bytes());
     }

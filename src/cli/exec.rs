@@ -1,25 +1,43 @@
-//! Running a command over many inputs: in parallel across files (largest
-//! first) and within one large file (cut at LF boundaries), with results
-//! delivered in input order so that output never depends on `--jobs`.
+//! Running a command over many inputs: every input opened once and read once
+//! from start to end, inputs in parallel, output streamed to stdout in input
+//! order with bounded buffers, so that output never depends on `--jobs` and
+//! memory never depends on the size of an input or of the output.
 //!
 //! A command supplies a [`Sink`] that sees every event and error of one
 //! piece (a whole input, or one chunk of a large file) and writes any output
-//! into a buffer; the driver hands finished pieces, in order, to the
-//! command's consumer, which merges sinks and prints buffers.
+//! into a buffer. Workers take inputs in command-line order (never more
+//! than [`Opts::ahead`] past the one being printed); each worker streams its
+//! input's output to the printing thread through a bounded channel, in
+//! blocks of [`FLUSH_AT`] bytes, so a worker ahead of the printer waits
+//! instead of buffering, and `| head` stops the work as soon as it closes
+//! the pipe. The printer writes each input's blocks in order and hands the
+//! finished sink to the command ([`Done`]).
+//!
+//! Sinks that fold runs ([`Split::Never`]) read one input on one worker from
+//! start to end: for this phase there is no parallelism inside one file for
+//! them. A later workstream (issue 14) restores it with a mergeable fold
+//! (fold each chunk, combine at the boundaries), without a second read.
+//! Sinks that look at each line alone ([`Split::Anywhere`]: filter, fields)
+//! read a large plain file through a [`ChunkReader`] on this worker and hand
+//! the chunks, cut after an LF, to a pool: each byte is still read once.
+//!
+//! [`open_input`] is the one place where an input is opened and classified
+//! (regular file or stream, compression).
 
 use super::inputs::Input;
 use super::progress::{Bar, Progress};
-use cctape::error::Error;
+use cctape::error::{Error, ErrorKind};
 use cctape::event::Event;
-use cctape::framing::{Line, LineReader, Lines};
+use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::scan::{ScanMode, Scanned, Scanner};
-use cctape::source::{Compression, FileBytes};
+use cctape::source::{ChunkReader, EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::{Counts, EventReader, SliceEvents};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// Which input a piece belongs to.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +54,10 @@ pub trait Sink: Send {
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
         let _ = (piece, ev, out);
     }
-    /// One per-line error; `line` holds the bad line's bytes when known.
+    /// One per-line error; `line` holds the bad line's bytes when known
+    /// (not for a line past the maximum, whose bytes are not kept). A fatal
+    /// error (the input broke off) comes here too, unless the input failed
+    /// before its first byte (see [`Done::failure`]).
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
     /// Where this sink can see an input cut into chunks that are merged in
     /// order afterwards.
@@ -71,115 +92,119 @@ pub trait Sink: Send {
     }
 }
 
-/// Hand one line to a sink that reads lines itself or with the scanner:
-/// blank lines are counted and skipped, events and errors counted, errors
-/// passed to the sink with the line's bytes.
-fn take_line<S: Sink>(
-    sink: &mut S,
-    scanner: &mut Scanner,
-    mode: Option<ScanMode>,
-    piece: &Piece<'_>,
-    line: &Line<'_>,
-    out: &mut Vec<u8>,
-    counts: &mut Counts,
-) {
-    if line.bytes.len() > cctape::framing::DEFAULT_MAX_LINE {
-        // The same limit as the reader's, so a mapped file and a stream agree.
-        counts.errors += 1;
-        sink.error(piece, &cctape::stream::line_too_long(line), None, out);
-        return;
-    }
-    if line.is_blank() {
-        counts.blank_lines += 1;
-        return;
-    }
-    let read = match mode {
-        Some(mode) => scanner
-            .scan_with(line, mode)
-            .map(|s| sink.scanned(piece, &s, out)),
-        None => sink.line(piece, line, out),
-    };
-    match read {
-        Ok(()) => counts.events += 1,
-        Err(e) => {
-            counts.errors += 1;
-            sink.error(piece, &e, Some(line.bytes), out);
-        }
-    }
-}
-
 /// Where a large input may be cut for reading in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
     /// At any LF: the sink looks at each line alone.
     Anywhere,
-    /// Only where one run ends and another begins (a line whose session_id
-    /// differs from the one before it): the sink folds runs. A session that
-    /// shows up again in a later chunk is the consumer's to detect (see
-    /// [`Done::chunk`]).
-    RunBoundaries,
-    /// Never: the sink follows the input in order from its first line.
+    /// Never: the sink follows the input in order from its first line (it
+    /// folds runs, or follows ids across lines).
     Never,
 }
 
-/// A finished piece, handed to the consumer in input order.
+/// A finished piece, handed to the consumer in input order. Its output has
+/// already been written.
 pub struct Done<S> {
     /// Index of the input.
     pub input: usize,
     /// True for the input's last piece.
     pub last: bool,
-    /// Which chunk of the input this is (0 when read whole).
-    pub chunk: usize,
     /// The piece's sink.
     pub sink: S,
-    /// Output not yet written.
-    pub out: Vec<u8>,
-    /// Lines, blank lines, events, errors of the piece.
+    /// Lines, blank lines, events, errors of the piece (a fatal error
+    /// included).
     pub counts: Counts,
     /// Bytes of the piece (decompressed).
     pub bytes: u64,
-    /// Why the input could not be read, if it could not (or broke off).
-    pub failure: Option<String>,
+    /// Why the input could not be read, or broke off (on the last piece);
+    /// already reported on stderr, and counted once in `counts.errors`.
+    pub failure: Option<Error>,
+    /// True when the input failed before its first byte (it could not be
+    /// opened, or its first read failed): the sink has not seen the failure
+    /// (nor anything else), so a command that lists errors adds it itself.
+    pub unreadable: bool,
 }
 
 /// Driver settings.
 #[derive(Clone, Copy, Debug)]
 pub struct Opts {
-    /// Worker threads; 1 runs everything on the calling thread.
+    /// Worker threads; 1 runs everything in order on the calling thread.
     pub jobs: usize,
     /// No progress line.
     pub quiet: bool,
-    /// Files at least this large are cut into chunks when `jobs > 1`.
+    /// Plain files at least this large are cut into chunks when `jobs > 1`
+    /// and the sink allows it.
     pub split_at: u64,
+    /// The longest line read; longer ones are `line_too_long` errors.
+    pub max_line: usize,
+    /// How many inputs past the one being printed may be started: bounds
+    /// the finished sinks waiting for their turn.
+    pub ahead: usize,
 }
 
+/// More worker threads than this per core is never what helps: clamped.
+const JOBS_PER_CORE: usize = 4;
+
 impl Opts {
-    /// Settings from `--jobs` (0 = one per core) and `--quiet`.
-    pub fn new(jobs: usize, quiet: bool) -> Opts {
-        let jobs = if jobs == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        } else {
-            jobs
+    /// Settings from the common options: `--jobs` (0 = one per core; more
+    /// than [`JOBS_PER_CORE`] per core is clamped with a note), `--quiet`,
+    /// `--max-line`.
+    pub fn new(common: &super::Common) -> Opts {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let most = cores * JOBS_PER_CORE;
+        let jobs = match common.jobs {
+            0 => cores,
+            n if n > most => {
+                note(&format!(
+                    "--jobs {n} is more than helps on {cores} core{}; using {most}",
+                    if cores == 1 { "" } else { "s" }
+                ));
+                most
+            }
+            n => n,
         };
         Opts {
             jobs,
-            quiet,
+            quiet: common.quiet,
             // CCTAPE_SPLIT_AT (bytes) lowers the size from which a file is
             // cut, so tests see chunk merges on small inputs.
             split_at: std::env::var("CCTAPE_SPLIT_AT")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(32 << 20),
+            max_line: common.max_line.unwrap_or(DEFAULT_MAX_LINE),
+            ahead: 16 * jobs,
         }
     }
 }
 
-/// Output is flushed to stdout in pieces this large when running in order.
-const FLUSH_AT: usize = 64 << 10;
+/// Output is handed to the printer in blocks this large.
+pub const FLUSH_AT: usize = 64 << 10;
+
+/// Blocks of output one worker may have waiting for the printer.
+const BLOCKS_AHEAD: usize = 4;
+
+/// Chunks of a large plain file read for the pool (at most `jobs + 1` read
+/// and not yet printed).
+const CHUNK: usize = 4 << 20;
+
+/// An input whose bytes go on without an LF for this many times the
+/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
+/// past the maximum is skipped to its LF in bounded memory; this decides
+/// when skipping gives up.
+pub const RUNAWAY_FACTOR: u64 = 4;
+
+/// What a worker hands to the printer.
+enum Msg<S> {
+    /// Output, in order.
+    Out(Vec<u8>),
+    /// A finished piece (its remaining output first).
+    Done(Done<S>, Vec<u8>),
+}
 
 /// Run `make()` sinks over `inputs`, calling `consume` with every finished
-/// piece in input order. With one job, or one input that is a stream,
-/// everything runs on this thread and output is flushed as it grows.
+/// piece in input order after writing its output; failures are reported on
+/// stderr here, once, in input order.
 pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, mut consume: C)
 where
     S: Sink,
@@ -189,525 +214,562 @@ where
     let progress = Arc::new(Progress::default());
     progress
         .total_files
-        .store(inputs.len() as u64, std::sync::atomic::Ordering::Relaxed);
-    // One stat per input: for the progress total and the largest-first order.
-    let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
-    progress
-        .total_bytes
-        .store(sizes.iter().sum(), std::sync::atomic::Ordering::Relaxed);
+        .store(inputs.len() as u64, Ordering::Relaxed);
+    if Bar::shown(opts.quiet) {
+        // Sizes for the progress total only: streams are not sized.
+        let total: u64 = inputs.iter().map(Input::size).sum();
+        progress.total_bytes.store(total, Ordering::Relaxed);
+    }
     let _bar = Bar::start(Arc::clone(&progress), opts.quiet);
     let names: Vec<String> = inputs.iter().map(Input::name).collect();
-    if opts.jobs <= 1 || (inputs.len() == 1 && inputs[0] == Input::Stdin) {
+    let shown: Vec<String> = inputs.iter().map(Input::shown).collect();
+    let pool = OnceLock::new();
+    let ctx = Ctx {
+        opts,
+        make: &make,
+        progress: &progress,
+        pool: &pool,
+    };
+    let mut deliver = |m: Msg<S>| match m {
+        Msg::Out(mut b) => write_out(&mut b),
+        Msg::Done(done, mut rest) => {
+            write_out(&mut rest);
+            if let Some(e) = &done.failure {
+                note_for(&shown[done.input], e);
+            }
+            if done.last {
+                progress.file_done();
+            }
+            consume(done);
+        }
+    };
+    let threads = opts.jobs.min(inputs.len());
+    if threads <= 1 {
         for (i, input) in inputs.iter().enumerate() {
             let piece = Piece {
                 input: i,
                 name: &names[i],
             };
-            let done = read_whole(input, &piece, make(), &progress, true);
-            progress.file_done();
-            consume(done);
+            ctx.read_input(input, piece, &mut deliver);
         }
         return;
     }
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
-        .build()
-    {
-        Ok(p) => p,
-        Err(_) => {
-            let seq = Opts { jobs: 1, ..*opts };
-            return run(inputs, &seq, make, consume);
-        }
+    let sched = Sched {
+        state: Mutex::new((0, 0)),
+        turn: Condvar::new(),
+        ahead: opts.ahead.max(1),
+        n: inputs.len(),
     };
-    let (tx, rx) = mpsc::channel::<(usize, usize, usize, Done<S>)>();
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    // Largest first keeps one big file from finishing last alone.
-    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
     std::thread::scope(|scope| {
-        let make = &make;
-        let names = &names;
-        let progress = &progress;
-        scope.spawn(move || {
-            pool.scope(|s| {
-                for &i in &order {
-                    let tx = tx.clone();
-                    s.spawn(move |s| {
-                        let piece = Piece {
-                            input: i,
-                            name: &names[i],
-                        };
-                        read_input_parallel(&inputs[i], piece, make, progress, opts, s, tx);
+        let (reg_tx, reg_rx) = mpsc::channel::<(usize, mpsc::Receiver<Msg<S>>)>();
+        for _ in 0..threads {
+            let reg_tx = reg_tx.clone();
+            let (sched, ctx, names) = (&sched, &ctx, &names);
+            scope.spawn(move || {
+                while let Some(i) = sched.take() {
+                    let (tx, rx) = mpsc::sync_channel(BLOCKS_AHEAD);
+                    if reg_tx.send((i, rx)).is_err() {
+                        return;
+                    }
+                    let piece = Piece {
+                        input: i,
+                        name: &names[i],
+                    };
+                    ctx.read_input(&inputs[i], piece, &mut |m| {
+                        let _ = tx.send(m);
                     });
                 }
             });
-            drop(tx);
-        });
-        // Deliver in (input, chunk) order.
-        let mut pending: BTreeMap<(usize, usize), (usize, Done<S>)> = BTreeMap::new();
-        let mut next = (0usize, 0usize);
-        for (input, chunk, chunks, done) in rx {
-            pending.insert((input, chunk), (chunks, done));
-            while let Some((chunks, done)) = pending.remove(&next) {
-                next = if next.1 + 1 >= chunks {
-                    progress.file_done();
-                    (next.0 + 1, 0)
-                } else {
-                    (next.0, next.1 + 1)
-                };
-                consume(done);
+        }
+        drop(reg_tx);
+        // Print in input order.
+        let mut early: HashMap<usize, mpsc::Receiver<Msg<S>>> = HashMap::new();
+        for cur in 0..inputs.len() {
+            let rx = loop {
+                if let Some(rx) = early.remove(&cur) {
+                    break Some(rx);
+                }
+                match reg_rx.recv() {
+                    Ok((i, rx)) => {
+                        early.insert(i, rx);
+                    }
+                    Err(_) => break None,
+                }
+            };
+            let Some(rx) = rx else { break };
+            for m in rx {
+                deliver(m);
             }
+            sched.delivered(cur + 1);
         }
     });
 }
 
-fn read_input_parallel<'s, S: Sink + 's, M: Fn() -> S + Sync>(
-    input: &'s Input,
-    piece: Piece<'s>,
-    make: &'s M,
-    progress: &'s Progress,
-    opts: &Opts,
-    scope: &rayon::Scope<'s>,
-    tx: mpsc::Sender<(usize, usize, usize, Done<S>)>,
-) {
-    let sink = make();
-    let Input::File(path) = input else {
-        let done = read_whole(input, &piece, sink, progress, false);
-        let _ = tx.send((piece.input, 0, 1, done));
-        return;
-    };
-    let bytes = match FileBytes::open(path) {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = tx.send((piece.input, 0, 1, failed(&piece, sink, e.to_string())));
-            return;
+/// Hands out inputs in order, never more than `ahead` past the one being
+/// printed.
+struct Sched {
+    /// (next input to start, inputs printed)
+    state: Mutex<(usize, usize)>,
+    turn: Condvar,
+    ahead: usize,
+    n: usize,
+}
+
+impl Sched {
+    fn take(&self) -> Option<usize> {
+        let mut g = self.state.lock().ok()?;
+        while g.0 < self.n && g.0 >= g.1 + self.ahead {
+            g = self.turn.wait(g).ok()?;
         }
-    };
-    let compression = Compression::detect(&bytes[..bytes.len().min(4)]);
-    if compression != Compression::None {
-        let done = read_stream(
-            &piece,
-            sink,
-            compression,
-            CountingReader::new(&bytes[..], progress),
-            false,
-        );
-        let _ = tx.send((piece.input, 0, 1, done));
-        return;
+        (g.0 < self.n).then(|| {
+            g.0 += 1;
+            g.0 - 1
+        })
     }
-    let split = sink.split();
-    if split == Split::Never || (bytes.len() as u64) < opts.split_at {
-        let done = read_slice(&piece, sink, &bytes, 0, 1, 0, progress);
-        let _ = tx.send((piece.input, 0, 1, done));
-        return;
-    }
-    // Cut at LF boundaries into about four chunks per worker.
-    let bytes = Arc::new(bytes);
-    let cuts = match split {
-        Split::RunBoundaries => run_bounds(&bytes, opts.jobs * 4),
-        _ => chunk_bounds(&bytes, opts.jobs * 4),
-    };
-    let chunks = cuts.len();
-    let mut first_line = 1u64;
-    let mut starts = Vec::with_capacity(chunks);
-    let mut prev = 0usize;
-    for &(start, _) in &cuts {
-        first_line += memchr::memchr_iter(b'\n', &bytes[prev..start]).count() as u64;
-        starts.push(first_line);
-        prev = start;
-    }
-    let mut sink = Some(sink);
-    for (k, (&(start, end), &line)) in cuts.iter().zip(&starts).enumerate() {
-        let bytes = Arc::clone(&bytes);
-        let tx = tx.clone();
-        let sink = sink.take().unwrap_or_else(make);
-        scope.spawn(move |_| {
-            let done = read_slice(
-                &piece,
-                sink,
-                &bytes[start..end],
-                start as u64,
-                line,
-                k,
-                progress,
-            );
-            let _ = tx.send((
-                piece.input,
-                k,
-                chunks,
-                Done {
-                    last: k + 1 == chunks,
-                    chunk: k,
-                    ..done
-                },
-            ));
-        });
+
+    fn delivered(&self, n: usize) {
+        if let Ok(mut g) = self.state.lock() {
+            g.1 = n;
+        }
+        self.turn.notify_all();
     }
 }
 
-/// How far past a cut target the search for a run boundary goes.
-const RUN_SEARCH: usize = 16 << 20;
-
-/// The session_id of a line, read without validating the line (the chunk's
-/// reader validates it later).
-fn session_of<'a>(scanner: &'a mut Scanner, line: &cctape::framing::Line<'a>) -> Option<&'a [u8]> {
-    let s = scanner.scan_trusting(line).ok()?;
-    s.session_id().map(|r| r.raw())
+/// What every worker shares.
+struct Ctx<'a, M> {
+    opts: &'a Opts,
+    make: &'a M,
+    progress: &'a Progress,
+    /// Threads for the chunks of large plain files, made on first use.
+    pool: &'a OnceLock<Option<rayon::ThreadPool>>,
 }
 
-/// Byte ranges of about `n` chunks of `bytes`, each starting at a line whose
-/// session_id differs from the last session_id before it, so that no run
-/// (in the run layer's sense: lines without a session_id belong to the run
-/// before them) spans two chunks. Targets with no such line within
-/// [`RUN_SEARCH`] bytes are dropped; a single-run input stays whole.
-pub fn run_bounds(bytes: &[u8], n: usize) -> Vec<(usize, usize)> {
-    let len = bytes.len();
-    let n = n.max(1);
-    let mut scanner = Scanner::new();
-    let mut out = Vec::with_capacity(n);
-    let mut start = 0;
-    for k in 1..n {
-        let target = (len / n * k).max(start);
-        if target >= len {
-            break;
-        }
-        let Some(lf) = memchr::memchr(b'\n', &bytes[target..]) else {
-            break;
-        };
-        let from = target + lf + 1;
-        // The session in force before `from`: the last line that has one.
-        let mut cur: Option<Vec<u8>> = None;
-        let mut end = from.saturating_sub(1);
-        for _ in 0..1000 {
-            if end <= start {
-                break;
-            }
-            let line_start =
-                memchr::memrchr(b'\n', &bytes[start..end]).map_or(start, |i| start + i + 1);
-            let line = cctape::framing::Line {
-                bytes: &bytes[line_start..end],
-                number: 0,
-                offset: 0,
-                terminated: true,
-            };
-            if let Some(sid) = session_of(&mut scanner, &line) {
-                cur = Some(sid.to_vec());
-                break;
-            }
-            end = line_start.saturating_sub(1);
-        }
-        let Some(mut cur) = cur else { continue };
-        let limit = (from + RUN_SEARCH).min(len);
-        let mut cut = None;
-        for line in Lines::with_start(&bytes[from..limit], 1, 0) {
-            if !line.terminated {
-                break;
-            }
-            let at = from + line.offset as usize;
-            let line = cctape::framing::Line {
-                bytes: line.bytes,
-                ..line
-            };
-            if let Some(sid) = session_of(&mut scanner, &line) {
-                if sid != cur.as_slice() {
-                    cut = Some(at);
-                    break;
-                }
-                sid.clone_into(&mut cur);
-            }
-        }
-        if let Some(c) = cut
-            && c > start
-        {
-            out.push((start, c));
-            start = c;
-        }
-    }
-    out.push((start, len));
-    out
-}
-
-/// Byte ranges of about `n` chunks of `bytes`, each ending just after an LF
-/// (the last at the end).
-pub fn chunk_bounds(bytes: &[u8], n: usize) -> Vec<(usize, usize)> {
-    let len = bytes.len();
-    let n = n.max(1);
-    let mut out = Vec::with_capacity(n);
-    let mut start = 0;
-    for k in 1..n {
-        let target = (len / n * k).max(start);
-        if target >= len {
-            break;
-        }
-        let Some(lf) = memchr::memchr(b'\n', &bytes[target..]) else {
-            break;
-        };
-        let end = target + lf + 1;
-        if end > start {
-            out.push((start, end));
-            start = end;
-        }
-    }
-    if start < len || out.is_empty() {
-        out.push((start, len));
-    }
-    out
-}
-
-fn failed<S>(piece: &Piece<'_>, sink: S, why: String) -> Done<S> {
-    Done {
-        input: piece.input,
-        last: true,
-        chunk: 0,
-        sink,
-        out: Vec::new(),
-        counts: Counts::default(),
-        bytes: 0,
-        failure: Some(why),
-    }
-}
-
-fn read_whole<S: Sink>(
+/// Open an input once and tell what it is: the one place where inputs are
+/// opened and classified. The raw bytes read are counted for the progress
+/// line; `report` receives why the input ended early, if it does.
+pub fn open_input<'p>(
     input: &Input,
-    piece: &Piece<'_>,
-    sink: S,
-    progress: &Progress,
-    flush: bool,
-) -> Done<S> {
+    progress: &'p Progress,
+    report: &EndReport,
+) -> std::io::Result<Source<'p>> {
     match input {
         Input::Stdin => {
-            let stdin = std::io::stdin();
-            let lock = stdin.lock();
-            match cctape::source::decompressing(CountingReader::new(lock, progress)) {
-                // `decompressing` has already put the decoder in place.
-                Ok((_, r)) => read_stream(piece, sink, Compression::None, r, flush),
-                Err(e) => failed(piece, sink, e.to_string()),
-            }
+            let raw = CountingReader::new(std::io::stdin().lock(), progress);
+            Source::new(raw, SourceKind::Stream, report)
         }
         Input::File(path) => {
-            let bytes = match FileBytes::open(path) {
-                Ok(b) => b,
-                Err(e) => return failed(piece, sink, e.to_string()),
-            };
-            let c = Compression::detect(&bytes[..bytes.len().min(4)]);
-            if c == Compression::None {
-                let mut done = read_slice(piece, sink, &bytes, 0, 1, 0, progress);
-                if flush {
-                    write_out(&mut done.out);
+            let (raw, kind) = cctape::source::open_file(path, report)?;
+            Source::new(CountingReader::new(raw, progress), kind, report)
+        }
+    }
+}
+
+impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
+    /// Read one input whole, handing its output and its finished pieces to
+    /// `emit` in order.
+    fn read_input(&self, input: &Input, piece: Piece<'_>, emit: &mut dyn FnMut(Msg<S>)) {
+        let report = EndReport::new();
+        let src = match open_input(input, self.progress, &report) {
+            Ok(s) => s,
+            Err(e) => {
+                let done = Done {
+                    input: piece.input,
+                    last: true,
+                    sink: (self.make)(),
+                    counts: Counts {
+                        errors: 1,
+                        ..Counts::default()
+                    },
+                    bytes: 0,
+                    failure: Some(Error::open(e)),
+                    unreadable: true,
+                };
+                emit(Msg::Done(done, Vec::new()));
+                return;
+            }
+        };
+        let sink = (self.make)();
+        let split = self.opts.jobs > 1
+            && src.is_plain_file()
+            && sink.split() == Split::Anywhere
+            && src.kind().size().unwrap_or(0) >= self.opts.split_at;
+        // An endless line (/dev/zero) ends the input instead of being
+        // skipped for ever.
+        let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let rdr = LfWatch::new(src.into_reader(), limit);
+        if split {
+            self.read_chunked(rdr, &report, &piece, emit);
+        } else {
+            read_stream(&piece, sink, rdr, &report, self.opts.max_line, emit);
+        }
+    }
+
+    /// A large plain file for a sink that looks at lines alone: chunks read
+    /// here in order, read by the pool, handed out in order.
+    fn read_chunked(
+        &self,
+        src: impl Read,
+        report: &EndReport,
+        piece: &Piece<'_>,
+        emit: &mut dyn FnMut(Msg<S>),
+    ) {
+        let pool = self.pool.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(self.opts.jobs)
+                .thread_name(|i| format!("cctape-chunk-{i}"))
+                .build()
+                .ok()
+        });
+        let Some(pool) = pool else {
+            let sink = (self.make)();
+            read_stream(piece, sink, src, report, self.opts.max_line, emit);
+            return;
+        };
+        let max_line = self.opts.max_line;
+        let mut chunks = ChunkReader::with_max_line(src, CHUNK, max_line);
+        let in_flight_max = self.opts.jobs + 1;
+        let mut failure: Option<Error> = None;
+        let mut tail = Counts::default();
+        let mut seen_any = false;
+        pool.in_place_scope(|scope| {
+            let (tx, rx) = mpsc::channel::<(usize, Done<S>, Vec<u8>, Vec<u8>)>();
+            let mut pending: BTreeMap<usize, (Done<S>, Vec<u8>)> = BTreeMap::new();
+            let mut free: Vec<Vec<u8>> = Vec::new();
+            let (mut next, mut emitted, mut in_flight) = (0usize, 0usize, 0usize);
+            let mut settle = |pending: &mut BTreeMap<usize, (Done<S>, Vec<u8>)>,
+                              emitted: &mut usize| {
+                while let Some((done, out)) = pending.remove(emitted) {
+                    *emitted += 1;
+                    emit(Msg::Done(done, out));
                 }
-                done
-            } else {
-                read_stream(
-                    piece,
-                    sink,
-                    c,
-                    CountingReader::new(&bytes[..], progress),
-                    flush,
-                )
+            };
+            loop {
+                // Hand out what is done before the next (maybe slow) read.
+                while let Ok((k, done, out, buf)) = rx.try_recv() {
+                    in_flight -= 1;
+                    free.push(buf);
+                    pending.insert(k, (done, out));
+                }
+                settle(&mut pending, &mut emitted);
+                let buf = free.pop().unwrap_or_default();
+                let item = match chunks.next_chunk(buf) {
+                    None => break,
+                    Some(item) => item,
+                };
+                match item {
+                    Ok(chunk) => {
+                        seen_any = true;
+                        let (tx, make, piece) = (tx.clone(), self.make, *piece);
+                        let k = next;
+                        scope.spawn(move |_| {
+                            let mut out = Vec::new();
+                            let done = read_slice(
+                                &piece,
+                                make(),
+                                chunk.bytes(),
+                                chunk.offset,
+                                chunk.first_line,
+                                max_line,
+                                &mut out,
+                            );
+                            let _ = tx.send((k, done, out, chunk.into_buffer()));
+                        });
+                        in_flight += 1;
+                    }
+                    Err(e) if !e.is_fatal() => {
+                        // A line past the maximum, in its place in the order.
+                        let mut sink = (self.make)();
+                        let mut out = Vec::new();
+                        sink.error(piece, &e, None, &mut out);
+                        let counts = Counts {
+                            lines: 1,
+                            errors: 1,
+                            ..Counts::default()
+                        };
+                        pending.insert(next, (piece_done(piece, sink, counts, 0), out));
+                    }
+                    Err(e) => {
+                        tail.errors += 1;
+                        failure = Some(e);
+                    }
+                }
+                next += 1;
+                // Chunks read but not handed out stay within the bound.
+                while next - emitted >= in_flight_max && in_flight > 0 {
+                    let Ok((k, done, out, buf)) = rx.recv() else {
+                        break;
+                    };
+                    in_flight -= 1;
+                    free.push(buf);
+                    pending.insert(k, (done, out));
+                    settle(&mut pending, &mut emitted);
+                }
+                settle(&mut pending, &mut emitted);
+            }
+            while in_flight > 0 {
+                let Ok((k, done, out, _)) = rx.recv() else {
+                    break;
+                };
+                in_flight -= 1;
+                pending.insert(k, (done, out));
+                settle(&mut pending, &mut emitted);
+            }
+            settle(&mut pending, &mut emitted);
+        });
+        let mut sink = (self.make)();
+        let mut out = Vec::new();
+        if failure.is_none()
+            && let Some(e) = report.take()
+        {
+            tail.errors += 1;
+            failure = Some(ended_early(e, chunks.line_number(), chunks.offset()));
+        }
+        let unreadable = failure.is_some() && !seen_any && chunks.offset() == 0;
+        if let Some(e) = &failure
+            && !unreadable
+        {
+            sink.error(piece, e, None, &mut out);
+        }
+        let mut done = piece_done(piece, sink, tail, 0);
+        done.last = true;
+        done.failure = failure;
+        done.unreadable = unreadable;
+        emit(Msg::Done(done, out));
+    }
+}
+
+fn piece_done<S>(piece: &Piece<'_>, sink: S, counts: Counts, bytes: u64) -> Done<S> {
+    Done {
+        input: piece.input,
+        last: false,
+        sink,
+        counts,
+        bytes,
+        failure: None,
+        unreadable: false,
+    }
+}
+
+/// The error for a source that ended early (a file that shrank, data after
+/// the compressed stream), at the position reached.
+fn ended_early(e: std::io::Error, line: u64, offset: u64) -> Error {
+    let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        "the input ended early"
+    } else {
+        "data after the compressed stream"
+    };
+    Error::io_with(e, cctape::Position::new(line, offset), reason)
+}
+
+/// The reason given to a line that holds several JSON objects separated by
+/// CR only (classic Mac line ends): lines end at LF only, so such a file is
+/// one long line, and the parser's `truncated` or `invalid_json` alone would
+/// not say why.
+pub const CR_LINE_ENDS: &str = "the line holds JSON objects separated by CR only (classic Mac line ends); \
+lines end at LF: convert with tr '\\r' '\\n'";
+
+/// Name CR line ends in the error of a line that has them.
+fn explain(e: Error, line: Option<&[u8]>) -> Error {
+    let cr_ended = matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::Truncated)
+        && line.is_some_and(|b| {
+            memchr::memchr_iter(b'\r', b).any(|i| {
+                b[i + 1..]
+                    .iter()
+                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    .is_some_and(|&c| c == b'{')
+            })
+        });
+    if cr_ended {
+        Error::new(e.kind(), e.position(), CR_LINE_ENDS)
+    } else {
+        e
+    }
+}
+
+/// Hands lines to a sink that reads lines itself or with the scanner:
+/// blank lines are counted and skipped, events and errors counted, errors
+/// passed to the sink with the line's bytes.
+struct LineTaker<'p, 'n, S> {
+    sink: S,
+    scanner: Scanner,
+    mode: Option<ScanMode>,
+    piece: &'p Piece<'n>,
+    max_line: usize,
+    counts: Counts,
+}
+
+impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
+    fn new(sink: S, piece: &'p Piece<'n>, max_line: usize) -> Self {
+        LineTaker {
+            mode: sink.scan_mode(),
+            sink,
+            scanner: Scanner::new(),
+            piece,
+            max_line,
+            counts: Counts::default(),
+        }
+    }
+
+    /// One line, counted.
+    fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
+        let (sink, piece, counts) = (&mut self.sink, self.piece, &mut self.counts);
+        counts.lines += 1;
+        if line.bytes.len() > self.max_line {
+            // The same limit as the reader's, so a chunk and a stream agree.
+            counts.errors += 1;
+            sink.error(piece, &cctape::stream::line_too_long(line), None, out);
+            return;
+        }
+        if line.is_blank() {
+            counts.blank_lines += 1;
+            return;
+        }
+        let read = match self.mode {
+            Some(mode) => self
+                .scanner
+                .scan_with(line, mode)
+                .map(|s| sink.scanned(piece, &s, out)),
+            None => sink.line(piece, line, out),
+        };
+        match read {
+            Ok(()) => counts.events += 1,
+            Err(e) => {
+                counts.errors += 1;
+                sink.error(piece, &explain(e, Some(line.bytes)), Some(line.bytes), out);
             }
         }
     }
 }
 
+/// One chunk of a plain file, in memory.
 fn read_slice<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     bytes: &[u8],
     offset: u64,
     first_line: u64,
-    chunk: usize,
-    progress: &Progress,
+    max_line: usize,
+    out: &mut Vec<u8>,
 ) -> Done<S> {
-    let lines = if chunk == 0 && offset == 0 {
+    let lines = if offset == 0 {
         Lines::new(bytes)
     } else {
         Lines::with_start(bytes, first_line, offset)
     };
     if sink.scan_mode().is_some() || sink.reads_lines() {
-        return scan_slice(piece, sink, lines, bytes.len() as u64, progress);
+        let mut taker = LineTaker::new(sink, piece, max_line);
+        for line in lines {
+            taker.take(&line, out);
+        }
+        return piece_done(piece, taker.sink, taker.counts, bytes.len() as u64);
     }
-    let mut events = SliceEvents::with_parser(lines, Parser::new());
-    let mut out = Vec::new();
-    let mut reported = 0u64;
-    loop {
-        let e = match events.next_event() {
-            None => break,
-            Some(Ok(ev)) => {
-                sink.event(piece, &ev, &mut out);
-                let at = ev.offset() - offset;
-                if at - reported > (16 << 20) {
-                    progress.add_bytes(at - reported);
-                    reported = at;
+    let counts = {
+        let mut events = SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
+        loop {
+            let e = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    sink.event(piece, &ev, out);
+                    continue;
                 }
-                continue;
-            }
-            Some(Err(e)) => e,
-        };
-        let line = events.last_line().map(|l| l.bytes);
-        sink.error(piece, &e, line, &mut out);
-    }
-    progress.add_bytes(bytes.len() as u64 - reported);
-    Done {
-        input: piece.input,
-        last: true,
-        chunk: 0,
-        sink,
-        out,
-        counts: events.counts(),
-        bytes: bytes.len() as u64,
-        failure: None,
-    }
-}
-
-fn read_stream<S: Sink, R: Read>(
-    piece: &Piece<'_>,
-    mut sink: S,
-    compression: Compression,
-    rdr: R,
-    flush: bool,
-) -> Done<S> {
-    let rdr: Box<dyn Read + '_> = match compression {
-        Compression::None => Box::new(rdr),
-        c => match c.decoder(rdr) {
-            Ok(r) => r,
-            Err(e) => return failed(piece, sink, e.to_string()),
-        },
-    };
-    if sink.scan_mode().is_some() || sink.reads_lines() {
-        return scan_stream(piece, sink, rdr, flush);
-    }
-    let mut events = EventReader::new(rdr);
-    let mut out = Vec::new();
-    let mut failure = None;
-    loop {
-        let err = match events.next_event() {
-            None => break,
-            Some(Ok(ev)) => {
-                sink.event(piece, &ev, &mut out);
-                None
-            }
-            Some(Err(e)) => Some(e),
-        };
-        if let Some(e) = err {
-            if e.is_fatal() {
-                failure = Some(e.to_string());
-            }
+                Some(Err(e)) => e,
+            };
             let line = events.last_line().map(|l| l.bytes);
-            sink.error(piece, &e, line, &mut out);
+            let line = line.filter(|_| e.kind() != ErrorKind::LineTooLong);
+            sink.error(piece, &explain(e, line), line, out);
         }
-        if flush && out.len() >= FLUSH_AT {
-            write_out(&mut out);
-        }
-    }
-    if flush {
-        write_out(&mut out);
-    }
-    Done {
-        input: piece.input,
-        last: true,
-        chunk: 0,
-        sink,
-        out,
-        counts: events.counts(),
-        bytes: events.bytes_read(),
-        failure,
-    }
+        events.counts()
+    };
+    piece_done(piece, sink, counts, bytes.len() as u64)
 }
 
-fn scan_slice<S: Sink>(
+/// One input read as a stream from start to end on this thread, its output
+/// handed to `emit` in blocks as it grows.
+fn read_stream<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
-    lines: Lines<'_>,
-    len: u64,
-    progress: &Progress,
-) -> Done<S> {
-    let mode = sink.scan_mode();
-    let mut scanner = Scanner::new();
-    let mut counts = Counts::default();
-    let mut out = Vec::new();
-    for line in lines {
-        counts.lines += 1;
-        take_line(
-            &mut sink,
-            &mut scanner,
-            mode,
-            piece,
-            &line,
-            &mut out,
-            &mut counts,
-        );
-    }
-    progress.add_bytes(len);
-    Done {
-        input: piece.input,
-        last: true,
-        chunk: 0,
-        sink,
-        out,
-        counts,
-        bytes: len,
-        failure: None,
-    }
-}
-
-fn scan_stream<S: Sink>(
-    piece: &Piece<'_>,
-    mut sink: S,
-    rdr: Box<dyn Read + '_>,
-    flush: bool,
-) -> Done<S> {
-    let mode = sink.scan_mode();
-    let mut scanner = Scanner::new();
-    let mut lines = LineReader::new(rdr);
-    let mut counts = Counts::default();
+    rdr: impl Read,
+    report: &EndReport,
+    max_line: usize,
+    emit: &mut dyn FnMut(Msg<S>),
+) {
+    let read_size = cctape::framing::DEFAULT_READ_SIZE;
     let mut out = Vec::new();
     let mut failure = None;
-    loop {
-        let span = match lines.next_span() {
-            None => break,
-            Some(Ok(span)) => span,
-            Some(Err(e)) => {
-                if e.is_fatal() {
-                    failure = Some(e.to_string());
-                } else {
-                    counts.lines += 1;
+    let (mut counts, bytes) = if sink.scan_mode().is_some() || sink.reads_lines() {
+        let mut taker = LineTaker::new(sink, piece, max_line);
+        let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
+        loop {
+            match lines.next_span() {
+                None => break,
+                Some(Ok(span)) => taker.take(&lines.line(span), &mut out),
+                Some(Err(e)) => {
+                    let c = &mut taker.counts;
+                    c.errors += 1;
+                    if !e.is_fatal() {
+                        c.lines += 1;
+                        taker.sink.error(piece, &e, None, &mut out);
+                    } else {
+                        if c.lines > 0 || lines.bytes_read() > 0 {
+                            taker.sink.error(piece, &e, None, &mut out);
+                        }
+                        failure = Some(e);
+                    }
                 }
-                counts.errors += 1;
-                sink.error(piece, &e, None, &mut out);
-                continue;
             }
-        };
-        counts.lines += 1;
-        let line = lines.line(span);
-        take_line(
-            &mut sink,
-            &mut scanner,
-            mode,
-            piece,
-            &line,
-            &mut out,
-            &mut counts,
-        );
-        if flush && out.len() >= FLUSH_AT {
-            write_out(&mut out);
+            if out.len() >= FLUSH_AT {
+                emit(Msg::Out(std::mem::take(&mut out)));
+            }
         }
+        sink = taker.sink;
+        (taker.counts, lines.bytes_read())
+    } else {
+        let mut events = EventReader::with_capacity(rdr, read_size, max_line);
+        loop {
+            let err = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    sink.event(piece, &ev, &mut out);
+                    None
+                }
+                Some(Err(e)) => Some(e),
+            };
+            if let Some(e) = err {
+                if e.is_fatal() {
+                    let c = events.counts();
+                    if c.lines > 0 || events.bytes_read() > 0 {
+                        sink.error(piece, &e, None, &mut out);
+                    }
+                    failure = Some(e);
+                } else {
+                    let line = events.last_line().map(|l| l.bytes);
+                    sink.error(piece, &explain(e, line), line, &mut out);
+                }
+            }
+            if out.len() >= FLUSH_AT {
+                emit(Msg::Out(std::mem::take(&mut out)));
+            }
+        }
+        (events.counts(), events.bytes_read())
+    };
+    if failure.is_none()
+        && let Some(e) = report.take()
+    {
+        counts.errors += 1;
+        let e = ended_early(e, counts.lines + 1, bytes);
+        sink.error(piece, &e, None, &mut out);
+        failure = Some(e);
     }
-    if flush {
-        write_out(&mut out);
-    }
-    Done {
-        input: piece.input,
-        last: true,
-        chunk: 0,
-        sink,
-        out,
-        counts,
-        bytes: lines.bytes_read(),
-        failure,
-    }
+    let mut done = piece_done(piece, sink, counts, bytes);
+    done.last = true;
+    done.unreadable = failure.is_some() && counts.lines == 0 && bytes == 0;
+    done.failure = failure;
+    emit(Msg::Done(done, out));
 }
 
 /// Write a buffer to stdout and clear it. A closed pipe ends the process
-/// quietly, as `head` expects.
+/// quietly with exit code 0, as ripgrep does (`| head`); any other write
+/// error is reported and ends it with exit code 2.
 pub fn write_out(out: &mut Vec<u8>) {
     if out.is_empty() {
         return;
@@ -715,13 +777,30 @@ pub fn write_out(out: &mut Vec<u8>) {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     if let Err(e) = lock.write_all(out).and_then(|_| lock.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("cctape: writing output: {e}");
-        std::process::exit(2);
+        write_failed(&e);
     }
     out.clear();
+}
+
+/// End the process for a failed write to stdout: quietly (exit 0) for a
+/// closed pipe, with a message and exit code 2 otherwise.
+pub fn write_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    note(&format!("writing output: {e}"));
+    std::process::exit(2);
+}
+
+/// A message on stderr, `cctape: ` first; a stderr that cannot be written
+/// to is ignored (there is nowhere left to say so).
+pub fn note(msg: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "cctape: {msg}");
+}
+
+/// A message about an input, its name escaped for a terminal.
+pub fn note_for(shown_name: &str, e: &dyn std::fmt::Display) {
+    note(&format!("{shown_name}: {e}"));
 }
 
 /// A reader that reports the bytes it reads to the progress counters.
@@ -749,64 +828,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chunks_end_after_lf_and_cover_everything() {
-        let bytes = b"aaaa\nbb\ncccccc\nd\neeeeeeee\nf";
-        for n in 1..12 {
-            let cuts = chunk_bounds(bytes, n);
-            assert_eq!(cuts[0].0, 0);
-            assert_eq!(cuts.last().unwrap().1, bytes.len());
-            for w in cuts.windows(2) {
-                assert_eq!(w[0].1, w[1].0);
-                assert_eq!(bytes[w[0].1 - 1], b'\n');
-            }
-        }
-        assert_eq!(chunk_bounds(b"", 4), vec![(0, 0)]);
-    }
-}
-#[cfg(test)]
-mod split_tests {
-    use super::*;
-
-    #[test]
-    fn run_bounds_cut_only_where_the_session_changes() {
-        let mut b = Vec::new();
-        for run in 0..40 {
-            for i in 0..50 {
-                b.extend_from_slice(
-                    format!("{{\"type\":\"user\",\"session_id\":\"s{run}\",\"i\":{i}}}\n")
-                        .as_bytes(),
-                );
-            }
-            // A line without a session belongs to the run before it.
-            b.extend_from_slice(b"{\"type\":\"control_cancel_request\",\"request_id\":\"r\"}\n");
-        }
-        for n in 1..12 {
-            let cuts = run_bounds(&b, n);
-            assert_eq!(cuts[0].0, 0);
-            assert_eq!(cuts.last().unwrap().1, b.len());
-            for w in cuts.windows(2) {
-                assert_eq!(w[0].1, w[1].0);
-                let next = &b[w[1].0..];
-                let prev_line_end = w[1].0 - 1;
-                let prev_start = memchr::memrchr(b'\n', &b[..prev_line_end]).map_or(0, |i| i + 1);
-                assert!(next.starts_with(b"{\"type\":\"user\",\"session_id\":\"s"));
-                assert!(next.windows(4).position(|w| w == b"\"i\":").is_some());
-                assert!(
-                    b[prev_start..prev_line_end]
-                        .starts_with(b"{\"type\":\"control_cancel_request\""),
-                    "cut after a line of the same run"
-                );
-            }
-            if n > 1 {
-                assert!(cuts.len() > 1, "{n}: no cut");
-            }
-        }
-        // One run: no cut at all.
-        let one: Vec<u8> = (0..500)
-            .flat_map(|i| {
-                format!("{{\"type\":\"user\",\"session_id\":\"s\",\"i\":{i}}}\n").into_bytes()
-            })
-            .collect();
-        assert_eq!(run_bounds(&one, 8), vec![(0, one.len())]);
+    fn cr_line_ends_are_named() {
+        let line = b"{\"type\":\"user\"}\r{\"type\":\"user\"}\r";
+        let e = Error::new(
+            ErrorKind::Truncated,
+            cctape::Position::new(1, 0),
+            "the input ended in the middle of a line",
+        );
+        assert_eq!(explain(e, Some(line)).reason(), CR_LINE_ENDS);
+        let crlf = b"{\"type\":\"user\",\"x\":}\r";
+        let e = Error::new(ErrorKind::InvalidJson, cctape::Position::new(1, 0), "x");
+        assert_eq!(explain(e, Some(crlf)).reason(), "x");
     }
 }

@@ -44,7 +44,7 @@ pub struct Args {
     max_file_rows: Option<u64>,
     /// Start a new part file once one is this large (suffixes K, M, G; 0:
     /// no limit).
-    #[arg(long, value_name = "BYTES", default_value = "512M", value_parser = parse_size)]
+    #[arg(long, value_name = "BYTES", default_value = "512M", value_parser = super::parse_size)]
     max_file_bytes: u64,
     /// Rows per row group.
     #[arg(long, value_name = "N", default_value_t = 128 << 10,
@@ -55,29 +55,6 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     common: Common,
-}
-
-/// `123`, `64K`, `512M`, `1G`, `2T` (binary units).
-fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("unknown size suffix in {s:?} (K, M, G or T)")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
-    };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size such as 512M"))?;
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 struct ExportSink {
@@ -133,8 +110,11 @@ fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableRepor
 pub fn run(args: &Args) -> i32 {
     let Format::Parquet = args.format;
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
-    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let mut opts = exec::Opts::new(&args.common);
+    // A finished input holds all its rows until the writer takes them: start
+    // no more inputs ahead of the writer than there are workers, so memory
+    // stays near the one-job figure.
+    opts.ahead = opts.jobs;
     let export = ExportOptions {
         raw: args.raw,
         row_group_rows: usize::try_from(args.row_group_rows).unwrap_or(usize::MAX),
@@ -145,13 +125,14 @@ pub fn run(args: &Args) -> i32 {
     let writer = match Writer::create(&args.out, &export) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("cctape: {}: {e}", args.out.display());
+            exec::note(&format!("{}: {e}", super::inputs::shown_path(&args.out)));
             return 2;
         }
     };
+    let names: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut bad = super::shape::InputReport::default();
     // A writer thread encodes an input's rows while the next are read.
-    let (tx, rx) = mpsc::sync_channel::<Batch>(4);
+    let (tx, rx) = mpsc::sync_channel::<Batch>(1);
     let result = std::thread::scope(|scope| {
         let handle = scope.spawn(move || write_all(writer, rx));
         let raw = args.raw;
@@ -164,15 +145,12 @@ pub fn run(args: &Args) -> i32 {
                 bad: Default::default(),
             },
             |done: Done<ExportSink>| {
-                if let Some(why) = &done.failure {
-                    eprintln!("cctape: {}: {why}", names[done.input]);
-                    failed = true;
-                }
+                failed |= done.failure.is_some();
                 bad.absorb(
                     &done.sink.bad,
                     &names[done.input],
                     done.counts.events,
-                    done.failure.is_some(),
+                    done.unreadable,
                 );
                 if let Some(rows) = done.sink.rows {
                     let _ = tx.send(rows.finish());
@@ -185,11 +163,17 @@ pub fn run(args: &Args) -> i32 {
     let reports = match result {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
-            eprintln!("cctape: writing {}: {e}", args.out.display());
+            exec::note(&format!(
+                "writing {}: {e}",
+                super::inputs::shown_path(&args.out)
+            ));
             return 2;
         }
         Err(_) => {
-            eprintln!("cctape: writing {}: the writer stopped", args.out.display());
+            exec::note(&format!(
+                "writing {}: the writer stopped",
+                super::inputs::shown_path(&args.out)
+            ));
             return 2;
         }
     };

@@ -25,8 +25,10 @@ pub enum Format {
 pub struct Args {
     /// A field by dotted path (`message.usage.output_tokens`,
     /// `message.content.0.type`); repeat for more columns. Also `@file`,
-    /// `@line`, `@offset` and `@kind` (type/subtype).
-    #[arg(short = 'f', long = "field", value_name = "FIELD", required = true)]
+    /// `@line`, `@offset` and `@kind` (type/subtype); other names starting
+    /// with `@` are a usage error.
+    #[arg(short = 'f', long = "field", value_name = "FIELD", required = true,
+          value_parser = parse_field)]
     fields: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tsv)]
@@ -36,6 +38,21 @@ pub struct Args {
     no_header: bool,
     #[command(flatten)]
     common: Common,
+}
+
+/// The fields that are not paths into the event.
+const AT_NAMES: [&str; 4] = ["@file", "@line", "@offset", "@kind"];
+
+/// A field: a path, or one of [`AT_NAMES`] (anything else starting with `@`
+/// would silently be a null column).
+fn parse_field(s: &str) -> Result<String, String> {
+    if s.starts_with('@') && !AT_NAMES.contains(&s) {
+        return Err(format!(
+            "unknown field {s:?}: the @-names are {}",
+            AT_NAMES.join(", ")
+        ));
+    }
+    Ok(s.to_string())
 }
 
 struct FieldsSink {
@@ -142,8 +159,7 @@ impl Sink for FieldsSink {
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
-    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let opts = exec::Opts::new(&args.common);
     if !args.no_header && args.format != Format::Ndjson {
         let mut head = Vec::new();
         for (i, f) in args.fields.iter().enumerate() {
@@ -173,13 +189,7 @@ pub fn run(args: &Args) -> i32 {
             format: args.format,
             cell: Vec::new(),
         },
-        |mut done: Done<FieldsSink>| {
-            if let Some(why) = &done.failure {
-                eprintln!("cctape: {}: {why}", names[done.input]);
-                failed = true;
-            }
-            exec::write_out(&mut done.out);
-        },
+        |done: Done<FieldsSink>| failed |= done.failure.is_some(),
     );
     if failed { 2 } else { 0 }
 }

@@ -34,10 +34,11 @@ pub struct Args {
     #[arg(long)]
     subagent: bool,
     /// The lines that failed to read (not JSON, cut, no type, ...) instead of
-    /// events.
+    /// events. A line past the maximum length cannot be printed (its bytes
+    /// are not kept): it is named on stderr instead, and not counted.
     #[arg(long)]
     errors: bool,
-    /// Print only the number of matching lines.
+    /// Print only the number of lines that would be printed.
     #[arg(long)]
     count: bool,
     /// Lazy mode for input you trust: read type/subtype and the fields the
@@ -56,6 +57,9 @@ struct FilterSink {
     tool_ids: HashSet<Box<str>>,
     scratch: String,
     matched: u64,
+    /// Bad lines that `--errors` cannot print, to say so on stderr in
+    /// order.
+    unprinted: Vec<String>,
 }
 
 impl FilterSink {
@@ -146,12 +150,18 @@ impl Sink for FilterSink {
         }
     }
 
-    fn error(&mut self, _: &Piece<'_>, _: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
-        if !self.args.errors {
+    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
+        if !self.args.errors || e.is_fatal() {
+            // A broken input is reported by the driver; it is not a line.
             return;
         }
+        let Some(line) = line else {
+            self.unprinted
+                .push(format!("{e}; not printed (its bytes are not kept)"));
+            return;
+        };
         self.matched += 1;
-        if let (false, Some(line)) = (self.args.count, line) {
+        if !self.args.count {
             out.extend_from_slice(line);
             out.push(b'\n');
         }
@@ -170,8 +180,8 @@ impl Sink for FilterSink {
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
-    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let opts = exec::Opts::new(&args.common);
+    let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut total = 0u64;
     exec::run(
         &inputs,
@@ -181,18 +191,18 @@ pub fn run(args: &Args) -> i32 {
             tool_ids: HashSet::new(),
             scratch: String::new(),
             matched: 0,
+            unprinted: Vec::new(),
         },
-        |mut done: Done<FilterSink>| {
-            if let Some(why) = &done.failure {
-                eprintln!("cctape: {}: {why}", names[done.input]);
-                failed = true;
-            }
+        |done: Done<FilterSink>| {
+            failed |= done.failure.is_some();
             total += done.sink.matched;
-            exec::write_out(&mut done.out);
+            for e in &done.sink.unprinted {
+                exec::note_for(&shown[done.input], e);
+            }
         },
     );
     if args.count {
-        println!("{total}");
+        exec::write_out(&mut format!("{total}\n").into_bytes());
     }
     if failed { 2 } else { 0 }
 }

@@ -31,20 +31,10 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 }
 
 /// A name safe to print on a terminal: control characters (escape codes,
-/// line ends) shown as escapes.
+/// line ends) shown as escapes ([`super::inputs::escape`], the one place
+/// that decides how).
 pub fn clean(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
+    super::inputs::escape(s).into_owned()
 }
 
 /// How a column is aligned.

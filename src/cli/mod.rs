@@ -30,8 +30,12 @@ mod watch;
 /// *.log and their .gz/.zst forms) and `-` for stdin; gzip and zstd are
 /// detected by their first bytes whatever the name.
 ///
+/// Every input is read once, from start to end, whatever it is (a file, a
+/// pipe, a FIFO, a device); output streams in input order.
+///
 /// Exit codes: 0 fine; 1 findings or failed runs (verdict, check); 2 usage
-/// error or an input that could not be read.
+/// error, an input that could not be read, or output that could not be
+/// written. A closed pipe (`| head`) ends quietly with 0.
 #[derive(Parser, Debug)]
 #[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
 struct Cli {
@@ -45,12 +49,24 @@ pub struct Common {
     /// Files or directories to read; `-` (or nothing) reads standard input.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Worker threads (0: one per core; 1: everything in order on one thread).
+    /// Worker threads (0: one per core; 1: everything in order on one
+    /// thread). Never more than the inputs and chunks need; more than 4 per
+    /// core is clamped, with a note.
     #[arg(long, short = 'j', default_value_t = 0, value_name = "N")]
     pub jobs: usize,
-    /// No progress line on stderr.
+    /// No progress line (nor hint) on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// The longest line read (suffixes K, M, G; default 256M): a longer one
+    /// is a `line_too_long` error, skipped to its LF, and memory stays
+    /// below it. An input with no LF for 4 times this ends with an error
+    /// (`/dev/zero` ends after 1 GiB).
+    #[arg(long, value_name = "BYTES", value_parser = parse_line_size)]
+    pub max_line: Option<usize>,
+    /// Follow symlinks to directories in walked folders (a symlink loop is
+    /// noted and not entered).
+    #[arg(long, short = 'L')]
+    pub follow: bool,
 }
 
 // Examples, shown by both -h and --help (clap's after_help), one block per
@@ -166,7 +182,8 @@ enum Command {
     /// Every byte goes to stdout unchanged as it arrives; stderr keeps one
     /// status line (turn, current tool, tokens, cost, subagents running) when
     /// it is a terminal; at the end the verdict of each run is printed to
-    /// stderr as JSON and the exit code is the verdict's.
+    /// stderr as JSON and the exit code is the verdict's (2 when stdout
+    /// could not be written, a closed pipe aside).
     #[command(after_help = WATCH_EXAMPLES)]
     Watch(watch::Args),
     /// Parquet tables for DuckDB, Spark, Trino or DataFusion.
@@ -212,12 +229,69 @@ pub fn run() -> i32 {
     }
 }
 
-/// Expand the paths, reporting directories that could not be read. Returns
-/// the inputs and whether anything failed.
+/// Expand the paths, reporting directories that could not be read (errors)
+/// and entries of walked folders passed over (notes, counted). Returns the
+/// inputs and whether anything failed. With no path and a terminal on
+/// stdin, says what it waits for.
 pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
-    let (inputs, errors) = inputs::collect(&common.paths);
-    for (p, e) in &errors {
-        eprintln!("cctape: {}: {e}", p.display());
+    use std::io::IsTerminal;
+    let w = inputs::collect(&common.paths, common.follow);
+    for (p, e) in &w.errors {
+        exec::note_for(&inputs::shown_path(p), e);
     }
-    (inputs, !errors.is_empty())
+    const SHOWN: usize = 20;
+    for (p, why) in w.skipped.iter().take(SHOWN) {
+        exec::note(&format!("note: {}: {why}", inputs::shown_path(p)));
+    }
+    if !w.skipped.is_empty() {
+        exec::note(&format!(
+            "note: {} entr{} of walked folders passed over{}",
+            w.skipped.len(),
+            if w.skipped.len() == 1 { "y" } else { "ies" },
+            if w.skipped.len() > SHOWN {
+                format!(" ({} not listed)", w.skipped.len() - SHOWN)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if common.paths.is_empty() && !common.quiet && std::io::stdin().is_terminal() {
+        exec::note(
+            "reading a stream-json event stream from standard input (the terminal); \
+             end it with Ctrl-D, or name files or directories to read: cctape COMMAND PATH...",
+        );
+    }
+    (w.inputs, !w.errors.is_empty())
+}
+
+/// `123`, `64K`, `512M`, `1G`, `2T` (binary units).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size suffix in {s:?} (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size such as 512M"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
+}
+
+/// A line length: a size from 1 byte to 4 GiB.
+fn parse_line_size(s: &str) -> Result<usize, String> {
+    let n = parse_size(s)?;
+    if n == 0 || n > 4 << 30 {
+        return Err(format!("{s:?}: the longest line is 1 byte to 4G"));
+    }
+    usize::try_from(n).map_err(|_| format!("{s:?} is too large for this machine"))
 }

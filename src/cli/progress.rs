@@ -42,9 +42,15 @@ pub struct Bar {
 }
 
 impl Bar {
+    /// True when a bar would be drawn: stderr is a terminal and `quiet` is
+    /// off.
+    pub fn shown(quiet: bool) -> bool {
+        !quiet && std::io::stderr().is_terminal()
+    }
+
     /// Start drawing `state` if stderr is a terminal and `quiet` is off.
     pub fn start(state: Arc<Progress>, quiet: bool) -> Bar {
-        let thread = if quiet || !std::io::stderr().is_terminal() {
+        let thread = if !Bar::shown(quiet) {
             None
         } else {
             let s = Arc::clone(&state);

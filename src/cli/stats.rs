@@ -8,14 +8,14 @@ use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, print_json, thousands};
 use super::shape::{NoEvents, Shape};
 use super::{Common, expand};
-use cctape::error::{Error, ErrorKind, Position};
+use cctape::error::{Error, ErrorKind};
 use cctape::event::parse_event;
 use cctape::framing::Line;
 use cctape::parse::Parser;
 use cctape::run::{ModelRole, RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::stats::{PrunedReader, Stats};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// How `--by` groups rows.
@@ -66,8 +66,6 @@ struct StatsSink {
     by: Option<By>,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
-    /// Their session ids, to find a run cut between two chunks.
-    sessions: Vec<String>,
     since_drain: u32,
     /// The first lines that were not events (for inputs without events).
     shape: Shape,
@@ -87,7 +85,6 @@ impl StatsSink {
             reader: PrunedReader::new(),
             by,
             figures: RunFigures::default(),
-            sessions: Vec::new(),
             since_drain: 0,
             shape: Shape::default(),
         }
@@ -95,9 +92,6 @@ impl StatsSink {
 
     fn take_run(&mut self, p: &Piece<'_>, r: &RunSummary) {
         self.figures.add(p.input, p.name, r, self.by);
-        if let Some(s) = &r.session_id {
-            self.sessions.push(s.clone());
-        }
     }
 
     /// Sum the runs long over (every 4096 lines).
@@ -148,8 +142,8 @@ impl Sink for StatsSink {
     }
 
     fn split(&self) -> Split {
-        // Runs are folded in order: a large input is cut only between runs.
-        Split::RunBoundaries
+        // Runs are folded in order: one input on one worker (see exec).
+        Split::Never
     }
 }
 
@@ -246,19 +240,14 @@ struct FileFigures {
 }
 
 /// Add a finished piece to its file's figures; true when the input failed.
-fn absorb(f: &mut FileFigures, done: Done<StatsSink>, name: &str) -> bool {
+fn absorb(f: &mut FileFigures, done: Done<StatsSink>) -> bool {
     let mut s = done.sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
-    let mut failed = false;
-    if let Some(why) = &done.failure {
-        eprintln!("cctape: {name}: {why}");
-        failed = true;
-        if done.counts.lines == 0 && done.bytes == 0 {
-            s.counts.errors += 1;
-            let io = std::io::Error::other(why.clone());
-            s.record_error(done.input, &Error::io(io, Position::default()));
-        }
+    let failed = done.failure.is_some();
+    if let (Some(e), true) = (&done.failure, done.unreadable) {
+        // Counted by the driver; the sink never saw it.
+        s.record_error(done.input, e);
     }
     if done.last {
         s.files += 1;
@@ -300,7 +289,7 @@ impl NoEventInputs {
 /// them), so a report over a folder with failures still exits 0.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
@@ -308,10 +297,6 @@ pub fn run(args: &Args) -> i32 {
     };
     let mut per_file: Vec<FileFigures> =
         (0..inputs.len()).map(|_| FileFigures::default()).collect();
-    // Sessions per input and the chunk each was first seen in: a session in
-    // two chunks means a run was cut, and that input is read again whole.
-    let mut sessions: Vec<HashMap<String, usize>> = vec![HashMap::new(); inputs.len()];
-    let mut again: Vec<usize> = Vec::new();
     exec::run(
         &inputs,
         &opts,
@@ -323,33 +308,9 @@ pub fn run(args: &Args) -> i32 {
                 name: &names[i],
             };
             done.sink.finish_runs(&piece);
-            for sid in &done.sink.sessions {
-                let first = *sessions[i].entry(sid.clone()).or_insert(done.chunk);
-                if first != done.chunk && !again.contains(&i) {
-                    again.push(i);
-                }
-            }
-            failed |= absorb(&mut per_file[i], done, &names[i]);
+            failed |= absorb(&mut per_file[i], done);
         },
     );
-    for i in again {
-        per_file[i] = FileFigures::default();
-        let one = exec::Opts { jobs: 1, ..opts };
-        exec::run(
-            std::slice::from_ref(&inputs[i]),
-            &one,
-            || StatsSink::new(args.exact, by),
-            |mut done: Done<StatsSink>| {
-                done.input = i;
-                let piece = Piece {
-                    input: i,
-                    name: &names[i],
-                };
-                done.sink.finish_runs(&piece);
-                absorb(&mut per_file[i], done, &names[i]);
-            },
-        );
-    }
     let mut total = FileFigures::default();
     let mut no_events = NoEventInputs::default();
     for (f, name) in per_file.iter().zip(&names) {
@@ -409,7 +370,8 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     } else {
-        print_human(&total, &names, by, &no_events);
+        let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+        print_human(&total, &shown, by, &no_events);
     }
     if failed { 2 } else { 0 }
 }

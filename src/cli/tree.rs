@@ -145,14 +145,12 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
         let name = &names[done.input];
-        if let Some(why) = &done.failure {
-            eprintln!("cctape: {name}: {why}");
-            failed = true;
-        }
+        failed |= done.failure.is_some();
         let mut out = Vec::new();
         let mut text = String::new();
         for r in done.sink.0.finish() {
@@ -186,7 +184,7 @@ pub fn run(args: &Args) -> i32 {
                 );
                 write_json_value(&Value::Object(o), &mut out);
             } else {
-                run_line(name, &r, &mut text);
+                run_line(&shown[done.input], &r, &mut text);
             }
         }
         out.extend_from_slice(text.as_bytes());

@@ -196,7 +196,7 @@ pub fn run(args: &Args) -> i32 {
         },
     };
     let (inputs, mut unreadable) = expand(&args.common);
-    let opts = exec::Opts::new(args.common.jobs, args.common.quiet);
+    let opts = exec::Opts::new(&args.common);
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
     let mut any_not_ok = false;
@@ -208,11 +208,10 @@ pub fn run(args: &Args) -> i32 {
             let name = &names[done.input];
             let mut out = Vec::new();
             if let Some(why) = &done.failure {
-                eprintln!("cctape: {name}: {why}");
                 unreadable = true;
-                if done.counts.lines == 0 && done.bytes == 0 {
+                if done.unreadable {
                     if json_out {
-                        let row = json!({"verdict": null, "ok": false, "file": name, "error": why});
+                        let row = json!({"verdict": null, "ok": false, "file": name, "error": why.to_string()});
                         write_json_value(&row, &mut out);
                     } else {
                         out.extend_from_slice(

@@ -156,7 +156,7 @@ impl Status {
 
 /// Run the command; returns the exit code of the verdict (0 every run
 /// succeeded, 1 any did not (no result and no events included), 2 a read
-/// error).
+/// error, or a write error other than a closed pipe).
 pub fn run(args: &Args) -> i32 {
     let show = !args.quiet && std::io::stderr().is_terminal();
     let mut stdin = std::io::stdin().lock();
@@ -169,6 +169,7 @@ pub fn run(args: &Args) -> i32 {
     let mut buf = vec![0u8; 64 << 10];
     let mut last_draw = Instant::now() - Duration::from_secs(1);
     let mut read_error = None;
+    let mut write_error = None;
     let mut out_open = true;
     loop {
         let n = match stdin.read(&mut buf) {
@@ -180,14 +181,17 @@ pub fn run(args: &Args) -> i32 {
                 break;
             }
         };
-        if out_open
-            && stdout
-                .write_all(&buf[..n])
-                .and_then(|_| stdout.flush())
-                .is_err()
-        {
-            // Downstream closed: keep reading so the verdict is still right.
+        if out_open && let Err(e) = stdout.write_all(&buf[..n]).and_then(|_| stdout.flush()) {
+            // Keep reading so the verdict is still right. A closed pipe is
+            // quiet; any other failure (a full disk) loses the transcript:
+            // said now, and the exit code is 2.
             out_open = false;
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                super::exec::note(&format!(
+                    "writing output: {e}; reading on for the verdict, exit code 2"
+                ));
+                write_error = Some(e);
+            }
         }
         dec.push(&buf[..n]);
         drain(&mut dec, &mut parser, &mut folder, &mut status, &mut shape);
@@ -201,7 +205,7 @@ pub fn run(args: &Args) -> i32 {
     if show {
         eprint!("\r\x1b[2K");
     }
-    let mut unreadable = read_error.is_some();
+    let mut unreadable = read_error.is_some() || write_error.is_some();
     if let Some(e) = &read_error {
         eprintln!("cctape: -: {e}");
     }
