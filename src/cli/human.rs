@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(money(-0.5), "-0.5000");
         assert_eq!(count(1, "tool call", "tool calls"), "1 tool call");
         assert_eq!(count(1200, "run", "runs"), "1,200 runs");
-        assert_eq!(clean("a\u{1b}[31mb\nc"), "a\\u{1b}[31mb\\nc");
+        assert_eq!(clean("a\u{1b}[31mb\nc"), "a\\x1b[31mb\\nc");
         let mut t = Table::new(&[("model", Align::Left), ("runs", Align::Right)]);
         t.row(vec!["m".into(), "1,000".into()]);
         assert_eq!(t.render(), "  model   runs\n  m      1,000\n");
