@@ -1701,6 +1701,43 @@ fn owned(r: Option<cctape::scan::RawStr<'_>>) -> Option<String> {
     })
 }
 
+/// The same accessors on an [`Event`] or a scanned line, as [`ScanFacts`]:
+/// `own` turns a string accessor's answer into an owned one.
+macro_rules! scan_facts {
+    ($e:expr, $own:expr) => {{
+        let e = $e;
+        ScanFacts {
+            kind: e.kind(),
+            ty: e.raw_type().to_owned(),
+            subtype: e.raw_subtype().map(str::to_owned),
+            strs: [
+                e.session_id(),
+                e.uuid(),
+                e.timestamp(),
+                e.message_id(),
+                e.model(),
+                e.content_block_type(),
+                e.tool_use_id(),
+                e.tool_name(),
+                e.tool_result_id(),
+            ]
+            .map($own),
+            parent: match e.parent_tool_use_id() {
+                Field::Missing => Field::Missing,
+                Field::Null => Field::Null,
+                Field::Value(v) => $own(Some(v)).map_or(Field::Missing, Field::Value),
+            },
+            usage: e.usage(),
+            flags: [e.is_error(), e.tool_result_is_error()],
+            nums: [
+                e.num_turns(),
+                e.duration_ms(),
+                e.total_cost_usd().map(f64::to_bits),
+            ],
+        }
+    }};
+}
+
 /// The scanner (validated, on every backend this CPU runs) against
 /// [`parse_event`] on one line, terminated and not: the same decision and
 /// error kind and position, and on an event the same kind, `type`,
@@ -1712,65 +1749,13 @@ pub fn check_scan_line(data: &[u8]) {
     for terminated in [true, false] {
         let line = line_at(data, terminated);
         let want = parse_event(&mut parser, &line)
-            .map(|e| ScanFacts {
-                kind: e.kind(),
-                ty: e.raw_type().to_owned(),
-                subtype: e.raw_subtype().map(str::to_owned),
-                strs: [
-                    e.session_id(),
-                    e.uuid(),
-                    e.timestamp(),
-                    e.message_id(),
-                    e.model(),
-                    e.content_block_type(),
-                    e.tool_use_id(),
-                    e.tool_name(),
-                    e.tool_result_id(),
-                ]
-                .map(|s| s.map(str::to_owned)),
-                parent: e.parent_tool_use_id().map(str::to_owned),
-                usage: e.usage(),
-                flags: [e.is_error(), e.tool_result_is_error()],
-                nums: [
-                    e.num_turns(),
-                    e.duration_ms(),
-                    e.total_cost_usd().map(f64::to_bits),
-                ],
-            })
+            .map(|e| scan_facts!(&e, |s: Option<&str>| s.map(str::to_owned)))
             .map_err(|e| (e.kind(), e.position().line, e.position().offset));
         for backend in Backend::available() {
             let mut sc = Scanner::with_backend(backend).expect("an available backend");
             let got = sc
                 .scan(&line)
-                .map(|e| ScanFacts {
-                    kind: e.kind(),
-                    ty: e.raw_type().to_owned(),
-                    subtype: e.raw_subtype().map(str::to_owned),
-                    strs: [
-                        e.session_id(),
-                        e.uuid(),
-                        e.timestamp(),
-                        e.message_id(),
-                        e.model(),
-                        e.content_block_type(),
-                        e.tool_use_id(),
-                        e.tool_name(),
-                        e.tool_result_id(),
-                    ]
-                    .map(owned),
-                    parent: match e.parent_tool_use_id() {
-                        Field::Missing => Field::Missing,
-                        Field::Null => Field::Null,
-                        Field::Value(v) => owned(Some(v)).map_or(Field::Missing, Field::Value),
-                    },
-                    usage: e.usage(),
-                    flags: [e.is_error(), e.tool_result_is_error()],
-                    nums: [
-                        e.num_turns(),
-                        e.duration_ms(),
-                        e.total_cost_usd().map(f64::to_bits),
-                    ],
-                })
+                .map(|e| scan_facts!(&e, owned))
                 .map_err(|e| (e.kind(), e.position().line, e.position().offset));
             assert_eq!(got, want, "backend {} on {}", backend.name(), show(data));
             let trusting = sc.scan_trusting(&line).map(|e| e.kind());
