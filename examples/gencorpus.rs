@@ -20,7 +20,8 @@
 //! text and emoji as raw UTF-8, and occasionally raw U+2028 / U+2029.
 //!
 //! ```text
-//! cargo run --release --example gencorpus -- --profile archive|partial --bytes 1G --seed 7 [--out FILE]
+//! cargo run --release --example gencorpus -- --profile archive|partial|recurring --bytes 1G --seed 7 [--out FILE]
+//! cargo run --release --example gencorpus -- --profile harness --bytes 1170000000 --files 934 --seed 7 --out DIR
 //! ```
 //!
 //! * `--profile archive` (default): the plain stream. Tool results dominate
@@ -33,11 +34,32 @@
 //!   exactly the block, the `assistant` event before its `content_block_stop`,
 //!   `message_delta`, `message_stop`) with interleaved `system/thinking_tokens`;
 //!   tool results are smaller (about 620 bytes per line on average).
+//! * `--profile harness`: a directory like the outputs an agent harness
+//!   collects, one file per `claude -p` invocation
+//!   (`DIR/batch-NN/task-NNNN.jsonl`, 50 a directory; `--files N`, default
+//!   934, sizes over five octaves around the mean, adding up to about
+//!   `--bytes`). Runs stream partial messages and think at length (30 to
+//!   110 `system/thinking_tokens` estimates a thinking block, each with its
+//!   delta; long text in small deltas; one tool a call): about 71% of lines
+//!   are `stream_event` and 26% `system/thinking_tokens`, about 300 bytes a
+//!   line. Mixed in as in a real harness archive: outputs of runs made in
+//!   text mode (plain text under the same name, 3%), empty outputs (0.5%),
+//!   a CLI error printed instead of a stream (1%), runs killed mid-line
+//!   (2%), besides runs ending in `error_max_turns`, an interruption or an
+//!   API error.
+//! * `--profile recurring`: an appended log in which the same sessions come
+//!   back far apart: runs (as in `archive`) of `--sessions N` (default 48)
+//!   sessions, every session once a round in a new order each round, each
+//!   run a resumption (a new `system/init`, the same `session_id`); one run
+//!   in five is interleaved line by line with the next (two runs appending
+//!   to one log at once). A session recurs about every N runs, megabytes
+//!   apart.
 //! * `--bytes N[K|M|G|T]` (binary units, default 64M): byte budget. Generation
 //!   stops after the run during which the budget is reached, so the output is
-//!   always made of whole runs.
+//!   always made of whole runs (`harness`: the total of the files' sizes).
 //! * `--seed N` (default 1): seed of the built-in splitmix64 PRNG.
-//! * `--out FILE`: write to FILE instead of stdout.
+//! * `--out FILE`: write to FILE instead of stdout (`harness`: the directory
+//!   to write, required).
 //!
 //! The output is a pure function of the arguments: the same arguments give
 //! byte-identical output (no clock, no hashing, no libm; only integer
@@ -49,6 +71,7 @@
 use std::error::Error;
 use std::fs::File;
 use std::io::{self, Write};
+use std::path::Path;
 use std::time::Instant;
 
 type Res<T> = Result<T, Box<dyn Error>>;
@@ -1437,6 +1460,13 @@ struct Gen<'p> {
     rng: Rng,
     pools: &'p Pools,
     partial: bool,
+    /// Harness-archive runs: every call thinks at length, runs grow to
+    /// `run_bytes`.
+    harness: bool,
+    /// Byte size a run grows to (calls are added until it is reached).
+    run_bytes: Option<u64>,
+    /// Lines go to a capture buffer, not to the output (no flush).
+    capturing: bool,
     w: W,
     out: Box<dyn Write>,
     flushed: u64,
@@ -1456,16 +1486,26 @@ impl<'p> Gen<'p> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.backslashes += self.w.b.iter().filter(|&&c| c == b'\\').count() as u64;
+        self.lines += self.w.b.iter().filter(|&&c| c == b'\n').count() as u64;
         self.out.write_all(&self.w.b)?;
         self.flushed += self.w.b.len() as u64;
         self.w.b.clear();
         Ok(())
     }
 
+    /// The lines `f` writes, kept apart from the output.
+    fn capture(&mut self, f: impl FnOnce(&mut Self) -> io::Result<()>) -> io::Result<Vec<u8>> {
+        let outer = std::mem::take(&mut self.w.b);
+        let was = std::mem::replace(&mut self.capturing, true);
+        let r = f(self);
+        self.capturing = was;
+        let inner = std::mem::replace(&mut self.w.b, outer);
+        r.map(|()| inner)
+    }
+
     fn end_line(&mut self) -> io::Result<()> {
         self.w.b.push(b'\n');
-        self.lines += 1;
-        if self.w.b.len() >= FLUSH_AT {
+        if !self.capturing && self.w.b.len() >= FLUSH_AT {
             self.flush()?;
         }
         Ok(())
@@ -1549,9 +1589,18 @@ impl<'p> Gen<'p> {
     // -- run ------------------------------------------------------------------
 
     fn run(&mut self) -> io::Result<()> {
+        self.run_as(None)
+    }
+
+    /// One run; of session `sid` when given (a resumed session: the same
+    /// `session_id`, a new `init`).
+    fn run_as(&mut self, sid: Option<String>) -> io::Result<()> {
         self.runs += 1;
         self.tick(60_000, 3_600_000);
-        self.sid = self.uuid();
+        self.sid = match sid {
+            Some(sid) => sid,
+            None => self.uuid(),
+        };
         let projects = [
             "cctape",
             "ledger-svc",
@@ -1574,7 +1623,11 @@ impl<'p> Gen<'p> {
             cwd: format!("{root}/{proj}"),
             hooks: self.rng.pm(200),
             agents: self.rng.pm(300),
-            thinking_pm: *self.rng.pick(&[0, 300, 600, 900]),
+            thinking_pm: if self.harness {
+                1000
+            } else {
+                *self.rng.pick(&[0, 300, 600, 900])
+            },
             thinking_display: self.rng.pm(500),
             ctx: self.rng.range(12_000, 30_000),
             start: self.now,
@@ -1609,8 +1662,14 @@ impl<'p> Gen<'p> {
         self.init()?;
         self.replay_prompt()?;
 
-        for i in 0..n_calls {
-            let last = i + 1 == n_calls;
+        let run_start = self.total_bytes();
+        let mut i = 0;
+        loop {
+            // A run with a byte size grows call by call until it has it.
+            let last = match self.run_bytes {
+                Some(target) => self.total_bytes() - run_start >= target || i + 1 >= 2000,
+                None => i + 1 == n_calls,
+            };
             if last && outcome == Outcome::Aborted {
                 self.aborted_call()?;
             } else if last && outcome == Outcome::ApiError {
@@ -1619,7 +1678,16 @@ impl<'p> Gen<'p> {
                 let final_text = last && outcome == Outcome::Success;
                 self.main_call(final_text)?;
             }
+            i += 1;
+            if last {
+                break;
+            }
         }
+        let (n_calls, max_turns) = match (self.run_bytes, outcome) {
+            (Some(_), Outcome::MaxTurns) => (i, i),
+            (Some(_), _) => (i, max_turns.max(i)),
+            (None, _) => (n_calls, max_turns),
+        };
         let num_turns = if outcome == Outcome::MaxTurns {
             max_turns + 1
         } else {
@@ -2072,7 +2140,12 @@ impl<'p> Gen<'p> {
             self.r.last_text = t.clone();
             blocks.push(Block::Text(t));
         } else if self.rng.pm(text_pm) {
-            let t = self.prose(40, 700);
+            // Harness runs explain at length between tool calls.
+            let t = if self.harness {
+                self.prose(1000, 6000)
+            } else {
+                self.prose(40, 700)
+            };
             out_bytes += t.len();
             blocks.push(Block::Text(t));
         }
@@ -2133,6 +2206,7 @@ impl<'p> Gen<'p> {
                 }
             } else {
                 let n = match self.rng.below(10) {
+                    _ if self.harness => 1,
                     0..=6 => 1,
                     7..=8 => 2,
                     _ => self.rng.range(3, 4),
@@ -2143,7 +2217,8 @@ impl<'p> Gen<'p> {
                 }
             }
         }
-        let call = self.plan_call(tools, 450, final_text);
+        let text_pm = if self.harness { 1000 } else { 450 };
+        let call = self.plan_call(tools, text_pm, final_text);
         let ttft = self.rng.range(400, 6000);
         if self.r.ttft == 0 {
             self.r.ttft = ttft;
@@ -2395,7 +2470,13 @@ impl<'p> Gen<'p> {
             self.se_end(None, is_thinking)?;
             match &call.blocks[bi] {
                 Block::Thinking { sig, .. } => {
-                    let n = self.rng.range(1, 6);
+                    // Harness runs think at length: many estimates, each
+                    // with its (empty) delta.
+                    let n = if self.harness {
+                        self.rng.range(30, 110)
+                    } else {
+                        self.rng.range(1, 6)
+                    };
                     let mut est = 0;
                     for k in 0..n {
                         let d = self.rng.range(10, 150);
@@ -2422,7 +2503,13 @@ impl<'p> Gen<'p> {
                     // UTF-8 characters, so each fragment is a valid string.
                     let mut pos = 0;
                     while pos < t.len() {
-                        let want = pos + self.rng.urange(8, 200);
+                        // A few tokens a delta (harness runs stream finer).
+                        let want = pos
+                            + if self.harness {
+                                self.rng.urange(4, 60)
+                            } else {
+                                self.rng.urange(8, 200)
+                            };
                         let mut i = pos;
                         while i < t.len() && (i < want || (t[i] & 0xC0) == 0x80) {
                             i += if t[i] == b'\\' {
@@ -3454,15 +3541,35 @@ fn verb(tool: &str) -> &'static str {
 // main
 // ---------------------------------------------------------------------------
 
+#[derive(Clone, Copy, PartialEq)]
+enum Profile {
+    Archive,
+    Partial,
+    Harness,
+    Recurring,
+}
+
+impl Profile {
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Archive => "archive",
+            Profile::Partial => "partial",
+            Profile::Harness => "harness",
+            Profile::Recurring => "recurring",
+        }
+    }
+}
+
 struct Args {
-    partial: bool,
+    profile: Profile,
     bytes: u64,
     seed: u64,
     out: Option<String>,
+    files: u64,
+    sessions: u64,
 }
 
-const USAGE: &str =
-    "usage: gencorpus [--profile archive|partial] [--bytes N[K|M|G|T]] [--seed N] [--out FILE]";
+const USAGE: &str = "usage: gencorpus [--profile archive|partial|harness|recurring] [--bytes N[K|M|G|T]] [--seed N] [--out FILE|DIR] [--files N] [--sessions N]";
 
 /// Parses `N`, `N.F` with an optional `K`/`M`/`G`/`T` suffix (binary units,
 /// an optional trailing `B` or `iB` is accepted).
@@ -3498,10 +3605,12 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut a = Args {
-        partial: false,
+        profile: Profile::Archive,
         bytes: 64 << 20,
         seed: 1,
         out: None,
+        files: 934,
+        sessions: 48,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -3511,7 +3620,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         };
         match name.as_str() {
             "-h" | "--help" => return Ok(None),
-            "--profile" | "--bytes" | "--seed" | "--out" => {}
+            "--profile" | "--bytes" | "--seed" | "--out" | "--files" | "--sessions" => {}
             _ => return Err(format!("unknown argument {name:?}\n{USAGE}")),
         }
         let value = match inline {
@@ -3520,11 +3629,19 @@ fn parse_args() -> Result<Option<Args>, String> {
                 .next()
                 .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))?,
         };
+        let count = |v: &str| -> Result<u64, String> {
+            v.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("invalid {name} value {v:?} (expected a positive integer)"))
+        };
         match name.as_str() {
             "--profile" => {
-                a.partial = match value.as_str() {
-                    "archive" => false,
-                    "partial" => true,
+                a.profile = match value.as_str() {
+                    "archive" => Profile::Archive,
+                    "partial" => Profile::Partial,
+                    "harness" => Profile::Harness,
+                    "recurring" => Profile::Recurring,
                     _ => return Err(format!("unknown profile {value:?}\n{USAGE}")),
                 }
             }
@@ -3534,8 +3651,15 @@ fn parse_args() -> Result<Option<Args>, String> {
                     .parse()
                     .map_err(|_| format!("invalid --seed value {value:?}"))?
             }
+            "--files" => a.files = count(&value)?,
+            "--sessions" => a.sessions = count(&value)?,
             _ => a.out = Some(value),
         }
+    }
+    if a.profile == Profile::Harness && a.out.is_none() {
+        return Err(format!(
+            "--profile harness writes a directory: give --out DIR\n{USAGE}"
+        ));
     }
     Ok(Some(a))
 }
@@ -3566,15 +3690,20 @@ fn main() -> Res<()> {
         }
     };
     let t0 = Instant::now();
-    let pools = Pools::build(args.seed, args.partial);
-    let out: Box<dyn Write> = match &args.out {
-        Some(p) => Box::new(File::create(p)?),
-        None => Box::new(io::stdout().lock()),
+    let partial = matches!(args.profile, Profile::Partial | Profile::Harness);
+    let pools = Pools::build(args.seed, partial);
+    let out: Box<dyn Write> = match (&args.out, args.profile) {
+        (_, Profile::Harness) => Box::new(io::sink()),
+        (Some(p), _) => Box::new(File::create(p)?),
+        (None, _) => Box::new(io::stdout().lock()),
     };
     let mut g = Gen {
         rng: Rng(args.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x00C0_FFEE),
         pools: &pools,
-        partial: args.partial,
+        partial,
+        harness: args.profile == Profile::Harness,
+        run_bytes: None,
+        capturing: false,
         w: W {
             b: Vec::with_capacity(FLUSH_AT + (4 << 20)),
         },
@@ -3590,16 +3719,36 @@ fn main() -> Res<()> {
         tmp: Vec::new(),
     };
     g.now += g.rng.below(30 * 86_400_000);
-    while g.total_bytes() < args.bytes {
-        g.run()?;
+    let mut extra = String::new();
+    match args.profile {
+        Profile::Archive | Profile::Partial => {
+            while g.total_bytes() < args.bytes {
+                g.run()?;
+            }
+        }
+        Profile::Harness => {
+            let dir = args.out.as_deref().unwrap_or(".");
+            let k = harness(&mut g, Path::new(dir), args.files, args.bytes)?;
+            extra = format!(
+                ", {} files: {} text-mode outputs, {} empty, {} CLI errors, {} killed mid-line",
+                args.files, k.text, k.empty, k.cli_error, k.killed
+            );
+        }
+        Profile::Recurring => {
+            let k = recurring(&mut g, args.sessions, args.bytes)?;
+            extra = format!(
+                ", {} sessions resumed {} times in all, {} pairs of runs interleaved",
+                args.sessions, k.resumed, k.interleaved
+            );
+        }
     }
     g.flush()?;
     g.out.flush()?;
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     let bytes = g.flushed;
     eprintln!(
-        "gencorpus: profile={} seed={}: {} bytes, {} lines, {} runs, {:.0} bytes/line, {:.1} backslashes/KB, {:.2} s, {:.0} MB/s",
-        if args.partial { "partial" } else { "archive" },
+        "gencorpus: profile={} seed={}: {} bytes, {} lines, {} runs, {:.0} bytes/line, {:.1} backslashes/KB, {:.2} s, {:.0} MB/s{extra}",
+        args.profile.name(),
         args.seed,
         bytes,
         g.lines,
@@ -3610,4 +3759,193 @@ fn main() -> Res<()> {
         bytes as f64 / secs / 1_048_576.0
     );
     Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Many-file harness archive
+// ---------------------------------------------------------------------------
+
+/// Outputs of the harness archive that are not a whole stream-json run.
+#[derive(Default)]
+struct HarnessKinds {
+    text: u64,
+    empty: u64,
+    cli_error: u64,
+    killed: u64,
+}
+
+/// Files in one batch directory of the harness archive.
+const BATCH: u64 = 50;
+
+/// Writes `files` outputs of an agent harness into `dir`, one file per
+/// `claude -p` invocation (`batch-NN/task-NNNN.jsonl`), `bytes` in all
+/// (about: each output's size is drawn around `bytes / files`, heavy
+/// tailed). Most are whole `--include-partial-messages` runs that think at
+/// length; some are what a harness also collects: runs made in text mode
+/// (plain text, same file name), empty outputs, a CLI error printed instead
+/// of a stream, and runs killed mid-line.
+fn harness(g: &mut Gen<'_>, dir: &Path, files: u64, bytes: u64) -> Res<HarnessKinds> {
+    let mut kinds = HarnessKinds::default();
+    // Sizes log-uniform over five octaves around the mean, then scaled so
+    // that they add up to `bytes` (a run overshoots its size by its last
+    // call and result; a killed one is cut short: about even).
+    let mean = (bytes / files).max(4096);
+    let mut sizes: Vec<u64> = (0..files)
+        .map(|_| g.rng.log_uniform(mean / 8, mean * 4))
+        .collect();
+    let sum: u128 = sizes.iter().map(|&v| u128::from(v)).sum();
+    for v in &mut sizes {
+        *v = (u128::from(*v) * u128::from(bytes) / sum.max(1)) as u64;
+    }
+    for (k, &target) in (0u64..).zip(&sizes) {
+        let batch = dir.join(format!("batch-{:02}", k / BATCH));
+        std::fs::create_dir_all(&batch)?;
+        g.flush()?;
+        g.out.flush()?;
+        g.out = Box::new(io::BufWriter::with_capacity(
+            1 << 20,
+            File::create(batch.join(format!("task-{k:04}.jsonl")))?,
+        ));
+        match g.rng.below(1000) {
+            0..=29 => {
+                kinds.text += 1;
+                let esc = g.prose(500, 30_000);
+                g.w.b.extend_from_slice(&unescape(&esc));
+                g.w.b.push(b'\n');
+            }
+            30..=34 => kinds.empty += 1,
+            35..=44 => {
+                kinds.cli_error += 1;
+                let msg = *g.rng.pick(&[
+                    "Error: Invalid API key · Please run /login",
+                    "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+                    "Error: Claude Code process exited with code 1",
+                    "Credit balance is too low",
+                ]);
+                g.w.b.extend_from_slice(msg.as_bytes());
+                g.w.b.push(b'\n');
+            }
+            45..=64 => {
+                kinds.killed += 1;
+                g.run_bytes = Some(target);
+                let run = g.capture(|g| g.run())?;
+                let cut = g.rng.urange(run.len() / 3, run.len().max(1) - 1);
+                // Inside a line: the process died while writing it.
+                let cut = if run.get(cut) == Some(&b'\n') {
+                    cut + 1
+                } else {
+                    cut
+                };
+                g.w.b.extend_from_slice(&run[..cut.min(run.len())]);
+            }
+            _ => {
+                g.run_bytes = Some(target);
+                g.run()?;
+            }
+        }
+        g.run_bytes = None;
+    }
+    Ok(kinds)
+}
+
+/// JSON string contents (as in the pools) turned back into text, for
+/// outputs made in text mode.
+fn unescape(esc: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(esc.len());
+    let mut i = 0;
+    while i < esc.len() {
+        let c = esc[i];
+        if c != b'\\' || i + 1 >= esc.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = esc[i + 1];
+        i += 2;
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'u' => {
+                let hex = esc.get(i..i + 4).and_then(|h| std::str::from_utf8(h).ok());
+                if let Some(ch) = hex
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .and_then(char::from_u32)
+                {
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                i += 4;
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Recurring sessions
+// ---------------------------------------------------------------------------
+
+#[derive(Default)]
+struct RecurringCounts {
+    resumed: u64,
+    interleaved: u64,
+}
+
+/// An appended log in which the same sessions come back far apart: runs of
+/// `sessions` sessions, in a new order every round (every session once a
+/// round), each a resumption of its session (a new `init`, the same
+/// `session_id`), until `bytes`. A session recurs about every `sessions`
+/// runs, megabytes later; one run in five is written interleaved line by
+/// line with the next (two runs appending to one log at once).
+fn recurring(g: &mut Gen<'_>, sessions: u64, bytes: u64) -> Res<RecurringCounts> {
+    let mut counts = RecurringCounts::default();
+    let ids: Vec<String> = (0..sessions).map(|_| g.uuid()).collect();
+    let mut seen = vec![false; ids.len()];
+    let mut order: Vec<usize> = Vec::new();
+    while g.total_bytes() < bytes {
+        if order.is_empty() {
+            // A new round, in an order of its own (Fisher-Yates).
+            order = (0..ids.len()).collect();
+            for i in (1..order.len()).rev() {
+                let j = g.rng.below(i as u64 + 1) as usize;
+                order.swap(i, j);
+            }
+        }
+        let a = order.pop().unwrap_or(0);
+        counts.resumed += u64::from(std::mem::replace(&mut seen[a], true));
+        if g.rng.pm(200)
+            && let Some(b) = order.pop()
+        {
+            counts.resumed += u64::from(std::mem::replace(&mut seen[b], true));
+            counts.interleaved += 1;
+            let ra = g.capture(|g| g.run_as(Some(ids[a].clone())))?;
+            let rb = g.capture(|g| g.run_as(Some(ids[b].clone())))?;
+            let (mut la, mut lb) = (
+                ra.split_inclusive(|&c| c == b'\n'),
+                rb.split_inclusive(|&c| c == b'\n'),
+            );
+            loop {
+                let pick_a = g.rng.pm(500);
+                let line = if pick_a {
+                    la.next().or_else(|| lb.next())
+                } else {
+                    lb.next().or_else(|| la.next())
+                };
+                match line {
+                    Some(l) => g.w.b.extend_from_slice(l),
+                    None => break,
+                }
+            }
+            if g.w.b.len() >= FLUSH_AT {
+                g.flush()?;
+            }
+        } else {
+            g.run_as(Some(ids[a].clone()))?;
+        }
+    }
+    Ok(counts)
 }

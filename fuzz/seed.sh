@@ -22,7 +22,7 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 
 corpus="$fuzz_dir/corpus"
-mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path}
+mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path,scan_line}
 
 max=65536
 n=0
@@ -45,6 +45,7 @@ while IFS= read -r -d '' f; do
       # Drop the LF: the target takes the line's bytes.
       head -c $((size - 1)) "$l" > "$corpus/parse_line/$name-$(basename "$l")"
       head -c $((size - 1)) "$l" > "$corpus/views/$name-$(basename "$l")"
+      head -c $((size - 1)) "$l" > "$corpus/scan_line/$name-$(basename "$l")"
     fi
   done
   rm -rf "$tmp"
@@ -55,5 +56,6 @@ printf '\xef\xbb\xbf{"type":"user"}\r\n\n{"type":"result","subtype":"success"}' 
 printf '{"type":"user","t":"a\xe2\x80\xa8b\xe2\x80\xa9c\xc2\x85d\re\x0bf\x0cg"}\n' > "$corpus/framing/separators"
 printf '{"type":"user","a":"\\ud83d","n":1e400,"m":-99999999999999999999}' > "$corpus/parse_line/documented"
 printf '{"type":"user","type":"assistant"}' > "$corpus/parse_line/dup-type"
+cp "$corpus/parse_line/documented" "$corpus/parse_line/dup-type" "$corpus/scan_line/"
 echo "seed.sh: $n files seeded into $corpus"
 for t in "$corpus"/*; do echo "  $(basename "$t"): $(ls "$t" | wc -l) files"; done

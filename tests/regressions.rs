@@ -59,6 +59,14 @@ fn replay_parse_line_inputs() {
 }
 
 #[test]
+fn replay_scan_line_inputs() {
+    replay("scan_line", check_scan_line);
+    // The parse_line inputs are single lines too: the scanner must agree
+    // with the tape on them.
+    replay("parse_line", check_scan_line);
+}
+
+#[test]
 fn replay_chunked_inputs() {
     let n = replay("chunked", |b| {
         let (ch, body) = Chunking::from_bytes(b);

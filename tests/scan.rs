@@ -484,6 +484,41 @@ proptest! {
         let _ = check_bytes(&whole, false);
     }
 
+    /// Strings of every length one after another, as keys, values and
+    /// array elements: each one starts at a different offset of the 64
+    /// bytes the previous one was classified with, ends inside them or past
+    /// them, and sometimes holds an escape, a multibyte character or a
+    /// control byte (the fast path must hand those on).
+    #[test]
+    fn consecutive_strings_at_every_offset_agree_with_the_tape(
+        items in prop::collection::vec((0usize..90, prop::sample::select(vec![
+            "", "", "", "", "\\\"", "\\\\", "\\u0041", "\\u00", "\u{e9}", "\u{1F600}", "\x01", "\\",
+        ]), any::<prop::sample::Index>(), 0u8..4), 1..24),
+        ws in any::<bool>(),
+        terminated in any::<bool>(),
+    ) {
+        let sep = if ws { " " } else { "" };
+        let mut parts = Vec::new();
+        let mut arr = Vec::new();
+        for (k, (len, odd, at, shape)) in items.into_iter().enumerate() {
+            let mut body = "s".repeat(len);
+            let cut = at.index(len + 1);
+            body.insert_str(cut, odd);
+            match shape {
+                0 => parts.push(format!("\"k{k}\":{sep}\"{body}\"")),
+                1 => parts.push(format!("\"{body}\":{sep}{k}")),
+                2 => arr.push(format!("\"{body}\"")),
+                _ => parts.push(format!("\"k{k}\":{sep}[\"{body}\",{sep}null]")),
+            }
+        }
+        let l = format!(
+            "{{\"type\":\"user\",{sep}{}{sep}\"a\":[{}]}}",
+            parts.iter().map(|p| format!("{p},")).collect::<String>(),
+            arr.join(",")
+        );
+        let _ = check_bytes(l.as_bytes(), terminated);
+    }
+
     #[test]
     fn simd_masks_equal_scalar_masks(block in prop::collection::vec(prop::sample::select(
         b"\"\\\x00\x1f\x20\x7f\x80\xffu0a9fFgG/bnrt{}:,".to_vec()), 64)) {

@@ -385,6 +385,11 @@ fn decoded<'s>(b: &'s [u8], e: &Entry, buf: &'s mut String) -> &'s str {
 }
 
 fn decoded_raw<'s>(s: RawStr<'s>, buf: &'s mut String) -> &'s str {
+    if !s.has_escapes()
+        && let Some(t) = simd::ascii_str(s.raw())
+    {
+        return t;
+    }
     if let Some(t) = s.as_str() {
         return t;
     }

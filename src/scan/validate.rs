@@ -5,7 +5,10 @@
 //! (no allocation). Strings are crossed 64 bytes at a time with the masks of
 //! [`super::simd`]: the first unescaped quote ends the string; within it,
 //! control characters, bad escapes and non-hex `\u` digits are found with mask
-//! arithmetic, not byte by byte. A string with bytes of 0x80 and above is
+//! arithmetic, not byte by byte. The masks of the last 64 bytes classified
+//! are kept ([`Window`]): the strings that follow within them (keys, ids,
+//! short values, as on lines of partial messages) end without another
+//! classification. A string with bytes of 0x80 and above is
 //! checked as UTF-8 once it ends; bytes outside strings must be ASCII grammar,
 //! so a line that passes is valid UTF-8.
 //!
@@ -13,7 +16,7 @@
 //! limit was the first problem); [`super::Scanner`] then works out which kind
 //! of error the tape path would report.
 
-use super::simd::Classify;
+use super::simd::{Classify, Masks};
 use super::{Entry, Scratch};
 use crate::parse::{MAX_DEPTH, ValueKind};
 
@@ -68,8 +71,12 @@ impl<'a> Input<'a> {
     pub(crate) fn new(b: &'a [u8]) -> Input<'a> {
         let mut tail = [0u8; 128];
         let base = b.len().saturating_sub(64);
-        let last = &b[base..];
-        tail[..last.len()].copy_from_slice(last);
+        // A copy of constant length where the line allows it: inline moves,
+        // not a call to `memcpy`, once per line.
+        match b.last_chunk::<64>() {
+            Some(last) => tail[..64].copy_from_slice(last),
+            None => tail[..b.len()].copy_from_slice(b),
+        }
         Input { b, tail, base }
     }
 
@@ -89,31 +96,83 @@ impl<'a> Input<'a> {
 
 static ZEROS: [u8; 64] = [0u8; 64];
 
+/// The masks of the 64 bytes from `start`, kept from the string that last
+/// needed them: the next strings often start and end within the same 64
+/// bytes (a key, its value; ids, short deltas), and then their end is a
+/// shift and a `tzcnt` away, not a load, compares and mask moves that the
+/// next token waits on.
+#[derive(Clone, Copy)]
+pub(crate) struct Window {
+    start: usize,
+    /// Quotes.
+    quote: u64,
+    /// Backslashes, control characters, bytes of 0x80 and above: what the
+    /// one-block fast path does not handle.
+    special: u64,
+}
+
+impl Window {
+    pub(crate) const EMPTY: Window = Window {
+        start: usize::MAX,
+        quote: 0,
+        special: 0,
+    };
+}
+
 /// Validate the string whose content starts at `start` (after its opening
 /// quote). Returns the index after the closing quote and whether it holds a
 /// backslash.
 #[inline(always)]
-pub(crate) fn string<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
-    // Fast path: the closing quote in the first block, nothing to check
-    // before it (most keys and ids).
+pub(crate) fn string<C: Classify>(
+    c: C,
+    inp: &Input<'_>,
+    w: &mut Window,
+    start: usize,
+) -> Option<(usize, bool)> {
+    // Fast path: the closing quote within 64 bytes, nothing to check before
+    // it (most keys and ids); first from the masks at hand.
+    let off = start.wrapping_sub(w.start);
+    if off < 64 {
+        let q = w.quote >> off;
+        let upto = q ^ q.wrapping_sub(1);
+        if q != 0 && (w.special >> off) & upto == 0 {
+            return Some((start + q.trailing_zeros() as usize + 1, false));
+        }
+    }
     let m = c.classify(inp.block(start));
+    let special = m.backslash | m.ctrl | m.high;
+    *w = Window {
+        start,
+        quote: m.quote,
+        special,
+    };
     let upto = m.quote ^ m.quote.wrapping_sub(1);
-    if m.quote != 0 && (m.backslash | m.ctrl | m.high) & upto == 0 {
+    if m.quote != 0 && special & upto == 0 {
         return Some((start + m.quote.trailing_zeros() as usize + 1, false));
     }
-    string_slow(c, inp, start)
+    string_slow(c, inp, start, m)
 }
 
+/// The string from `start` block by block; `first` holds the masks of the
+/// first block (the fast path made them).
 #[inline(always)]
-fn string_slow<C: Classify>(c: C, inp: &Input<'_>, start: usize) -> Option<(usize, bool)> {
+fn string_slow<C: Classify>(
+    c: C,
+    inp: &Input<'_>,
+    start: usize,
+    first: Masks,
+) -> Option<(usize, bool)> {
     let mut i = start;
     let mut prev = 0u64;
     let mut hex_carry = 0u64;
     let mut high = 0u64;
     let mut any_bs = 0u64;
+    let mut m = first;
     loop {
         let blk = inp.block(i);
-        let m = c.classify(blk);
+        if i != start {
+            m = c.classify(blk);
+        }
         let escaped = find_escaped(m.backslash, &mut prev);
         let q = m.quote & !escaped;
         let region = q ^ q.wrapping_sub(1);
@@ -264,6 +323,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
     }
     let entries = &mut s.entries;
     let inp = Input::new(b);
+    let mut win = Window::EMPTY;
     let mut i = skip_ws(b, 0);
     let root_obj = at(b, i) == b'{';
     let mut depth = 0usize;
@@ -285,7 +345,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
             if at(b, i) != b'"' {
                 return bad!();
             }
-            let Some((kend, kesc)) = string(c, &inp, i + 1) else {
+            let Some((kend, kesc)) = string(c, &inp, &mut win, i + 1) else {
                 return bad!();
             };
             let kstart = i + 1;
@@ -311,7 +371,7 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
     'value: loop {
         match at(b, i) {
             b'"' => {
-                let Some((end, esc)) = string(c, &inp, i + 1) else {
+                let Some((end, esc)) = string(c, &inp, &mut win, i + 1) else {
                     return bad!();
                 };
                 i = end;

@@ -19,6 +19,8 @@
 //!   draining, and `runs_of_slice`, agree.
 //! - [`check_stats_path`]: `cctape stats`'s pruned read gives the stats and
 //!   runs of the exact read.
+//! - [`check_scan_line`]: the scanner, on every backend this CPU runs,
+//!   against [`parse_event`] on one line.
 #![allow(dead_code)]
 
 use cctape::event::parse_event;
@@ -1677,4 +1679,95 @@ pub fn check_stats_path(bytes: &[u8]) -> u64 {
         runs_json(&exact.runs)
     );
     pruned.pruned
+}
+
+/// What the scanner and the tape both say about a line, owned.
+#[derive(Debug, PartialEq)]
+struct ScanFacts {
+    kind: EventKind,
+    ty: String,
+    subtype: Option<String>,
+    strs: [Option<String>; 9],
+    parent: Field<String>,
+    usage: Option<cctape::TokenCounts>,
+    flags: [Option<bool>; 2],
+    nums: [Option<u64>; 3],
+}
+
+fn owned(r: Option<cctape::scan::RawStr<'_>>) -> Option<String> {
+    r.map(|r| {
+        let mut out = String::new();
+        assert!(r.unescape_into(&mut out), "a validated string decodes");
+        out
+    })
+}
+
+/// The same accessors on an [`Event`] or a scanned line, as [`ScanFacts`]:
+/// `own` turns a string accessor's answer into an owned one.
+macro_rules! scan_facts {
+    ($e:expr, $own:expr) => {{
+        let e = $e;
+        ScanFacts {
+            kind: e.kind(),
+            ty: e.raw_type().to_owned(),
+            subtype: e.raw_subtype().map(str::to_owned),
+            strs: [
+                e.session_id(),
+                e.uuid(),
+                e.timestamp(),
+                e.message_id(),
+                e.model(),
+                e.content_block_type(),
+                e.tool_use_id(),
+                e.tool_name(),
+                e.tool_result_id(),
+            ]
+            .map($own),
+            parent: match e.parent_tool_use_id() {
+                Field::Missing => Field::Missing,
+                Field::Null => Field::Null,
+                Field::Value(v) => $own(Some(v)).map_or(Field::Missing, Field::Value),
+            },
+            usage: e.usage(),
+            flags: [e.is_error(), e.tool_result_is_error()],
+            nums: [
+                e.num_turns(),
+                e.duration_ms(),
+                e.total_cost_usd().map(f64::to_bits),
+            ],
+        }
+    }};
+}
+
+/// The scanner (validated, on every backend this CPU runs) against
+/// [`parse_event`] on one line, terminated and not: the same decision and
+/// error kind and position, and on an event the same kind, `type`,
+/// `subtype` and hot fields. Trusting mode never panics and reads the same
+/// kind on a valid event.
+pub fn check_scan_line(data: &[u8]) {
+    use cctape::scan::{Backend, Scanner};
+    let mut parser = Parser::new();
+    for terminated in [true, false] {
+        let line = line_at(data, terminated);
+        let want = parse_event(&mut parser, &line)
+            .map(|e| scan_facts!(&e, |s: Option<&str>| s.map(str::to_owned)))
+            .map_err(|e| (e.kind(), e.position().line, e.position().offset));
+        for backend in Backend::available() {
+            let mut sc = Scanner::with_backend(backend).expect("an available backend");
+            let got = sc
+                .scan(&line)
+                .map(|e| scan_facts!(&e, owned))
+                .map_err(|e| (e.kind(), e.position().line, e.position().offset));
+            assert_eq!(got, want, "backend {} on {}", backend.name(), show(data));
+            let trusting = sc.scan_trusting(&line).map(|e| e.kind());
+            if let Ok(w) = &want {
+                assert_eq!(
+                    trusting.ok(),
+                    Some(w.kind),
+                    "trusting, backend {}",
+                    backend.name()
+                );
+            }
+        }
+    }
 }
