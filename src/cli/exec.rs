@@ -188,11 +188,9 @@ const BLOCKS_AHEAD: usize = 4;
 /// and not yet printed).
 const CHUNK: usize = 4 << 20;
 
-/// An input whose bytes go on without an LF for this many times the
-/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
-/// past the maximum is skipped to its LF in bounded memory; this decides
-/// when skipping gives up.
-pub const RUNAWAY_FACTOR: u64 = 4;
+/// An endless line ends the input after this many times the longest line
+/// (the library's rule, shared with the Python package).
+pub use cctape::inputs::RUNAWAY_FACTOR;
 
 /// What a worker hands to the printer.
 enum Msg<S> {
@@ -550,41 +548,11 @@ fn piece_done<S>(piece: &Piece<'_>, sink: S, counts: Counts, bytes: u64) -> Done
     }
 }
 
-/// The error for a source that ended early (a file that shrank, data after
-/// the compressed stream), at the position reached.
-fn ended_early(e: std::io::Error, line: u64, offset: u64) -> Error {
-    let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        "the input ended early"
-    } else {
-        "data after the compressed stream"
-    };
-    Error::io_with(e, cctape::Position::new(line, offset), reason)
-}
-
-/// The reason given to a line that holds several JSON objects separated by
-/// CR only (classic Mac line ends): lines end at LF only, so such a file is
-/// one long line, and the parser's `truncated` or `invalid_json` alone would
-/// not say why.
-pub const CR_LINE_ENDS: &str = "the line holds JSON objects separated by CR only (classic Mac line ends); \
-lines end at LF: convert with tr '\\r' '\\n'";
-
-/// Name CR line ends in the error of a line that has them.
-fn explain(e: Error, line: Option<&[u8]>) -> Error {
-    let cr_ended = matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::Truncated)
-        && line.is_some_and(|b| {
-            memchr::memchr_iter(b'\r', b).any(|i| {
-                b[i + 1..]
-                    .iter()
-                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
-                    .is_some_and(|&c| c == b'{')
-            })
-        });
-    if cr_ended {
-        Error::new(e.kind(), e.position(), CR_LINE_ENDS)
-    } else {
-        e
-    }
-}
+// Why an input ended early, and CR line ends named in a line's error: the
+// library's (`cctape::inputs`), so that every front end says the same.
+use cctape::inputs::ended_early;
+pub use cctape::inputs::CR_LINE_ENDS;
+use cctape::inputs::explain_line_error as explain;
 
 /// Hands lines to a sink that reads lines itself or with the scanner:
 /// blank lines are counted and skipped, events and errors counted, errors

@@ -1,0 +1,516 @@
+//! Inputs: finding them and reading one whole. This module owns what every
+//! front end (the command, the Python package) does with the paths it is
+//! given: directories walked for stream files ([`Walk`]), names shown
+//! safely ([`shown_path`], [`escape_bytes`]), and one input read from its
+//! first byte to its last the way its format is read ([`read_source`]):
+//! decompressed, sniffed ([`crate::sniff`]), then lines of stream-json or
+//! JSON elements as events, each bad line an error with its position and
+//! the bytes it held, and why the input ended early, if it did, as the
+//! last error.
+//!
+//! Directories are walked with `walkdir` (a well-kept crate: sorted entries,
+//! non-UTF-8 names, and a guard against symlink loops when links are
+//! followed) rather than by hand. What a walk passes over that has a stream
+//! file's name but cannot be read as one (a broken symlink, a FIFO, a
+//! socket, a device, a symlinked directory not followed, a symlink loop) is
+//! listed in [`Walk::skipped`], never skipped in silence.
+//!
+//! ```
+//! use cctape::inputs::{read_source, Item, ReadOptions};
+//! use cctape::source::{EndReport, Source, SourceKind};
+//!
+//! let bytes = &b"[{\"type\":\"system\",\"subtype\":\"init\"},\n {\"type\":\"user\"}]\n"[..];
+//! let report = EndReport::new();
+//! let src = Source::new(bytes, SourceKind::Stream, &report)?;
+//! let mut kinds = Vec::new();
+//! let end = read_source(src, &ReadOptions::default(), |item| {
+//!     if let Item::Event(ev) = item {
+//!         kinds.push((ev.raw_type().to_string(), ev.line()));
+//!     }
+//! });
+//! assert_eq!(kinds, [("system".to_string(), 1), ("user".to_string(), 2)]);
+//! assert_eq!(end.format.map(|f| f.name()), Some("json-array"));
+//! assert_eq!(end.counts.events, 2);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use crate::error::{Error, ErrorKind, Position};
+use crate::event::Event;
+use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE};
+use crate::sniff::{Format, FormatChoice, Reading};
+use crate::source::{EndReport, LfWatch, Source};
+use crate::stream::{Counts, ElementEventReader, EventReader};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// True for names a directory walk picks up: `*.jsonl`, `*.ndjson`,
+/// `*.json`, `*.log` and their `.gz`, `.zst` and `.zstd` forms, in any
+/// case. Files named explicitly are read whatever their name. Names that
+/// are not UTF-8 are matched on their bytes.
+///
+/// ```
+/// use cctape::inputs::is_stream_file_name;
+/// use std::path::Path;
+/// assert!(is_stream_file_name(Path::new("runs/a.JSONL.zst")));
+/// assert!(!is_stream_file_name(Path::new("runs/a.jsonl.bak")));
+/// ```
+pub fn is_stream_file_name(path: &Path) -> bool {
+    let Some(name) = path.file_name() else {
+        return false;
+    };
+    #[cfg(unix)]
+    let name = {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().to_ascii_lowercase()
+    };
+    #[cfg(not(unix))]
+    let name = name.to_string_lossy().as_bytes().to_ascii_lowercase();
+    let base = name
+        .strip_suffix(b".gz")
+        .or_else(|| name.strip_suffix(b".zst"))
+        .or_else(|| name.strip_suffix(b".zstd"))
+        .unwrap_or(&name);
+    [&b".jsonl"[..], b".ndjson", b".json", b".log"]
+        .iter()
+        .any(|ext| base.ends_with(ext))
+}
+
+/// `path` for people (messages, human output): see [`escape_bytes`].
+pub fn shown_path(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    };
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    escape_bytes(&bytes)
+}
+
+/// Text for a terminal: control characters (C0, DEL, C1) and bytes that
+/// are not UTF-8 escaped (`\n`, `\x1b`, `\xff`), so that a name cannot move
+/// the cursor or clear a terminal; everything else as is.
+///
+/// ```
+/// use cctape::inputs::escape_bytes;
+/// assert_eq!(escape_bytes(b"a\nb\x1b[2J \xff.jsonl"), "a\\nb\\x1b[2J \\xff.jsonl");
+/// ```
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() => {
+                    let n = c as u32;
+                    if n < 0x100 {
+                        out.push_str(&format!("\\x{n:02x}"));
+                    } else {
+                        out.push_str(&format!("\\u{{{n:x}}}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// What walking directories found: the stream files in order, the
+/// directories that could not be read, and the entries passed over with
+/// why.
+///
+/// ```
+/// use cctape::inputs::Walk;
+/// let mut w = Walk::default();
+/// w.dir(std::path::Path::new("corpus/streams"), false);
+/// assert!(w.files.iter().any(|f| f.ends_with("success-basic.jsonl")));
+/// assert!(w.files.windows(2).all(|p| p[0] < p[1]), "in name order");
+/// ```
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// The stream files found, in the walk's order (entries sorted by name).
+    pub files: Vec<PathBuf>,
+    /// Directories (or entries) that could not be read: errors.
+    pub errors: Vec<(PathBuf, io::Error)>,
+    /// Entries passed over, with why: notes for the user.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// What a non-regular file is, for a note.
+fn file_kind(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        } else if ft.is_socket() {
+            return "a socket";
+        } else if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = ft;
+    "not a regular file"
+}
+
+impl Walk {
+    /// Walk `dir` recursively in name order, symlinks to directories
+    /// followed with `follow` (a loop is noted, not entered), adding what
+    /// it finds.
+    pub fn dir(&mut self, dir: &Path, follow: bool) {
+        let walker = walkdir::WalkDir::new(dir)
+            .follow_links(follow)
+            .sort_by_file_name();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    self.walk_error(dir, follow, e);
+                    continue;
+                }
+            };
+            let ft = entry.file_type();
+            if ft.is_dir() {
+                continue;
+            }
+            let path = entry.path();
+            if ft.is_symlink() {
+                // Not followed (without `follow`): a link to a file is
+                // read, anything else is said.
+                match std::fs::metadata(path) {
+                    Ok(m) if m.is_file() => {
+                        if is_stream_file_name(path) {
+                            self.files.push(entry.into_path());
+                        }
+                    }
+                    Ok(m) if m.is_dir() => self.skipped.push((
+                        entry.into_path(),
+                        "a symlink to a directory, not followed (-L follows links)".into(),
+                    )),
+                    Ok(m) => {
+                        if is_stream_file_name(path) {
+                            let why =
+                                format!("a symlink to {}, not read", file_kind(&m.file_type()));
+                            self.skipped.push((entry.into_path(), why));
+                        }
+                    }
+                    Err(_) => {
+                        if is_stream_file_name(path) {
+                            self.skipped
+                                .push((entry.into_path(), "a broken symlink".into()));
+                        }
+                    }
+                }
+            } else if is_stream_file_name(path) {
+                if ft.is_file() {
+                    self.files.push(entry.into_path());
+                } else {
+                    let why = format!(
+                        "{}, not read (reading it could block; name it to read it)",
+                        file_kind(&ft)
+                    );
+                    self.skipped.push((entry.into_path(), why));
+                }
+            }
+        }
+    }
+
+    fn walk_error(&mut self, dir: &Path, follow: bool, e: walkdir::Error) {
+        let path = e.path().unwrap_or(dir).to_path_buf();
+        if let Some(ancestor) = e.loop_ancestor() {
+            let why = format!(
+                "a symlink loop back to {}, not followed",
+                shown_path(ancestor)
+            );
+            self.skipped.push((path, why));
+        } else if follow
+            && e.io_error()
+                .is_some_and(|io| io.kind() == io::ErrorKind::NotFound)
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink())
+        {
+            if is_stream_file_name(&path) {
+                self.skipped.push((path, "a broken symlink".into()));
+            }
+        } else {
+            let io = e
+                .into_io_error()
+                .unwrap_or_else(|| io::Error::other("cannot be walked"));
+            self.errors.push((path, io));
+        }
+    }
+}
+
+/// How inputs are read.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// Sniffed from the first bytes, or forced (`--format`).
+    pub format: FormatChoice,
+    /// The longest line (or JSON element) read; a longer one is a
+    /// `line_too_long` error, skipped. Default 256 MiB.
+    pub max_line: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            format: FormatChoice::Auto,
+            max_line: DEFAULT_MAX_LINE,
+        }
+    }
+}
+
+/// An input whose bytes go on without an LF for this many times the
+/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
+/// past the maximum is skipped to its LF in bounded memory; this decides
+/// when skipping gives up.
+pub const RUNAWAY_FACTOR: u64 = 4;
+
+/// How many decoded bytes are looked at to tell an input's format.
+pub const SNIFF_BYTES: usize = 64 << 10;
+
+/// One thing [`read_source`] found, in input order.
+#[derive(Debug)]
+pub enum Item<'a, 'e> {
+    /// An event.
+    Event(&'a Event<'e>),
+    /// A line (or element) that is not an event, or why the input ended
+    /// (an I/O error, the last item). `bytes` holds the bad line's bytes
+    /// when they were kept (not for a line past the maximum, nor for an
+    /// I/O error).
+    Error {
+        /// What went wrong, where.
+        error: &'a Error,
+        /// The line's (or element's) bytes.
+        bytes: Option<&'a [u8]>,
+    },
+}
+
+/// How an input ended: what [`read_source`] counted.
+#[derive(Debug, Default)]
+pub struct InputEnd {
+    /// Lines, blank lines, events and errors (the final error included).
+    pub counts: Counts,
+    /// Decoded bytes read.
+    pub bytes: u64,
+    /// The format it was read as (`None` when no byte could be read).
+    pub format: Option<Format>,
+    /// Why the input could not be read, or broke off (the last item
+    /// handed out, unless the input failed before its first byte).
+    pub failure: Option<Error>,
+    /// True when the input failed before its first byte: no item was
+    /// handed out for the failure.
+    pub unreadable: bool,
+}
+
+/// The reason given to a line that holds several JSON objects separated by
+/// CR only (classic Mac line ends): lines end at LF only, so such a file is
+/// one long line, and the parser's `truncated` or `invalid_json` alone would
+/// not say why.
+pub const CR_LINE_ENDS: &str = "the line holds JSON objects separated by CR only (classic Mac line ends); \
+lines end at LF: convert with tr '\\r' '\\n'";
+
+/// Name CR line ends in the error of a line that has them (see
+/// [`CR_LINE_ENDS`]); other errors are returned as they are.
+pub fn explain_line_error(e: Error, line: Option<&[u8]>) -> Error {
+    let cr_ended = matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::Truncated)
+        && line.is_some_and(|b| {
+            memchr::memchr_iter(b'\r', b).any(|i| {
+                b[i + 1..]
+                    .iter()
+                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    .is_some_and(|&c| c == b'{')
+            })
+        });
+    if cr_ended {
+        Error::new(e.kind(), e.position(), CR_LINE_ENDS)
+    } else {
+        e
+    }
+}
+
+/// The error for a source that ended early (a file that shrank, data after
+/// the compressed stream), at the position reached.
+pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
+    let reason = if e.kind() == io::ErrorKind::UnexpectedEof {
+        "the input ended early"
+    } else {
+        "data after the compressed stream"
+    };
+    Error::io_with(e, Position::new(line, offset), reason)
+}
+
+/// The first decoded bytes of an input, for sniffing: up to
+/// [`SNIFF_BYTES`], or for a stream (a pipe, a terminal) up to the first
+/// read that completes a line, so that a live writer is not waited for. A
+/// read error is kept to be handed out after the prefix.
+fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<io::Error>) {
+    let mut prefix = vec![0u8; SNIFF_BYTES];
+    let mut n = 0;
+    while n < prefix.len() {
+        match rdr.read(&mut prefix[n..]) {
+            Ok(0) => break,
+            Ok(k) => {
+                n += k;
+                if stream && memchr::memchr(b'\n', &prefix[n - k..n]).is_some() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                prefix.truncate(n);
+                return (prefix, Some(e));
+            }
+        }
+    }
+    prefix.truncate(n);
+    (prefix, None)
+}
+
+/// A read error met while sniffing, handed out after the prefix.
+struct Failing(Option<io::Error>);
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
+}
+
+/// Read one opened input whole, the way its format is read, handing every
+/// event and error to `f` in input order: the format is told from the
+/// first decoded bytes ([`FormatChoice::resolve`]); JSON arrays and pretty
+/// JSON are read as elements ([`ElementEventReader`]), everything else as
+/// lines ([`EventReader`]: stream-json, and the lines of transcripts, logs
+/// and text, each either an event or an error). A line that holds JSON
+/// objects separated by CR alone says so ([`explain_line_error`]); an
+/// input that ends early (a file that shrank, garbage after the compressed
+/// data) ends with that error ([`ended_early`]); an endless line
+/// (`/dev/zero`) ends the input after [`RUNAWAY_FACTOR`] times the longest
+/// line.
+pub fn read_source(
+    src: Source<'_>,
+    opts: &ReadOptions,
+    mut f: impl FnMut(Item<'_, '_>),
+) -> InputEnd {
+    let stream = src.kind().size().is_none();
+    let report = src.report().clone();
+    let mut raw = src.into_reader();
+    let (prefix, read_error) = read_prefix(&mut raw, stream);
+    let format = opts.format.resolve(&prefix);
+    let rest: Box<dyn Read + '_> = match read_error {
+        Some(e) => Box::new(Failing(Some(e))),
+        None => raw,
+    };
+    let rdr = io::Cursor::new(prefix).chain(rest);
+    let max_line = opts.max_line.max(1);
+    let mut failure = None;
+    let (mut counts, bytes) = if format.reading() == Reading::StreamElements {
+        let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        loop {
+            let err = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    f(Item::Event(&ev));
+                    continue;
+                }
+                Some(Err(e)) => e,
+            };
+            hand_error(err, events.last_element().map(|e| e.bytes), &mut failure, &mut f);
+        }
+        (events.counts(), events.bytes_read())
+    } else {
+        // An endless line (/dev/zero) ends the input instead of being
+        // skipped for ever.
+        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let mut events =
+            EventReader::with_capacity(LfWatch::new(rdr, limit), DEFAULT_READ_SIZE, max_line);
+        loop {
+            let err = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    f(Item::Event(&ev));
+                    continue;
+                }
+                Some(Err(e)) => e,
+            };
+            let line = events.last_line().map(|l| l.bytes);
+            let line = line.filter(|_| err.kind() != ErrorKind::LineTooLong);
+            hand_error(err, line, &mut failure, &mut f);
+        }
+        (events.counts(), events.bytes_read())
+    };
+    let unreadable = counts.lines == 0 && bytes == 0;
+    if let Some(e) = &failure
+        && !unreadable
+    {
+        f(Item::Error {
+            error: e,
+            bytes: None,
+        });
+    }
+    if failure.is_none()
+        && let Some(e) = report.take()
+    {
+        counts.errors += 1;
+        let e = ended_early(e, counts.lines + 1, bytes);
+        f(Item::Error {
+            error: &e,
+            bytes: None,
+        });
+        failure = Some(e);
+    }
+    InputEnd {
+        counts,
+        bytes,
+        format: Some(format),
+        unreadable: failure.is_some() && unreadable,
+        failure,
+    }
+}
+
+/// One error of a reader: a fatal one is kept for the end, a per-line one
+/// is handed out with its bytes.
+fn hand_error(
+    e: Error,
+    bytes: Option<&[u8]>,
+    failure: &mut Option<Error>,
+    f: &mut impl FnMut(Item<'_, '_>),
+) {
+    if e.is_fatal() {
+        *failure = Some(e);
+    } else {
+        let e = explain_line_error(e, bytes);
+        f(Item::Error { error: &e, bytes });
+    }
+}
+
+/// Open `path` and read it with [`read_source`]; a file that cannot be
+/// opened is an [`InputEnd`] with its failure (`unreadable`) and no item.
+pub fn read_path(path: &Path, opts: &ReadOptions, f: impl FnMut(Item<'_, '_>)) -> InputEnd {
+    match Source::open(path) {
+        Ok(src) => read_source(src, opts, f),
+        Err(e) => InputEnd {
+            counts: Counts {
+                errors: 1,
+                ..Counts::default()
+            },
+            failure: Some(Error::open(e)),
+            unreadable: true,
+            ..InputEnd::default()
+        },
+    }
+}
+
+/// A [`Source`] over any reader (bytes in memory, a caller's stream): a
+/// stream, its compression told by its first bytes.
+pub fn stream_source<'a, R: Read + 'a>(rdr: R) -> io::Result<Source<'a>> {
+    Source::new(rdr, crate::source::SourceKind::Stream, &EndReport::new())
+}
