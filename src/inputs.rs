@@ -27,6 +27,7 @@
 //!     if let Item::Event(ev) = item {
 //!         kinds.push((ev.raw_type().to_string(), ev.line()));
 //!     }
+//!     std::ops::ControlFlow::Continue(())
 //! });
 //! assert_eq!(kinds, [("system".to_string(), 1), ("user".to_string(), 2)]);
 //! assert_eq!(end.format.map(|f| f.name()), Some("json-array"));
@@ -41,6 +42,7 @@ use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, LfWatch, Source};
 use crate::stream::{Counts, ElementEventReader, EventReader};
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// True for names a directory walk picks up: `*.jsonl`, `*.ndjson`,
@@ -306,6 +308,8 @@ pub struct InputEnd {
     /// True when the input failed before its first byte: no item was
     /// handed out for the failure.
     pub unreadable: bool,
+    /// True when the caller stopped the reading before the end.
+    pub stopped: bool,
 }
 
 /// The reason given to a line that holds several JSON objects separated by
@@ -394,11 +398,12 @@ impl Read for Failing {
 /// input that ends early (a file that shrank, garbage after the compressed
 /// data) ends with that error ([`ended_early`]); an endless line
 /// (`/dev/zero`) ends the input after [`RUNAWAY_FACTOR`] times the longest
-/// line.
+/// line. `f` returns [`ControlFlow::Break`] to stop reading (the input is
+/// then left unread past that item, and [`InputEnd::stopped`] is set).
 pub fn read_source(
     src: Source<'_>,
     opts: &ReadOptions,
-    mut f: impl FnMut(Item<'_, '_>),
+    mut f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
 ) -> InputEnd {
     let stream = src.kind().size().is_none();
     let report = src.report().clone();
@@ -412,18 +417,20 @@ pub fn read_source(
     let rdr = io::Cursor::new(prefix).chain(rest);
     let max_line = opts.max_line.max(1);
     let mut failure = None;
+    let mut stopped = false;
     let (mut counts, bytes) = if format.reading() == Reading::StreamElements {
         let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        loop {
+        while !stopped {
             let err = match events.next_event() {
                 None => break,
                 Some(Ok(ev)) => {
-                    f(Item::Event(&ev));
+                    stopped = f(Item::Event(&ev)).is_break();
                     continue;
                 }
                 Some(Err(e)) => e,
             };
-            hand_error(err, events.last_element().map(|e| e.bytes), &mut failure, &mut f);
+            let bytes = events.last_element().map(|e| e.bytes);
+            stopped = hand_error(err, bytes, &mut failure, &mut f).is_break();
         }
         (events.counts(), events.bytes_read())
     } else {
@@ -432,18 +439,18 @@ pub fn read_source(
         let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
         let mut events =
             EventReader::with_capacity(LfWatch::new(rdr, limit), DEFAULT_READ_SIZE, max_line);
-        loop {
+        while !stopped {
             let err = match events.next_event() {
                 None => break,
                 Some(Ok(ev)) => {
-                    f(Item::Event(&ev));
+                    stopped = f(Item::Event(&ev)).is_break();
                     continue;
                 }
                 Some(Err(e)) => e,
             };
             let line = events.last_line().map(|l| l.bytes);
             let line = line.filter(|_| err.kind() != ErrorKind::LineTooLong);
-            hand_error(err, line, &mut failure, &mut f);
+            stopped = hand_error(err, line, &mut failure, &mut f).is_break();
         }
         (events.counts(), events.bytes_read())
     };
@@ -451,17 +458,18 @@ pub fn read_source(
     if let Some(e) = &failure
         && !unreadable
     {
-        f(Item::Error {
+        let _ = f(Item::Error {
             error: e,
             bytes: None,
         });
     }
     if failure.is_none()
+        && !stopped
         && let Some(e) = report.take()
     {
         counts.errors += 1;
         let e = ended_early(e, counts.lines + 1, bytes);
-        f(Item::Error {
+        let _ = f(Item::Error {
             error: &e,
             bytes: None,
         });
@@ -473,6 +481,7 @@ pub fn read_source(
         format: Some(format),
         unreadable: failure.is_some() && unreadable,
         failure,
+        stopped,
     }
 }
 
@@ -482,19 +491,24 @@ fn hand_error(
     e: Error,
     bytes: Option<&[u8]>,
     failure: &mut Option<Error>,
-    f: &mut impl FnMut(Item<'_, '_>),
-) {
+    f: &mut impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     if e.is_fatal() {
         *failure = Some(e);
+        ControlFlow::Continue(())
     } else {
         let e = explain_line_error(e, bytes);
-        f(Item::Error { error: &e, bytes });
+        f(Item::Error { error: &e, bytes })
     }
 }
 
 /// Open `path` and read it with [`read_source`]; a file that cannot be
 /// opened is an [`InputEnd`] with its failure (`unreadable`) and no item.
-pub fn read_path(path: &Path, opts: &ReadOptions, f: impl FnMut(Item<'_, '_>)) -> InputEnd {
+pub fn read_path(
+    path: &Path,
+    opts: &ReadOptions,
+    f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+) -> InputEnd {
     match Source::open(path) {
         Ok(src) => read_source(src, opts, f),
         Err(e) => InputEnd {
