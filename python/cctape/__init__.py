@@ -44,9 +44,9 @@ from ._cctape import (
     ReadError,
     Reader,
     read,
-    to_arrow,
     verdict,
 )
+from ._cctape import to_arrow as _to_arrow
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -249,6 +249,46 @@ def runs(
             source, exit_code=exit_code, format=format, jobs=jobs, max_line=max_line, name=name
         )
     ]
+
+
+def to_arrow(
+    source: Any,
+    table: str = "events",
+    *,
+    raw: bool = False,
+    pyarrow: bool = True,
+    format: str = "auto",
+    jobs: int = 0,
+    max_line: Optional[int] = None,
+    name: Optional[str] = None,
+) -> Any:
+    """The Parquet export's table (``events``, ``runs`` or ``tools``; the
+    same columns, types and rows as ``cctape export`` writes, see
+    ``docs/export-schema.md``) as Arrow data, through the Arrow C stream
+    interface: no copy into Python objects.
+
+    Returns a ``pyarrow.Table`` (``polars.from_arrow(t)``, ``t.to_pandas()``,
+    ``duckdb.sql("... from t")``); with ``pyarrow=False`` a `ArrowTable`,
+    which implements ``__arrow_c_stream__`` for pyarrow-free consumers
+    (``duckdb.sql("... from t")``, ``polars.DataFrame(t)``,
+    ``pandas.DataFrame.from_arrow(t)``). ``raw=True`` adds the ``raw``
+    column (each event's line) to ``events``.
+
+    >>> t = to_arrow(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.25}\n', "runs")
+    >>> t.column("verdict").to_pylist(), t.column("total_cost_usd").to_pylist()
+    (['success'], [0.25])
+    """
+    t = _to_arrow(source, table, raw=raw, format=format, jobs=jobs, max_line=max_line, name=name)
+    if not pyarrow:
+        return t
+    try:
+        import pyarrow as pa
+    except ImportError as e:
+        raise ImportError(
+            "to_arrow returns a pyarrow.Table: pip install pyarrow (or cctape[arrow]), "
+            "or pass pyarrow=False for the PyCapsule object"
+        ) from e
+    return pa.table(t)
 
 
 def stats(
