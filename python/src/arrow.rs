@@ -309,9 +309,11 @@ impl ArrowTable {
         ArrowTable::to_pyarrow(slf)?.call_method0("to_pandas")
     }
 
-    /// As a polars DataFrame (no copy; needs polars).
+    /// As a polars DataFrame (no copy; needs polars). `polars.from_arrow`
+    /// makes a struct Series of any stream that is not a pyarrow table;
+    /// `polars.DataFrame` takes the stream as a table.
     fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        slf.py().import("polars")?.call_method1("from_arrow", (slf,))
+        slf.py().import("polars")?.call_method1("DataFrame", (slf,))
     }
 
     fn __len__(&self) -> usize {
