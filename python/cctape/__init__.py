@@ -45,6 +45,7 @@ from ._cctape import (
     Reader,
     read,
     verdict,
+    walk,
 )
 from ._cctape import to_arrow as _to_arrow
 
@@ -64,6 +65,7 @@ __all__ = [
     "stats",
     "to_arrow",
     "verdict",
+    "walk",
 ]
 
 #: Bytes asked of a stream at a time by `follow`.

@@ -131,11 +131,31 @@ fn to_arrow(
     arrow::to_arrow(py, &inputs, which, raw, &opts, jobs)
 }
 
+/// The inputs a path names, as `cctape` finds them: a file as it is, a
+/// directory walked recursively in name order for stream files (`*.jsonl`,
+/// `*.ndjson`, `*.json`, `*.log` and their `.gz`/`.zst` forms). Entries passed
+/// over are warned about; directories that cannot be read raise `OSError`.
+#[pyfunction]
+#[pyo3(signature = (path, *, follow_links=false))]
+fn walk(py: Python<'_>, path: std::path::PathBuf, follow_links: bool) -> PyResult<Vec<String>> {
+    if !path.is_dir() {
+        return Ok(vec![path.display().to_string()]);
+    }
+    let mut w = cctape::inputs::Walk::default();
+    py.detach(|| w.dir(&path, follow_links));
+    sources::warn_skipped(py, &w.skipped)?;
+    if let Some((p, e)) = w.errors.into_iter().next() {
+        return Err(pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", p.display())));
+    }
+    Ok(w.files.iter().map(|p| p.display().to_string()).collect())
+}
+
 #[pymodule]
 fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(verdict, m)?)?;
     m.add_function(wrap_pyfunction!(to_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(walk, m)?)?;
     m.add_class::<items::Event>()?;
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;

@@ -114,11 +114,7 @@ fn add(obj: &Bound<'_, PyAny>, name: Option<&str>, out: &mut Vec<Input>) -> PyRe
     } else if path.is_dir() {
         let mut walk = Walk::default();
         walk.dir(&path, false);
-        for (p, why) in &walk.skipped {
-            let msg = format!("cctape: {}: {why}", cctape::inputs::shown_path(p));
-            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-            PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
-        }
+        warn_skipped(py, &walk.skipped)?;
         for (p, e) in walk.errors {
             out.push(Input {
                 name: p.display().to_string(),
@@ -134,6 +130,16 @@ fn add(obj: &Bound<'_, PyAny>, name: Option<&str>, out: &mut Vec<Input>) -> PyRe
             name: name.map_or_else(|| path.display().to_string(), str::to_string),
             src: Src::Path(path),
         });
+    }
+    Ok(())
+}
+
+/// A `UserWarning` for each entry a walk passed over (never in silence).
+pub fn warn_skipped(py: Python<'_>, skipped: &[(PathBuf, String)]) -> PyResult<()> {
+    for (p, why) in skipped {
+        let msg = format!("cctape: {}: {why}", cctape::inputs::shown_path(p));
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
     }
     Ok(())
 }
