@@ -15,6 +15,7 @@ mod json;
 mod reader;
 mod report;
 mod sources;
+mod stats_report;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -111,6 +112,25 @@ fn verdict<'py>(
     report::records_to_py(py, &all)
 }
 
+/// The report `cctape stats --json [--by KEY]` prints, as one dict.
+#[pyfunction]
+#[pyo3(signature = (source, *, by=None, format="auto", jobs=0, max_line=None, name=None))]
+fn stats<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    by: Option<&str>,
+    format: &str,
+    jobs: usize,
+    max_line: Option<usize>,
+    name: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let by = stats_report::By::parse(by)?;
+    let opts = read_options(format, max_line)?;
+    let inputs = Inputs::of(source, name)?;
+    let report = stats_report::stats_report(py, &inputs, by, &opts, jobs)?;
+    json::serde_to_py(py, &report)
+}
+
 /// The export's table as Arrow data (`events`, `runs` or `tools`).
 #[pyfunction]
 #[pyo3(signature = (source, table="events", *, raw=false, format="auto", jobs=0, max_line=None, name=None))]
@@ -156,6 +176,7 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verdict, m)?)?;
     m.add_function(wrap_pyfunction!(to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(walk, m)?)?;
+    m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_class::<items::Event>()?;
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;
