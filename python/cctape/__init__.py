@@ -1,4 +1,4 @@
-"""cctape: read what Claude Code writes, fast and exactly, from Python.
+r"""cctape: read what Claude Code writes, fast and exactly, from Python.
 
 A thin layer over the Rust library `cctape`: the same reading, the same run
 rules and the same figures as the `cctape` command, with the GIL released
@@ -9,7 +9,7 @@ object, or a list of these; gzip and zstd told by their first bytes; JSON
 arrays and pretty JSON read element by element)::
 
     >>> import cctape
-    >>> data = b'{"type":"system","subtype":"init","session_id":"s1"}\\nnot json\\n'
+    >>> data = b'{"type":"system","subtype":"init","session_id":"s1"}\nnot json\n'
     >>> [(x.kind, x.line) if x.ok else (x.kind, x.line, x.message) for x in cctape.read(data)]
     [('system/init', 1), ('invalid_json', 2, 'expected `null`')]
 
@@ -47,6 +47,7 @@ from ._cctape import (
     verdict,
     walk,
 )
+from ._cctape import stats as _stats
 from ._cctape import to_arrow as _to_arrow
 
 __all__ = [
@@ -73,7 +74,7 @@ CHUNK_SIZE = 64 * 1024
 
 
 class Follow:
-    """Events of a live stream, as they arrive: ``for ev in follow(f)`` over
+    r"""Events of a live stream, as they arrive: ``for ev in follow(f)`` over
     a binary (or text) file object such as ``subprocess.Popen(...).stdout``,
     or ``async for ev in follow(reader)`` over an ``asyncio.StreamReader``
     (``asyncio.create_subprocess_exec(..., stdout=PIPE).stdout``).
@@ -89,7 +90,7 @@ class Follow:
     ``cctape verdict --json`` prints them.
 
     >>> import io
-    >>> f = follow(io.BytesIO(b'{"type":"system","subtype":"init","session_id":"s"}\\n{"type":"result","subtype":"success","is_error":false,"session_id":"s"}'))
+    >>> f = follow(io.BytesIO(b'{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","is_error":false,"session_id":"s"}'))
     >>> [ev.kind for ev in f]
     ['system/init', 'result/success']
     >>> [(r["verdict"], r["ok"]) for r in f.verdict(exit_code=0)]
@@ -240,9 +241,9 @@ def runs(
     max_line: Optional[int] = None,
     name: Optional[str] = None,
 ) -> List[Run]:
-    """`verdict` as `Run` objects.
+    r"""`verdict` as `Run` objects.
 
-    >>> [r.verdict for r in runs(b'{"type":"result","subtype":"error_max_turns","is_error":false}\\n')]
+    >>> [r.verdict for r in runs(b'{"type":"result","subtype":"error_max_turns","is_error":false}\n')]
     ['max_turns']
     """
     return [
@@ -264,7 +265,7 @@ def to_arrow(
     max_line: Optional[int] = None,
     name: Optional[str] = None,
 ) -> Any:
-    """The Parquet export's table (``events``, ``runs`` or ``tools``; the
+    r"""The Parquet export's table (``events``, ``runs`` or ``tools``; the
     same columns, types and rows as ``cctape export`` writes, see
     ``docs/export-schema.md``) as Arrow data, through the Arrow C stream
     interface: no copy into Python objects.
@@ -302,7 +303,12 @@ def stats(
     max_line: Optional[int] = None,
     name: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """The report ``cctape stats --json [--by KEY]`` prints, as one dict."""
-    from ._cctape import stats as _stats
+    r"""The report ``cctape stats --json [--by KEY]`` prints, as one dict
+    (keys in the documented order, ``docs/accounting.md``); ``by`` is
+    ``file``, ``session``, ``model``, ``version`` or ``day``.
 
+    >>> s = stats(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.5}\n')
+    >>> s["runs"], s["verdicts"]["success"], s["total_cost_usd"]
+    (1, 1, 0.5)
+    """
     return _stats(source, by=by, format=format, jobs=jobs, max_line=max_line, name=name)
