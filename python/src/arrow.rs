@@ -13,8 +13,8 @@
 use crate::sources::{Inputs, read_input};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator, StringArray,
-    TimestampMillisecondArray,
+    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator,
+    StringArray, TimestampMillisecondArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::ffi::FFI_ArrowSchema;
@@ -79,7 +79,10 @@ fn schema<T: Table>(raw: bool) -> SchemaRef {
         .map(|(_, c)| Field::new(c.name, data_type(c.kind), c.nullable))
         .collect();
     let meta = HashMap::from([
-        ("cctape.schema_version".to_string(), SCHEMA_VERSION.to_string()),
+        (
+            "cctape.schema_version".to_string(),
+            SCHEMA_VERSION.to_string(),
+        ),
         ("cctape.table".to_string(), T::NAME.to_string()),
     ]);
     Arc::new(Schema::new_with_metadata(fields, meta))
@@ -290,7 +293,11 @@ impl ArrowTable {
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.schema.fields().iter().map(|f| f.name().clone()).collect()
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
     }
 
     /// Record batches.

@@ -134,17 +134,21 @@ impl Decoder {
     /// `exit_code` applies to the last run. An input without events gives
     /// one `startup_failure` record.
     #[pyo3(signature = (exit_code=None))]
-    fn verdict<'py>(&mut self, py: Python<'py>, exit_code: Option<i32>) -> PyResult<Bound<'py, PyList>> {
+    fn verdict<'py>(
+        &mut self,
+        py: Python<'py>,
+        exit_code: Option<i32>,
+    ) -> PyResult<Bound<'py, PyList>> {
         if !self.finished {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "verdict before finish: the input has not ended (call finish() first)",
             ));
         }
         self.runs.finish();
-        let records = self
-            .runs
-            .clone()
-            .records(&self.names[0], self.counts.events, None, exit_code);
+        let records =
+            self.runs
+                .clone()
+                .records(&self.names[0], self.counts.events, None, exit_code);
         records_to_py(py, &records)
     }
 

@@ -2,9 +2,9 @@
 //! report records (`serde_json::Value`, keys in their documented order).
 
 use cctape::parse::{Number, Value, ValueKind};
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use pyo3::IntoPyObjectExt;
 
 /// A number beyond u64/i64/f64, from its text: an int when it is an
 /// integer (Python ints have no limit), a float otherwise (`1e400` is inf,

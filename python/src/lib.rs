@@ -47,7 +47,12 @@ fn read(
     let opts = read_options(format, max_line)?;
     let on_error = reader::OnError::parse(errors)?;
     let inputs = Inputs::of(source, name)?;
-    Ok(reader::Reader::start(inputs, opts, jobs_or_cores(jobs), on_error))
+    Ok(reader::Reader::start(
+        inputs,
+        opts,
+        jobs_or_cores(jobs),
+        on_error,
+    ))
 }
 
 /// Exit codes: one for every input, or one per input name.
@@ -165,7 +170,10 @@ fn walk(py: Python<'_>, path: std::path::PathBuf, follow_links: bool) -> PyResul
     py.detach(|| w.dir(&path, follow_links));
     sources::warn_skipped(py, &w.skipped)?;
     if let Some((p, e)) = w.errors.into_iter().next() {
-        return Err(pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", p.display())));
+        return Err(pyo3::exceptions::PyOSError::new_err(format!(
+            "{}: {e}",
+            p.display()
+        )));
     }
     Ok(w.files.iter().map(|p| p.display().to_string()).collect())
 }

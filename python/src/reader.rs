@@ -97,7 +97,13 @@ impl Sched {
 
 /// Read input `i` into batches sent through `tx`; stop when the consumer
 /// is gone.
-fn read_one(i: usize, input: &Input, names: &Arc<Vec<String>>, opts: &ReadOptions, tx: &SyncSender<Msg>) {
+fn read_one(
+    i: usize,
+    input: &Input,
+    names: &Arc<Vec<String>>,
+    opts: &ReadOptions,
+    tx: &SyncSender<Msg>,
+) {
     let mut batch = Batch::new(Arc::clone(names));
     let idx = i as u32;
     let end = read_input(input, opts, |item| {

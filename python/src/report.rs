@@ -107,7 +107,9 @@ impl InputRuns {
         exit_code: Option<i32>,
     ) -> Vec<Value> {
         if let Some(why) = unreadable {
-            return vec![json!({"verdict": null, "ok": false, "file": name, "error": why.to_string()})];
+            return vec![
+                json!({"verdict": null, "ok": false, "file": name, "error": why.to_string()}),
+            ];
         }
         let no_events = (events == 0).then(|| self.no_events());
         let runs = self.finish();

@@ -133,7 +133,12 @@ struct FileFigures {
     no_events: Option<Value>,
 }
 
-fn read_file_figures(i: usize, input: &crate::sources::Input, opts: &ReadOptions, by: Option<By>) -> FileFigures {
+fn read_file_figures(
+    i: usize,
+    input: &crate::sources::Input,
+    opts: &ReadOptions,
+    by: Option<By>,
+) -> FileFigures {
     let mut stats = Stats::new();
     let mut runs = InputRuns::default();
     let end = read_input(input, opts, |item| {
@@ -192,7 +197,8 @@ pub fn stats_report(
             let format = n["format"].as_str().unwrap_or("other").to_string();
             *by_format.entry(format.clone()).or_default() += 1;
             if without.len() < 100 {
-                without.push(json!({"file": name, "format": format, "first_line": n["first_line"]}));
+                without
+                    .push(json!({"file": name, "format": format, "first_line": n["first_line"]}));
             }
         }
     }

@@ -550,8 +550,8 @@ fn piece_done<S>(piece: &Piece<'_>, sink: S, counts: Counts, bytes: u64) -> Done
 
 // Why an input ended early, and CR line ends named in a line's error: the
 // library's (`cctape::inputs`), so that every front end says the same.
-use cctape::inputs::ended_early;
 pub use cctape::inputs::CR_LINE_ENDS;
+use cctape::inputs::ended_early;
 use cctape::inputs::explain_line_error as explain;
 
 /// Hands lines to a sink that reads lines itself or with the scanner:
