@@ -36,8 +36,10 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Position};
-use crate::event::Event;
-use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE};
+use crate::event::{Event, parse_event};
+use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
+use crate::parse::Parser;
+use crate::scan::{ScanMode, Scanned, Scanner};
 use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, LfWatch, Source};
 use crate::stream::{Counts, ElementEventReader, EventReader};
@@ -256,6 +258,11 @@ pub struct ReadOptions {
     /// The longest line (or JSON element) read; a longer one is a
     /// `line_too_long` error, skipped. Default 256 MiB.
     pub max_line: usize,
+    /// `Some(mode)`: lines are read by the lazy scanner (no tape; every
+    /// byte still checked in [`ScanMode::Validated`]) and handed out as
+    /// [`Item::Scanned`], for readers that need the hot fields only. JSON
+    /// elements are always parsed ([`Item::Event`]). Default `None`.
+    pub scan: Option<ScanMode>,
 }
 
 impl Default for ReadOptions {
@@ -263,6 +270,7 @@ impl Default for ReadOptions {
         ReadOptions {
             format: FormatChoice::Auto,
             max_line: DEFAULT_MAX_LINE,
+            scan: None,
         }
     }
 }
@@ -281,6 +289,8 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 pub enum Item<'a, 'e> {
     /// An event.
     Event(&'a Event<'e>),
+    /// An event read by the scanner (with [`ReadOptions::scan`]).
+    Scanned(&'a Scanned<'e>),
     /// A line (or element) that is not an event, or why the input ended
     /// (an I/O error, the last item). `bytes` holds the bad line's bytes
     /// when they were kept (not for a line past the maximum, nor for an
@@ -433,6 +443,50 @@ pub fn read_source(
             stopped = hand_error(err, bytes, &mut failure, &mut f).is_break();
         }
         (events.counts(), events.bytes_read())
+    } else if let Some(mode) = opts.scan {
+        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let mut lines =
+            LineReader::with_capacity(LfWatch::new(rdr, limit), DEFAULT_READ_SIZE, max_line);
+        let mut scanner = Scanner::new();
+        let mut parser = Parser::new();
+        let mut counts = Counts::default();
+        while !stopped {
+            let span = match lines.next_span() {
+                None => break,
+                Some(Ok(span)) => span,
+                Some(Err(e)) => {
+                    counts.errors += 1;
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    stopped = hand_error(e, None, &mut failure, &mut f).is_break();
+                    continue;
+                }
+            };
+            let line = lines.line(span);
+            counts.lines += 1;
+            if line.is_blank() {
+                counts.blank_lines += 1;
+                continue;
+            }
+            let scanned = scanner.scan_with(&line, mode);
+            stopped = match scanned {
+                Ok(s) => {
+                    counts.events += 1;
+                    f(Item::Scanned(&s))
+                }
+                Err(e) => {
+                    counts.errors += 1;
+                    // The tape parser's error (same kind, its own reason and
+                    // column), so that a bad line reads the same whichever
+                    // way it was read; bad lines are rare.
+                    let e = parse_event(&mut parser, &line).err().unwrap_or(e);
+                    hand_error(e, Some(line.bytes), &mut failure, &mut f)
+                }
+            }
+            .is_break();
+        }
+        (counts, lines.bytes_read())
     } else {
         // An endless line (/dev/zero) ends the input instead of being
         // skipped for ever.

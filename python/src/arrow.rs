@@ -220,6 +220,8 @@ pub fn to_arrow(
             match item {
                 Item::Event(ev) => rows.push(ev),
                 Item::Error { error, .. } => rows.push_error(error),
+                // Not asked for (`ReadOptions::scan` is off here).
+                Item::Scanned(_) => {}
             }
             ControlFlow::Continue(())
         });

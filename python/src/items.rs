@@ -13,6 +13,7 @@ use cctape::error::Error;
 use cctape::event::{Event as RsEvent, EventKind, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
+use cctape::scan::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -120,19 +121,7 @@ impl Batch {
         let kind = ev.kind();
         let ty = self.put_str(ev.raw_type());
         let subtype = ev.raw_subtype().map(|s| self.put_str(s));
-        let name = match kind.name() {
-            Some(n) => self.put_str(n),
-            None => match &subtype {
-                Some(sub) => {
-                    let (t, s) = (ty.clone(), sub.clone());
-                    let start = self.strs.len();
-                    let joined = format!("{}/{}", &self.strs[t], &self.strs[s]);
-                    self.strs.push_str(&joined);
-                    start..self.strs.len()
-                }
-                None => ty.clone(),
-            },
-        };
+        let name = self.kind_name(kind, &ty, &subtype);
         let session_id = ev.session_id().map(|s| self.put_str(s));
         let raw = self.put_raw(ev.raw());
         self.recs.push(Rec {
@@ -148,6 +137,58 @@ impl Batch {
                 session_id,
             },
         });
+    }
+
+    /// Add an event read by the scanner, of input `input`.
+    pub fn push_scanned(&mut self, input: u32, sc: &Scanned<'_>) {
+        let kind = sc.kind();
+        let ty = self.put_str(sc.raw_type());
+        let subtype = sc.raw_subtype().map(|s| self.put_str(s));
+        let name = self.kind_name(kind, &ty, &subtype);
+        let session_id = sc.session_id().map(|s| match s.as_str() {
+            Some(plain) => self.put_str(plain),
+            None => {
+                let start = self.strs.len();
+                s.unescape_into(&mut self.strs);
+                start..self.strs.len()
+            }
+        });
+        let raw = self.put_raw(sc.raw());
+        let p = sc.position();
+        self.recs.push(Rec {
+            input,
+            line: p.line,
+            offset: p.offset,
+            raw,
+            what: What::Event {
+                kind,
+                name,
+                ty,
+                subtype,
+                session_id,
+            },
+        });
+    }
+
+    /// `type/subtype` as `cctape stats` names the kind.
+    fn kind_name(
+        &mut self,
+        kind: EventKind,
+        ty: &Range<usize>,
+        subtype: &Option<Range<usize>>,
+    ) -> Range<usize> {
+        match kind.name() {
+            Some(n) => self.put_str(n),
+            None => match subtype {
+                Some(sub) => {
+                    let start = self.strs.len();
+                    let joined = format!("{}/{}", &self.strs[ty.clone()], &self.strs[sub.clone()]);
+                    self.strs.push_str(&joined);
+                    start..self.strs.len()
+                }
+                None => ty.clone(),
+            },
+        }
     }
 
     /// Add a bad line (with its bytes when kept) or a final error of input

@@ -109,6 +109,7 @@ fn read_one(
     let end = read_input(input, opts, |item| {
         match item {
             Item::Event(ev) => batch.push_event(idx, ev),
+            Item::Scanned(sc) => batch.push_scanned(idx, sc),
             Item::Error { error, bytes } => batch.push_error(idx, error, bytes),
         }
         if batch.is_full() {
@@ -144,7 +145,10 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn start(inputs: Inputs, opts: ReadOptions, jobs: usize, on_error: OnError) -> Reader {
+    /// Start the workers. Lines are read by the validating scanner (the hot
+    /// fields without a tape; other fields are parsed when asked for).
+    pub fn start(inputs: Inputs, mut opts: ReadOptions, jobs: usize, on_error: OnError) -> Reader {
+        opts.scan = Some(cctape::scan::ScanMode::Validated);
         let n = inputs.list.len();
         let jobs = jobs.clamp(1, n.max(1));
         let mut txs = Vec::with_capacity(n);

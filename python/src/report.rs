@@ -187,6 +187,8 @@ pub fn input_records(input: &Input, opts: &ReadOptions, exit_code: Option<i32>) 
     let end = read_input(input, opts, |item| {
         match item {
             Item::Event(ev) => runs.push(ev),
+            // Not asked for (`ReadOptions::scan` is off here).
+            Item::Scanned(_) => {}
             Item::Error { error, bytes } => runs.push_error(error, bytes),
         }
         ControlFlow::Continue(())

@@ -147,6 +147,8 @@ fn read_file_figures(
                 stats.record_event(ev);
                 runs.push(ev);
             }
+            // Not asked for (`ReadOptions::scan` is off here).
+            Item::Scanned(_) => {}
             Item::Error { error, bytes } => {
                 stats.record_error(i, error);
                 runs.push_error(error, bytes);
