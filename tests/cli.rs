@@ -519,7 +519,7 @@ fn watch_passes_bytes_through_unchanged_and_exits_with_the_verdict() {
         assert_eq!(out.status.code(), Some(code), "{name}");
         let verdict: serde_json::Value =
             serde_json::from_slice(&out.stderr).expect("verdict JSON on stderr");
-        assert_eq!(verdict["file"], "-");
+        assert_eq!(verdict["file"], "<stdin>");
         assert!(verdict["verdict"].is_string());
     }
 }
