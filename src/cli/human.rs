@@ -26,6 +26,14 @@ pub fn money_sum(v: &SumValue) -> String {
     }
 }
 
+/// A duration for people, in seconds with a tenth: `0.4s`, `1,234.5s`
+/// (a negative one, from clocks that disagree, keeps its sign).
+pub fn seconds(ms: i64) -> String {
+    let abs = ms.unsigned_abs();
+    let sign = if ms < 0 { "-" } else { "" };
+    format!("{sign}{}.{}s", thousands(abs / 1000), abs % 1000 / 100)
+}
+
 /// `1 tool call`, `2 tool calls`, `1,234 runs`.
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
@@ -138,6 +146,9 @@ mod tests {
         assert_eq!(money(-0.5), "-0.5000");
         assert_eq!(count(1, "tool call", "tool calls"), "1 tool call");
         assert_eq!(count(1200, "run", "runs"), "1,200 runs");
+        assert_eq!(seconds(400), "0.4s");
+        assert_eq!(seconds(1_234_567), "1,234.5s");
+        assert_eq!(seconds(-1500), "-1.5s");
         assert_eq!(clean("a\u{1b}[31mb\nc"), "a\\x1b[31mb\\nc");
         let mut t = Table::new(&[("model", Align::Left), ("runs", Align::Right)]);
         t.row(vec!["m".into(), "1,000".into()]);

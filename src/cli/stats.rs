@@ -730,7 +730,7 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         let _ = writeln!(
             o,
             "\nerrors (first {} of {})",
-            s.errors.len(),
+            thousands(s.errors.len() as u64),
             thousands(s.counts.errors)
         );
         for e in &s.errors {

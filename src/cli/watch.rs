@@ -149,7 +149,7 @@ impl Status {
             },
             thousands(self.output_tokens + self.last_output),
             cost,
-            self.running()
+            thousands(self.running() as u64)
         )
     }
 }
