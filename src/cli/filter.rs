@@ -160,7 +160,8 @@ impl Probe for Event<'_> {
     }
 
     fn session_in(&self, any: &[String]) -> bool {
-        self.session_id().is_some_and(|s| any.iter().any(|x| x == s))
+        self.session_id()
+            .is_some_and(|s| any.iter().any(|x| x == s))
     }
 
     fn model_in(&self, any: &[String]) -> bool {
@@ -287,10 +288,20 @@ pub struct Args {
     include_zero: bool,
     /// Print each line's input name first (`NAME:LINE`). The default when
     /// more than one path is given or a directory is walked.
-    #[arg(long, short = 'H', overrides_with = "no_filename", help_heading = "Output")]
+    #[arg(
+        long,
+        short = 'H',
+        overrides_with = "no_filename",
+        help_heading = "Output"
+    )]
     with_filename: bool,
     /// Never print input names.
-    #[arg(long, short = 'I', overrides_with = "with_filename", help_heading = "Output")]
+    #[arg(
+        long,
+        short = 'I',
+        overrides_with = "with_filename",
+        help_heading = "Output"
+    )]
     no_filename: bool,
     /// Print a NUL byte after each input name instead of `:` (for
     /// `xargs -0`, `cut -d ''`).

@@ -78,7 +78,8 @@ struct ExitCodes {
 
 impl ExitCodes {
     fn read(path: &Path) -> Result<ExitCodes, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", shown_path(path)))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", shown_path(path)))?;
         let mut by_name = HashMap::new();
         let mut by_file = HashMap::new();
         for (i, line) in text.lines().enumerate() {
