@@ -1173,6 +1173,9 @@ mod tests {
             .map(|l| l.len() + 1)
             .sum::<usize>() as u64;
         assert_eq!(p.offset, line4_start);
-        assert_eq!(&input[p.byte() as usize..p.byte() as usize + 3], b"tru");
+        // The offending byte: the LF where `true` should go on.
+        let at = p.byte() as usize;
+        assert_eq!((&input[at - 3..at], input[at]), (&b"tru"[..], b'\n'));
+        assert_eq!(p.column, Some(12));
     }
 }

@@ -678,6 +678,18 @@ fn filter_and_fields_exit_like_grep() {
     let r = cctape(&["filter", "--type", "result", "/nonexistent/x.jsonl", &ok]);
     assert_eq!(r.status.code(), Some(2));
     assert!(stdout(&r).contains("\"type\":\"result\""));
+    // ... and gets no count (as grep -c and rg -c).
+    let r = cctape(&[
+        "filter",
+        "-c",
+        "--include-zero",
+        "--type",
+        "result",
+        "/nonexistent/x.jsonl",
+        &ok,
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert_eq!(stdout(&r), format!("{ok}:1\n"));
     // A usage error: 2.
     let r = cctape(&["filter", "--no-such-flag", &ok]);
     assert_eq!(r.status.code(), Some(2));

@@ -464,7 +464,9 @@ pub fn run(args: &Args) -> i32 {
             for e in &done.sink.unprinted {
                 exec::note_for(&shown[done.input], e);
             }
-            if done.last && args.count {
+            // An input that could not be read has no count (grep and
+            // ripgrep print none): its error was said on stderr.
+            if done.last && args.count && !done.unreadable {
                 let n = std::mem::take(&mut per_input);
                 let mut out = Vec::new();
                 match &conf.prefixes {

@@ -1,6 +1,6 @@
 //! Command-line parsing and dispatch. Each command lives in its own module
-//! and returns the process exit code: 0 fine, 1 findings or failed runs,
-//! 2 usage or I/O error.
+//! and returns the process exit code: 0 fine, 1 nothing selected, findings
+//! or failed runs, 2 usage or I/O error.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -33,9 +33,10 @@ mod watch;
 /// Every input is read once, from start to end, whatever it is (a file, a
 /// pipe, a FIFO, a device); output streams in input order.
 ///
-/// Exit codes: 0 fine; 1 findings or failed runs (verdict, check); 2 usage
-/// error, an input that could not be read, or output that could not be
-/// written. A closed pipe (`| head`) ends quietly with 0.
+/// Exit codes: 0 fine; 1 nothing selected (filter, fields: as grep),
+/// findings (check) or failed runs (verdict, watch); 2 usage error, an input
+/// that could not be read, or output that could not be written. A closed
+/// pipe (`| head`) ends quietly with 0.
 #[derive(Parser, Debug)]
 #[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
 struct Cli {
