@@ -26,12 +26,12 @@ pub fn money_sum(v: &SumValue) -> String {
     }
 }
 
-/// A duration for people, in seconds with a tenth: `0.4s`, `1,234.5s`
-/// (a negative one, from clocks that disagree, keeps its sign).
+/// A duration for people, in seconds rounded to a tenth: `0.4s`,
+/// `1,234.5s` (a negative one, from clocks that disagree, keeps its sign).
 pub fn seconds(ms: i64) -> String {
-    let abs = ms.unsigned_abs();
+    let tenths = ms.unsigned_abs().saturating_add(50) / 100;
     let sign = if ms < 0 { "-" } else { "" };
-    format!("{sign}{}.{}s", thousands(abs / 1000), abs % 1000 / 100)
+    format!("{sign}{}.{}s", thousands(tenths / 10), tenths % 10)
 }
 
 /// `1 tool call`, `2 tool calls`, `1,234 runs`.
@@ -147,7 +147,10 @@ mod tests {
         assert_eq!(count(1, "tool call", "tool calls"), "1 tool call");
         assert_eq!(count(1200, "run", "runs"), "1,200 runs");
         assert_eq!(seconds(400), "0.4s");
-        assert_eq!(seconds(1_234_567), "1,234.5s");
+        assert_eq!(seconds(1_234_567), "1,234.6s");
+        assert_eq!(seconds(6360), "6.4s");
+        assert_eq!(seconds(6349), "6.3s");
+        assert_eq!(seconds(999_960), "1,000.0s");
         assert_eq!(seconds(-1500), "-1.5s");
         assert_eq!(clean("a\u{1b}[31mb\nc"), "a\\x1b[31mb\\nc");
         let mut t = Table::new(&[("model", Align::Left), ("runs", Align::Right)]);
