@@ -67,6 +67,9 @@ pub struct Element<'b> {
     pub line: u64,
     /// 0-based byte offset of the element's first byte in the input.
     pub offset: u64,
+    /// 0-based byte of the element's first byte within line `line` (the
+    /// column errors on that line are counted from).
+    pub column: u64,
     /// False only when the input ended inside the element.
     pub complete: bool,
 }
@@ -93,6 +96,7 @@ impl<'b> Element<'b> {
             index: span.index,
             line: span.line,
             offset: span.offset,
+            column: span.column,
             complete: span.complete,
         }
     }
@@ -107,9 +111,8 @@ impl<'b> Element<'b> {
     /// Restate an error from reading [`as_line`](Element::as_line) at the
     /// physical line it is on: a pretty-printed element spans lines, and the
     /// column the scanner gives is a byte within the element. The result
-    /// names that line (its offset is where that line starts within the
-    /// element, the element's first byte on its first line), the column in
-    /// it, and the element's index.
+    /// names that line (its offset is where that line starts), the column
+    /// of the offending byte in it, and the element's index.
     ///
     /// ```
     /// use cctape::elements::Elements;
@@ -120,8 +123,9 @@ impl<'b> Element<'b> {
     /// let mut scanner = Scanner::new();
     /// let err = el.locate(scanner.scan(&el.as_line()).unwrap_err());
     /// let p = err.position();
-    /// assert_eq!((p.line, p.element), (4, Some(0)));
-    /// assert_eq!(p.byte(), 35);
+    /// // The offending byte is the LF after `tru`: the end of line 4.
+    /// assert_eq!((p.line, p.column, p.element), (4, Some(12), Some(0)));
+    /// assert_eq!(p.byte(), 38);
     /// ```
     pub fn locate(&self, err: Error) -> Error {
         let was = err.position();
@@ -137,7 +141,12 @@ impl<'b> Element<'b> {
                     p.offset = self.offset + last as u64 + 1;
                     p.column = Some((col - last - 1) as u64);
                 }
-                None => p.column = Some(col as u64),
+                None => {
+                    // On the element's first line: counted from that line's
+                    // start, as on every other line.
+                    p.offset = self.offset - self.column;
+                    p.column = Some(self.column + col as u64);
+                }
             }
         }
         err.relocated(p)
@@ -177,6 +186,7 @@ struct Found {
     end: u64,
     index: u64,
     line: u64,
+    column: u64,
     complete: bool,
 }
 
@@ -189,6 +199,7 @@ impl Found {
             index: self.index,
             line: self.line,
             offset: self.start,
+            column: self.column,
             complete: self.complete,
         }
     }
@@ -206,6 +217,8 @@ struct Splitter {
     in_value: bool,
     value_start: u64,
     value_line: u64,
+    /// Where the value in progress starts within its line.
+    value_column: u64,
     depth: u64,
     /// One bit per open container up to 1024 levels: 1 for an object.
     kinds: [u64; 16],
@@ -236,6 +249,7 @@ impl Splitter {
             in_value: false,
             value_start: 0,
             value_line: 0,
+            value_column: 0,
             depth: 0,
             kinds: [0; 16],
             in_str: false,
@@ -308,6 +322,7 @@ impl Splitter {
         self.value_start = self.pos;
         self.count_lines(buf, base, self.pos);
         self.value_line = self.line;
+        self.value_column = self.pos - self.line_start;
         self.depth = 0;
         self.in_str = false;
         self.esc = false;
@@ -454,6 +469,7 @@ impl Splitter {
             end,
             index,
             line: self.value_line,
+            column: self.value_column,
             complete,
         })
     }
@@ -714,6 +730,8 @@ pub struct ElementSpan {
     pub line: u64,
     /// 0-based byte offset of its first byte in the input.
     pub offset: u64,
+    /// 0-based byte of its first byte within line `line`.
+    pub column: u64,
     /// False when the input ended inside it.
     pub complete: bool,
 }
@@ -1155,6 +1173,9 @@ mod tests {
             .map(|l| l.len() + 1)
             .sum::<usize>() as u64;
         assert_eq!(p.offset, line4_start);
-        assert_eq!(&input[p.byte() as usize..p.byte() as usize + 3], b"tru");
+        // The offending byte: the LF where `true` should go on.
+        let at = p.byte() as usize;
+        assert_eq!((&input[at - 3..at], input[at]), (&b"tru"[..], b'\n'));
+        assert_eq!(p.column, Some(12));
     }
 }

@@ -47,6 +47,7 @@
 
 #[cfg(feature = "tokio")]
 pub mod aio;
+mod column;
 pub mod elements;
 pub mod error;
 pub mod event;

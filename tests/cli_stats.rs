@@ -296,16 +296,16 @@ fn json_stats_of_stdin_equal_those_of_the_file() {
             let mut from_stdin = json_of(&out);
             // Everything is the same but the name.
             for e in from_stdin["errors"].as_array_mut().unwrap() {
-                assert_eq!(e["file"], json!("-"));
+                assert_eq!(e["file"], json!("<stdin>"));
                 e["file"] = json!(path);
             }
             // Warnings name where they were first seen.
             for w in from_stdin["warnings"].as_object_mut().unwrap().values_mut() {
-                assert_eq!(w["first"]["file"], json!("-"));
+                assert_eq!(w["first"]["file"], json!("<stdin>"));
                 w["first"]["file"] = json!(path);
             }
             let pf = &mut from_stdin["per_file"][0];
-            assert_eq!(pf["file"], json!("-"));
+            assert_eq!(pf["file"], json!("<stdin>"));
             pf["file"] = json!(path);
             for e in pf["errors"].as_array_mut().unwrap() {
                 e["file"] = json!(path);

@@ -218,7 +218,7 @@ fn stdin_is_read_with_dash() {
     child.stdin.take().unwrap().write_all(&bytes).unwrap();
     let out = child.wait_with_output().unwrap();
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["file"], "-");
+    assert_eq!(r["file"], "<stdin>");
     assert_eq!(r["verdict"], "max_budget");
     assert_eq!(out.status.code(), Some(1));
 }

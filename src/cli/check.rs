@@ -3,7 +3,7 @@
 //! one example position each. Exit 1 when anything was found.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::inputs::escape;
+use super::human::{Align, Table, clean, version_order};
 use super::output::{print_json, thousands};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -359,8 +359,6 @@ pub fn run(args: &Args) -> i32 {
             }
         },
     );
-    let all = found.map;
-    let capped: Vec<&Key> = all.keys().filter(|k| k.3 == OTHER).collect();
     let version_name = |v: &str| {
         if v.is_empty() {
             "unknown".to_string()
@@ -368,8 +366,17 @@ pub fn run(args: &Args) -> i32 {
             v.to_string()
         }
     };
+    let all = found.map;
+    let capped: Vec<&Key> = all.keys().filter(|k| k.3 == OTHER).collect();
+    // Versions in semantic order (2.1.41 before 2.1.238), unknown last;
+    // within a version, by category, kind and detail.
+    let mut rows: Vec<(&Key, &Finding)> = all.iter().collect();
+    rows.sort_by(|a, b| {
+        let (v, w) = (version_name(&a.0.0), version_name(&b.0.0));
+        version_order(&v, &w).then_with(|| a.0.cmp(b.0))
+    });
     if args.json {
-        let rows: Vec<_> = all
+        let rows: Vec<_> = rows
             .iter()
             .map(|((v, c, k, d), f)| {
                 json!({
@@ -394,22 +401,29 @@ pub fn run(args: &Args) -> i32 {
     } else {
         use std::fmt::Write as _;
         let mut o = String::new();
-        let mut last_version = None;
-        for ((v, c, k, d), f) in &all {
-            if last_version != Some(v) {
-                let _ = writeln!(o, "claude_code_version {}", escape(&version_name(v)));
-                last_version = Some(v);
-            }
-            let _ = writeln!(
-                o,
-                "  {:>8}  {:<28} {:<28} {}  (first: {}:{})",
+        // One aligned table, a row per finding, each row whole (its
+        // version on it), so that `grep 2.1.41` keeps what it needs; the
+        // detail, often empty and of any length, last.
+        let mut t = Table::new(&[
+            ("version", Align::Left),
+            ("count", Align::Right),
+            ("category", Align::Left),
+            ("kind", Align::Left),
+            ("first", Align::Left),
+            ("detail", Align::Left),
+        ]);
+        for ((v, c, k, d), f) in &rows {
+            t.row(vec![
+                clean(&version_name(v)),
                 thousands(f.count),
-                c.name(),
-                escape(k),
-                escape(d),
-                shown[f.input],
-                f.line
-            );
+                c.name().to_string(),
+                clean(k),
+                format!("{}:{}", shown[f.input], f.line),
+                clean(d),
+            ]);
+        }
+        if !all.is_empty() {
+            o.push_str(&t.render());
         }
         if all.is_empty() {
             o.push_str("nothing found: every line fits the reference\n");

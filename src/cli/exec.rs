@@ -785,6 +785,7 @@ pub fn write_out(out: &mut Vec<u8>) {
 /// End the process for a failed write to stdout: quietly (exit 0) for a
 /// closed pipe, with a message and exit code 2 otherwise.
 pub fn write_failed(e: &std::io::Error) -> ! {
+    super::progress::clear();
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
@@ -795,7 +796,10 @@ pub fn write_failed(e: &std::io::Error) -> ! {
 /// A message on stderr, `cctape: ` first; a stderr that cannot be written
 /// to is ignored (there is nowhere left to say so).
 pub fn note(msg: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "cctape: {msg}");
+    // On a line of its own: the progress line is cleared first.
+    super::progress::suspend(|| {
+        let _ = writeln!(std::io::stderr().lock(), "cctape: {msg}");
+    });
 }
 
 /// A message about an input, its name escaped for a terminal.

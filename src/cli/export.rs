@@ -197,13 +197,14 @@ pub fn run(args: &Args) -> i32 {
         for r in &reports {
             let _ = writeln!(
                 o,
-                "{:<6}  {:>12} rows  {:>4} file{}  {:>10}  {}",
+                "{:<6}  {:>12} row{}  {:>4} file{}  {:>10}  {}",
                 r.name,
                 thousands(r.rows),
+                if r.rows == 1 { " " } else { "s" },
                 r.files.len(),
                 if r.files.len() == 1 { " " } else { "s" },
                 human_bytes(r.bytes),
-                args.out.join(r.name).display()
+                super::inputs::shown_path(&args.out.join(r.name))
             );
         }
         exec::write_out(&mut o.into_bytes());

@@ -216,19 +216,9 @@ impl RunFigures {
     fn ordered(&self, by: By) -> Vec<(&GroupKey, &RunTotals)> {
         let mut v: Vec<_> = self.groups.iter().collect();
         if by == By::Version {
-            v.sort_by_key(|g| version_key(&g.0.0));
+            v.sort_by(|a, b| super::human::version_order(&a.0.0, &b.0.0));
         }
         v
-    }
-}
-
-/// A version as numbers for ordering (`2.1.41` → [2, 1, 41]); what is not
-/// a version comes after every version, by its text.
-fn version_key(v: &str) -> (bool, Vec<u64>, String) {
-    let nums: Option<Vec<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
-    match nums {
-        Some(n) if !n.is_empty() => (false, n, String::new()),
-        _ => (true, Vec::new(), v.to_string()),
     }
 }
 
@@ -740,7 +730,7 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         let _ = writeln!(
             o,
             "\nerrors (first {} of {})",
-            s.errors.len(),
+            thousands(s.errors.len() as u64),
             thousands(s.counts.errors)
         );
         for e in &s.errors {

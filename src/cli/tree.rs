@@ -2,8 +2,8 @@
 //! tool calls, duration and status per node.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::{clean, count, money};
-use super::output::{thousands, write_json_value};
+use super::human::{clean, count, money, seconds};
+use super::output::write_json_value;
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
@@ -85,9 +85,9 @@ fn node_json(n: &SubagentNode) -> Value {
 /// `7,550 output tokens` with `≥` for a lower bound and the source.
 fn tokens_text(a: &AgentUsage) -> String {
     format!(
-        "{}{} output tokens ({})",
+        "{}{} ({})",
         if a.lower_bound() { "≥" } else { "" },
-        thousands(a.tokens.output_tokens),
+        count(a.tokens.output_tokens, "output token", "output tokens"),
         a.source.as_str()
     )
 }
@@ -95,12 +95,14 @@ fn tokens_text(a: &AgentUsage) -> String {
 fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
     let (_, tools, duration) = node_figures(n);
     let branch = if last { "└─ " } else { "├─ " };
-    let dur = duration.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let dur = duration.map_or(String::new(), |d| {
+        format!(", {}", seconds(i64::try_from(d).unwrap_or(i64::MAX)))
+    });
     let _ = writeln!(
         o,
         "{prefix}{branch}{}  [{}] {}, {}{dur}",
         clean(&node_label(n)),
-        n.status.as_deref().unwrap_or("?"),
+        clean(n.status.as_deref().unwrap_or("?")),
         tokens_text(&n.usage),
         count(tools, "tool call", "tool calls")
     );
@@ -113,7 +115,7 @@ fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
 fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     let main = &r.usage.main;
     let ms = r.wall_ms.or(r.duration_ms_sum);
-    let duration = ms.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let duration = ms.map_or(String::new(), |d| format!(", {}", seconds(d)));
     let cost = r
         .cost
         .total_cost_usd
@@ -131,7 +133,7 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
         o,
         "{}  session {}  [{}] main agent: {}, {}{subs}; {} in all{cost}{duration}",
         clean(file),
-        r.session_id.as_deref().unwrap_or("-"),
+        clean(r.session_id.as_deref().unwrap_or("-")),
         r.verdict.as_str(),
         count(main.messages, "call", "calls"),
         tokens_text(main),

@@ -8,8 +8,9 @@
 //! `docs/accounting.md` (`verdict`, `ok`, `file` first).
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::clean;
-use super::output::{thousands, write_json_value};
+use super::human::{clean, count, seconds};
+use super::inputs::shown_path;
+use super::output::write_json_value;
 use super::shape::Shape;
 use super::{Common, expand};
 use cctape::error::Error;
@@ -77,7 +78,8 @@ struct ExitCodes {
 
 impl ExitCodes {
     fn read(path: &Path) -> Result<ExitCodes, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", shown_path(path)))?;
         let mut by_name = HashMap::new();
         let mut by_file = HashMap::new();
         for (i, line) in text.lines().enumerate() {
@@ -88,14 +90,14 @@ impl ExitCodes {
             let Some((p, c)) = l.rsplit_once('\t') else {
                 return Err(format!(
                     "{}:{}: expected PATH<TAB>CODE, found {l:?}",
-                    path.display(),
+                    shown_path(path),
                     i + 1
                 ));
             };
             let code: i32 = c.trim().parse().map_err(|_| {
                 format!(
                     "{}:{}: {c:?} is not an exit code (an integer)",
-                    path.display(),
+                    shown_path(path),
                     i + 1
                 )
             })?;
@@ -131,15 +133,20 @@ pub fn no_events_record(r: &RunSummary, name: &str, no_events: Value) -> Value {
     Value::Object(o)
 }
 
-/// One run as a line for people.
+/// One run as a line for people. Lines, not a table: each run is printed
+/// as soon as its input is read (output streams), and a table would wait
+/// for the last run to know its widths.
 fn human_line(name: &str, r: &RunSummary) -> String {
     let mut parts = Vec::new();
     let last = r.last_result.as_ref();
     if let Some(n) = last.and_then(|l| l.num_turns) {
-        parts.push(format!("{n} turn{}", if n == 1 { "" } else { "s" }));
+        parts.push(match u64::try_from(n) {
+            Ok(n) => count(n, "turn", "turns"),
+            Err(_) => format!("{n} turns"),
+        });
     }
     if let Some(ms) = r.wall_ms.or(r.duration_ms_sum) {
-        parts.push(format!("{:.1}s", ms as f64 / 1000.0));
+        parts.push(seconds(ms));
     }
     match (
         r.cost.total_cost_usd,
@@ -152,9 +159,9 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     let m = &r.usage.main;
     if m.messages > 0 || m.tokens.output_tokens > 0 {
         parts.push(format!(
-            "{}{} output tokens ({})",
+            "{}{} ({})",
             if m.lower_bound() { "≥" } else { "" },
-            thousands(m.tokens.output_tokens),
+            count(m.tokens.output_tokens, "output token", "output tokens"),
             m.source.as_str()
         ));
     }
@@ -176,7 +183,7 @@ fn human_line(name: &str, r: &RunSummary) -> String {
         "{:<15} {}  {}  {}{warn}\n",
         r.verdict.as_str(),
         clean(name),
-        r.session_id.as_deref().unwrap_or("-"),
+        clean(r.session_id.as_deref().unwrap_or("-")),
         parts.join(", ")
     )
 }

@@ -149,7 +149,7 @@ impl Status {
             },
             thousands(self.output_tokens + self.last_output),
             cost,
-            self.running()
+            thousands(self.running() as u64)
         )
     }
 }
@@ -223,13 +223,20 @@ pub fn run(args: &Args) -> i32 {
         r.verdict = cctape::run::Verdict::StartupFailure;
         r.stream_verdict = cctape::run::Verdict::StartupFailure;
         write_json_value(
-            &super::verdict::no_events_record(&r, "-", shape.describe().to_json()),
+            &super::verdict::no_events_record(
+                &r,
+                super::inputs::STDIN_NAME,
+                shape.describe().to_json(),
+            ),
             &mut out,
         );
     }
     for r in &runs {
         any_not_ok |= !r.ok();
-        write_json_value(&r.to_json_with_file(Some("-")), &mut out);
+        write_json_value(
+            &r.to_json_with_file(Some(super::inputs::STDIN_NAME)),
+            &mut out,
+        );
     }
     if let Err(e) = std::io::stderr().write_all(&out) {
         eprintln!("cctape: writing the verdict: {e}");

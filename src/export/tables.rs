@@ -106,7 +106,7 @@ table! {
     /// object with a `type`), in line order within each run.
     EventRows = "events" {
         file "file": Str required
-            "The input as named on the command line (a path below a directory given, or `-` for standard input).",
+            "The input as named on the command line (a path below a directory given, or `<stdin>` for standard input, as ripgrep names it).",
         line "line": I64 required
             "The event's line number in the input (1-based, after decompression).",
         byte_offset "byte_offset": I64 required
