@@ -33,6 +33,7 @@ use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
+use crate::run::{ModelRole, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
@@ -53,6 +54,9 @@ pub struct TranscriptFile {
     pub session: Option<String>,
     /// For a subagent file: the agent's id (`agent-<id>.jsonl`).
     pub agent: Option<String>,
+    /// The file as named (the path given), to tell which files a session's
+    /// records came from ([`SessionSummary::files`]).
+    pub name: Option<String>,
 }
 
 impl TranscriptFile {
@@ -76,18 +80,21 @@ impl TranscriptFile {
         };
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
         let parent = path.parent();
+        let file = Some(path.display().to_string());
         if name(parent).as_deref() == Some("subagents") {
             let session_dir = parent.and_then(Path::parent);
             return TranscriptFile {
                 project: name(session_dir.and_then(Path::parent)),
                 session: name(session_dir),
                 agent: stem.map(|s| s.strip_prefix("agent-").unwrap_or(&s).to_owned()),
+                name: file,
             };
         }
         TranscriptFile {
             project: name(parent),
             session: stem,
             agent: None,
+            name: file,
         }
     }
 }
@@ -184,6 +191,25 @@ struct Facts {
     turn_duration_ms: u64,
     summary: u32,
     agents: Vec<AgentFacts>,
+    /// The files the records came from (name id, true for a session's own
+    /// file, false for a subagent's), in the order first seen.
+    files: Vec<(u32, bool)>,
+    /// The file of the last record (to skip the search above).
+    last_file: u32,
+    /// (timestamp or MIN, order seen, how) of the main chain's latest turn
+    /// event: a reply, an API error or an interrupt.
+    ending: Option<(i64, u64, End)>,
+}
+
+/// How a session's last turn ended, as folded (names are ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// An assistant reply, with its stop reason (`NONE` when null).
+    Reply(u32),
+    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    ApiError,
+    /// The user interrupted the turn.
+    Interrupted,
 }
 
 impl Default for Facts {
@@ -203,6 +229,9 @@ impl Default for Facts {
             turn_duration_ms: 0,
             summary: NONE,
             agents: Vec::new(),
+            files: Vec::new(),
+            last_file: NONE,
+            ending: None,
         }
     }
 }
@@ -226,6 +255,22 @@ impl Facts {
     fn seen_at(&mut self, ms: i64) {
         self.first_ms = Some(self.first_ms.map_or(ms, |f| f.min(ms)));
         self.last_ms = Some(self.last_ms.map_or(ms, |l| l.max(ms)));
+    }
+
+    /// A main-chain turn event at (time, order): kept when it is the latest.
+    fn ended(&mut self, at: (i64, u64), how: End) {
+        if self.ending.is_none_or(|(t, o, _)| at > (t, o)) {
+            self.ending = Some((at.0, at.1, how));
+        }
+    }
+
+    fn seen_file(&mut self, file: u32, main: bool) {
+        if file != self.last_file {
+            self.last_file = file;
+            if !self.files.iter().any(|(f, _)| *f == file) {
+                self.files.push((file, main));
+            }
+        }
     }
 }
 
@@ -267,6 +312,9 @@ pub struct TranscriptFold {
     loose: Vec<Request>,
     buf: String,
     records: u64,
+    /// The last file seen (its name, and the name's id), so that a file's
+    /// name is looked up once, not per record.
+    last_file: Option<(String, u32)>,
 }
 
 /// The top-level fields the fold reads, found in one walk.
@@ -420,7 +468,11 @@ impl TranscriptFold {
         };
         let sidechain = top.sidechain.unwrap_or(false) || agent != NONE;
         let version = top.version.map(|v| self.strings.id_raw(v, &mut self.buf));
+        let file_id = self.file_id(file);
         let f = &mut self.facts[sid as usize];
+        if file_id != NONE {
+            f.seen_file(file_id, file.agent.is_none());
+        }
         f.kinds[rec.kind().index()] += 1;
         if let Some(ms) = ms {
             f.seen_at(ms);
@@ -439,17 +491,28 @@ impl TranscriptFold {
         let raw = rec.scanned().raw();
         match rec.view() {
             RecordView::Assistant(a) => {
-                if a.is_api_error_message() {
+                let api_error = a.is_api_error_message();
+                let at = (ms.unwrap_or(i64::MIN), order);
+                if api_error {
                     f.api_errors += 1;
+                    if !sidechain {
+                        f.ended(at, End::ApiError);
+                    }
                 }
                 let Some(m) = top.message else { return };
                 let msg = MessageFields::of(m);
-                if !sidechain && let Some(reason) = msg.stop_reason {
-                    let at = (ms.unwrap_or(i64::MIN), order);
-                    if f.last_stop.is_none_or(|(t, o, _)| at > (t, o)) {
-                        let r = self.strings.id_raw(reason, &mut self.buf);
-                        self.facts[sid as usize].last_stop = Some((at.0, at.1, r));
-                    }
+                let reason = msg
+                    .stop_reason
+                    .map_or(NONE, |r| self.strings.id_raw(r, &mut self.buf));
+                let f = &mut self.facts[sid as usize];
+                if !sidechain && reason != NONE && f.last_stop.is_none_or(|(t, o, _)| at > (t, o))
+                {
+                    f.last_stop = Some((at.0, at.1, reason));
+                }
+                // The CLI's own messages (`/model`, `/cost`) are not replies.
+                let synthetic = msg.model.is_some_and(|m| m.raw() == b"<synthetic>");
+                if !sidechain && !api_error && !synthetic {
+                    f.ended(at, End::Reply(reason));
                 }
                 if let Some(usage) = msg.usage {
                     let request = a.request_id();
@@ -464,6 +527,9 @@ impl TranscriptFold {
                     && u.is_interrupt()
                 {
                     f.interrupted_turns += 1;
+                    if !sidechain {
+                        f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
+                    }
                 }
                 if key_true_in(raw, b"\"is_error\"") {
                     f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
@@ -474,7 +540,12 @@ impl TranscriptFold {
                 RecordKind::SystemTurnDuration => {
                     f.turn_duration_ms += s.duration_ms().unwrap_or(0);
                 }
-                RecordKind::SystemApiError => f.api_errors += 1,
+                RecordKind::SystemApiError => {
+                    f.api_errors += 1;
+                    if !sidechain {
+                        f.ended((ms.unwrap_or(i64::MIN), order), End::ApiError);
+                    }
+                }
                 _ => {}
             },
             RecordView::Summary(s) => {
@@ -514,6 +585,20 @@ impl TranscriptFold {
             }
             _ => {}
         }
+    }
+
+    /// The id of `file`'s name (`NONE` without one), looked up once per
+    /// file.
+    fn file_id(&mut self, file: &TranscriptFile) -> u32 {
+        let Some(name) = &file.name else { return NONE };
+        if let Some((last, id)) = &self.last_file
+            && last == name
+        {
+            return *id;
+        }
+        let id = self.strings.id(name);
+        self.last_file = Some((name.clone(), id));
+        id
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -658,6 +743,7 @@ impl TranscriptFold {
         let t = |i: u32| if i == NONE { NONE } else { tmap[i as usize] };
         let base = self.records;
         self.records += other.records;
+        self.last_file = None;
         for (i, of) in other.facts.into_iter().enumerate() {
             let sid = smap[i] as usize;
             if sid >= self.facts.len() {
@@ -696,6 +782,20 @@ impl TranscriptFold {
             f.turn_duration_ms += of.turn_duration_ms;
             if of.summary != NONE {
                 f.summary = t(of.summary);
+            }
+            for (file, main) in of.files {
+                let file = t(file);
+                if !f.files.iter().any(|(x, _)| *x == file) {
+                    f.files.push((file, main));
+                }
+            }
+            f.last_file = NONE;
+            if let Some((ms, o, how)) = of.ending {
+                let how = match how {
+                    End::Reply(r) => End::Reply(t(r)),
+                    other => other,
+                };
+                f.ended((ms, base + o), how);
             }
             for a in of.agents {
                 let mine = f.agent(t(a.agent));
@@ -759,6 +859,14 @@ impl TranscriptFold {
             let s = &mut by_session[r.session as usize];
             add(&mut s.totals);
             add(s.models.entry(model.to_owned()).or_default());
+            let role = if r.sidechain {
+                ModelRole::Subagent
+            } else {
+                ModelRole::Main
+            };
+            add(s.roles.entry((model.to_owned(), role)).or_default());
+            let day = r.millis.map(|ms| Day::of_millis(ms, zone));
+            add(s.days.entry((day, model.to_owned(), role)).or_default());
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
             }
@@ -787,7 +895,33 @@ impl TranscriptFold {
                 undated,
                 models: per_model,
                 agents: per_agent,
+                roles,
+                days,
             } = per;
+            let row = |((model, role), totals): ((String, ModelRole), Totals)| ModelRoleTotals {
+                model,
+                role,
+                totals,
+            };
+            let mut by_day: Vec<SessionDay> = Vec::new();
+            for ((day, model, role), t) in days {
+                if by_day.last().is_none_or(|d| d.day != day) {
+                    by_day.push(SessionDay {
+                        day,
+                        by_role: Vec::new(),
+                    });
+                }
+                if let Some(d) = by_day.last_mut() {
+                    d.by_role.push(row(((model, role), t)));
+                }
+            }
+            let mut files: Vec<(String, bool)> = f
+                .files
+                .iter()
+                .filter_map(|&(i, main)| Some((name(i)?, main)))
+                .collect();
+            // The session's own file first.
+            files.sort_by_key(|(_, main)| !main);
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
@@ -801,12 +935,22 @@ impl TranscriptFold {
             agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
             let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
             versions.sort_by(|a, b| version_order(a).cmp(&version_order(b)).then(a.cmp(b)));
+            let ending = f.ending.map(|(_, _, how)| match how {
+                End::Reply(r) => SessionEnd::Reply {
+                    stop_reason: name(r),
+                },
+                End::ApiError => SessionEnd::ApiError,
+                End::Interrupted => SessionEnd::Interrupted,
+            });
             out_sessions.push(SessionSummary {
                 session_id: id.to_string(),
                 project: name(f.project),
+                files: files.into_iter().map(|(n, _)| n).collect(),
                 totals,
                 undated,
                 models: models(per_model),
+                by_role: roles.into_iter().map(row).collect(),
+                by_day,
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -826,6 +970,7 @@ impl TranscriptFold {
                     turn_duration_ms: f.turn_duration_ms,
                     summary: name(f.summary),
                     agents,
+                    ending,
                 },
             });
         }
@@ -856,6 +1001,8 @@ struct PerSession {
     undated: Totals,
     models: BTreeMap<String, Totals>,
     agents: BTreeMap<u32, Totals>,
+    roles: BTreeMap<(String, ModelRole), Totals>,
+    days: BTreeMap<(Option<Day>, String, ModelRole), Totals>,
 }
 
 /// Numeric parts of a version (`2.1.39` -> [2, 1, 39]) for sorting.
@@ -889,6 +1036,12 @@ pub struct Totals {
     /// Requests with tokens whose model has no price (counted as costing
     /// nothing).
     pub unpriced_requests: u64,
+    /// Requests whose record stated its cost (`costUSD`).
+    pub stated_requests: u64,
+    /// Requests priced from the table.
+    pub priced_requests: u64,
+    /// The part of [`cost_usd`](Totals::cost_usd) priced from the table.
+    pub cost_priced_usd: f64,
 }
 
 impl Totals {
@@ -903,6 +1056,10 @@ impl Totals {
         self.cost_usd += c;
         if stated {
             self.cost_from_records_usd += c;
+            self.stated_requests += 1;
+        } else if cost.is_some() {
+            self.cost_priced_usd += c;
+            self.priced_requests += 1;
         }
         if !priced {
             self.unpriced_requests += 1;
@@ -918,6 +1075,45 @@ impl Totals {
     pub fn total_tokens(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write()
     }
+}
+
+/// A model's share of a session in one role: the main chain's requests
+/// ([`ModelRole::Main`]) or the subagents' (sidechain records, subagent
+/// files, relayed `agent_progress` messages: [`ModelRole::Subagent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelRoleTotals {
+    /// `message.model` as written (`-` when absent).
+    pub model: String,
+    /// Main or subagent.
+    pub role: ModelRole,
+    /// Its totals.
+    pub totals: Totals,
+}
+
+/// A session's requests of one day (`None`: their time is not a date).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionDay {
+    /// The day in the report's time zone.
+    pub day: Option<Day>,
+    /// Per model and role.
+    pub by_role: Vec<ModelRoleTotals>,
+}
+
+/// How a session's main chain ended: its latest reply, API error or
+/// interrupt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionEnd {
+    /// An assistant reply, with its `stop_reason` (null in most 2.x
+    /// transcripts, which write it before the message ends).
+    Reply {
+        /// `message.stop_reason`.
+        stop_reason: Option<String>,
+    },
+    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    ApiError,
+    /// The user interrupted the turn (`[Request interrupted by user...]`).
+    Interrupted,
 }
 
 /// A model's share of a session or a day.
@@ -974,6 +1170,29 @@ pub struct SessionFacts {
     pub summary: Option<String>,
     /// The subagents, by id.
     pub agents: Vec<AgentSummary>,
+    /// How the main chain's last turn ended; `None` when it has no reply,
+    /// API error or interrupt.
+    pub ending: Option<SessionEnd>,
+}
+
+impl SessionFacts {
+    /// What a transcript can say of how the session went (it has no
+    /// result): [`Verdict::Error`] when its last turn ended in an API error
+    /// or a reply cut short (`max_tokens`, `refusal`),
+    /// [`Verdict::Interrupted`] when the user interrupted it,
+    /// [`Verdict::NoResult`] when the main chain has no reply at all, and
+    /// [`Verdict::Success`] otherwise (the last turn got its reply).
+    pub fn verdict(&self) -> Verdict {
+        match &self.ending {
+            None => Verdict::NoResult,
+            Some(SessionEnd::ApiError) => Verdict::Error,
+            Some(SessionEnd::Interrupted) => Verdict::Interrupted,
+            Some(SessionEnd::Reply { stop_reason }) => match stop_reason.as_deref() {
+                Some("max_tokens" | "refusal") => Verdict::Error,
+                _ => Verdict::Success,
+            },
+        }
+    }
 }
 
 /// One session.
@@ -983,6 +1202,9 @@ pub struct SessionSummary {
     pub session_id: String,
     /// The project folder its first file was in, when known.
     pub project: Option<String>,
+    /// The files its records came from ([`TranscriptFile::name`]): its own
+    /// first, then its subagents', in the order read.
+    pub files: Vec<String>,
     /// Its requests, subagents' included.
     pub totals: Totals,
     /// The part of [`totals`](SessionSummary::totals) whose time is not a
@@ -990,6 +1212,10 @@ pub struct SessionSummary {
     pub undated: Totals,
     /// Per model.
     pub models: Vec<ModelTotals>,
+    /// Per model and role (main chain, subagents).
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Per day, then model and role (undated requests first, `day: None`).
+    pub by_day: Vec<SessionDay>,
     /// What its records say.
     pub facts: SessionFacts,
 }

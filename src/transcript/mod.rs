@@ -40,10 +40,11 @@
 //! ```
 
 mod fold;
+mod run;
 
 pub use fold::{
-    AgentSummary, DaySummary, ModelTotals, Report, SessionFacts, SessionSummary, Totals,
-    TranscriptFile, TranscriptFold,
+    AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionDay, SessionEnd,
+    SessionFacts, SessionSummary, Totals, TranscriptFile, TranscriptFold,
 };
 
 use crate::error::Position;
