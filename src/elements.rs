@@ -104,6 +104,22 @@ impl<'b> Element<'b> {
         p
     }
 
+    /// The element on one line: its bytes with the whitespace outside
+    /// strings removed (what `jq -c` prints for a pretty element, keys and
+    /// values as written), appended to `out`. An element already on one
+    /// line is copied as it is.
+    ///
+    /// ```
+    /// use cctape::elements::Elements;
+    /// let el = Elements::new(b"[\n  {\n    \"a\": \"x y\",\n    \"b\": [1, 2]\n  }\n]").next().unwrap().unwrap();
+    /// let mut out = Vec::new();
+    /// el.compact_into(&mut out);
+    /// assert_eq!(out, br#"{"a":"x y","b":[1,2]}"#);
+    /// ```
+    pub fn compact_into(&self, out: &mut Vec<u8>) {
+        compact_into(self.bytes, out);
+    }
+
     /// Restate an error from reading [`as_line`](Element::as_line) at the
     /// physical line it is on: a pretty-printed element spans lines, and the
     /// column the scanner gives is a byte within the element. The result
@@ -141,6 +157,38 @@ impl<'b> Element<'b> {
             }
         }
         err.relocated(p)
+    }
+}
+
+/// JSON bytes with the whitespace outside strings removed, appended to
+/// `out`; bytes without an LF (a line) are copied as they are.
+pub fn compact_into(bytes: &[u8], out: &mut Vec<u8>) {
+    if memchr::memchr(b'\n', bytes).is_none() {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'"' => {
+                in_string = true;
+                out.push(b);
+            }
+            _ => out.push(b),
+        }
     }
 }
 

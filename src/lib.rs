@@ -55,6 +55,7 @@ pub mod export;
 pub mod framing;
 pub mod parse;
 pub mod pricing;
+pub mod report;
 pub mod run;
 pub mod scan;
 pub mod sniff;

@@ -37,6 +37,8 @@ pub struct Args {
     #[arg(long)]
     no_header: bool,
     #[command(flatten)]
+    read: super::reading::ReadAsInput,
+    #[command(flatten)]
     common: Common,
 }
 
@@ -159,7 +161,8 @@ impl Sink for FieldsSink {
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.format.choice();
     if !args.no_header && args.format != Format::Ndjson {
         let mut head = Vec::new();
         for (i, f) in args.fields.iter().enumerate() {

@@ -48,11 +48,16 @@ pub struct Args {
     #[arg(long, conflicts_with = "errors")]
     trust: bool,
     #[command(flatten)]
+    read: super::reading::ReadAs,
+    #[command(flatten)]
     common: Common,
 }
 
 struct FilterSink {
     args: Args,
+    /// The input is a session transcript: `sessionId` and `isSidechain`
+    /// say the session and the agent.
+    transcript: bool,
     /// Tool-use ids of the wanted tool seen so far (only with --tool).
     tool_ids: HashSet<Box<str>>,
     scratch: String,
@@ -87,10 +92,14 @@ impl FilterSink {
         {
             return false;
         }
-        if let Some(id) = &a.session
-            && !s.session_id().is_some_and(|r| r.str_eq(id))
-        {
-            return false;
+        if let Some(id) = &a.session {
+            let session = match self.transcript {
+                true => s.get("sessionId").and_then(|v| v.as_raw_str()),
+                false => s.session_id(),
+            };
+            if !session.is_some_and(|r| r.str_eq(id)) {
+                return false;
+            }
         }
         if let Some(m) = &a.model {
             let ok = match s.model() {
@@ -102,7 +111,10 @@ impl FilterSink {
             }
         }
         if a.main || a.subagent {
-            let sub = matches!(s.parent_tool_use_id(), Field::Value(_));
+            let sub = match self.transcript {
+                true => s.get("isSidechain").and_then(|v| v.as_bool()) == Some(true),
+                false => matches!(s.parent_tool_use_id(), Field::Value(_)),
+            };
             if sub != a.subagent {
                 return false;
             }
@@ -145,9 +157,14 @@ impl Sink for FilterSink {
         }
         self.matched += 1;
         if !self.args.count {
-            out.extend_from_slice(s.raw());
+            // One line per match, also for a pretty JSON element.
+            cctape::elements::compact_into(s.raw(), out);
             out.push(b'\n');
         }
+    }
+
+    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
+        self.transcript = format == cctape::sniff::Format::Transcript;
     }
 
     fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
@@ -180,7 +197,8 @@ impl Sink for FilterSink {
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.format.choice();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut total = 0u64;
     exec::run(
@@ -188,6 +206,7 @@ pub fn run(args: &Args) -> i32 {
         &opts,
         || FilterSink {
             args: args.clone(),
+            transcript: false,
             tool_ids: HashSet::new(),
             scratch: String::new(),
             matched: 0,

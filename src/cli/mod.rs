@@ -16,6 +16,7 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod reading;
 mod shape;
 mod stats;
 mod tree;

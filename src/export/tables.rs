@@ -266,6 +266,8 @@ table! {
             "Warnings of the run layer (see `cctape verdict`).",
         warning_codes "warning_codes": Str null
             "The distinct warning codes, comma-separated, in order of first appearance.",
+        cost_source "cost_source": Str required
+            "Where `total_cost_usd` comes from: `results` (a stream's), `records` (a transcript's `costUSD`), `price_table` (a transcript priced from the table), `records_and_price_table`, `none`.",
     }
 }
 
@@ -310,12 +312,31 @@ impl EventRows {
     /// Append one event's row, its usage columns left empty (see
     /// [`EventRows::set_usage`]).
     pub fn push_event(&mut self, file: &str, run_line: u64, ev: &Event<'_>, raw: bool) {
+        self.push_row(file, run_line, ev.session_id(), ev, raw);
+    }
+
+    /// Append a session transcript record's row: its `sessionId` as the
+    /// session, `run_line` 0 (a session's run row has `first_line` 0), no
+    /// usage (a transcript's usage is on its session's run row).
+    pub fn push_record(&mut self, file: &str, ev: &Event<'_>, raw: bool) {
+        let session = ev.get("sessionId").and_then(|v| v.as_str());
+        self.push_row(file, 0, session, ev, raw);
+    }
+
+    fn push_row(
+        &mut self,
+        file: &str,
+        run_line: u64,
+        session: Option<&str>,
+        ev: &Event<'_>,
+        raw: bool,
+    ) {
         let kind = ev.kind();
         self.file.push(Some(file));
         self.line.push(Some(to_i64(ev.line())));
         self.byte_offset.push(Some(to_i64(ev.offset())));
         self.run_line.push(Some(to_i64(run_line)));
-        self.session_id.push(ev.session_id());
+        self.session_id.push(session);
         self.uuid.push(ev.uuid());
         let ty = ev.raw_type();
         let sub = ev.raw_subtype();
@@ -521,6 +542,7 @@ impl RunRows {
         } else {
             self.warning_codes.push(Some(&codes.join(",")));
         }
+        self.cost_source.push(Some(r.cost.source().as_str()));
     }
 }
 
