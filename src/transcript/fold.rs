@@ -194,11 +194,16 @@ struct Facts {
     /// The files the records came from (name id, true for a session's own
     /// file, false for a subagent's), in the order first seen.
     files: Vec<(u32, bool)>,
-    /// The file of the last record (to skip the search above).
+    /// The file of the last record, and whether it has a main-chain record
+    /// (to skip the search above).
     last_file: u32,
+    last_main: bool,
     /// (timestamp or MIN, order seen, how) of the main chain's latest turn
     /// event: a reply, an API error or an interrupt.
     ending: Option<(i64, u64, End)>,
+    /// Some record named the session by its `sessionId` (else only a
+    /// file's path did).
+    named: bool,
 }
 
 /// How a session's last turn ended, as folded (names are ids).
@@ -231,7 +236,9 @@ impl Default for Facts {
             agents: Vec::new(),
             files: Vec::new(),
             last_file: NONE,
+            last_main: false,
             ending: None,
+            named: false,
         }
     }
 }
@@ -264,11 +271,82 @@ impl Facts {
         }
     }
 
+    /// Take another fold's facts of the same session (its names mapped by
+    /// `t`, its order numbers after `base`).
+    fn absorb(&mut self, of: Facts, base: u64, t: &impl Fn(u32) -> u32) {
+        self.named |= of.named;
+        if self.project == NONE {
+            self.project = t(of.project);
+        }
+        if let Some(ms) = of.first_ms {
+            self.seen_at(ms);
+        }
+        if let Some(ms) = of.last_ms {
+            self.seen_at(ms);
+        }
+        for v in of.versions {
+            let v = t(v);
+            if !self.versions.contains(&v) {
+                self.versions.push(v);
+            }
+        }
+        for (a, b) in self.kinds.iter_mut().zip(of.kinds) {
+            *a += b;
+        }
+        self.sidechain_records += of.sidechain_records;
+        if let Some((ms, o, r)) = of.last_stop {
+            let at = (ms, base + o);
+            if self.last_stop.is_none_or(|(t0, o0, _)| at > (t0, o0)) {
+                self.last_stop = Some((at.0, at.1, t(r)));
+            }
+        }
+        self.api_errors += of.api_errors;
+        self.interrupted_turns += of.interrupted_turns;
+        self.tool_errors += of.tool_errors;
+        self.compactions += of.compactions;
+        self.turn_duration_ms += of.turn_duration_ms;
+        if of.summary != NONE {
+            self.summary = t(of.summary);
+        }
+        for (file, main) in of.files {
+            let file = t(file);
+            match self.files.iter_mut().find(|(x, _)| *x == file) {
+                Some(e) => e.1 |= main,
+                None => self.files.push((file, main)),
+            }
+        }
+        self.last_file = NONE;
+        if let Some((ms, o, how)) = of.ending {
+            let how = match how {
+                End::Reply(r) => End::Reply(t(r)),
+                other => other,
+            };
+            self.ended((ms, base + o), how);
+        }
+        for a in of.agents {
+            let mine = self.agent(t(a.agent));
+            mine.records += a.records;
+            if mine.spawned_by == NONE {
+                mine.spawned_by = t(a.spawned_by);
+            }
+        }
+    }
+
+    /// A record from `file`; `main` when it is a main-chain record (a file
+    /// with one is the session's own, not a subagent's).
     fn seen_file(&mut self, file: u32, main: bool) {
-        if file != self.last_file {
-            self.last_file = file;
-            if !self.files.iter().any(|(f, _)| *f == file) {
+        if file == self.last_file && (self.last_main || !main) {
+            return;
+        }
+        self.last_file = file;
+        match self.files.iter_mut().find(|(f, _)| *f == file) {
+            Some(e) => {
+                e.1 |= main;
+                self.last_main = e.1;
+            }
+            None => {
                 self.files.push((file, main));
+                self.last_main = main;
             }
         }
     }
@@ -434,6 +512,9 @@ impl TranscriptFold {
             }
             facts.push(f);
         }
+        if session.is_some() {
+            facts[id as usize].named = true;
+        }
         id
     }
 
@@ -471,7 +552,7 @@ impl TranscriptFold {
         let file_id = self.file_id(file);
         let f = &mut self.facts[sid as usize];
         if file_id != NONE {
-            f.seen_file(file_id, file.agent.is_none());
+            f.seen_file(file_id, !sidechain);
         }
         f.kinds[rec.kind().index()] += 1;
         if let Some(ms) = ms {
@@ -749,61 +830,7 @@ impl TranscriptFold {
             if sid >= self.facts.len() {
                 self.facts.resize(sid + 1, Facts::default());
             }
-            let f = &mut self.facts[sid];
-            if f.project == NONE {
-                f.project = t(of.project);
-            }
-            if let Some(ms) = of.first_ms {
-                f.seen_at(ms);
-            }
-            if let Some(ms) = of.last_ms {
-                f.seen_at(ms);
-            }
-            for v in of.versions {
-                let v = t(v);
-                if !f.versions.contains(&v) {
-                    f.versions.push(v);
-                }
-            }
-            for (a, b) in f.kinds.iter_mut().zip(of.kinds) {
-                *a += b;
-            }
-            f.sidechain_records += of.sidechain_records;
-            if let Some((ms, o, r)) = of.last_stop {
-                let at = (ms, base + o);
-                if f.last_stop.is_none_or(|(t0, o0, _)| at > (t0, o0)) {
-                    f.last_stop = Some((at.0, at.1, t(r)));
-                }
-            }
-            f.api_errors += of.api_errors;
-            f.interrupted_turns += of.interrupted_turns;
-            f.tool_errors += of.tool_errors;
-            f.compactions += of.compactions;
-            f.turn_duration_ms += of.turn_duration_ms;
-            if of.summary != NONE {
-                f.summary = t(of.summary);
-            }
-            for (file, main) in of.files {
-                let file = t(file);
-                if !f.files.iter().any(|(x, _)| *x == file) {
-                    f.files.push((file, main));
-                }
-            }
-            f.last_file = NONE;
-            if let Some((ms, o, how)) = of.ending {
-                let how = match how {
-                    End::Reply(r) => End::Reply(t(r)),
-                    other => other,
-                };
-                f.ended((ms, base + o), how);
-            }
-            for a in of.agents {
-                let mine = f.agent(t(a.agent));
-                mine.records += a.records;
-                if mine.spawned_by == NONE {
-                    mine.spawned_by = t(a.spawned_by);
-                }
-            }
+            self.facts[sid].absorb(of, base, &t);
         }
         let remap = |mut r: Request| {
             r.session = smap[r.session as usize];
@@ -823,12 +850,29 @@ impl TranscriptFold {
         let TranscriptFold {
             sessions,
             strings,
-            facts,
+            mut facts,
             requests,
             loose,
             ..
         } = self;
-        let mut all: Vec<Request> = requests.into_values().chain(loose).collect();
+        // Records without a `sessionId` (file-history-snapshot, summary)
+        // were put in the session their file's path names; where the file's
+        // other records name their session, they belong to it instead.
+        let alias = path_aliases(&facts);
+        for (i, to) in alias.iter().enumerate() {
+            if let Some(to) = *to {
+                let of = std::mem::take(&mut facts[i]);
+                facts[to as usize].absorb(of, 0, &|x| x);
+            }
+        }
+        let mut all: Vec<Request> = requests
+            .into_values()
+            .chain(loose)
+            .map(|mut r| {
+                r.session = alias[r.session as usize].unwrap_or(r.session);
+                r
+            })
+            .collect();
         all.sort_by(|a, b| {
             (sessions.get(a.session), a.millis, a.key, a.usage.total()).cmp(&(
                 sessions.get(b.session),
@@ -889,7 +933,10 @@ impl TranscriptFold {
                 .collect::<Vec<_>>()
         };
         let mut out_sessions = Vec::with_capacity(sessions.list.len());
-        for ((id, f), per) in sessions.list.iter().zip(facts).zip(by_session) {
+        for (((id, f), per), alias) in sessions.list.iter().zip(facts).zip(by_session).zip(&alias) {
+            if alias.is_some() {
+                continue;
+            }
             let PerSession {
                 totals,
                 undated,
@@ -992,6 +1039,26 @@ impl TranscriptFold {
             prices_source: prices.source().to_owned(),
         }
     }
+}
+
+/// For each session named only by a file's path: the session that the same
+/// file's other records name, if there is one.
+fn path_aliases(facts: &[Facts]) -> Vec<Option<u32>> {
+    facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (file, _) = *f.files.first()?;
+            if f.named {
+                return None;
+            }
+            facts
+                .iter()
+                .enumerate()
+                .find(|(j, g)| *j != i && g.named && g.files.iter().any(|(x, _)| *x == file))
+                .map(|(j, _)| j as u32)
+        })
+        .collect()
 }
 
 /// A session's sums while finishing.
