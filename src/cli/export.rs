@@ -169,7 +169,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     // A finished input holds all its rows until the writer takes them: start
     // no more inputs ahead of the writer than there are workers, so memory
     // stays near the one-job figure.

@@ -162,7 +162,7 @@ impl Sink for FieldsSink {
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     if !args.no_header && args.format != Format::Ndjson {
         let mut head = Vec::new();
         for (i, f) in args.fields.iter().enumerate() {

@@ -198,7 +198,7 @@ impl Sink for FilterSink {
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut total = 0u64;
     exec::run(

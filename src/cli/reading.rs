@@ -48,7 +48,7 @@ pub struct ReadAs {
         default_value_t = InputFormat::Auto,
         value_name = "FORMAT"
     )]
-    pub format: InputFormat,
+    pub input_format: InputFormat,
 }
 
 /// `--input-format`, for commands whose `--format` names their output.
@@ -61,7 +61,7 @@ pub struct ReadAsInput {
         default_value_t = InputFormat::Auto,
         value_name = "FORMAT"
     )]
-    pub format: InputFormat,
+    pub input_format: InputFormat,
 }
 
 /// `--pricing` and `--timezone`: what transcripts' requests cost, and which

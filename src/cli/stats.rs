@@ -223,17 +223,17 @@ fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
     if done.last {
         s.files += 1;
     }
+    let mut f = InputFigures {
+        stats: s,
+        runs: sink.figures,
+        shape: sink.shape,
+        format: done.format,
+        finding: sink.finding,
+        ..InputFigures::default()
+    };
+    f.count_records(&sink.transcripts);
     report.add_transcripts(sink.transcripts);
-    report.add_input(
-        done.input,
-        InputFigures {
-            stats: s,
-            runs: sink.figures,
-            shape: sink.shape,
-            format: done.format,
-            finding: sink.finding,
-        },
-    );
+    report.add_input(done.input, f);
     failed
 }
 
@@ -251,7 +251,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
@@ -425,6 +425,15 @@ fn print_human(f: &StatsFigures, names: &[String]) {
             t.row(vec![clean(&k), thousands(n)]);
         }
         let _ = write!(o, "\nevents by type\n{}", t.render());
+    }
+    if !total.records_by_type.is_empty() {
+        let mut rows: Vec<_> = total.records_by_type.iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let mut t = Table::new(&[("type", Align::Left), ("records", Align::Right)]);
+        for (k, n) in rows {
+            t.row(vec![clean(k), thousands(*n)]);
+        }
+        let _ = write!(o, "\ntranscript records by type\n{}", t.render());
     }
     if !r.by_role.is_empty() {
         let mut t = Table::new(&[

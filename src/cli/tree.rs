@@ -220,7 +220,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut transcripts = Transcripts::default();

@@ -227,7 +227,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let (inputs, mut unreadable) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.format.choice();
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();

@@ -296,7 +296,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let choice = args.read.format.choice();
+    let choice = args.read.input_format.choice();
     let show = !args.quiet && std::io::stderr().is_terminal();
     let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();

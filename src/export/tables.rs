@@ -108,13 +108,13 @@ table! {
         file "file": Str required
             "The input as named on the command line (a path below a directory given, or `-` for standard input).",
         line "line": I64 required
-            "The event's line number in the input (1-based, after decompression).",
+            "The event's line number in the input (1-based, after decompression; for a JSON element, the line it starts on).",
         byte_offset "byte_offset": I64 required
-            "The byte offset of the line's first byte in the input (after decompression).",
+            "The byte offset of the line's (or element's) first byte in the input (after decompression).",
         run_line "run_line": I64 required
-            "The first line of the event's run: `(file, run_line)` is the run's key in `runs` (its `first_line`).",
+            "The first line of the event's run: `(file, run_line)` is the run's key in `runs` (its `first_line`); 0 for a session transcript's record (join on `session_id`: its session's row has `first_line` 0).",
         session_id "session_id": Str null
-            "`session_id` (absent on `control_cancel_request` and old streams).",
+            "`session_id` (absent on `control_cancel_request` and old streams); a session transcript record's `sessionId`.",
         uuid "uuid": Str null
             "`uuid`.",
         ty "type": Str required
@@ -142,7 +142,7 @@ table! {
         is_error "is_error": Bool null
             "`is_error` of a result, or of a `tool_result` block.",
         carries_usage "carries_usage": Bool required
-            "True on exactly one row per model call: the row whose usage is the call's (the last assistant event of its message id in the run, or its last `message_delta` in partial streams). Sum the token columns over these rows.",
+            "True on exactly one row per model call: the row whose usage is the call's (the last assistant event of its message id in the run, or its last `message_delta` in partial streams). Sum the token columns over these rows. Never on a session transcript's rows: its usage is counted per API request across records and files, on its session's `runs` row.",
         input_tokens "input_tokens": I64 null
             "The call's `input_tokens`, on the row that carries its usage (null elsewhere).",
         output_tokens "output_tokens": I64 null
@@ -160,7 +160,7 @@ table! {
         duration_api_ms "duration_api_ms": I64 null
             "A result's `duration_api_ms`.",
         raw "raw": Str null
-            "The line itself, bytes unchanged (only with `--raw`; the column is absent otherwise).",
+            "The line itself, bytes unchanged (a JSON array's or pretty capture's element: its bytes, pretty or not; only with `--raw`; the column is absent otherwise).",
     }
 }
 

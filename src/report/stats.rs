@@ -12,6 +12,7 @@ use super::shape::{NoEvents, Shape};
 use crate::pricing::PriceTable;
 use crate::run::{ModelRole, RunSummary, RunTotals, SumValue, Verdict, tokens_json};
 use crate::sniff::Format;
+use crate::event::TokenCounts;
 use crate::stats::Stats;
 use crate::time::{Day, Zone};
 use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
@@ -210,6 +211,8 @@ pub struct InputFigures {
     pub format: Option<Format>,
     /// What it is, when it was read as one finding (text, empty).
     pub finding: Option<NoEvents>,
+    /// A transcript's records by type (`type` or `type/subtype`).
+    pub records_by_type: BTreeMap<String, u64>,
 }
 
 impl InputFigures {
@@ -221,6 +224,17 @@ impl InputFigures {
         self.format = self.format.or(o.format);
         if o.finding.is_some() {
             self.finding.clone_from(&o.finding);
+        }
+        for (k, n) in &o.records_by_type {
+            *self.records_by_type.entry(k.clone()).or_default() += n;
+        }
+    }
+
+    /// Count a transcript's records (a fold of this input's, before it
+    /// joins the others).
+    pub fn count_records(&mut self, fold: &TranscriptFold) {
+        for (k, n) in fold.records_by_kind() {
+            *self.records_by_type.entry(kind_name(k).to_string()).or_default() += n;
         }
     }
 
@@ -444,6 +458,9 @@ impl StatsFigures {
                 o.insert("file".into(), json!(n));
                 o.insert("format".into(), json!(f.format.map(Format::name)));
                 o.extend(stats_json(&f.stats, names, None));
+                if f.format == Some(Format::Transcript) {
+                    o.insert("records_by_type".into(), json!(f.records_by_type));
+                }
                 runs_json(&f.runs.all, names, &mut o);
                 Value::Object(o)
             })
@@ -590,27 +607,35 @@ fn stats_json(
 }
 
 /// `{"sessions", "projects", "records", "records_by_type", "requests",
-/// "undated_requests", "unpriced_models", "prices": {"taken", "source"},
-/// "time_zone"}`.
+/// "undated_requests", "main", "subagents", "unpriced_models", "prices":
+/// {"taken", "source"}, "time_zone"}` (`main` and `subagents`: the four
+/// counts of the sessions' main chains and subagents, included in the
+/// report's `usage`).
+/// A record kind's name in counts: `type` or `type/subtype`, `system` for
+/// other system subtypes, `other` for other types.
+pub(crate) fn kind_name(k: RecordKind) -> &'static str {
+    k.name().unwrap_or(match k {
+        RecordKind::SystemOther => "system",
+        _ => "other",
+    })
+}
+
 fn transcripts_json(t: &Report, zone: &Zone) -> Value {
-    let mut by_type: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_type: BTreeMap<&str, u64> = BTreeMap::new();
     let mut records = 0;
     let mut projects = std::collections::BTreeSet::new();
+    let (mut main, mut subagents) = (TokenCounts::default(), TokenCounts::default());
     for s in &t.sessions {
         for (k, n) in &s.facts.records {
             records += n;
-            let name = k.name().map_or_else(
-                || match k {
-                    RecordKind::SystemOther => "system".to_string(),
-                    _ => "other".to_string(),
-                },
-                str::to_string,
-            );
-            *by_type.entry(name).or_default() += n;
+            *by_type.entry(kind_name(*k)).or_default() += n;
         }
         if let Some(p) = &s.project {
             projects.insert(p.as_str());
         }
+        let r = s.to_run();
+        main.add(&r.usage.main.tokens);
+        subagents.add(&r.usage.subagents.tokens);
     }
     json!({
         "sessions": t.sessions.len(),
@@ -619,6 +644,8 @@ fn transcripts_json(t: &Report, zone: &Zone) -> Value {
         "records_by_type": by_type,
         "requests": t.total.requests,
         "undated_requests": t.undated.requests,
+        "main": tokens_json(&main),
+        "subagents": tokens_json(&subagents),
         "unpriced_models": t.unpriced_models,
         "prices": {"taken": t.prices_taken, "source": t.prices_source},
         "time_zone": zone.name(),

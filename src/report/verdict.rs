@@ -5,7 +5,7 @@
 
 use super::shape::NoEvents;
 use crate::run::{RunSummary, Verdict};
-use crate::transcript::{RecordKind, Report, SessionEnd, SessionSummary};
+use crate::transcript::{Report, SessionEnd, SessionSummary};
 use serde_json::{Map, Value, json};
 
 /// A run's record: its JSON with `file` after `ok`.
@@ -90,11 +90,7 @@ pub fn session_json(s: &SessionSummary, t: &Report) -> Value {
     let f = &s.facts;
     let mut by_type: Map<String, Value> = Map::new();
     for (k, n) in &f.records {
-        let name = k.name().unwrap_or(match k {
-            RecordKind::SystemOther => "system",
-            _ => "other",
-        });
-        by_type.insert(name.into(), json!(n));
+        by_type.insert(super::stats::kind_name(*k).into(), json!(n));
     }
     let ended = f.ending.as_ref().map(|e| match e {
         SessionEnd::Reply { .. } => "reply",

@@ -492,6 +492,22 @@ impl TranscriptFold {
         self.records
     }
 
+    /// Records added so far, per kind (kinds with none left out).
+    pub fn records_by_kind(&self) -> Vec<(RecordKind, u64)> {
+        let mut n = [0u64; RecordKind::ALL.len()];
+        for f in &self.facts {
+            for (a, b) in n.iter_mut().zip(f.kinds) {
+                *a += b;
+            }
+        }
+        RecordKind::ALL
+            .iter()
+            .zip(n)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (*k, n))
+            .collect()
+    }
+
     fn session_of(&mut self, session: Option<RawStr<'_>>, file: &TranscriptFile) -> u32 {
         let TranscriptFold {
             sessions,
