@@ -452,7 +452,11 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         };
         match format.reading() {
             Reading::StreamElements => {
-                read_elements(&piece, sink, rdr, &report, max_line, format, emit);
+                read_elements(&piece, sink, rdr, &report, max_line, &shown_prefix, format, emit);
+            }
+            Reading::LoggedElements => {
+                let rdr = cctape::elements::LogValues::new(rdr);
+                read_elements(&piece, sink, rdr, &report, max_line, &shown_prefix, format, emit);
             }
             Reading::NotEvents => {
                 let rdr = LfWatch::new(rdr, limit);
@@ -931,13 +935,16 @@ fn read_stream<S: Sink>(
 /// A JSON array (one line or pretty) or JSON values one after another,
 /// read element by element as events from a stream, in memory bounded by
 /// the read size and the largest element (`--max-line` is the largest
-/// element).
+/// element). An input with no element at all (a log with no JSON in it) is
+/// one finding.
+#[allow(clippy::too_many_arguments)]
 fn read_elements<S: Sink>(
     piece: &Piece<'_>,
     sink: S,
     rdr: impl Read,
     report: &EndReport,
     max_line: usize,
+    prefix: &[u8],
     format: Format,
     emit: &mut dyn FnMut(Msg<S>),
 ) {
@@ -972,6 +979,10 @@ fn read_elements<S: Sink>(
     }
     let mut counts = taker.counts;
     counts.lines = els.lines();
+    if counts.events == 0 && counts.errors == 0 {
+        let shape = Shape::of_input(prefix, format, None);
+        taker.sink.not_events(piece, &shape, &mut out);
+    }
     finish_input(
         piece,
         taker.sink,
