@@ -460,7 +460,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             }
             Reading::NotEvents => {
                 let rdr = LfWatch::new(rdr, limit);
-                read_not_events(&piece, sink, rdr, &report, &shown_prefix, format, emit);
+                read_not_events(&piece, sink, rdr, &report, max_line, &shown_prefix, format, emit);
             }
             _ => {
                 let split = self.opts.jobs > 1
@@ -1001,19 +1001,23 @@ const LAST_LINE_KEPT: usize = 4 << 10;
 
 /// An input that holds no events, read to its end for its lines and its
 /// last non-blank line, then handed to the sink as one finding.
+#[allow(clippy::too_many_arguments)]
 fn read_not_events<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     rdr: impl Read,
     report: &EndReport,
+    max_line: usize,
     prefix: &[u8],
     format: Format,
     emit: &mut dyn FnMut(Msg<S>),
 ) {
-    let mut lines = LineReader::new(rdr);
+    let read_size = cctape::framing::DEFAULT_READ_SIZE;
+    let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
     let mut counts = Counts::default();
     let mut last: Vec<u8> = Vec::new();
     let mut failure = None;
+    let mut out = Vec::new();
     while let Some(item) = lines.next_span() {
         match item {
             Ok(span) => {
@@ -1026,8 +1030,13 @@ fn read_not_events<S: Sink>(
                     last.extend_from_slice(&line.bytes[..line.bytes.len().min(LAST_LINE_KEPT)]);
                 }
             }
-            // A line past the maximum is a line of the text all the same.
-            Err(e) if !e.is_fatal() => counts.lines += 1,
+            // A line past the maximum: its bytes are not seen (a limit,
+            // reported as everywhere).
+            Err(e) if !e.is_fatal() => {
+                counts.lines += 1;
+                counts.errors += 1;
+                sink.error(piece, &e, None, &mut out);
+            }
             Err(e) => {
                 counts.errors += 1;
                 failure = Some(e);
@@ -1035,7 +1044,6 @@ fn read_not_events<S: Sink>(
             }
         }
     }
-    let mut out = Vec::new();
     let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
     sink.not_events(piece, &shape, &mut out);
     let bytes = lines.bytes_read();

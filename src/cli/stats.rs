@@ -404,16 +404,17 @@ fn print_human(f: &StatsFigures, names: &[String]) {
             count(no_events.count(), "input", "inputs"),
             kinds.join(", ")
         );
-        for (name, n) in &no_events.inputs {
-            if let Some(e) = &n.final_error {
-                let _ = writeln!(
-                    o,
-                    "  {}: {} (its last line: {})",
-                    clean(name),
-                    e.verdict.as_str(),
-                    clean(&e.line)
-                );
-            }
+        const LISTED: usize = 10;
+        for (name, n) in no_events.inputs.iter().take(LISTED) {
+            let what = match (&n.final_error, &n.first_line) {
+                (Some(e), _) => format!("{}, its last line: {}", e.verdict.as_str(), clean(&e.line)),
+                (None, Some(l)) => format!("{}: {}", n.format.name(), clean(l)),
+                (None, None) => n.format.name().to_string(),
+            };
+            let _ = writeln!(o, "  {}: {what}", clean(name));
+        }
+        if no_events.inputs.len() > LISTED {
+            let _ = writeln!(o, "  ({} more)", thousands((no_events.inputs.len() - LISTED) as u64));
         }
     }
     let by_type = s.by_type();

@@ -434,18 +434,31 @@ impl EventRows {
     }
 
     /// Put each call's usage on the row of its line ([`ModelCall::line`]);
-    /// the rows must be in line order (one input's). Returns the calls whose
-    /// line has no row (none when the rows are the calls' input's).
+    /// the rows must be in line order (one input's). Where several rows
+    /// share the line (the elements of a JSON array written on one line),
+    /// the call's row is the last of them with its message id. Returns the
+    /// calls whose line has no row (none when the rows are the calls'
+    /// input's).
     pub fn apply_calls(&mut self, calls: &[ModelCall]) -> usize {
         let mut missing = 0;
         for c in calls {
             let line = to_i64(c.line);
-            let i = self.line.vals.partition_point(|&l| l < line);
-            if self.line.get(i) == Some(line) {
-                self.set_usage(i, &c.usage);
-            } else {
+            let start = self.line.vals.partition_point(|&l| l < line);
+            let end = self.line.vals.partition_point(|&l| l <= line);
+            if start == end {
                 missing += 1;
+                continue;
             }
+            let mut row = start;
+            if end - start > 1
+                && let Some(id) = c.message_id.as_deref()
+                && let Some(i) = (start..end)
+                    .rev()
+                    .find(|&i| self.message_id.get(i) == Some(id.as_bytes()))
+            {
+                row = i;
+            }
+            self.set_usage(row, &c.usage);
         }
         missing
     }
