@@ -350,41 +350,39 @@ fn starts_json_array(first: &[u8], nonblank: &[(&[u8], bool)]) -> bool {
 
 /// Object lines that look like transcript records minus those that look
 /// like stream-json events, by their top-level keys (read without
-/// validating, up to where the prefix cuts a line).
+/// validating, up to where the prefix cuts a line). A line's first key that
+/// belongs to one dialect decides it, so a record is not walked past its
+/// first members (a transcript's `parentUuid` and a stream's `type` and
+/// `session_id` come first).
 fn transcript_votes(nonblank: &[(&[u8], bool)]) -> i64 {
     let mut votes = 0i64;
     for (l, _) in nonblank.iter().filter(|(l, _)| l.first() == Some(&b'{')) {
         let root = crate::scan::RawValue::starting(l);
-        let mut vote = 0i64;
         for (k, v) in root.entries() {
             let is = |name: &str| k.str_eq(name);
             if is("session_id") || is("parent_tool_use_id") {
-                vote = -1;
+                votes -= 1;
                 break;
             }
+            let transcript_type = || {
+                v.as_raw_str().is_some_and(|t| {
+                    ["summary", "file-history-snapshot", "queue-operation", "progress"]
+                        .iter()
+                        .any(|n| t.str_eq(n))
+                })
+            };
             if is("parentUuid")
                 || is("sessionId")
                 || is("isSidechain")
                 || is("leafUuid")
                 || is("requestId")
                 || is("snapshot")
+                || (is("type") && transcript_type())
             {
-                vote = 1;
-            } else if is("type")
-                && let Some(t) = v.as_raw_str()
-                && [
-                    "summary",
-                    "file-history-snapshot",
-                    "queue-operation",
-                    "progress",
-                ]
-                .iter()
-                .any(|n| t.str_eq(n))
-            {
-                vote = 1;
+                votes += 1;
+                break;
             }
         }
-        votes += vote;
     }
     votes
 }

@@ -37,7 +37,9 @@ use crate::run::{ModelRole, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
+use memchr::memmem::FinderRev;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
 use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::Path;
@@ -386,13 +388,41 @@ pub struct TranscriptFold {
     sessions: Names,
     strings: Names,
     facts: Vec<Facts>,
-    requests: HashMap<u128, Request>,
+    requests: Requests,
     loose: Vec<Request>,
     buf: String,
     records: u64,
     /// The last file seen (its name, and the name's id), so that a file's
     /// name is looked up once, not per record.
     last_file: Option<(String, u32)>,
+    /// The last `sessionId` and `version` read, as written, with their ids:
+    /// consecutive records share them, and a comparison costs less than a
+    /// hash (the buffers are reused: no allocation once warm).
+    last_session: Recent,
+    last_version: Recent,
+}
+
+/// A name as last written, and its id.
+#[derive(Debug, Default)]
+struct Recent {
+    raw: Vec<u8>,
+    id: Option<u32>,
+}
+
+impl Recent {
+    /// The id of `s`, from the cache or from `names` (and then cached).
+    fn id(&mut self, s: RawStr<'_>, names: &mut Names, buf: &mut String) -> u32 {
+        if let Some(id) = self.id
+            && self.raw == s.raw()
+        {
+            return id;
+        }
+        let id = names.id_raw(s, buf);
+        self.raw.clear();
+        self.raw.extend_from_slice(s.raw());
+        self.id = Some(id);
+        id
+    }
 }
 
 /// The top-level fields the fold reads, found in one walk.
@@ -418,7 +448,57 @@ struct MessageFields<'s> {
 }
 
 impl<'s> MessageFields<'s> {
+    /// The fields, walking the message's members up to its `content`; the
+    /// members after it (`stop_reason`, `usage`) are found from the
+    /// message's end ([`last_member`]), so the content, most of a
+    /// message's bytes, is not crossed. The same answers as a walk of every
+    /// member ([`MessageFields::walked`]; a test compares them on real
+    /// transcripts).
     fn of(message: RawValue<'s>) -> MessageFields<'s> {
+        let raw = message.raw();
+        let mut m = MessageFields::default();
+        let mut entries = message.entries();
+        for (k, v) in entries.by_ref() {
+            match () {
+                _ if key_is(k, "id") => m.id = v.as_raw_str(),
+                _ if key_is(k, "model") => m.model = v.as_raw_str(),
+                _ if key_is(k, "stop_reason") => m.stop_reason = v.as_raw_str(),
+                _ if key_is(k, "usage") => m.usage = super::usage_value(v),
+                _ if key_is(k, "content") => {
+                    // What follows the content is found from the end, in
+                    // the bytes after its key (the content is not crossed).
+                    let key_end = k.raw().as_ptr() as usize + k.raw().len();
+                    let from = key_end - raw.as_ptr() as usize;
+                    return m.after_content(raw, from).unwrap_or_else(|| Self::walked(message));
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+
+    /// `stop_reason` and `usage` among the members after `from` (the
+    /// content's first byte), each the last depth-1 member of its name;
+    /// `None` when the bytes after the content are not plain members (then
+    /// the message is walked).
+    fn after_content(mut self, raw: &'s [u8], from: usize) -> Option<MessageFields<'s>> {
+        static USAGE: LazyLock<FinderRev<'static>> =
+            LazyLock::new(|| FinderRev::new(b"\"usage\""));
+        static STOP_REASON: LazyLock<FinderRev<'static>> =
+            LazyLock::new(|| FinderRev::new(b"\"stop_reason\""));
+        let closes = |i: usize| members_close(raw, i);
+        if let Some(v) = last_member(raw, &USAGE, from, closes)? {
+            self.usage = super::usage_value(v);
+        }
+        if let Some(v) = last_member(raw, &STOP_REASON, from, closes)? {
+            self.stop_reason = v.as_raw_str();
+        }
+        Some(self)
+    }
+
+    /// Every member walked (the last of a name given twice wins, as in
+    /// [`MessageFields::of`]).
+    fn walked(message: RawValue<'s>) -> MessageFields<'s> {
         let mut m = MessageFields::default();
         for (k, v) in message.entries() {
             match () {
@@ -431,6 +511,76 @@ impl<'s> MessageFields<'s> {
         }
         m
     }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the JSON value that starts at `b[i]` (the bytes are
+/// validated).
+fn value_end(b: &[u8], i: usize) -> usize {
+    i + RawValue::starting(&b[i..]).raw().len()
+}
+
+/// True when, from `i`, the object `obj` ends with plain members: `(,
+/// "key": value)*` and its closing brace, its last byte.
+fn members_close(obj: &[u8], mut i: usize) -> bool {
+    loop {
+        i = skip_ws(obj, i);
+        match obj.get(i) {
+            Some(b'}') => return i + 1 == obj.len(),
+            Some(b',') => {
+                i = skip_ws(obj, i + 1);
+                if obj.get(i) != Some(&b'"') {
+                    return false;
+                }
+                i = skip_ws(obj, value_end(obj, i));
+                if obj.get(i) != Some(&b':') {
+                    return false;
+                }
+                i = value_end(obj, skip_ws(obj, i + 1));
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// The value of the last member `key` (given with its quotes) of the
+/// object `obj` at or after `from`, searched from the end: an occurrence
+/// counts when its opening quote is not escaped (a key, not text inside a
+/// string) and the members after its value close `obj` (`closes`: it is a
+/// member of `obj`, not of an object nested in it). `Some(None)`: there is
+/// none after `from`; `None`: an occurrence could not be told (never on
+/// validated bytes; the caller then walks).
+fn last_member<'s>(
+    obj: &'s [u8],
+    key: &FinderRev<'_>,
+    from: usize,
+    closes: impl Fn(usize) -> bool,
+) -> Option<Option<RawValue<'s>>> {
+    let mut end = obj.len();
+    let len = key.needle().len();
+    while let Some(pos) = key.rfind(obj.get(from..end)?).map(|p| p + from) {
+        end = pos;
+        let backslashes = obj[..pos].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        let i = skip_ws(obj, pos + len);
+        if obj.get(i) != Some(&b':') {
+            continue;
+        }
+        let start = skip_ws(obj, i + 1);
+        let stop = value_end(obj, start);
+        if closes(stop) {
+            return Some(Some(RawValue::starting(&obj[start..stop])));
+        }
+    }
+    Some(None)
 }
 
 /// True when `key` is followed somewhere in `raw` by `:` and `true`
@@ -467,6 +617,29 @@ fn key_is(k: RawStr<'_>, name: &str) -> bool {
         k.raw() == name.as_bytes()
     }
 }
+
+/// A hasher for keys that are already hashes ([`request_key`]): their low
+/// bits, without hashing them again.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
+    }
+}
+
+type Requests = HashMap<u128, Request, std::hash::BuildHasherDefault<KeyHasher>>;
 
 /// A 128-bit key for (message id, request id): two SipHash passes with
 /// different prefixes (collisions are out of reach for any archive).
@@ -514,10 +687,11 @@ impl TranscriptFold {
             strings,
             facts,
             buf,
+            last_session,
             ..
         } = self;
         let id = match (session, &file.session) {
-            (Some(s), _) => sessions.id_raw(s, buf),
+            (Some(s), _) => last_session.id(s, sessions, buf),
             (None, Some(s)) => sessions.id(s),
             (None, None) => sessions.id("-"),
         };
@@ -564,7 +738,9 @@ impl TranscriptFold {
             (None, None) => NONE,
         };
         let sidechain = top.sidechain.unwrap_or(false) || agent != NONE;
-        let version = top.version.map(|v| self.strings.id_raw(v, &mut self.buf));
+        let version = top
+            .version
+            .map(|v| self.last_version.id(v, &mut self.strings, &mut self.buf));
         let file_id = self.file_id(file);
         let f = &mut self.facts[sid as usize];
         if file_id != NONE {
@@ -653,12 +829,21 @@ impl TranscriptFold {
             }
             RecordView::Progress(p) => {
                 let Some(data) = top.data else { return };
-                let is_agent = data.get("type").is_some_and(|t| t.str_eq("agent_progress"));
+                // One walk over `data` for what an agent_progress holds.
+                let (mut is_agent, mut agent_id, mut relayed) = (false, None, None);
+                for (k, v) in data.entries() {
+                    match () {
+                        _ if key_is(k, "type") => is_agent = v.str_eq("agent_progress"),
+                        _ if key_is(k, "agentId") => agent_id = v.as_raw_str(),
+                        _ if key_is(k, "message") => relayed = Some(v),
+                        _ => {}
+                    }
+                }
                 if !is_agent {
                     return;
                 }
                 let mut agent = NONE;
-                if let (Some(a), Some(by)) = (p.agent_id(), p.parent_tool_use_id()) {
+                if let (Some(a), Some(by)) = (agent_id, p.parent_tool_use_id()) {
                     agent = self.strings.id_raw(a, &mut self.buf);
                     let by = self.strings.id_raw(by, &mut self.buf);
                     let facts = self.facts[sid as usize].agent(agent);
@@ -668,7 +853,18 @@ impl TranscriptFold {
                 }
                 // A subagent's request relayed to its parent: the same
                 // request as in the subagent's own file, when there is one.
-                if let Some((m, request, at)) = p.agent_assistant_message() {
+                let Some(relayed) = relayed else { return };
+                let (mut assistant, mut m, mut request, mut at) = (false, None, None, None);
+                for (k, v) in relayed.entries() {
+                    match () {
+                        _ if key_is(k, "type") => assistant = v.str_eq("assistant"),
+                        _ if key_is(k, "message") => m = Some(v),
+                        _ if key_is(k, "requestId") => request = v.as_raw_str(),
+                        _ if key_is(k, "timestamp") => at = v.as_raw_str(),
+                        _ => {}
+                    }
+                }
+                if let (true, Some(m)) = (assistant, m) {
                     let msg = MessageFields::of(m);
                     if let Some(usage) = msg.usage {
                         let millis = at
@@ -1331,4 +1527,70 @@ pub struct Report {
     pub prices_taken: String,
     /// Where the prices used come from.
     pub prices_source: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::Lines;
+
+    type Seen = (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>, Option<Usage>);
+
+    fn seen(m: &MessageFields<'_>) -> Seen {
+        let raw = |s: Option<RawStr<'_>>| s.map(|s| s.raw().to_vec());
+        (raw(m.id), raw(m.model), raw(m.stop_reason), m.usage)
+    }
+
+    /// Every assistant message of `bytes`: the fields found from the end
+    /// are those a walk of every member finds. Returns how many.
+    fn check(bytes: &[u8]) -> usize {
+        let mut scanner = Scanner::new();
+        let mut n = 0;
+        for line in Lines::new(bytes) {
+            let Ok(s) = scanner.scan(&line) else { continue };
+            let messages = [s.get("message"), s.get_path("data.message.message")];
+            for m in messages.into_iter().flatten() {
+                assert_eq!(
+                    seen(&MessageFields::of(m)),
+                    seen(&MessageFields::walked(m)),
+                    "line {}",
+                    line.number
+                );
+                n += 1;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn message_fields_found_from_the_end_are_the_walk() {
+        let cases = [
+            // usage after the content, stop_reason after it.
+            r#"{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"a \"usage\": {\"input_tokens\":9}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}}"#,
+            // A tool input holding a usage object; context_management last.
+            r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","input":{"usage":{"input_tokens":7}}}],"usage":{"input_tokens":3},"context_management":{"usage":{"input_tokens":5}}}}"#,
+            // usage before the content, and once more after it.
+            r#"{"type":"assistant","message":{"usage":{"input_tokens":1},"content":[],"usage":{"input_tokens":4}, "stop_reason" : null }}"#,
+            // Nothing after the content; a nested object ends the content.
+            r#"{"type":"assistant","message":{"id":"m","content":[{"usage":{"output_tokens":8}}]}}"#,
+            // Escaped quotes before the key's text.
+            r#"{"type":"assistant","message":{"content":"x\\\"usage\":{}","usage":{"output_tokens":6}}}"#,
+            // Spaces around the punctuation.
+            "{\"type\":\"assistant\",\"message\": {  \"content\": [ ],\t \"usage\" :  {\"input_tokens\": 2}  } }",
+        ];
+        for c in cases {
+            assert_eq!(check(c.as_bytes()), 1, "{c}");
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+        let mut n = 0;
+        for sub in ["session-format", "wave2/session-format", "wave2/transformed"] {
+            let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                n += check(&std::fs::read(e.path()).unwrap());
+            }
+        }
+        assert!(n > 1000 || !dir.is_dir(), "{n} messages");
+    }
 }
