@@ -1065,6 +1065,15 @@ const SNIFF: usize = 64 << 10;
 /// complete non-blank line, so that a live stream is not held back. An
 /// error is kept to be met after these bytes.
 fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<std::io::Error>) {
+    if !stream {
+        // A file (or a decompressor): its first 64 KiB at once, into a
+        // buffer not zeroed first.
+        let mut buf = Vec::with_capacity(SNIFF);
+        return match rdr.take(SNIFF as u64).read_to_end(&mut buf) {
+            Ok(_) => (buf, None),
+            Err(e) => (buf, Some(e)),
+        };
+    }
     let mut buf = vec![0u8; SNIFF];
     let mut n = 0;
     while n < SNIFF {

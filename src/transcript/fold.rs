@@ -486,11 +486,25 @@ impl<'s> MessageFields<'s> {
             LazyLock::new(|| FinderRev::new(b"\"usage\""));
         static STOP_REASON: LazyLock<FinderRev<'static>> =
             LazyLock::new(|| FinderRev::new(b"\"stop_reason\""));
-        let closes = |i: usize| members_close(raw, i);
-        if let Some(v) = last_member(raw, &USAGE, from, closes)? {
+        // `usage` first; then `stop_reason`, after it (rare) or before it
+        // (where the CLI writes it), where the members up to `usage`'s key
+        // are all that is left to see.
+        let closes = |i: usize| members_close(raw, i, None);
+        let mut usage_at = None;
+        if let Some((key, end, v)) = last_member(raw, &USAGE, from, raw.len(), closes)? {
             self.usage = super::usage_value(v);
+            usage_at = Some((key, end));
         }
-        if let Some(v) = last_member(raw, &STOP_REASON, from, closes)? {
+        let found = match usage_at {
+            Some((u, u_end)) => match last_member(raw, &STOP_REASON, u_end, raw.len(), closes)? {
+                None => last_member(raw, &STOP_REASON, from, u, |i| {
+                    members_close(raw, i, Some(u))
+                })?,
+                after => after,
+            },
+            None => last_member(raw, &STOP_REASON, from, raw.len(), closes)?,
+        };
+        if let Some((_, _, v)) = found {
             self.stop_reason = v.as_raw_str();
         }
         Some(self)
@@ -527,14 +541,18 @@ fn value_end(b: &[u8], i: usize) -> usize {
 }
 
 /// True when, from `i`, the object `obj` ends with plain members: `(,
-/// "key": value)*` and its closing brace, its last byte.
-fn members_close(obj: &[u8], mut i: usize) -> bool {
+/// "key": value)*` and its closing brace, its last byte; or reaches the key
+/// at `known`, from which the members are known to close it.
+fn members_close(obj: &[u8], mut i: usize, known: Option<usize>) -> bool {
     loop {
         i = skip_ws(obj, i);
         match obj.get(i) {
             Some(b'}') => return i + 1 == obj.len(),
             Some(b',') => {
                 i = skip_ws(obj, i + 1);
+                if Some(i) == known {
+                    return true;
+                }
                 if obj.get(i) != Some(&b'"') {
                     return false;
                 }
@@ -549,20 +567,21 @@ fn members_close(obj: &[u8], mut i: usize) -> bool {
     }
 }
 
-/// The value of the last member `key` (given with its quotes) of the
-/// object `obj` at or after `from`, searched from the end: an occurrence
-/// counts when its opening quote is not escaped (a key, not text inside a
-/// string) and the members after its value close `obj` (`closes`: it is a
-/// member of `obj`, not of an object nested in it). `Some(None)`: there is
-/// none after `from`; `None`: an occurrence could not be told (never on
-/// validated bytes; the caller then walks).
+/// The last member `key` (given with its quotes) of the object `obj` whose
+/// key lies in `from..before`, searched from the end: where its key starts,
+/// and its value. An occurrence counts when its opening quote is not
+/// escaped (a key, not text inside a string) and the members after its
+/// value close `obj` (`closes`: it is a member of `obj`, not of an object
+/// nested in it). `Some(None)`: there is none; `None`: an occurrence could
+/// not be told (never on validated bytes; the caller then walks).
 fn last_member<'s>(
     obj: &'s [u8],
     key: &FinderRev<'_>,
     from: usize,
+    before: usize,
     closes: impl Fn(usize) -> bool,
-) -> Option<Option<RawValue<'s>>> {
-    let mut end = obj.len();
+) -> Option<Option<(usize, usize, RawValue<'s>)>> {
+    let mut end = before;
     let len = key.needle().len();
     while let Some(pos) = key.rfind(obj.get(from..end)?).map(|p| p + from) {
         end = pos;
@@ -577,7 +596,7 @@ fn last_member<'s>(
         let start = skip_ws(obj, i + 1);
         let stop = value_end(obj, start);
         if closes(stop) {
-            return Some(Some(RawValue::starting(&obj[start..stop])));
+            return Some(Some((pos, stop, RawValue::starting(&obj[start..stop]))));
         }
     }
     Some(None)
@@ -1085,14 +1104,14 @@ impl TranscriptFold {
                 r
             })
             .collect();
-        all.sort_by(|a, b| {
-            (sessions.get(a.session), a.millis, a.key, a.usage.total()).cmp(&(
-                sessions.get(b.session),
-                b.millis,
-                b.key,
-                b.usage.total(),
-            ))
-        });
+        // Sessions in name order, as ranks: the sort compares numbers.
+        let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
+        order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
@@ -1571,6 +1590,8 @@ mod tests {
             r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","input":{"usage":{"input_tokens":7}}}],"usage":{"input_tokens":3},"context_management":{"usage":{"input_tokens":5}}}}"#,
             // usage before the content, and once more after it.
             r#"{"type":"assistant","message":{"usage":{"input_tokens":1},"content":[],"usage":{"input_tokens":4}, "stop_reason" : null }}"#,
+            // stop_reason before and after usage: the last wins.
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","usage":{"output_tokens":1},"stop_reason":"b"}}"#,
             // Nothing after the content; a nested object ends the content.
             r#"{"type":"assistant","message":{"id":"m","content":[{"usage":{"output_tokens":8}}]}}"#,
             // Escaped quotes before the key's text.

@@ -454,11 +454,15 @@ pub(crate) fn usage_value(u: RawValue<'_>) -> Option<Usage> {
             b"cache_read_input_tokens" => usage.cache_read = n(),
             b"cache_creation_input_tokens" => write = n(),
             b"cache_creation" if v.kind() == Some(crate::parse::ValueKind::Object) => {
-                let g = |key: &str| v.get(key).and_then(|x| x.as_u64()).unwrap_or(0);
-                split = Some((
-                    g("ephemeral_5m_input_tokens"),
-                    g("ephemeral_1h_input_tokens"),
-                ));
+                let (mut m5, mut h1) = (0, 0);
+                for (k, x) in v.entries() {
+                    match k.raw() {
+                        b"ephemeral_5m_input_tokens" => m5 = x.as_u64().unwrap_or(0),
+                        b"ephemeral_1h_input_tokens" => h1 = x.as_u64().unwrap_or(0),
+                        _ => {}
+                    }
+                }
+                split = Some((m5, h1));
             }
             b"speed" => usage.fast = v.str_eq("fast"),
             _ => {}
