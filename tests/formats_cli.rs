@@ -378,6 +378,42 @@ fn a_projects_tree_works_with_no_flag() {
     assert!(files > 12, "subagent files too");
     assert!(s["usage"]["subagents"]["output_tokens"].as_u64().unwrap() > 0);
     assert_eq!(s["cost_by_source"]["price_table"], s["total_cost_usd"]);
+    // Tool calls (each tool_use id once) and their errors, as serde_json
+    // reads the files.
+    let (mut calls, mut failed) = (std::collections::BTreeMap::new(), BTreeSet::new());
+    let mut stack = vec![projects.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            for l in std::fs::read_to_string(&p).unwrap().lines() {
+                let v: Value = serde_json::from_str(l).unwrap();
+                for b in v["message"]["content"].as_array().into_iter().flatten() {
+                    if b["type"] == "tool_use" {
+                        calls.insert(b["id"].as_str().unwrap().to_string(), b["name"].clone());
+                    }
+                    if b["type"] == "tool_result" && b["is_error"] == true {
+                        failed.insert(b["tool_use_id"].as_str().unwrap().to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut want = serde_json::Map::new();
+    for (id, name) in &calls {
+        let name = name.as_str().unwrap();
+        let e = want
+            .entry(name.to_string())
+            .or_insert(json!({"calls": 0, "errors": 0, "rejections": 0}));
+        e["calls"] = json!(e["calls"].as_u64().unwrap() + 1);
+        if failed.contains(id) {
+            e["errors"] = json!(e["errors"].as_u64().unwrap() + 1);
+        }
+    }
+    assert_eq!(s["tools"], Value::Object(want));
     let by = |key: &str| {
         json_of(&cctape(
             &["stats", "--json", "-q", "--timezone", "UTC", "--by", key],
@@ -453,6 +489,25 @@ fn a_mixed_folder_gives_one_clean_report() {
     assert_eq!(s["cost_by_source"]["price_table"], 1.0);
     assert_eq!(s["total_cost_usd"], 1.875);
     assert_eq!(s["verdicts"]["max_turns"], 1);
+    // The keys, in the order docs/accounting.md lists ("stats keys").
+    let s = json_of(&cctape(
+        &["stats", "--json", "-q", "--by", "day", "--timezone", "UTC"],
+        &[&dir],
+    ));
+    let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/accounting.md"),
+    )
+    .unwrap();
+    let listed = doc
+        .lines()
+        .find_map(|l| l.strip_prefix("stats keys: "))
+        .expect("docs/accounting.md lists the stats keys");
+    let want: Vec<&str> = listed
+        .split(", ")
+        .map(|k| k.split(' ').next().unwrap().trim_matches('`'))
+        .collect();
+    assert_eq!(keys, want);
     let v = json_lines(&cctape(&["verdict", "--json", "-q"], &[&dir]));
     assert_eq!(v.len(), 5);
     let verdicts: Vec<&str> = v.iter().map(|r| r["verdict"].as_str().unwrap()).collect();

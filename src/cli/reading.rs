@@ -169,3 +169,14 @@ impl Transcripts {
         Some((report, inputs))
     }
 }
+
+/// Where Claude Code keeps session transcripts, when that folder exists:
+/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. Never read
+/// unless named: only said in the terminal hint.
+pub fn projects_folder() -> Option<PathBuf> {
+    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(d) => PathBuf::from(d).join("projects"),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".claude/projects"),
+    };
+    dir.is_dir().then_some(dir)
+}

@@ -375,6 +375,9 @@ impl StatsReport {
         for (f, name) in inputs.iter().zip(&names) {
             total.stats.merge(&f.stats, 0);
             total.runs.merge(&f.runs);
+            for (k, n) in &f.records_by_type {
+                *total.records_by_type.entry(k.clone()).or_default() += n;
+            }
             if let Some(fmt) = f.format {
                 *formats.entry(fmt.name()).or_default() += 1;
             }

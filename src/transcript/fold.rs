@@ -400,6 +400,18 @@ pub struct TranscriptFold {
     /// hash (the buffers are reused: no allocation once warm).
     last_session: Recent,
     last_version: Recent,
+    /// Tool calls by their `tool_use` id's key (a call replayed in another
+    /// file is one call), and the keys of calls whose result is an error.
+    tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
+    failed_tools: std::collections::HashSet<u128, std::hash::BuildHasherDefault<KeyHasher>>,
+}
+
+/// One tool call (`tool_use` block) as folded.
+#[derive(Clone, Copy, Debug)]
+struct ToolUse {
+    session: u32,
+    name: u32,
+    millis: Option<i64>,
 }
 
 /// A name as last written, and its id.
@@ -812,6 +824,19 @@ impl TranscriptFold {
                         self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
                     self.count(msg.id, request, req);
                 }
+                // Tool calls: only records that hold the bytes are walked.
+                if memchr::memmem::find(raw, b"\"tool_use\"").is_some() {
+                    for (id, name) in a.tool_uses() {
+                        let key = request_key(id.raw(), None);
+                        let name = self.strings.id_raw(name, &mut self.buf);
+                        let call = ToolUse {
+                            session: sid,
+                            name,
+                            millis: ms,
+                        };
+                        self.tool_use(key, call);
+                    }
+                }
             }
             RecordView::User(u) => {
                 // Most user records are neither: look for the bytes first.
@@ -824,7 +849,14 @@ impl TranscriptFold {
                     }
                 }
                 if key_true_in(raw, b"\"is_error\"") {
-                    f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
+                    for (id, error) in u.tool_results() {
+                        if error {
+                            f.tool_errors += 1;
+                            if let Some(id) = id {
+                                self.failed_tools.insert(request_key(id.raw(), None));
+                            }
+                        }
+                    }
                 }
             }
             RecordView::System(s) => match rec.kind() {
@@ -952,6 +984,22 @@ impl TranscriptFold {
         }
     }
 
+    /// A tool call, once whatever file replays it (the smaller session
+    /// name keeps it, so the result does not depend on the order of the
+    /// files).
+    fn tool_use(&mut self, key: u128, call: ToolUse) {
+        match self.tools.get_mut(&key) {
+            Some(old) => {
+                if self.sessions.get(call.session) < self.sessions.get(old.session) {
+                    *old = call;
+                }
+            }
+            None => {
+                self.tools.insert(key, call);
+            }
+        }
+    }
+
     fn count_request(&mut self, key: u128, req: Request) {
         match self.requests.get_mut(&key) {
             Some(old) => {
@@ -1072,6 +1120,12 @@ impl TranscriptFold {
         for (k, r) in other.requests {
             self.count_request(k, remap(r));
         }
+        for (k, mut call) in other.tools {
+            call.session = smap[call.session as usize];
+            call.name = t(call.name);
+            self.tool_use(k, call);
+        }
+        self.failed_tools.extend(other.failed_tools);
         self.loose.extend(other.loose.into_iter().map(remap));
     }
 
@@ -1084,6 +1138,8 @@ impl TranscriptFold {
             mut facts,
             requests,
             loose,
+            tools,
+            failed_tools,
             ..
         } = self;
         // Records without a `sessionId` (file-history-snapshot, summary)
@@ -1114,6 +1170,19 @@ impl TranscriptFold {
         all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
+        for (key, call) in &tools {
+            let session = alias[call.session as usize].unwrap_or(call.session);
+            let tool = strings.get(call.name).unwrap_or("-").to_owned();
+            let error = u64::from(failed_tools.contains(key));
+            let s = &mut by_session[session as usize];
+            let t = s.tools.entry(tool.clone()).or_default();
+            t.0 += 1;
+            t.1 += error;
+            let day = call.millis.map(|ms| Day::of_millis(ms, zone));
+            let t = s.day_tools.entry((day, tool)).or_default();
+            t.0 += 1;
+            t.1 += error;
+        }
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
         let mut total = Totals::default();
@@ -1175,7 +1244,14 @@ impl TranscriptFold {
                 agents: per_agent,
                 roles,
                 days,
+                tools,
+                day_tools,
             } = per;
+            let tool = |(name, (calls, errors)): (String, (u64, u64))| ToolCount {
+                name,
+                calls,
+                errors,
+            };
             let row = |((model, role), totals): ((String, ModelRole), Totals)| ModelRoleTotals {
                 model,
                 role,
@@ -1187,12 +1263,24 @@ impl TranscriptFold {
                     by_day.push(SessionDay {
                         day,
                         by_role: Vec::new(),
+                        tools: Vec::new(),
                     });
                 }
                 if let Some(d) = by_day.last_mut() {
                     d.by_role.push(row(((model, role), t)));
                 }
             }
+            for ((day, name), counts) in day_tools {
+                match by_day.iter_mut().find(|d| d.day == day) {
+                    Some(d) => d.tools.push(tool((name, counts))),
+                    None => by_day.push(SessionDay {
+                        day,
+                        by_role: Vec::new(),
+                        tools: vec![tool((name, counts))],
+                    }),
+                }
+            }
+            by_day.sort_by_key(|d| d.day);
             let mut files: Vec<(String, bool)> = f
                 .files
                 .iter()
@@ -1229,6 +1317,7 @@ impl TranscriptFold {
                 models: models(per_model),
                 by_role: roles.into_iter().map(row).collect(),
                 by_day,
+                tools: tools.into_iter().map(tool).collect(),
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -1301,6 +1390,9 @@ struct PerSession {
     agents: BTreeMap<u32, Totals>,
     roles: BTreeMap<(String, ModelRole), Totals>,
     days: BTreeMap<(Option<Day>, String, ModelRole), Totals>,
+    /// Tool calls and errors per tool name, and per day.
+    tools: BTreeMap<String, (u64, u64)>,
+    day_tools: BTreeMap<(Option<Day>, String), (u64, u64)>,
 }
 
 /// Numeric parts of a version (`2.1.39` -> [2, 1, 39]) for sorting.
@@ -1395,6 +1487,20 @@ pub struct SessionDay {
     pub day: Option<Day>,
     /// Per model and role.
     pub by_role: Vec<ModelRoleTotals>,
+    /// Tool calls made that day.
+    pub tools: Vec<ToolCount>,
+}
+
+/// A tool's calls in a session (each `tool_use` block once, whatever file
+/// replays it) and how many of their results were errors (`is_error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCount {
+    /// The tool's `name`.
+    pub name: String,
+    /// Its calls.
+    pub calls: u64,
+    /// Calls whose `tool_result` is an error.
+    pub errors: u64,
 }
 
 /// How a session's main chain ended: its latest reply, API error or
@@ -1514,6 +1620,8 @@ pub struct SessionSummary {
     pub by_role: Vec<ModelRoleTotals>,
     /// Per day, then model and role (undated requests first, `day: None`).
     pub by_day: Vec<SessionDay>,
+    /// Tool calls per tool, by name.
+    pub tools: Vec<ToolCount>,
     /// What its records say.
     pub facts: SessionFacts,
 }

@@ -44,7 +44,7 @@ mod run;
 
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionDay, SessionEnd,
-    SessionFacts, SessionSummary, Totals, TranscriptFile, TranscriptFold,
+    SessionFacts, SessionSummary, ToolCount, Totals, TranscriptFile, TranscriptFold,
 };
 
 use crate::error::Position;
@@ -422,6 +422,23 @@ impl<'s> AssistantRecord<'s> {
             .and_then(|m| m.get("content"))
             .into_iter()
             .flat_map(|c| c.elements())
+    }
+
+    /// The `tool_use` blocks of this record: each call's `id` and the
+    /// tool's `name`.
+    pub fn tool_uses(&self) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>)> + 's {
+        self.content().filter_map(|b| {
+            let (mut ty, mut id, mut name) = (false, None, None);
+            for (k, v) in b.entries() {
+                match k.raw() {
+                    b"type" => ty = v.str_eq("tool_use"),
+                    b"id" => id = v.as_raw_str(),
+                    b"name" => name = v.as_raw_str(),
+                    _ => {}
+                }
+            }
+            Some((id?, name?)).filter(|_| ty)
+        })
     }
 
     /// The names of the tools this record's blocks call.

@@ -17,11 +17,11 @@
 //! - requests of a model without a price are a [`WARN_UNPRICED_MODEL`]
 //!   warning.
 
-use super::fold::{ModelRoleTotals, SessionSummary, Totals};
+use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
-    AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, WARN_UNPRICED_MODEL,
-    Warning,
+    AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolStats,
+    WARN_UNPRICED_MODEL, Warning,
 };
 use crate::time::Day;
 
@@ -95,7 +95,7 @@ impl SessionSummary {
     /// assert_eq!(run.cost.source(), CostSource::PriceTable);
     /// ```
     pub fn to_run(&self) -> RunSummary {
-        let mut r = self.run_of(&self.by_role);
+        let mut r = self.run_of(&self.by_role, &self.tools);
         r.events = self.facts.records.iter().map(|(_, n)| n).sum();
         r.subagents = self
             .facts
@@ -119,16 +119,25 @@ impl SessionSummary {
         self.by_day
             .iter()
             .map(|d| {
-                let mut r = self.run_of(&d.by_role);
+                let mut r = self.run_of(&d.by_role, &d.tools);
                 r.events = d.by_role.iter().map(|x| x.totals.requests).sum();
                 (d.day, r)
             })
             .collect()
     }
 
-    /// A run of the requests in `rows`.
-    fn run_of(&self, rows: &[ModelRoleTotals]) -> RunSummary {
+    /// A run of the requests in `rows` and the tool calls in `tools`.
+    fn run_of(&self, rows: &[ModelRoleTotals], tools: &[ToolCount]) -> RunSummary {
         let mut r = RunSummary::empty();
+        r.tools = tools
+            .iter()
+            .map(|t| ToolStats {
+                name: t.name.clone(),
+                calls: t.calls,
+                errors: t.errors,
+                ..ToolStats::default()
+            })
+            .collect();
         r.session_id = Some(self.session_id.clone());
         r.verdict = self.facts.verdict();
         r.stream_verdict = r.verdict;
