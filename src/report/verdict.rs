@@ -125,7 +125,11 @@ pub fn session_json(s: &SessionSummary, t: &Report) -> Value {
         "agents": f.agents.iter().map(|a| json!({
             "agent_id": a.agent_id,
             "spawned_by": a.spawned_by,
+            "tool_name": a.tool_name,
+            "subagent_type": a.subagent_type,
+            "description": a.description,
             "records": a.records,
+            "tool_calls": a.tool_calls,
             "requests": a.totals.requests,
             "output_tokens": a.totals.output,
             "cost_usd": a.totals.cost_usd,

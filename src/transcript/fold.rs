@@ -412,6 +412,12 @@ struct ToolUse {
     session: u32,
     name: u32,
     millis: Option<i64>,
+    /// The subagent that made the call (`NONE`: the main chain).
+    agent: u32,
+    /// For an Agent/Task call: its input's `subagent_type` and
+    /// `description`.
+    subagent_type: u32,
+    description: u32,
 }
 
 /// A name as last written, and its id.
@@ -826,13 +832,26 @@ impl TranscriptFold {
                 }
                 // Tool calls: only records that hold the bytes are walked.
                 if memchr::memmem::find(raw, b"\"tool_use\"").is_some() {
-                    for (id, name) in a.tool_uses() {
+                    for (id, name, input) in a.tool_uses() {
                         let key = request_key(id.raw(), None);
+                        let (mut subagent_type, mut description) = (NONE, NONE);
+                        if name.str_eq("Task") || name.str_eq("Agent") {
+                            let mut get = |k: &str| {
+                                input
+                                    .and_then(|i| i.get(k)?.as_raw_str())
+                                    .map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
+                            };
+                            subagent_type = get("subagent_type");
+                            description = get("description");
+                        }
                         let name = self.strings.id_raw(name, &mut self.buf);
                         let call = ToolUse {
                             session: sid,
                             name,
                             millis: ms,
+                            agent,
+                            subagent_type,
+                            description,
                         };
                         self.tool_use(key, call);
                     }
@@ -1123,6 +1142,9 @@ impl TranscriptFold {
         for (k, mut call) in other.tools {
             call.session = smap[call.session as usize];
             call.name = t(call.name);
+            call.agent = t(call.agent);
+            call.subagent_type = t(call.subagent_type);
+            call.description = t(call.description);
             self.tool_use(k, call);
         }
         self.failed_tools.extend(other.failed_tools);
@@ -1138,7 +1160,7 @@ impl TranscriptFold {
             mut facts,
             requests,
             loose,
-            tools,
+            tools: tool_calls,
             failed_tools,
             ..
         } = self;
@@ -1170,7 +1192,7 @@ impl TranscriptFold {
         all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
-        for (key, call) in &tools {
+        for (key, call) in &tool_calls {
             let session = alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-").to_owned();
             let error = u64::from(failed_tools.contains(key));
@@ -1178,6 +1200,9 @@ impl TranscriptFold {
             let t = s.tools.entry(tool.clone()).or_default();
             t.0 += 1;
             t.1 += error;
+            if call.agent != NONE {
+                *s.agent_tools.entry(call.agent).or_default() += 1;
+            }
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             let t = s.day_tools.entry((day, tool)).or_default();
             t.0 += 1;
@@ -1246,6 +1271,7 @@ impl TranscriptFold {
                 days,
                 tools,
                 day_tools,
+                agent_tools,
             } = per;
             let tool = |(name, (calls, errors)): (String, (u64, u64))| ToolCount {
                 name,
@@ -1291,11 +1317,22 @@ impl TranscriptFold {
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
-                .map(|a| AgentSummary {
-                    agent_id: name(a.agent).unwrap_or_default(),
-                    spawned_by: name(a.spawned_by),
-                    records: a.records,
-                    totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                .map(|a| {
+                    // The call that spawned it, when the parent's records
+                    // hold it.
+                    let call = strings
+                        .get(a.spawned_by)
+                        .and_then(|id| tool_calls.get(&request_key(id.as_bytes(), None)));
+                    AgentSummary {
+                        agent_id: name(a.agent).unwrap_or_default(),
+                        spawned_by: name(a.spawned_by),
+                        tool_name: call.and_then(|c| name(c.name)),
+                        subagent_type: call.and_then(|c| name(c.subagent_type)),
+                        description: call.and_then(|c| name(c.description)),
+                        records: a.records,
+                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
+                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                    }
                 })
                 .collect();
             agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
@@ -1390,8 +1427,9 @@ struct PerSession {
     agents: BTreeMap<u32, Totals>,
     roles: BTreeMap<(String, ModelRole), Totals>,
     days: BTreeMap<(Option<Day>, String, ModelRole), Totals>,
-    /// Tool calls and errors per tool name, and per day.
+    /// Tool calls and errors per tool name, and per day; calls per agent.
     tools: BTreeMap<String, (u64, u64)>,
+    agent_tools: BTreeMap<u32, u64>,
     day_tools: BTreeMap<(Option<Day>, String), (u64, u64)>,
 }
 
@@ -1537,8 +1575,17 @@ pub struct AgentSummary {
     /// The parent's tool call that spawned it (`parentToolUseID` of the
     /// parent's `agent_progress` records), when the parent says.
     pub spawned_by: Option<String>,
+    /// That call's tool (`Task`, `Agent`), when the parent's records hold
+    /// the call.
+    pub tool_name: Option<String>,
+    /// That call's `subagent_type` (`general-purpose`, `Explore`).
+    pub subagent_type: Option<String>,
+    /// That call's `description`.
+    pub description: Option<String>,
     /// Its records.
     pub records: u64,
+    /// Tool calls it made (in its own records).
+    pub tool_calls: u64,
     /// Its requests.
     pub totals: Totals,
 }

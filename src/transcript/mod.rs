@@ -424,20 +424,24 @@ impl<'s> AssistantRecord<'s> {
             .flat_map(|c| c.elements())
     }
 
-    /// The `tool_use` blocks of this record: each call's `id` and the
-    /// tool's `name`.
-    pub fn tool_uses(&self) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>)> + 's {
+    /// The `tool_use` blocks of this record: each call's `id`, the tool's
+    /// `name` and its `input`.
+    #[allow(clippy::type_complexity)]
+    pub fn tool_uses(
+        &self,
+    ) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
         self.content().filter_map(|b| {
-            let (mut ty, mut id, mut name) = (false, None, None);
+            let (mut ty, mut id, mut name, mut input) = (false, None, None, None);
             for (k, v) in b.entries() {
                 match k.raw() {
                     b"type" => ty = v.str_eq("tool_use"),
                     b"id" => id = v.as_raw_str(),
                     b"name" => name = v.as_raw_str(),
+                    b"input" => input = Some(v),
                     _ => {}
                 }
             }
-            Some((id?, name?)).filter(|_| ty)
+            Some((id?, name?, input)).filter(|_| ty)
         })
     }
 

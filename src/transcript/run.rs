@@ -103,9 +103,19 @@ impl SessionSummary {
             .iter()
             .map(|a| SubagentNode {
                 tool_use_id: a.spawned_by.clone().unwrap_or_default(),
+                // A sidechain is a subagent whatever called it.
+                tool_name: a
+                    .tool_name
+                    .clone()
+                    .filter(|t| matches!(t.as_str(), "Task" | "Agent")),
                 task_id: Some(a.agent_id.clone()),
+                subagent_type: a.subagent_type.clone(),
+                description: a.description.clone(),
                 usage: agent(&a.totals),
-                events: a.records,
+                // Its requests show it ran even without records of its own
+                // (relayed in the parent's agent_progress).
+                events: a.records.max(a.totals.requests),
+                tool_calls: a.tool_calls,
                 ..SubagentNode::default()
             })
             .collect();
