@@ -56,6 +56,7 @@ pub mod export;
 pub mod framing;
 pub mod parse;
 pub mod pricing;
+pub mod report;
 pub mod run;
 pub mod scan;
 pub mod sniff;
@@ -64,6 +65,7 @@ pub mod stats;
 pub mod stream;
 pub mod time;
 pub mod transcript;
+pub mod version;
 pub mod views;
 
 pub use error::{Error, ErrorKind, Position};

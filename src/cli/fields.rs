@@ -39,6 +39,8 @@ pub struct Args {
     #[arg(long)]
     no_header: bool,
     #[command(flatten)]
+    read: super::reading::ReadAsInput,
+    #[command(flatten)]
     common: Common,
     // Last: its help heading holds for what follows.
     #[command(flatten)]
@@ -204,7 +206,8 @@ fn header(args: &Args) -> Vec<u8> {
 /// (no event passed the filters), 2 an input could not be read.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     if !args.no_header {
         exec::write_out(&mut header(args));
     }

@@ -88,6 +88,10 @@ pub trait Probe {
     fn event_subtype(&self) -> Option<&str>;
     /// `session_id` is one of `any`.
     fn session_in(&self, any: &[String]) -> bool;
+    /// A transcript record's `sessionId` is one of `any`.
+    fn record_session_in(&self, any: &[String]) -> bool;
+    /// A transcript record is on a side chain (`isSidechain`: a subagent's).
+    fn on_sidechain(&self) -> bool;
     /// The model (`message.model`, or `model` of init) is one of `any`.
     fn model_in(&self, any: &[String]) -> bool;
     /// `parent_tool_use_id` is set.
@@ -123,6 +127,14 @@ impl Probe for Scanned<'_> {
 
     fn session_in(&self, any: &[String]) -> bool {
         any_eq(self.session_id(), any)
+    }
+
+    fn record_session_in(&self, any: &[String]) -> bool {
+        any_eq(self.get("sessionId").and_then(|v| v.as_raw_str()), any)
+    }
+
+    fn on_sidechain(&self) -> bool {
+        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
     }
 
     fn model_in(&self, any: &[String]) -> bool {
@@ -164,6 +176,16 @@ impl Probe for Event<'_> {
             .is_some_and(|s| any.iter().any(|x| x == s))
     }
 
+    fn record_session_in(&self, any: &[String]) -> bool {
+        self.get("sessionId")
+            .and_then(|v| v.as_str())
+            .is_some_and(|s| any.iter().any(|x| x == s))
+    }
+
+    fn on_sidechain(&self) -> bool {
+        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
+    }
+
     fn model_in(&self, any: &[String]) -> bool {
         let model = match self.model() {
             Some(m) => Some(m),
@@ -193,6 +215,9 @@ impl Probe for Event<'_> {
 /// [`Filters`] applied to the events of one input (or chunk), in order.
 pub struct Matcher<'f> {
     filters: &'f Filters,
+    /// The input is a session transcript: `sessionId` and `isSidechain`
+    /// say the session and the agent.
+    pub transcript: bool,
     /// Ids of the calls of the wanted tools seen so far (only with --tool).
     tool_ids: HashSet<Box<str>>,
     scratch: String,
@@ -203,6 +228,7 @@ impl<'f> Matcher<'f> {
     pub fn new(filters: &'f Filters) -> Matcher<'f> {
         Matcher {
             filters,
+            transcript: false,
             tool_ids: HashSet::new(),
             scratch: String::new(),
         }
@@ -241,14 +267,26 @@ impl<'f> Matcher<'f> {
         {
             return false;
         }
-        if !f.sessions.is_empty() && !p.session_in(&f.sessions) {
-            return false;
+        if !f.sessions.is_empty() {
+            let ok = match self.transcript {
+                true => p.record_session_in(&f.sessions),
+                false => p.session_in(&f.sessions),
+            };
+            if !ok {
+                return false;
+            }
         }
         if !f.models.is_empty() && !p.model_in(&f.models) {
             return false;
         }
-        if (f.main || f.subagent) && p.in_subagent() != f.subagent {
-            return false;
+        if f.main || f.subagent {
+            let in_subagent = match self.transcript {
+                true => p.on_sidechain(),
+                false => p.in_subagent(),
+            };
+            if in_subagent != f.subagent {
+                return false;
+            }
         }
         true
     }
@@ -265,6 +303,8 @@ pub struct Args {
     /// validated.
     #[arg(long, conflicts_with = "errors")]
     trust: bool,
+    #[command(flatten)]
+    read: super::reading::ReadAs,
     // Last but the output flags: its help heading holds for what follows.
     #[command(flatten)]
     filters: Filters,
@@ -360,7 +400,8 @@ impl Conf<'_> {
             use std::io::Write as _;
             let _ = write!(out, "{number}:");
         }
-        out.extend_from_slice(line);
+        // One line per match, also for a pretty JSON element.
+        cctape::elements::compact_into(line, out);
         out.push(b'\n');
     }
 }
@@ -391,6 +432,10 @@ impl Sink for FilterSink<'_> {
         if !self.conf.counting() {
             self.conf.line(piece.input, s.position().line, s.raw(), out);
         }
+    }
+
+    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
+        self.matcher.transcript = format == cctape::sniff::Format::Transcript;
     }
 
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
@@ -431,7 +476,8 @@ pub fn select_exit_code(failed: bool, selected: u64) -> i32 {
 /// 2 an input could not be read (a write error ends the process with 2).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let names = args.with_filename || (!args.no_filename && several_inputs(&args.common));
     let terminal = std::io::stdout().is_terminal();

@@ -46,45 +46,7 @@ pub fn clean(s: &str) -> String {
     super::inputs::escape(s).into_owned()
 }
 
-/// Versions in semantic order: `2.1.41` before `2.1.238` (numbers compared
-/// as numbers, any count of them), a pre-release before its release
-/// (`2.1.0-beta.2` before `2.1.0`, identifiers compared as semver does), a
-/// build suffix (`+...`) ignored; what is not a version (`unknown`) after
-/// every version, by its text. The one ordering of versions in every
-/// command (`stats --by version`, `check`). Hand-written rather than the
-/// `semver` crate, which reads exactly three numbers and no other text.
-pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
-    version_key(a).cmp(&version_key(b))
-}
-
-/// An ordering key: (not a version, numbers, no pre-release, pre-release
-/// identifiers, text).
-type VersionKey<'a> = (bool, Vec<u64>, bool, Vec<(bool, u64, &'a str)>, &'a str);
-
-fn version_key(v: &str) -> VersionKey<'_> {
-    let core = v.split_once('+').map_or(v, |c| c.0);
-    let (nums, pre) = match core.split_once('-') {
-        Some((n, p)) => (n, Some(p)),
-        None => (core, None),
-    };
-    let nums: Option<Vec<u64>> = nums.split('.').map(|p| p.parse().ok()).collect();
-    let Some(nums) = nums.filter(|n| !n.is_empty()) else {
-        return (true, Vec::new(), false, Vec::new(), v);
-    };
-    // Semver: numeric identifiers before alphanumeric ones, numbers by
-    // value, text by its bytes.
-    let pre_ids = pre
-        .map(|p| {
-            p.split('.')
-                .map(|id| match id.parse::<u64>() {
-                    Ok(n) => (false, n, ""),
-                    Err(_) => (true, 0, id),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    (false, nums, pre.is_none(), pre_ids, v)
-}
+pub use cctape::version::version_order;
 
 /// How a column is aligned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,6 +16,7 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod reading;
 mod shape;
 mod stats;
 mod tree;
@@ -84,6 +85,7 @@ Examples:
 const STATS_EXAMPLES: &str = "\
 Examples:
   cctape stats runs/                         tables for people
+  cctape stats --by day ~/.claude/projects   your sessions, day by day (local days)
   cctape stats --by model runs/              run figures per model
   cctape stats --json runs/ | jq .usage      one JSON object
   cctape stats --csv --by day runs/ > days.csv
@@ -153,8 +155,15 @@ enum Command {
     /// Counts and sums: events by type/subtype, errors, runs and verdicts,
     /// tokens and cost per model, tools, subagents, api retries.
     ///
-    /// Group run figures with --by file|session|model|version|day; --json and
-    /// --csv for scripts.
+    /// Group run figures with --by file|session|project|model|version|day;
+    /// --json and --csv for scripts.
+    ///
+    /// Every format is read, each input in its own: stream-json, JSON arrays
+    /// and pretty captures (`--output-format json`), session transcripts
+    /// (`cctape stats ~/.claude/projects`, or `$CLAUDE_CONFIG_DIR/projects`;
+    /// priced with the shipped table, or --pricing), text (one finding). With
+    /// no PATH, standard input is read, even where ~/.claude/projects exists:
+    /// name the folder to read your sessions.
     #[command(after_help = STATS_EXAMPLES)]
     Stats(stats::Args),
     /// Print the raw lines (bytes unchanged) that match every given test.
@@ -266,6 +275,12 @@ pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
             "reading a stream-json event stream from standard input (the terminal); \
              end it with Ctrl-D, or name files or directories to read: cctape COMMAND PATH...",
         );
+        if let Some(p) = reading::projects_folder() {
+            exec::note(&format!(
+                "your Claude Code sessions are in {}: cctape COMMAND {0}",
+                inputs::shown_path(&p)
+            ));
+        }
     }
     (w.inputs, !w.errors.is_empty())
 }
