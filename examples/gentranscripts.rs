@@ -310,14 +310,20 @@ fn rfc3339(ms: i64) -> String {
     )
 }
 
-struct Opts {
-    projects: u64,
-    sessions: u64,
-    turns: u64,
-    seed: u64,
+/// What to generate (tests/ccusage.rs includes this file to make a tree).
+pub struct Opts {
+    /// Project folders.
+    pub projects: u64,
+    /// Sessions per project.
+    pub sessions: u64,
+    /// Prompts per session.
+    pub turns: u64,
+    /// The generator's seed.
+    pub seed: u64,
 }
 
-fn generate(out: &Path, o: &Opts) -> std::io::Result<(u64, u64)> {
+/// Write `out/.claude/projects`; returns the files and bytes written.
+pub fn generate(out: &Path, o: &Opts) -> std::io::Result<(u64, u64)> {
     let mut rng = Rng(o.seed);
     let root = out.join(".claude/projects");
     let (mut files, mut bytes) = (0u64, 0u64);

@@ -67,6 +67,9 @@ pub struct Element<'b> {
     pub line: u64,
     /// 0-based byte offset of the element's first byte in the input.
     pub offset: u64,
+    /// 0-based byte of the element's first byte within line `line` (the
+    /// column errors on that line are counted from).
+    pub column: u64,
     /// False only when the input ended inside the element.
     pub complete: bool,
 }
@@ -93,6 +96,7 @@ impl<'b> Element<'b> {
             index: span.index,
             line: span.line,
             offset: span.offset,
+            column: span.column,
             complete: span.complete,
         }
     }
@@ -104,12 +108,27 @@ impl<'b> Element<'b> {
         p
     }
 
+    /// The element on one line: its bytes with the whitespace outside
+    /// strings removed (what `jq -c` prints for a pretty element, keys and
+    /// values as written), appended to `out`. An element already on one
+    /// line is copied as it is.
+    ///
+    /// ```
+    /// use cctape::elements::Elements;
+    /// let el = Elements::new(b"[\n  {\n    \"a\": \"x y\",\n    \"b\": [1, 2]\n  }\n]").next().unwrap().unwrap();
+    /// let mut out = Vec::new();
+    /// el.compact_into(&mut out);
+    /// assert_eq!(out, br#"{"a":"x y","b":[1,2]}"#);
+    /// ```
+    pub fn compact_into(&self, out: &mut Vec<u8>) {
+        compact_into(self.bytes, out);
+    }
+
     /// Restate an error from reading [`as_line`](Element::as_line) at the
     /// physical line it is on: a pretty-printed element spans lines, and the
     /// column the scanner gives is a byte within the element. The result
-    /// names that line (its offset is where that line starts within the
-    /// element, the element's first byte on its first line), the column in
-    /// it, and the element's index.
+    /// names that line (its offset is where that line starts), the column
+    /// of the offending byte in it, and the element's index.
     ///
     /// ```
     /// use cctape::elements::Elements;
@@ -120,8 +139,9 @@ impl<'b> Element<'b> {
     /// let mut scanner = Scanner::new();
     /// let err = el.locate(scanner.scan(&el.as_line()).unwrap_err());
     /// let p = err.position();
-    /// assert_eq!((p.line, p.element), (4, Some(0)));
-    /// assert_eq!(p.byte(), 35);
+    /// // The offending byte is the LF after `tru`: the end of line 4.
+    /// assert_eq!((p.line, p.column, p.element), (4, Some(12), Some(0)));
+    /// assert_eq!(p.byte(), 38);
     /// ```
     pub fn locate(&self, err: Error) -> Error {
         let was = err.position();
@@ -137,10 +157,206 @@ impl<'b> Element<'b> {
                     p.offset = self.offset + last as u64 + 1;
                     p.column = Some((col - last - 1) as u64);
                 }
-                None => p.column = Some(col as u64),
+                None => {
+                    // On the element's first line: counted from that line's
+                    // start, as on every other line.
+                    p.offset = self.offset - self.column;
+                    p.column = Some(self.column + col as u64);
+                }
             }
         }
         err.relocated(p)
+    }
+}
+
+/// How many bytes of a line are looked at for a logger prefix.
+const PREFIX_LOOK: usize = 160;
+
+/// A log whose lines carry a logger's prefix (`[2025-10-13T01:16:00Z]
+/// [INFO] {...`), read as the JSON values in it: the same bytes, with each
+/// prefix, and each line of the log's own text between values, replaced by
+/// spaces. Lines and byte offsets stay those of the log, so
+/// [`ElementReader`] over it finds every value (pretty-printed or on one
+/// line) at its own line and offset.
+///
+/// A value written on one line that the logger cut into chunks (each with
+/// its prefix) is joined back where the cut fell between tokens; where it
+/// fell inside a string, the string holds a line end and the value is an
+/// error at its line, as it should be: the bytes are damaged.
+///
+/// ```
+/// use cctape::elements::{ElementReader, LogValues};
+///
+/// let log = b"[2025-10-13T01:16:00Z] [INFO] starting\n[2025-10-13T01:16:01Z] [INFO] {\n  \"type\": \"user\"\n}\n[2025-10-13T01:16:02Z] [INFO] {\"type\":\"result\",\n[2025-10-13T01:16:02Z] [INFO] \"subtype\":\"success\"}\n";
+/// let mut r = ElementReader::new(LogValues::new(&log[..]));
+/// let mut got = Vec::new();
+/// while let Some(el) = r.next_element() {
+///     let el = el.unwrap();
+///     got.push((el.line, el.offset));
+/// }
+/// assert_eq!(got, [(2, 69), (5, 120)]);
+/// ```
+#[derive(Debug)]
+pub struct LogValues<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// The next byte starts a line.
+    line_start: bool,
+    /// The rest of the current line is the log's own text.
+    text: bool,
+    depth: u64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl<R: Read> LogValues<R> {
+    /// The JSON values of the log `inner`.
+    pub fn new(inner: R) -> LogValues<R> {
+        LogValues {
+            inner,
+            buf: vec![0; DEFAULT_READ_SIZE.max(PREFIX_LOOK * 2)],
+            start: 0,
+            end: 0,
+            eof: false,
+            line_start: true,
+            text: false,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
+
+    /// Read more into the buffer, keeping what is not yet handed out.
+    fn fill(&mut self) -> std::io::Result<bool> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            return Ok(true);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// At a line start: blank its prefix, and the whole line when, between
+    /// values, it does not start one.
+    fn start_line(&mut self) -> std::io::Result<()> {
+        // Enough of the line to see its prefix and what follows it.
+        loop {
+            let seen = &self.buf[self.start..self.end];
+            let enough = seen.len() >= PREFIX_LOOK || memchr::memchr(b'\n', seen).is_some();
+            if enough || self.eof || !self.fill()? {
+                break;
+            }
+        }
+        let line = &mut self.buf[self.start..self.end];
+        let head = &line[..line.len().min(PREFIX_LOOK)];
+        let prefix = crate::sniff::logger_prefix_len(head).unwrap_or(0);
+        line[..prefix].fill(b' ');
+        if self.depth == 0 && !self.in_string {
+            let rest = &line[prefix..];
+            let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
+            self.text = !matches!(first, Some(b'{' | b'[') | Some(b'\n') | None);
+        }
+        self.line_start = false;
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for LogValues<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        if self.start == self.end && (self.eof || !self.fill()?) {
+            return Ok(0);
+        }
+        if self.line_start {
+            self.start_line()?;
+        }
+        let avail = &mut self.buf[self.start..self.end];
+        let mut n = 0;
+        while n < avail.len().min(out.len()) {
+            let b = avail[n];
+            n += 1;
+            if b == b'\n' {
+                self.text = false;
+                self.line_start = true;
+                break;
+            }
+            if self.text {
+                avail[n - 1] = b' ';
+                continue;
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        out[..n].copy_from_slice(&avail[..n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
+/// JSON bytes with the whitespace outside strings removed, appended to
+/// `out`; bytes without an LF (a line) are copied as they are.
+pub fn compact_into(bytes: &[u8], out: &mut Vec<u8>) {
+    if memchr::memchr(b'\n', bytes).is_none() {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'"' => {
+                in_string = true;
+                out.push(b);
+            }
+            _ => out.push(b),
+        }
     }
 }
 
@@ -177,6 +393,7 @@ struct Found {
     end: u64,
     index: u64,
     line: u64,
+    column: u64,
     complete: bool,
 }
 
@@ -189,6 +406,7 @@ impl Found {
             index: self.index,
             line: self.line,
             offset: self.start,
+            column: self.column,
             complete: self.complete,
         }
     }
@@ -206,6 +424,8 @@ struct Splitter {
     in_value: bool,
     value_start: u64,
     value_line: u64,
+    /// Where the value in progress starts within its line.
+    value_column: u64,
     depth: u64,
     /// One bit per open container up to 1024 levels: 1 for an object.
     kinds: [u64; 16],
@@ -236,6 +456,7 @@ impl Splitter {
             in_value: false,
             value_start: 0,
             value_line: 0,
+            value_column: 0,
             depth: 0,
             kinds: [0; 16],
             in_str: false,
@@ -308,6 +529,7 @@ impl Splitter {
         self.value_start = self.pos;
         self.count_lines(buf, base, self.pos);
         self.value_line = self.line;
+        self.value_column = self.pos - self.line_start;
         self.depth = 0;
         self.in_str = false;
         self.esc = false;
@@ -454,6 +676,7 @@ impl Splitter {
             end,
             index,
             line: self.value_line,
+            column: self.value_column,
             complete,
         })
     }
@@ -714,6 +937,8 @@ pub struct ElementSpan {
     pub line: u64,
     /// 0-based byte offset of its first byte in the input.
     pub offset: u64,
+    /// 0-based byte of its first byte within line `line`.
+    pub column: u64,
     /// False when the input ended inside it.
     pub complete: bool,
 }
@@ -1155,6 +1380,9 @@ mod tests {
             .map(|l| l.len() + 1)
             .sum::<usize>() as u64;
         assert_eq!(p.offset, line4_start);
-        assert_eq!(&input[p.byte() as usize..p.byte() as usize + 3], b"tru");
+        // The offending byte: the LF where `true` should go on.
+        let at = p.byte() as usize;
+        assert_eq!((&input[at - 3..at], input[at]), (&b"tru"[..], b'\n'));
+        assert_eq!(p.column, Some(12));
     }
 }

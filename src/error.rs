@@ -15,7 +15,10 @@ pub struct Position {
     pub line: u64,
     /// 0-based byte offset of the start of the line in its input.
     pub offset: u64,
-    /// 0-based byte within the line where the parser stopped, if it said.
+    /// 0-based byte within the line of the offending byte, when known: the
+    /// first byte at which the line stops being the start of valid JSON
+    /// text (UTF-8 included), or the line's length when it is a valid
+    /// beginning cut short.
     pub column: Option<u64>,
     /// For input read as JSON elements (an array, or objects one after
     /// another; see [`crate::elements`]): the 0-based index of the element

@@ -47,6 +47,7 @@
 
 #[cfg(feature = "tokio")]
 pub mod aio;
+mod column;
 pub mod elements;
 pub mod error;
 pub mod event;
@@ -56,6 +57,7 @@ pub mod framing;
 pub mod inputs;
 pub mod parse;
 pub mod pricing;
+pub mod report;
 pub mod run;
 pub mod scan;
 pub mod sniff;
@@ -64,6 +66,7 @@ pub mod stats;
 pub mod stream;
 pub mod time;
 pub mod transcript;
+pub mod version;
 pub mod views;
 
 pub use error::{Error, ErrorKind, Position};

@@ -202,13 +202,12 @@ fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
         }
     };
     let mut pos = line.position();
+    // simd-json's index is not always the offending byte (0 for bad UTF-8,
+    // a bad escape, a control character): read again on this rare path.
     let idx = e.index();
-    if idx <= line.bytes.len() {
-        pos.column = Some(idx as u64);
-    }
-    if line.bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        pos.column = None;
-    }
+    pos.column = crate::column::error_column(line.bytes)
+        .or_else(|| (idx <= line.bytes.len()).then_some(idx as u64))
+        .filter(|_| !line.bytes.iter().all(|b| b.is_ascii_whitespace()));
     Error::new(kind, pos, reason)
 }
 

@@ -84,6 +84,11 @@ pub enum Reading {
     StreamElements,
     /// One JSON object a line of transcript records ([`crate::transcript`]).
     TranscriptLines,
+    /// JSON values behind a logger's prefixes, read as stream-json events:
+    /// the prefixes and the logger's own lines of text are read as
+    /// whitespace ([`crate::elements::LogValues`]), the values as
+    /// [`Reading::StreamElements`].
+    LoggedElements,
     /// Nothing to read as events: the input is one finding (its format).
     NotEvents,
 }
@@ -174,9 +179,8 @@ impl Format {
             Format::Ndjson => Reading::StreamLines,
             Format::JsonArray | Format::PrettyJson => Reading::StreamElements,
             Format::Transcript => Reading::TranscriptLines,
-            Format::Empty | Format::LoggerPrefixed | Format::CutLines | Format::Text => {
-                Reading::NotEvents
-            }
+            Format::LoggerPrefixed => Reading::LoggedElements,
+            Format::Empty | Format::CutLines | Format::Text => Reading::NotEvents,
         }
     }
 
@@ -212,9 +216,9 @@ impl Format {
                  a line: compact it with `jq -c .` and read the result"
             }
             Format::LoggerPrefixed => {
-                "the input is a log with a prefix on each line (`[timestamp] [LEVEL] ...`), not bare JSON: \
-                 strip the prefixes first (for example `sed -E 's/^\\[[^]]*\\] \\[[A-Z]+\\] //'`); objects the \
-                 logger spread over several lines cannot be recovered line by line"
+                "the input is a log with a prefix on each line (`[timestamp] [LEVEL] ...`): the JSON values in it \
+                 are read as events, the prefixes and the log's own lines of text skipped; a value the logger cut \
+                 inside a string is an error at its line"
             }
             Format::CutLines => {
                 "the lines start like JSON objects but are cut before their end (a logger truncated them at a \
@@ -346,41 +350,44 @@ fn starts_json_array(first: &[u8], nonblank: &[(&[u8], bool)]) -> bool {
 
 /// Object lines that look like transcript records minus those that look
 /// like stream-json events, by their top-level keys (read without
-/// validating, up to where the prefix cuts a line).
+/// validating, up to where the prefix cuts a line). A line's first key that
+/// belongs to one dialect decides it, so a record is not walked past its
+/// first members (a transcript's `parentUuid` and a stream's `type` and
+/// `session_id` come first).
 fn transcript_votes(nonblank: &[(&[u8], bool)]) -> i64 {
     let mut votes = 0i64;
     for (l, _) in nonblank.iter().filter(|(l, _)| l.first() == Some(&b'{')) {
         let root = crate::scan::RawValue::starting(l);
-        let mut vote = 0i64;
         for (k, v) in root.entries() {
             let is = |name: &str| k.str_eq(name);
             if is("session_id") || is("parent_tool_use_id") {
-                vote = -1;
+                votes -= 1;
                 break;
             }
+            let transcript_type = || {
+                v.as_raw_str().is_some_and(|t| {
+                    [
+                        "summary",
+                        "file-history-snapshot",
+                        "queue-operation",
+                        "progress",
+                    ]
+                    .iter()
+                    .any(|n| t.str_eq(n))
+                })
+            };
             if is("parentUuid")
                 || is("sessionId")
                 || is("isSidechain")
                 || is("leafUuid")
                 || is("requestId")
                 || is("snapshot")
+                || (is("type") && transcript_type())
             {
-                vote = 1;
-            } else if is("type")
-                && let Some(t) = v.as_raw_str()
-                && [
-                    "summary",
-                    "file-history-snapshot",
-                    "queue-operation",
-                    "progress",
-                ]
-                .iter()
-                .any(|n| t.str_eq(n))
-            {
-                vote = 1;
+                votes += 1;
+                break;
             }
         }
-        votes += vote;
     }
     votes
 }
@@ -405,17 +412,35 @@ fn indented_after_first(body: &[u8]) -> bool {
 /// `[something] ` at the start, where `something` is 1 to 64 bytes with no
 /// JSON punctuation: `[2025-10-13T01:16:00.020Z] [INFO] ...`.
 fn is_logger_line(l: &[u8]) -> bool {
-    if l.first() != Some(&b'[') {
-        return false;
+    logger_prefix_len(l).is_some()
+}
+
+/// The length of the logger prefix that starts `l`: one or two groups of
+/// `[something]` (1 to 64 bytes with no JSON punctuation), each followed by
+/// spaces or tabs (`[2025-10-13T01:16:00.020Z] [INFO] `); `None` without
+/// one.
+pub(crate) fn logger_prefix_len(l: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    let mut groups = 0;
+    while groups < 2 && l.get(i) == Some(&b'[') {
+        let window = &l[i + 1..l.len().min(i + 66)];
+        let Some(close) = memchr::memchr(b']', window) else {
+            break;
+        };
+        let inner = &window[..close];
+        let punct = |b: &u8| matches!(b, b'"' | b'{' | b'}' | b'[' | b',');
+        if inner.is_empty() || inner.iter().any(punct) {
+            break;
+        }
+        let after = i + close + 2;
+        if !matches!(l.get(after), Some(b' ' | b'\t')) {
+            break;
+        }
+        i = after;
+        while matches!(l.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        groups += 1;
     }
-    let window = &l[1..l.len().min(66)];
-    let Some(close) = memchr::memchr(b']', window) else {
-        return false;
-    };
-    let inner = &window[..close];
-    !inner.is_empty()
-        && !inner
-            .iter()
-            .any(|b| matches!(b, b'"' | b'{' | b'}' | b'[' | b','))
-        && matches!(l.get(close + 2), Some(b' ' | b'\t'))
+    (groups > 0).then_some(i)
 }

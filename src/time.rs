@@ -122,6 +122,21 @@ pub fn parse_millis(s: &str) -> Option<i64> {
     Some(ts.as_millisecond())
 }
 
+/// An instant (milliseconds since the Unix epoch) as an RFC 3339 timestamp
+/// in UTC with milliseconds, the way Claude Code writes them; `None` out of
+/// range.
+///
+/// ```
+/// use cctape::time::{format_millis, parse_millis};
+/// assert_eq!(format_millis(1500).as_deref(), Some("1970-01-01T00:00:01.500Z"));
+/// let t = "2026-10-03T15:29:17.247Z";
+/// assert_eq!(format_millis(parse_millis(t).unwrap()).as_deref(), Some(t));
+/// ```
+pub fn format_millis(millis: i64) -> Option<String> {
+    let ts = jiff::Timestamp::from_millisecond(millis).ok()?;
+    Some(ts.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
 /// A calendar day (proleptic Gregorian), printed `YYYY-MM-DD`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day {

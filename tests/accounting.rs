@@ -326,6 +326,10 @@ fn auxiliary_cost_sums_per_run_and_no_init_model_is_auxiliary() {
     assert_eq!(roles, [("glm-5", "main"), ("glm-5-turbo", "subagent")]);
 }
 
+/// Inputs without events are not runs: a text output is one finding (its
+/// format), and where its last line is the CLI's own final error, that line
+/// is its verdict; an empty file is a startup failure. A pretty-printed
+/// object is read as an event (issue 13), so it is a run.
 #[test]
 fn inputs_without_events_are_not_runs() {
     let dir = temp_dir("no-events");
@@ -347,17 +351,17 @@ fn inputs_without_events_are_not_runs() {
     let s = cctape(&["stats", "--json", "--quiet"], &paths);
     assert_eq!(s.status.code(), Some(0));
     let s: Value = serde_json::from_slice(&s.stdout).unwrap();
-    assert_eq!(s["runs"], 0);
-    assert_eq!(s["inputs_without_events"]["count"], 3);
+    assert_eq!(s["runs"], 1, "the pretty result is a run");
+    assert_eq!(s["error_count"], 0, "a text input is not an error per line");
+    assert_eq!(s["inputs_without_events"]["count"], 2);
     assert_eq!(s["inputs_without_events"]["by_format"]["text"], 1);
     assert_eq!(s["inputs_without_events"]["by_format"]["empty"], 1);
-    assert_eq!(s["inputs_without_events"]["by_format"]["pretty_json"], 1);
+    assert_eq!(s["formats"]["json-pretty"], 1);
     let v = cctape(&["verdict", "--json", "--quiet"], &paths);
     assert_eq!(v.status.code(), Some(1), "inputs without events are not ok");
     let recs = lines(&v);
     assert_eq!(recs.len(), 3);
-    for r in &recs {
-        assert_eq!(r["verdict"], "startup_failure");
+    for r in &recs[..2] {
         assert_eq!(r["ok"], false);
         assert_eq!(r["events"], 0);
         // verdict and ok first, then file, then what the input looks like.
@@ -365,28 +369,33 @@ fn inputs_without_events_are_not_runs() {
         assert_eq!(keys, ["verdict", "ok", "file", "no_events"]);
     }
     assert_eq!(recs[0]["no_events"]["format"], "text");
-    assert_eq!(
-        recs[0]["no_events"]["first_line"],
-        "API Error: Unable to connect to API (ConnectionRefused)"
-    );
+    let line = "API Error: Unable to connect to API (ConnectionRefused)";
+    assert_eq!(recs[0]["no_events"]["first_line"], line);
+    // The CLI's own final error line is the verdict, its source named.
+    assert_eq!(recs[0]["verdict"], "error");
+    assert_eq!(recs[0]["no_events"]["final_error"]["line"], line);
+    assert_eq!(recs[0]["errors"][0], line);
     assert_eq!(recs[1]["no_events"]["format"], "empty");
-    // The real JSON array capture (wave2): an array is not a run either.
+    assert_eq!(recs[1]["verdict"], "startup_failure");
+    assert_eq!(recs[2]["verdict"], "success");
+    // The real JSON array capture (wave2) is its run: max turns, as its
+    // compacted twin.
     if let Some(rw) = realworld() {
         let arr =
             rw.join("wave2/jedarden__spaxel__.beads-traces-spaxel-40tl-stdout.txt@03f7656.json");
         let v = cctape(&["verdict", "--json", "--quiet"], &[&arr]);
         assert_eq!(v.status.code(), Some(1));
         let r = &lines(&v)[0];
-        assert_eq!(r["no_events"]["format"], "json_array");
+        assert_eq!(r["verdict"], "max_turns");
         let s: Value =
             serde_json::from_slice(&cctape(&["stats", "--json", "--quiet"], &[&arr]).stdout)
                 .unwrap();
         assert_eq!(
             (
                 s["runs"].as_u64(),
-                s["inputs_without_events"]["by_format"]["json_array"].as_u64()
+                s["inputs_without_events"]["count"].as_u64()
             ),
-            (Some(0), Some(1))
+            (Some(1), Some(0))
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -491,9 +500,10 @@ fn export_reports_bad_lines_and_inputs_without_events() {
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     // mixed-bad.jsonl: 5 lines that are not events and a cut last line
-    // (corpus/streams/README.md), plus the text input's one line.
-    assert_eq!(v["bad_lines"], 7);
-    assert!(err.contains("7 lines not exported"), "{err}");
+    // (corpus/streams/README.md); the text input is one finding, not a bad
+    // line.
+    assert_eq!(v["bad_lines"], 6);
+    assert!(err.contains("6 lines not exported"), "{err}");
     assert_eq!(v["errors"][0]["line"], 3);
     assert_eq!(v["inputs_without_events"]["count"], 1);
     assert_eq!(v["inputs_without_events"]["by_format"]["text"], 1);
@@ -518,7 +528,7 @@ fn check_says_what_is_unusual_about_a_number() {
         .find(|l| l.contains("num_turns"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(row.contains("num_turns (is Number: negative, -1)"), "{row}");
-    assert!(row.contains("test_cases@8e7b091.ndjson:4)"), "{row}");
+    assert!(row.contains("test_cases@8e7b091.ndjson:4 "), "{row}");
 }
 
 /// `ExactSum` against Python's `math.fsum` on values of every magnitude and

@@ -610,7 +610,12 @@ fn logger_prefixed_lines_are_errors_and_sniff_as_logs() {
         )
     );
     assert_eq!(sniff_format(input), Format::LoggerPrefixed);
-    assert!(Format::LoggerPrefixed.describe().contains("sed -E"));
+    // The commands read such a log's values as events (not line by line).
+    assert!(
+        Format::LoggerPrefixed
+            .describe()
+            .contains("are read as events")
+    );
 
     let Some(rw) = realworld() else { return };
     for (name, lines) in [

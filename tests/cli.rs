@@ -519,7 +519,7 @@ fn watch_passes_bytes_through_unchanged_and_exits_with_the_verdict() {
         assert_eq!(out.status.code(), Some(code), "{name}");
         let verdict: serde_json::Value =
             serde_json::from_slice(&out.stderr).expect("verdict JSON on stderr");
-        assert_eq!(verdict["file"], "-");
+        assert_eq!(verdict["file"], "<stdin>");
         assert!(verdict["verdict"].is_string());
     }
 }
@@ -598,3 +598,671 @@ fn stats_prune_gives_the_same_figures_as_exact() {
 /// cargo's summary.
 #[path = "support/realworld_present.rs"]
 mod realworld_present;
+
+// ---------------------------------------------------------------------------
+// grep's and ripgrep's conventions for `filter` and `fields` (issue 15).
+
+/// The corpus streams in name order, as the walk gives them.
+fn stream_files() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(STREAMS)
+        .expect("corpus/streams")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .map(|p| p.to_str().expect("path").to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every line of `path` that serde_json reads as an object, with its
+/// 1-based line number.
+fn objects(path: &str) -> Vec<(usize, String, serde_json::Value)> {
+    let text = std::fs::read_to_string(path).expect("read");
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            v.is_object().then(|| (i + 1, l.to_string(), v))
+        })
+        .collect()
+}
+
+/// The lines of `paths` that serde_json says pass `pred`, as filter prints
+/// them with names shown (`NAME:LINE`) or not.
+fn oracle_lines(
+    paths: &[String],
+    names: bool,
+    pred: &dyn Fn(&serde_json::Value) -> bool,
+) -> String {
+    let mut out = String::new();
+    for p in paths {
+        for (_, l, v) in objects(p) {
+            // The corpus's duplicate-key line is an error, not an event.
+            if v.get("type").and_then(|t| t.as_str()).is_none() || l.contains("\"type\":\"x\"") {
+                continue;
+            }
+            if pred(&v) {
+                if names {
+                    out.push_str(p);
+                    out.push(':');
+                }
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn filter_and_fields_exit_like_grep() {
+    let ok = stream("success-basic.jsonl");
+    // Something printed: 0.
+    let r = cctape(&["filter", "--type", "result", &ok]);
+    assert_eq!(r.status.code(), Some(0));
+    assert!(!r.stdout.is_empty());
+    // Nothing matched: 1, and nothing printed.
+    let r = cctape(&["filter", "--type", "no_such_type", &ok]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(r.stdout.is_empty());
+    // A count of 0 is printed, and exits 1 (grep -c does).
+    let r = cctape(&["filter", "--count", "--type", "no_such_type", &ok]);
+    assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(1), "0\n"));
+    let r = cctape(&["filter", "--total", "--type", "no_such_type", STREAMS]);
+    assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(1), "0\n"));
+    // --errors on a file without bad lines: nothing, 1.
+    let r = cctape(&["filter", "--errors", &ok]);
+    assert_eq!(r.status.code(), Some(1));
+    // An unreadable input is trouble: 2, even though another input matched
+    // (its lines are still printed).
+    let r = cctape(&["filter", "--type", "result", "/nonexistent/x.jsonl", &ok]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stdout(&r).contains("\"type\":\"result\""));
+    // ... and gets no count (as grep -c and rg -c).
+    let r = cctape(&[
+        "filter",
+        "-c",
+        "--include-zero",
+        "--type",
+        "result",
+        "/nonexistent/x.jsonl",
+        &ok,
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert_eq!(stdout(&r), format!("{ok}:1\n"));
+    // A usage error: 2.
+    let r = cctape(&["filter", "--no-such-flag", &ok]);
+    assert_eq!(r.status.code(), Some(2));
+    // fields: rows printed 0, none 1 (the header alone is not a row), 2.
+    let r = cctape(&["fields", "-f", "uuid", &ok]);
+    assert_eq!(r.status.code(), Some(0));
+    let r = cctape(&["fields", "-f", "uuid", "--type", "no_such_type", &ok]);
+    assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(1), "uuid\n"));
+    let r = cctape(&["fields", "-f", "uuid", "/nonexistent/x.jsonl"]);
+    assert_eq!(r.status.code(), Some(2));
+    let r = cctape_stdin(&["fields", "-f", "uuid"], b"");
+    assert_eq!(r.status.code(), Some(1));
+}
+
+/// A test on an event, as serde_json reads it.
+type Pred = dyn Fn(&serde_json::Value) -> bool;
+
+#[test]
+fn filters_are_or_inside_a_flag_and_across_flags() {
+    let files = stream_files();
+    let ty = |v: &serde_json::Value, t: &[&str]| t.iter().any(|x| v["type"] == *x);
+    let sub = |v: &serde_json::Value| v["parent_tool_use_id"].is_string();
+    let cases: Vec<(Vec<&str>, Box<Pred>)> = vec![
+        (
+            vec!["--type", "result", "--type", "assistant"],
+            Box::new(move |v| ty(v, &["result", "assistant"])),
+        ),
+        (
+            vec!["--type", "result,assistant"],
+            Box::new(move |v| ty(v, &["result", "assistant"])),
+        ),
+        (
+            vec!["--type", "assistant,user", "--subagent"],
+            Box::new(move |v| ty(v, &["assistant", "user"]) && sub(v)),
+        ),
+        (
+            vec!["--subtype", "init", "--subtype", "success,api_retry"],
+            Box::new(|v| {
+                ["init", "success", "api_retry"]
+                    .iter()
+                    .any(|s| v["subtype"] == *s)
+            }),
+        ),
+        (
+            vec![
+                "--type",
+                "system",
+                "--subtype",
+                "init,task_started",
+                "--main",
+            ],
+            Box::new(move |v| {
+                v["type"] == "system"
+                    && (v["subtype"] == "init" || v["subtype"] == "task_started")
+                    && !sub(v)
+            }),
+        ),
+        (
+            vec![
+                "--model",
+                "claude-haiku-4-5-20251001,claude-sonnet-5-5",
+                "--type",
+                "assistant",
+            ],
+            Box::new(|v| {
+                v["type"] == "assistant"
+                    && ["claude-haiku-4-5-20251001", "claude-sonnet-5-5"]
+                        .iter()
+                        .any(|m| v["message"]["model"] == *m)
+            }),
+        ),
+    ];
+    for (flags, pred) in &cases {
+        let want = oracle_lines(&files, true, pred.as_ref());
+        assert!(!want.is_empty(), "{flags:?} matches something");
+        let mut args = vec!["filter", "-j", "1"];
+        args.extend(flags.iter().copied());
+        args.push(STREAMS);
+        let got = stdout(&cctape(&args));
+        assert_eq!(got, want, "filter {flags:?}");
+        // fields takes the same filters: the same events, by line.
+        let want_lines: Vec<String> = want
+            .lines()
+            .map(|l| {
+                let (file, _) = l.split_once(':').expect("name");
+                let text = l[file.len() + 1..].to_string();
+                let n = objects(file)
+                    .into_iter()
+                    .find(|(_, raw, _)| *raw == text)
+                    .expect("line")
+                    .0;
+                format!("{file}\t{n}")
+            })
+            .collect();
+        let mut args = vec!["fields", "--no-header", "-f", "@file", "-f", "@line"];
+        args.extend(flags.iter().copied());
+        args.push(STREAMS);
+        let got = stdout(&cctape(&args));
+        assert_eq!(
+            got.lines().collect::<Vec<_>>(),
+            want_lines,
+            "fields {flags:?}"
+        );
+    }
+    // --tool: the calls and the results answering them, with OR.
+    let path = stream("two-subagents.jsonl");
+    let got = stdout(&cctape(&["filter", "--tool", "Agent,Write", &path]));
+    let calls = got.matches("\"type\":\"tool_use\"").count();
+    let results = got.matches("\"type\":\"tool_result\"").count();
+    let want_calls = objects(&path)
+        .iter()
+        .filter(|(_, _, v)| {
+            let b = &v["message"]["content"][0];
+            b["type"] == "tool_use" && (b["name"] == "Agent" || b["name"] == "Write")
+        })
+        .count();
+    assert_eq!((calls, results), (want_calls, want_calls), "{got}");
+    // A call is remembered even when another test turns it down: its
+    // result still answers a call of the tool (calls are assistant events).
+    let got = stdout(&cctape(&[
+        "filter", "--tool", "Agent", "--type", "user", &path,
+    ]));
+    assert_eq!(got.matches("\"type\":\"tool_result\"").count(), 2, "{got}");
+    assert_eq!(got.matches("\"type\":\"tool_use\"").count(), 0, "{got}");
+}
+
+#[test]
+fn filter_names_its_inputs_as_grep_and_ripgrep_do() {
+    let files = stream_files();
+    let result = |v: &serde_json::Value| v["type"] == "result";
+    let one = &files[0];
+    // One file: no names; -H adds them.
+    let plain = stdout(&cctape(&["filter", "--type", "result", one]));
+    assert_eq!(plain, oracle_lines(&files[..1], false, &result));
+    let named = stdout(&cctape(&["filter", "-H", "--type", "result", one]));
+    assert_eq!(named, oracle_lines(&files[..1], true, &result));
+    // Two files, or a directory: names; --no-filename (-I) drops them.
+    let two = stdout(&cctape(&[
+        "filter", "--type", "result", &files[0], &files[1],
+    ]));
+    assert_eq!(two, oracle_lines(&files[..2], true, &result));
+    let dir = stdout(&cctape(&["filter", "--type", "result", STREAMS]));
+    assert_eq!(dir, oracle_lines(&files, true, &result));
+    for flag in ["--no-filename", "-I"] {
+        let got = stdout(&cctape(&["filter", flag, "--type", "result", STREAMS]));
+        assert_eq!(got, oracle_lines(&files, false, &result), "{flag}");
+    }
+    // The last of -H and -I wins.
+    let got = stdout(&cctape(&["filter", "-I", "-H", "--type", "result", one]));
+    assert_eq!(got, named);
+    // --null: a NUL after the name instead of the colon.
+    let got = cctape(&["filter", "--null", "--type", "result", STREAMS]);
+    assert_eq!(
+        got.stdout,
+        oracle_lines(&files, true, &result)
+            .lines()
+            .flat_map(|l| {
+                let (f, rest) = l.split_at(l.find(".jsonl:").expect("name") + 6);
+                [f.as_bytes(), b"\0", &rest.as_bytes()[1..], b"\n"].concat()
+            })
+            .collect::<Vec<u8>>()
+    );
+    // -n: the line number after the name.
+    let got = stdout(&cctape(&["filter", "-n", "--type", "result", STREAMS]));
+    let want: String = files
+        .iter()
+        .flat_map(|p| {
+            objects(p)
+                .into_iter()
+                .filter(|(_, _, v)| v["type"] == "result")
+                .map(move |(n, l, _)| format!("{p}:{n}:{l}\n"))
+        })
+        .collect();
+    assert_eq!(got, want);
+    // Standard input is `<stdin>`, never `-`.
+    let bytes = std::fs::read(one).expect("read");
+    let got = stdout(&cctape_stdin(&["filter", "-H", "--type", "result"], &bytes));
+    assert_eq!(
+        got,
+        plain
+            .lines()
+            .map(|l| format!("<stdin>:{l}\n"))
+            .collect::<String>()
+    );
+    let got = stdout(&cctape_stdin(
+        &["filter", "--type", "result", "-", &files[1]],
+        &bytes,
+    ));
+    assert!(got.starts_with("<stdin>:{"), "{got}");
+    assert!(got.contains(&format!("{}:{{", files[1])), "{got}");
+    // --count: per input as ripgrep (names, inputs without a match left
+    // out unless --include-zero); --total: one number.
+    let per_file: Vec<(String, usize)> = files
+        .iter()
+        .map(|p| {
+            (
+                p.clone(),
+                oracle_lines(std::slice::from_ref(p), false, &|v| {
+                    v["subtype"] == "task_started"
+                })
+                .lines()
+                .count(),
+            )
+        })
+        .collect();
+    assert!(
+        per_file.iter().any(|(_, n)| *n == 0),
+        "some file has no task_started"
+    );
+    let want: String = per_file
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(p, n)| format!("{p}:{n}\n"))
+        .collect();
+    let got = cctape(&["filter", "--count", "--subtype", "task_started", STREAMS]);
+    assert_eq!((got.status.code(), stdout(&got)), (Some(0), want));
+    let want: String = per_file.iter().map(|(p, n)| format!("{p}:{n}\n")).collect();
+    let got = stdout(&cctape(&[
+        "filter",
+        "-c",
+        "--include-zero",
+        "--subtype",
+        "task_started",
+        STREAMS,
+    ]));
+    assert_eq!(got, want);
+    let total: usize = per_file.iter().map(|(_, n)| n).sum();
+    let got = stdout(&cctape(&[
+        "filter",
+        "--total",
+        "--subtype",
+        "task_started",
+        STREAMS,
+    ]));
+    assert_eq!(got, format!("{total}\n"));
+    let got = cctape(&[
+        "filter",
+        "-c",
+        "--null",
+        "--subtype",
+        "task_started",
+        &files[0],
+        &files[1],
+    ]);
+    let want: Vec<u8> = per_file[..2]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .flat_map(|(p, n)| [p.as_bytes(), b"\0", format!("{n}\n").as_bytes()].concat())
+        .collect();
+    assert_eq!(got.stdout, want);
+}
+
+#[test]
+fn fields_names_stdin_and_takes_the_filters() {
+    let path = stream("success-basic.jsonl");
+    let bytes = std::fs::read(&path).expect("read");
+    let filtered = cctape(&["filter", "--type", "result", &path]);
+    let out = cctape_stdin(
+        &["fields", "-f", "@file", "-f", "total_cost_usd"],
+        &filtered.stdout,
+    );
+    let want_cost = objects(&path)
+        .into_iter()
+        .find(|(_, _, v)| v["type"] == "result")
+        .map(|(_, _, v)| v["total_cost_usd"].as_f64().expect("cost"))
+        .expect("a result");
+    let text = stdout(&out);
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    let (file, cost) = rows[1].split_once('\t').expect("two columns");
+    assert_eq!(file, "<stdin>");
+    assert_eq!(cost.parse::<f64>().ok(), Some(want_cost));
+    let out = cctape_stdin(
+        &["fields", "-f", "@kind", "--type", "system,result"],
+        &bytes,
+    );
+    let want: Vec<String> = objects(&path)
+        .into_iter()
+        .filter(|(_, _, v)| v["type"] == "system" || v["type"] == "result")
+        .map(|(_, _, v)| {
+            format!(
+                "{}/{}",
+                v["type"].as_str().unwrap(),
+                v["subtype"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(stdout(&out).lines().skip(1).collect::<Vec<_>>(), want);
+}
+
+/// Python's csv module reading `csv`: the oracle for our CSV.
+fn python_csv(csv: &[u8]) -> Option<Vec<Vec<String>>> {
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import csv, io, json, sys; \
+             print(json.dumps(list(csv.reader(io.TextIOWrapper(sys.stdin.buffer, encoding='utf-8', newline='')))))",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(csv).ok()?;
+    let out = child.wait_with_output().ok()?;
+    assert!(out.status.success(), "python3 csv");
+    Some(serde_json::from_slice(&out.stdout).expect("json from python"))
+}
+
+#[test]
+fn fields_csv_reads_back_in_pythons_csv_module() {
+    let dir = temp_dir("csv");
+    let p = dir.join("cells.jsonl");
+    let lines = [
+        r#"{"type":"user","s":"a,b","o":{"k":"v,\"w\""}}"#,
+        r#"{"type":"user","s":"say \"hi\"","o":[1,"two"]}"#,
+        r#"{"type":"user","s":"two\nlines\r\nand a CR\r","o":null}"#,
+        r#"{"type":"user","s":"","o":""}"#,
+        r#"{"type":"user"}"#,
+        r#"{"type":"user","s":"café ✓ \u0001","o":true}"#,
+        r#"{"type":"user","s":" lead and trail ","o":1.5}"#,
+        r##"{"type":"user","s":"#not a comment","o":"\"\""}"##,
+    ];
+    std::fs::write(&p, lines.join("\n")).expect("write");
+    let p = p.to_str().expect("path");
+    let out = cctape(&[
+        "fields", "--format", "csv", "-f", "s", "-f", "o", "-f", "@line", p,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let Some(rows) = python_csv(&out.stdout) else {
+        eprintln!("skipped: no python3");
+        return;
+    };
+    assert_eq!(rows[0], ["s", "o", "@line"]);
+    assert_eq!(rows.len(), 1 + lines.len());
+    for (i, (row, line)) in rows[1..].iter().zip(lines).enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let s = v["s"].as_str().unwrap_or("");
+        assert_eq!(row[0], s, "line {}", i + 1);
+        // A string is its text; anything else compact JSON; missing empty.
+        match &v["o"] {
+            serde_json::Value::String(t) => assert_eq!(&row[1], t),
+            serde_json::Value::Null if v.get("o").is_none() => assert_eq!(row[1], ""),
+            o => assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&row[1]).expect("a JSON cell"),
+                *o
+            ),
+        }
+        assert_eq!(row[2], (i + 1).to_string());
+    }
+    // One column of empty values: each row is `""`, not a blank line that
+    // a CSV reader would skip.
+    let out = cctape(&["fields", "--format", "csv", "--no-header", "-f", "s", p]);
+    let rows = python_csv(&out.stdout).expect("python3");
+    let want: Vec<Vec<String>> = lines
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            vec![v["s"].as_str().unwrap_or("").to_string()]
+        })
+        .collect();
+    assert_eq!(rows, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Run cctape with stdin fed in two parts a little apart (so the job lasts
+/// past the progress delay, set to 0 here) and stderr on `stderr`.
+fn run_slowly(args: &[&str], stderr: Stdio) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(args)
+        .env("CCTAPE_PROGRESS_AFTER_MS", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let data = std::fs::read(stream("two-subagents.jsonl")).expect("read");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data[..2000]);
+        let _ = stdin.flush();
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let _ = stdin.write_all(&data[2000..]);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    out
+}
+
+#[test]
+fn progress_line_is_not_drawn_when_stderr_is_not_a_terminal() {
+    let out = run_slowly(
+        &["stats", "--json", "-j", "1", "-", "/nonexistent/x.jsonl"],
+        Stdio::piped(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err,
+        "cctape: /nonexistent/x.jsonl: open failed: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(json(&out)["files"], 2);
+}
+
+/// A pseudo-terminal: (master descriptor, slave side), or `None` where
+/// there is none.
+fn pty() -> Option<(i32, std::fs::File)> {
+    // SAFETY: plain libc calls on a pseudo-terminal we own.
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        if master < 0 || libc::grantpt(master) != 0 || libc::unlockpt(master) != 0 {
+            return None;
+        }
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(master))
+            .to_str()
+            .ok()?
+            .to_string();
+        let slave = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(name)
+            .ok()?;
+        Some((master, slave))
+    }
+}
+
+/// Everything written to the terminal until its last writer closes it.
+fn read_master(master: i32) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            // SAFETY: reading into a buffer we own from a descriptor we own.
+            let n = unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n as usize]);
+        }
+        // SAFETY: closing our descriptor.
+        unsafe { libc::close(master) };
+        all
+    })
+}
+
+#[test]
+fn progress_line_on_a_terminal_is_cleared_before_notes_and_at_the_end() {
+    for quiet in [false, true] {
+        let Some((master, slave)) = pty() else {
+            eprintln!("skipped: no pseudo-terminal here");
+            return;
+        };
+        let reader = read_master(master);
+        let mut args = vec!["stats", "--json", "-j", "1", "-", "/nonexistent/x.jsonl"];
+        if quiet {
+            args.push("--quiet");
+        }
+        let out = run_slowly(&args, Stdio::from(slave));
+        let term = String::from_utf8_lossy(&reader.join().expect("reader")).into_owned();
+        assert_eq!(json(&out)["files"], 2);
+        let note = "cctape: /nonexistent/x.jsonl: open failed";
+        let at = term
+            .find(note)
+            .unwrap_or_else(|| panic!("the note: {term:?}"));
+        if quiet {
+            assert!(!term.contains("files "), "--quiet draws nothing: {term:?}");
+            continue;
+        }
+        // Drawn (bytes, rate, files), then erased before the note, which
+        // starts its own line, and erased at the end.
+        let before = &term[..at];
+        assert!(before.contains("files 0/2"), "drawn: {term:?}");
+        assert!(
+            before.ends_with("\r\x1b[2K"),
+            "cleared before the note: {term:?}"
+        );
+        assert!(term.ends_with("\r\x1b[2K"), "cleared at the end: {term:?}");
+    }
+}
+
+#[test]
+fn check_is_one_aligned_table_with_versions_in_semantic_order() {
+    let dir = temp_dir("check-versions");
+    // A finding (a missing uuid) in three versions, given out of order, and
+    // 1,000 of them in one, for the separator.
+    for (name, version, n) in [
+        ("a", "2.1.238", 1),
+        ("b", "2.1.41", 1000),
+        ("c", "2.0.9", 2),
+    ] {
+        let mut body = format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"uuid\":\"u\",\"claude_code_version\":\"{version}\"}}\n"
+        );
+        for _ in 0..n {
+            body.push_str("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"},\"session_id\":\"s\",\"parent_tool_use_id\":null}\n");
+        }
+        std::fs::write(dir.join(format!("{name}.jsonl")), body).expect("write");
+    }
+    std::fs::write(dir.join("d.jsonl"), "{\"type\":\"brand_new_kind\"}\n").expect("write");
+    let out = cctape(&["check", dir.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let versions: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().expect("version"))
+        .collect();
+    let mut seen = versions.clone();
+    seen.dedup();
+    assert_eq!(seen, ["2.0.9", "2.1.41", "2.1.238", "unknown"], "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("2.1.41") && l.contains(" 1,000 ")),
+        "{text}"
+    );
+    // Aligned: every column starts where its header does (text left,
+    // counts right-aligned under `count`).
+    let header = lines[0];
+    let start = |name: &str| header.find(name).expect("column");
+    let count_end = start("count") + "count".len();
+    for l in &lines[1..] {
+        for col in ["category", "kind", "first"] {
+            let at = start(col);
+            let c = l.as_bytes()[at];
+            assert!(
+                c != b' ' && l.as_bytes()[at - 1] == b' ',
+                "{col} in {l:?}\n{text}"
+            );
+        }
+        assert!(
+            l.as_bytes()[count_end - 1].is_ascii_digit() && l.as_bytes()[count_end] == b' ',
+            "count in {l:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn human_output_escapes_stream_strings_and_says_one_in_the_singular() {
+    let dir = temp_dir("human");
+    let p = dir.join("run.jsonl");
+    let lines = [
+        r#"{"type":"system","subtype":"init","session_id":"evil\u001b[2Jid","uuid":"u1","model":"m"}"#,
+        r#"{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"description":"d\u001b[31m","subagent_type":"general-purpose"}}],"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"evil\u001b[2Jid","uuid":"u2"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"evil\u001b[2Jid","uuid":"u3","usage":{"input_tokens":1,"output_tokens":1},"total_cost_usd":0.5}"#,
+    ];
+    std::fs::write(&p, lines.join("\n")).expect("write");
+    let out = cctape(&["tree", p.to_str().expect("path")]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains('\u{1b}'),
+        "a raw escape reached the output: {text:?}"
+    );
+    assert!(text.contains("evil\\x1b[2Jid"), "{text}");
+    assert!(text.contains("1 output token ("), "{text}");
+    assert!(text.contains("1 tool call"), "{text}");
+    assert!(
+        !text.contains("1 tool calls") && !text.contains("1 output tokens"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stats_reports_an_invalid_byte_at_its_column() {
+    // The case of issue 15: an invalid byte at column 22, once reported at
+    // column 0.
+    let line = b"{\"type\":\"user\",\"x\":\"ab\xffcd\"}\n";
+    assert_eq!(line.iter().position(|&b| b == 0xff), Some(22));
+    let v = json(&cctape_stdin(&["stats", "--json"], line));
+    assert_eq!(v["errors"][0]["column"], 22, "{}", v["errors"]);
+    let text = stdout(&cctape_stdin(&["stats"], line));
+    assert!(
+        text.contains("<stdin>:1: byte 0, column 22: invalid_utf8"),
+        "{text}"
+    );
+}

@@ -296,16 +296,16 @@ fn json_stats_of_stdin_equal_those_of_the_file() {
             let mut from_stdin = json_of(&out);
             // Everything is the same but the name.
             for e in from_stdin["errors"].as_array_mut().unwrap() {
-                assert_eq!(e["file"], json!("-"));
+                assert_eq!(e["file"], json!("<stdin>"));
                 e["file"] = json!(path);
             }
             // Warnings name where they were first seen.
             for w in from_stdin["warnings"].as_object_mut().unwrap().values_mut() {
-                assert_eq!(w["first"]["file"], json!("-"));
+                assert_eq!(w["first"]["file"], json!("<stdin>"));
                 w["first"]["file"] = json!(path);
             }
             let pf = &mut from_stdin["per_file"][0];
-            assert_eq!(pf["file"], json!("-"));
+            assert_eq!(pf["file"], json!("<stdin>"));
             pf["file"] = json!(path);
             for e in pf["errors"].as_array_mut().unwrap() {
                 e["file"] = json!(path);
@@ -367,15 +367,16 @@ fn json_stats_of_real_world_files() {
         pf[0]["bytes"],
         json!(std::fs::metadata(&transcript).unwrap().len())
     );
+    // A transcript's records are counted as records of its own dialect,
+    // not as stream events of unknown kinds.
+    assert_eq!(pf[0]["format"], json!("transcript"));
     let t_by_type = json!({
         "assistant": 5, "user": 4, "progress": 3, "system/local_command": 2,
         "file-history-snapshot": 1,
     });
-    assert_eq!(pf[0]["by_type"], t_by_type);
-    assert_eq!(
-        pf[0]["unknown"],
-        json!({"progress": 3, "system/local_command": 2, "file-history-snapshot": 1})
-    );
+    assert_eq!(pf[0]["records_by_type"], t_by_type);
+    assert_eq!(pf[0]["by_type"], json!({}));
+    assert_eq!(pf[0]["unknown"], json!({}));
     assert_eq!(pf[0]["error_count"], json!(0));
 
     assert_eq!(pf[1]["file"], json!(w));
@@ -394,10 +395,11 @@ fn json_stats_of_real_world_files() {
     assert_eq!(v["events"], json!(40));
     assert_eq!(v["error_count"], json!(0));
     assert_eq!(v["errors"], json!([]));
-    assert_eq!(v["by_type"]["assistant"], json!(8));
-    assert_eq!(v["by_type"]["user"], json!(6));
-    assert_eq!(v["by_type"]["progress"], json!(3));
-    assert_eq!(v["by_type"].as_object().unwrap().len(), 14);
+    assert_eq!(v["by_type"]["assistant"], json!(3));
+    assert_eq!(v["by_type"]["user"], json!(2));
+    assert_eq!(v["by_type"].as_object().unwrap().len(), 11);
+    assert_eq!(v["transcripts"]["records_by_type"], t_by_type);
+    assert_eq!(v["transcripts"]["sessions"], json!(1));
 }
 
 #[test]

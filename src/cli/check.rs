@@ -1,14 +1,21 @@
 //! `cctape check`: read streams against the field reference and report what
 //! does not fit, per `claude_code_version`: a drift census with counts and
 //! one example position each. Exit 1 when anything was found.
+//!
+//! JSON arrays and pretty captures are checked event by event. A session
+//! transcript is checked in its own dialect, per the `version` of each
+//! record: record types and system subtypes without a typed view, unknown
+//! content blocks, and lines that are not records.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::inputs::escape;
+use super::human::{Align, Table, clean, version_order};
 use super::output::{print_json, thousands};
+use super::reading::ReadAs;
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::parse::Value;
+use cctape::transcript::{Record, RecordKind};
 use cctape::views::{Reading, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -19,6 +26,8 @@ pub struct Args {
     /// Print one JSON object instead of a report for people.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    read: ReadAs,
     #[command(flatten)]
     common: Common,
 }
@@ -313,6 +322,55 @@ impl Sink for CheckSink {
         // The version and the tool-use ids follow the input in order.
         Split::Never
     }
+
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    /// A transcript record: its `version`, a type without a typed view, its
+    /// content blocks.
+    fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        let pos = rec.position();
+        match rec.version().and_then(|v| v.as_str()) {
+            Some(v) => v.clone_into(&mut self.version),
+            None => self.version.clear(),
+        }
+        let kind = match rec.raw_subtype() {
+            Some(sub) => format!("{}/{sub}", rec.raw_type()),
+            None => rec.raw_type().to_string(),
+        };
+        if matches!(rec.kind(), RecordKind::Unknown | RecordKind::SystemOther) {
+            self.add(
+                Category::UnknownKind,
+                &kind,
+                String::new(),
+                p,
+                pos.line,
+                pos.offset,
+            );
+        }
+        if matches!(rec.kind(), RecordKind::User | RecordKind::Assistant)
+            && let Some(content) = rec.get_path("message.content")
+        {
+            for block in content.elements() {
+                let ty = block
+                    .get("type")
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default();
+                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                    let ty = ty.to_string();
+                    self.add(
+                        Category::UnknownContentBlock,
+                        &kind,
+                        ty,
+                        p,
+                        pos.line,
+                        pos.offset,
+                    );
+                }
+            }
+        }
+    }
 }
 
 impl CheckSink {
@@ -339,7 +397,8 @@ impl CheckSink {
 /// Run the command; returns the exit code (1 when anything was found).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut found = Findings::default();
@@ -359,8 +418,6 @@ pub fn run(args: &Args) -> i32 {
             }
         },
     );
-    let all = found.map;
-    let capped: Vec<&Key> = all.keys().filter(|k| k.3 == OTHER).collect();
     let version_name = |v: &str| {
         if v.is_empty() {
             "unknown".to_string()
@@ -368,8 +425,17 @@ pub fn run(args: &Args) -> i32 {
             v.to_string()
         }
     };
+    let all = found.map;
+    let capped: Vec<&Key> = all.keys().filter(|k| k.3 == OTHER).collect();
+    // Versions in semantic order (2.1.41 before 2.1.238), unknown last;
+    // within a version, by category, kind and detail.
+    let mut rows: Vec<(&Key, &Finding)> = all.iter().collect();
+    rows.sort_by(|a, b| {
+        let (v, w) = (version_name(&a.0.0), version_name(&b.0.0));
+        version_order(&v, &w).then_with(|| a.0.cmp(b.0))
+    });
     if args.json {
-        let rows: Vec<_> = all
+        let rows: Vec<_> = rows
             .iter()
             .map(|((v, c, k, d), f)| {
                 json!({
@@ -394,22 +460,29 @@ pub fn run(args: &Args) -> i32 {
     } else {
         use std::fmt::Write as _;
         let mut o = String::new();
-        let mut last_version = None;
-        for ((v, c, k, d), f) in &all {
-            if last_version != Some(v) {
-                let _ = writeln!(o, "claude_code_version {}", escape(&version_name(v)));
-                last_version = Some(v);
-            }
-            let _ = writeln!(
-                o,
-                "  {:>8}  {:<28} {:<28} {}  (first: {}:{})",
+        // One aligned table, a row per finding, each row whole (its
+        // version on it), so that `grep 2.1.41` keeps what it needs; the
+        // detail, often empty and of any length, last.
+        let mut t = Table::new(&[
+            ("version", Align::Left),
+            ("count", Align::Right),
+            ("category", Align::Left),
+            ("kind", Align::Left),
+            ("first", Align::Left),
+            ("detail", Align::Left),
+        ]);
+        for ((v, c, k, d), f) in &rows {
+            t.row(vec![
+                clean(&version_name(v)),
                 thousands(f.count),
-                c.name(),
-                escape(k),
-                escape(d),
-                shown[f.input],
-                f.line
-            );
+                c.name().to_string(),
+                clean(k),
+                format!("{}:{}", shown[f.input], f.line),
+                clean(d),
+            ]);
+        }
+        if !all.is_empty() {
+            o.push_str(&t.render());
         }
         if all.is_empty() {
             o.push_str("nothing found: every line fits the reference\n");

@@ -22,17 +22,28 @@
 //! the chunks, cut after an LF, to a pool: each byte is still read once.
 //!
 //! [`open_input`] is the one place where an input is opened and classified
-//! (regular file or stream, compression).
+//! (regular file or stream, compression); [`Ctx::read_input`] then tells its
+//! format from its first bytes ([`cctape::sniff`], or `--format`) and reads
+//! it the way the format is read: lines of stream-json, JSON elements (an
+//! array, pretty objects one after another) as events with their
+//! positions, lines of a session transcript as records for the sinks that
+//! read them ([`Sink::reads_records`]; the others see the records as
+//! events), and an input that holds no events (text, empty) as one finding
+//! ([`Sink::not_events`]), read to its end for its last line.
 
 use super::inputs::Input;
 use super::progress::{Bar, Progress};
+use cctape::elements::{Element, ElementReader};
 use cctape::error::{Error, ErrorKind};
-use cctape::event::Event;
+use cctape::event::{Event, parse_event};
 use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::parse::Parser;
+use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanned, Scanner};
+use cctape::sniff::{Format, FormatChoice, Reading};
 use cctape::source::{ChunkReader, EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::{Counts, EventReader, SliceEvents};
+use cctape::transcript::Record;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
@@ -90,6 +101,30 @@ pub trait Sink: Send {
         let _ = (piece, line, out);
         Ok(())
     }
+
+    /// The format the input is read as, before its first line or finding
+    /// (every piece of a chunked input is told).
+    fn format(&mut self, piece: &Piece<'_>, format: Format) {
+        let _ = (piece, format);
+    }
+
+    /// True: the lines of a session transcript go to
+    /// [`record`](Sink::record), scanned and validated, instead of being
+    /// read as events.
+    fn reads_records(&self) -> bool {
+        false
+    }
+
+    /// One transcript record (see [`reads_records`](Sink::reads_records)).
+    fn record(&mut self, piece: &Piece<'_>, rec: &Record<'_>, out: &mut Vec<u8>) {
+        let _ = (piece, rec, out);
+    }
+
+    /// An input that holds no events (text, empty, cut lines): one finding,
+    /// once it was read to its end, instead of an error per line.
+    fn not_events(&mut self, piece: &Piece<'_>, shape: &Shape, out: &mut Vec<u8>) {
+        let _ = (piece, shape, out);
+    }
 }
 
 /// Where a large input may be cut for reading in parallel.
@@ -123,6 +158,9 @@ pub struct Done<S> {
     /// opened, or its first read failed): the sink has not seen the failure
     /// (nor anything else), so a command that lists errors adds it itself.
     pub unreadable: bool,
+    /// The format the input was read as (`None` when it could not be
+    /// read).
+    pub format: Option<Format>,
 }
 
 /// Driver settings.
@@ -140,6 +178,8 @@ pub struct Opts {
     /// How many inputs past the one being printed may be started: bounds
     /// the finished sinks waiting for their turn.
     pub ahead: usize,
+    /// How inputs are read: sniffed, or forced (`--format`).
+    pub format: FormatChoice,
 }
 
 /// More worker threads than this per core is never what helps: clamped.
@@ -174,6 +214,7 @@ impl Opts {
                 .unwrap_or(32 << 20),
             max_line: common.max_line.unwrap_or(DEFAULT_MAX_LINE),
             ahead: 16 * jobs,
+            format: FormatChoice::Auto,
         }
     }
 }
@@ -364,7 +405,8 @@ pub fn open_input<'p>(
 
 impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
     /// Read one input whole, handing its output and its finished pieces to
-    /// `emit` in order.
+    /// `emit` in order: its format told from its first bytes, then read the
+    /// way that format is read.
     fn read_input(&self, input: &Input, piece: Piece<'_>, emit: &mut dyn FnMut(Msg<S>)) {
         let report = EndReport::new();
         let src = match open_input(input, self.progress, &report) {
@@ -381,24 +423,82 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     bytes: 0,
                     failure: Some(Error::open(e)),
                     unreadable: true,
+                    format: None,
                 };
                 emit(Msg::Done(done, Vec::new()));
                 return;
             }
         };
-        let sink = (self.make)();
-        let split = self.opts.jobs > 1
-            && src.is_plain_file()
-            && sink.split() == Split::Anywhere
-            && src.kind().size().unwrap_or(0) >= self.opts.split_at;
-        // An endless line (/dev/zero) ends the input instead of being
-        // skipped for ever.
-        let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let rdr = LfWatch::new(src.into_reader(), limit);
-        if split {
-            self.read_chunked(rdr, &report, &piece, emit);
-        } else {
-            read_stream(&piece, sink, rdr, &report, self.opts.max_line, emit);
+        let plain = src.is_plain_file();
+        let size = src.kind().size().unwrap_or(0);
+        let stream = src.kind().size().is_none();
+        let mut raw = src.into_reader();
+        let (prefix, read_error) = read_prefix(&mut raw, stream);
+        let format = self.opts.format.resolve(&prefix);
+        let mut sink = (self.make)();
+        sink.format(&piece, format);
+        let max_line = self.opts.max_line;
+        // An endless line (/dev/zero) ends a line-read input instead of
+        // being skipped for ever; elements have their own limit.
+        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let shown_prefix = prefix.clone();
+        let rdr = Prefixed {
+            prefix,
+            pos: 0,
+            error: read_error,
+            inner: raw,
+        };
+        match format.reading() {
+            Reading::StreamElements => {
+                read_elements(
+                    &piece,
+                    sink,
+                    rdr,
+                    &report,
+                    max_line,
+                    &shown_prefix,
+                    format,
+                    emit,
+                );
+            }
+            Reading::LoggedElements => {
+                let rdr = cctape::elements::LogValues::new(rdr);
+                read_elements(
+                    &piece,
+                    sink,
+                    rdr,
+                    &report,
+                    max_line,
+                    &shown_prefix,
+                    format,
+                    emit,
+                );
+            }
+            Reading::NotEvents => {
+                let rdr = LfWatch::new(rdr, limit);
+                read_not_events(
+                    &piece,
+                    sink,
+                    rdr,
+                    &report,
+                    max_line,
+                    &shown_prefix,
+                    format,
+                    emit,
+                );
+            }
+            _ => {
+                let split = self.opts.jobs > 1
+                    && plain
+                    && sink.split() == Split::Anywhere
+                    && size >= self.opts.split_at;
+                let rdr = LfWatch::new(rdr, limit);
+                if split {
+                    self.read_chunked(rdr, &report, &piece, format, emit);
+                } else {
+                    read_stream(&piece, sink, rdr, &report, max_line, format, emit);
+                }
+            }
         }
     }
 
@@ -409,8 +509,14 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         src: impl Read,
         report: &EndReport,
         piece: &Piece<'_>,
+        format: Format,
         emit: &mut dyn FnMut(Msg<S>),
     ) {
+        let make = || {
+            let mut sink = (self.make)();
+            sink.format(piece, format);
+            sink
+        };
         let pool = self.pool.get_or_init(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(self.opts.jobs)
@@ -419,8 +525,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                 .ok()
         });
         let Some(pool) = pool else {
-            let sink = (self.make)();
-            read_stream(piece, sink, src, report, self.opts.max_line, emit);
+            read_stream(piece, make(), src, report, self.opts.max_line, format, emit);
             return;
         };
         let max_line = self.opts.max_line;
@@ -461,13 +566,15 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                         let k = next;
                         scope.spawn(move |_| {
                             let mut out = Vec::new();
+                            let mut sink = make();
+                            sink.format(&piece, format);
                             let done = read_slice(
                                 &piece,
-                                make(),
+                                sink,
                                 chunk.bytes(),
-                                chunk.offset,
-                                chunk.first_line,
+                                (chunk.offset, chunk.first_line),
                                 max_line,
+                                format,
                                 &mut out,
                             );
                             let _ = tx.send((k, done, out, chunk.into_buffer()));
@@ -476,7 +583,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     }
                     Err(e) if !e.is_fatal() => {
                         // A line past the maximum, in its place in the order.
-                        let mut sink = (self.make)();
+                        let mut sink = make();
                         let mut out = Vec::new();
                         sink.error(piece, &e, None, &mut out);
                         let counts = Counts {
@@ -484,7 +591,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                             errors: 1,
                             ..Counts::default()
                         };
-                        pending.insert(next, (piece_done(piece, sink, counts, 0), out));
+                        pending.insert(next, (piece_done(piece, sink, counts, 0, format), out));
                     }
                     Err(e) => {
                         tail.errors += 1;
@@ -514,7 +621,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             }
             settle(&mut pending, &mut emitted);
         });
-        let mut sink = (self.make)();
+        let mut sink = make();
         let mut out = Vec::new();
         if failure.is_none()
             && let Some(e) = report.take()
@@ -528,7 +635,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         {
             sink.error(piece, e, None, &mut out);
         }
-        let mut done = piece_done(piece, sink, tail, 0);
+        let mut done = piece_done(piece, sink, tail, 0, format);
         done.last = true;
         done.failure = failure;
         done.unreadable = unreadable;
@@ -536,7 +643,13 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
     }
 }
 
-fn piece_done<S>(piece: &Piece<'_>, sink: S, counts: Counts, bytes: u64) -> Done<S> {
+fn piece_done<S>(
+    piece: &Piece<'_>,
+    sink: S,
+    counts: Counts,
+    bytes: u64,
+    format: Format,
+) -> Done<S> {
     Done {
         input: piece.input,
         last: false,
@@ -545,6 +658,7 @@ fn piece_done<S>(piece: &Piece<'_>, sink: S, counts: Counts, bytes: u64) -> Done
         bytes,
         failure: None,
         unreadable: false,
+        format: Some(format),
     }
 }
 
@@ -554,56 +668,115 @@ pub use cctape::inputs::CR_LINE_ENDS;
 use cctape::inputs::ended_early;
 use cctape::inputs::explain_line_error as explain;
 
-/// Hands lines to a sink that reads lines itself or with the scanner:
-/// blank lines are counted and skipped, events and errors counted, errors
-/// passed to the sink with the line's bytes.
+/// How a [`LineTaker`] hands a line to its sink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Take {
+    /// Scanned by the lazy scanner: [`Sink::scanned`].
+    Scan(ScanMode),
+    /// As it is: [`Sink::line`].
+    Line,
+    /// Scanned and validated as a transcript record: [`Sink::record`].
+    Record,
+    /// Parsed as an event: [`Sink::event`] (elements only; lines of this
+    /// kind go through the event readers).
+    Event,
+}
+
+impl Take {
+    /// How `sink` takes the lines of an input in `format`; `None` for the
+    /// event readers.
+    fn of<S: Sink>(sink: &S, format: Format) -> Option<Take> {
+        if format.reading() == Reading::TranscriptLines && sink.reads_records() {
+            Some(Take::Record)
+        } else if let Some(mode) = sink.scan_mode() {
+            Some(Take::Scan(mode))
+        } else if sink.reads_lines() {
+            Some(Take::Line)
+        } else {
+            None
+        }
+    }
+}
+
+/// Hands lines (or elements read as lines) to a sink that reads lines
+/// itself, with the scanner, as transcript records or as events: blank
+/// lines are counted and skipped, events and errors counted, errors passed
+/// to the sink with the line's bytes.
 struct LineTaker<'p, 'n, S> {
     sink: S,
     scanner: Scanner,
-    mode: Option<ScanMode>,
+    parser: Parser,
+    take: Take,
     piece: &'p Piece<'n>,
     max_line: usize,
     counts: Counts,
 }
 
 impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
-    fn new(sink: S, piece: &'p Piece<'n>, max_line: usize) -> Self {
+    fn new(sink: S, take: Take, piece: &'p Piece<'n>, max_line: usize) -> Self {
         LineTaker {
-            mode: sink.scan_mode(),
             sink,
             scanner: Scanner::new(),
+            parser: Parser::new(),
+            take,
             piece,
             max_line,
             counts: Counts::default(),
         }
     }
 
-    /// One line, counted.
-    fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
-        let (sink, piece, counts) = (&mut self.sink, self.piece, &mut self.counts);
-        counts.lines += 1;
-        if line.bytes.len() > self.max_line {
-            // The same limit as the reader's, so a chunk and a stream agree.
-            counts.errors += 1;
-            sink.error(piece, &cctape::stream::line_too_long(line), None, out);
-            return;
-        }
-        if line.is_blank() {
-            counts.blank_lines += 1;
-            return;
-        }
-        let read = match self.mode {
-            Some(mode) => self
+    /// Read one non-blank line (or element) the sink's way.
+    fn read(&mut self, line: &Line<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
+        let (sink, piece) = (&mut self.sink, self.piece);
+        match self.take {
+            Take::Scan(mode) => self
                 .scanner
                 .scan_with(line, mode)
                 .map(|s| sink.scanned(piece, &s, out)),
-            None => sink.line(piece, line, out),
-        };
-        match read {
-            Ok(()) => counts.events += 1,
+            Take::Line => sink.line(piece, line, out),
+            Take::Record => self
+                .scanner
+                .scan_with(line, ScanMode::Validated)
+                .map(|s| sink.record(piece, &Record::new(s), out)),
+            Take::Event => {
+                parse_event(&mut self.parser, line).map(|ev| sink.event(piece, &ev, out))
+            }
+        }
+    }
+
+    /// One line, counted.
+    fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
+        self.counts.lines += 1;
+        if line.bytes.len() > self.max_line {
+            // The same limit as the reader's, so a chunk and a stream agree.
+            self.counts.errors += 1;
+            let e = cctape::stream::line_too_long(line);
+            self.sink.error(self.piece, &e, None, out);
+            return;
+        }
+        if line.is_blank() {
+            self.counts.blank_lines += 1;
+            return;
+        }
+        match self.read(line, out) {
+            Ok(()) => self.counts.events += 1,
             Err(e) => {
-                counts.errors += 1;
-                sink.error(piece, &explain(e, Some(line.bytes)), Some(line.bytes), out);
+                self.counts.errors += 1;
+                let e = explain(e, Some(line.bytes));
+                self.sink.error(self.piece, &e, Some(line.bytes), out);
+            }
+        }
+    }
+
+    /// One JSON element, read as a line; an error in it is restated at its
+    /// physical line, with the element's index.
+    fn take_element(&mut self, el: &Element<'_>, out: &mut Vec<u8>) {
+        match self.read(&el.as_line(), out) {
+            Ok(()) => self.counts.events += 1,
+            Err(e) => {
+                self.counts.errors += 1;
+                self.sink
+                    .error(self.piece, &el.locate(e), Some(el.bytes), out);
             }
         }
     }
@@ -614,9 +787,10 @@ fn read_slice<S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     bytes: &[u8],
-    offset: u64,
-    first_line: u64,
+    // Where the slice starts in its input: byte offset, line number.
+    (offset, first_line): (u64, u64),
     max_line: usize,
+    format: Format,
     out: &mut Vec<u8>,
 ) -> Done<S> {
     let lines = if offset == 0 {
@@ -624,12 +798,12 @@ fn read_slice<S: Sink>(
     } else {
         Lines::with_start(bytes, first_line, offset)
     };
-    if sink.scan_mode().is_some() || sink.reads_lines() {
-        let mut taker = LineTaker::new(sink, piece, max_line);
+    if let Some(take) = Take::of(&sink, format) {
+        let mut taker = LineTaker::new(sink, take, piece, max_line);
         for line in lines {
             taker.take(&line, out);
         }
-        return piece_done(piece, taker.sink, taker.counts, bytes.len() as u64);
+        return piece_done(piece, taker.sink, taker.counts, bytes.len() as u64, format);
     }
     let counts = {
         let mut events = SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
@@ -648,7 +822,36 @@ fn read_slice<S: Sink>(
         }
         events.counts()
     };
-    piece_done(piece, sink, counts, bytes.len() as u64)
+    piece_done(piece, sink, counts, bytes.len() as u64, format)
+}
+
+/// The end of an input read to its end on this thread: a source that ended
+/// early is reported, and the finished piece handed out.
+#[allow(clippy::too_many_arguments)]
+fn finish_input<S: Sink>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    mut counts: Counts,
+    bytes: u64,
+    mut failure: Option<Error>,
+    report: &EndReport,
+    format: Format,
+    mut out: Vec<u8>,
+    emit: &mut dyn FnMut(Msg<S>),
+) {
+    if failure.is_none()
+        && let Some(e) = report.take()
+    {
+        counts.errors += 1;
+        let e = ended_early(e, counts.lines + 1, bytes);
+        sink.error(piece, &e, None, &mut out);
+        failure = Some(e);
+    }
+    let mut done = piece_done(piece, sink, counts, bytes, format);
+    done.last = true;
+    done.unreadable = failure.is_some() && counts.lines == 0 && bytes == 0;
+    done.failure = failure;
+    emit(Msg::Done(done, out));
 }
 
 /// One input read as a stream from start to end on this thread, its output
@@ -659,13 +862,14 @@ fn read_stream<S: Sink>(
     rdr: impl Read,
     report: &EndReport,
     max_line: usize,
+    format: Format,
     emit: &mut dyn FnMut(Msg<S>),
 ) {
     let read_size = cctape::framing::DEFAULT_READ_SIZE;
     let mut out = Vec::new();
     let mut failure = None;
-    let (mut counts, bytes) = if sink.scan_mode().is_some() || sink.reads_lines() {
-        let mut taker = LineTaker::new(sink, piece, max_line);
+    let (counts, bytes) = if let Some(take) = Take::of(&sink, format) {
+        let mut taker = LineTaker::new(sink, take, piece, max_line);
         let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
         loop {
             match lines.next_span() {
@@ -720,19 +924,211 @@ fn read_stream<S: Sink>(
         }
         (events.counts(), events.bytes_read())
     };
-    if failure.is_none()
-        && let Some(e) = report.take()
-    {
-        counts.errors += 1;
-        let e = ended_early(e, counts.lines + 1, bytes);
-        sink.error(piece, &e, None, &mut out);
-        failure = Some(e);
+    finish_input(
+        piece, sink, counts, bytes, failure, report, format, out, emit,
+    );
+}
+
+/// A JSON array (one line or pretty) or JSON values one after another,
+/// read element by element as events from a stream, in memory bounded by
+/// the read size and the largest element (`--max-line` is the largest
+/// element). An input with no element at all (a log with no JSON in it) is
+/// one finding.
+#[allow(clippy::too_many_arguments)]
+fn read_elements<S: Sink>(
+    piece: &Piece<'_>,
+    sink: S,
+    rdr: impl Read,
+    report: &EndReport,
+    max_line: usize,
+    prefix: &[u8],
+    format: Format,
+    emit: &mut dyn FnMut(Msg<S>),
+) {
+    let read_size = cctape::framing::DEFAULT_READ_SIZE;
+    let take = match Take::of(&sink, format) {
+        Some(Take::Record) | None => Take::Event,
+        Some(t) => t,
+    };
+    let mut taker = LineTaker::new(sink, take, piece, max_line);
+    let mut els = ElementReader::with_capacity(rdr, read_size, max_line);
+    let mut out = Vec::new();
+    let mut failure = None;
+    loop {
+        match els.next_span() {
+            None => break,
+            Some(Ok(span)) => taker.take_element(&els.element(span), &mut out),
+            Some(Err(e)) => {
+                taker.counts.errors += 1;
+                if e.is_fatal() {
+                    if els.lines() > 0 || els.bytes_read() > 0 {
+                        taker.sink.error(piece, &e, None, &mut out);
+                    }
+                    failure = Some(e);
+                } else {
+                    taker.sink.error(piece, &e, None, &mut out);
+                }
+            }
+        }
+        if out.len() >= FLUSH_AT {
+            emit(Msg::Out(std::mem::take(&mut out)));
+        }
     }
-    let mut done = piece_done(piece, sink, counts, bytes);
-    done.last = true;
-    done.unreadable = failure.is_some() && counts.lines == 0 && bytes == 0;
-    done.failure = failure;
-    emit(Msg::Done(done, out));
+    let mut counts = taker.counts;
+    counts.lines = els.lines();
+    if counts.events == 0 && counts.errors == 0 {
+        let shape = Shape::of_input(prefix, format, None);
+        taker.sink.not_events(piece, &shape, &mut out);
+    }
+    finish_input(
+        piece,
+        taker.sink,
+        counts,
+        els.bytes_read(),
+        failure,
+        report,
+        format,
+        out,
+        emit,
+    );
+}
+
+/// The longest last line kept for a finding.
+const LAST_LINE_KEPT: usize = 4 << 10;
+
+/// An input that holds no events, read to its end for its lines and its
+/// last non-blank line, then handed to the sink as one finding.
+#[allow(clippy::too_many_arguments)]
+fn read_not_events<S: Sink>(
+    piece: &Piece<'_>,
+    mut sink: S,
+    rdr: impl Read,
+    report: &EndReport,
+    max_line: usize,
+    prefix: &[u8],
+    format: Format,
+    emit: &mut dyn FnMut(Msg<S>),
+) {
+    let read_size = cctape::framing::DEFAULT_READ_SIZE;
+    let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
+    let mut counts = Counts::default();
+    let mut last: Vec<u8> = Vec::new();
+    let mut failure = None;
+    let mut out = Vec::new();
+    while let Some(item) = lines.next_span() {
+        match item {
+            Ok(span) => {
+                counts.lines += 1;
+                let line = lines.line(span);
+                if line.is_blank() {
+                    counts.blank_lines += 1;
+                } else {
+                    last.clear();
+                    last.extend_from_slice(&line.bytes[..line.bytes.len().min(LAST_LINE_KEPT)]);
+                }
+            }
+            // A line past the maximum: its bytes are not seen (a limit,
+            // reported as everywhere).
+            Err(e) if !e.is_fatal() => {
+                counts.lines += 1;
+                counts.errors += 1;
+                sink.error(piece, &e, None, &mut out);
+            }
+            Err(e) => {
+                counts.errors += 1;
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
+    sink.not_events(piece, &shape, &mut out);
+    let bytes = lines.bytes_read();
+    if let Some(e) = &failure
+        && (counts.lines > 0 || bytes > 0)
+    {
+        sink.error(piece, e, None, &mut out);
+    }
+    finish_input(
+        piece, sink, counts, bytes, failure, report, format, out, emit,
+    );
+}
+
+/// How much of an input is looked at to tell its format.
+const SNIFF: usize = 64 << 10;
+
+/// The first bytes of an input, to tell its format: up to 64 KiB of a
+/// file; of a stream (a pipe, a terminal) no more than it takes to hold a
+/// complete non-blank line, so that a live stream is not held back. An
+/// error is kept to be met after these bytes.
+fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<std::io::Error>) {
+    if !stream {
+        // A file (or a decompressor): its first 64 KiB at once, into a
+        // buffer not zeroed first.
+        let mut buf = Vec::with_capacity(SNIFF);
+        return match rdr.take(SNIFF as u64).read_to_end(&mut buf) {
+            Ok(_) => (buf, None),
+            Err(e) => (buf, Some(e)),
+        };
+    }
+    let mut buf = vec![0u8; SNIFF];
+    let mut n = 0;
+    while n < SNIFF {
+        match rdr.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => {
+                let seen = &buf[..n + k];
+                n += k;
+                if stream && has_complete_line(seen) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(n);
+                return (buf, Some(e));
+            }
+        }
+    }
+    buf.truncate(n);
+    (buf, None)
+}
+
+/// True when `b` holds a line with something other than whitespace, ended
+/// by LF.
+fn has_complete_line(b: &[u8]) -> bool {
+    let Some(end) = memchr::memrchr(b'\n', b) else {
+        return false;
+    };
+    b[..end].iter().any(|c| !c.is_ascii_whitespace())
+}
+
+/// The sniffed prefix, then the rest of the input (and the error met while
+/// reading the prefix, if one was).
+struct Prefixed<R> {
+    prefix: Vec<u8>,
+    pos: usize,
+    error: Option<std::io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Read for Prefixed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos < self.prefix.len() {
+            let n = buf.len().min(self.prefix.len() - self.pos);
+            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.prefix.len() {
+                self.prefix = Vec::new();
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// Write a buffer to stdout and clear it. A closed pipe ends the process
@@ -753,6 +1149,7 @@ pub fn write_out(out: &mut Vec<u8>) {
 /// End the process for a failed write to stdout: quietly (exit 0) for a
 /// closed pipe, with a message and exit code 2 otherwise.
 pub fn write_failed(e: &std::io::Error) -> ! {
+    super::progress::clear();
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
@@ -763,7 +1160,10 @@ pub fn write_failed(e: &std::io::Error) -> ! {
 /// A message on stderr, `cctape: ` first; a stderr that cannot be written
 /// to is ignored (there is nowhere left to say so).
 pub fn note(msg: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "cctape: {msg}");
+    // On a line of its own: the progress line is cleared first.
+    super::progress::suspend(|| {
+        let _ = writeln!(std::io::stderr().lock(), "cctape: {msg}");
+    });
 }
 
 /// A message about an input, its name escaped for a terminal.

@@ -5,13 +5,25 @@
 //! runs are followed across lines); a writer thread encodes each input's
 //! rows, in input order, while later inputs are read, so the files are the
 //! same whatever `--jobs`.
+//!
+//! JSON arrays and pretty captures give their events and runs. A session
+//! transcript gives one `events` row per record (its `sessionId` as the
+//! session, no usage) and, once every input is read, one `runs` row per
+//! session with the transcript's figures (see docs/transcripts.md for the
+//! columns that are null for transcripts); it has no `tools` rows.
 
 use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{human_bytes, print_json, thousands};
+use super::reading::{Costing, ReadAsInput, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::Event;
+use cctape::event::{Event, parse_event};
 use cctape::export::{Batch, ExportOptions, InputRows, TableReport, Writer};
+use cctape::framing::Line;
+use cctape::parse::Parser;
+use cctape::report::Shape;
+use cctape::sniff::Format as InputFormat;
+use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::io;
@@ -54,6 +66,10 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    read: ReadAsInput,
+    #[command(flatten)]
+    costing: Costing,
+    #[command(flatten)]
     common: Common,
 }
 
@@ -62,6 +78,8 @@ struct ExportSink {
     raw: bool,
     /// Lines that were not events: reported, not dropped silently.
     bad: super::shape::BadLines,
+    transcript: TranscriptPiece,
+    parser: Parser,
 }
 
 impl ExportSink {
@@ -86,6 +104,39 @@ impl Sink for ExportSink {
         // Runs are followed across lines; inputs still run in parallel.
         Split::Never
     }
+
+    fn format(&mut self, p: &Piece<'_>, format: InputFormat) {
+        if format == InputFormat::Transcript {
+            self.transcript.begin(p.name);
+        }
+    }
+
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    /// A transcript record: folded into its session, and its `events` row.
+    fn record(&mut self, piece: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        self.transcript.add(rec);
+        let s = rec.scanned();
+        let p = s.position();
+        let line = Line {
+            bytes: s.raw(),
+            number: p.line,
+            offset: p.offset,
+            terminated: true,
+        };
+        if let Ok(ev) = parse_event(&mut self.parser, &line) {
+            let raw = self.raw;
+            self.rows
+                .get_or_insert_with(|| InputRows::new(piece.name, raw))
+                .push_record(&ev);
+        }
+    }
+
+    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
+        self.bad.finding(shape);
+    }
 }
 
 /// Write batches as they come (in input order); after a failure, keep
@@ -109,8 +160,16 @@ fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableRepor
 /// read or the output could not be written).
 pub fn run(args: &Args) -> i32 {
     let Format::Parquet = args.format;
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            exec::note(&e);
+            return 2;
+        }
+    };
     let (inputs, mut failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     // A finished input holds all its rows until the writer takes them: start
     // no more inputs ahead of the writer than there are workers, so memory
     // stays near the one-job figure.
@@ -130,7 +189,9 @@ pub fn run(args: &Args) -> i32 {
         }
     };
     let names: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+    let data_names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let mut bad = super::shape::InputReport::default();
+    let mut transcripts = Transcripts::default();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
     let result = std::thread::scope(|scope| {
@@ -143,6 +204,8 @@ pub fn run(args: &Args) -> i32 {
                 rows: None,
                 raw,
                 bad: Default::default(),
+                transcript: TranscriptPiece::default(),
+                parser: Parser::new(),
             },
             |done: Done<ExportSink>| {
                 failed |= done.failure.is_some();
@@ -152,11 +215,26 @@ pub fn run(args: &Args) -> i32 {
                     done.counts.events,
                     done.unreadable,
                 );
+                transcripts.add(done.sink.transcript);
                 if let Some(rows) = done.sink.rows {
                     let _ = tx.send(rows.finish());
                 }
             },
         );
+        // Transcript sessions, once every input is read.
+        if let Some((report, files)) =
+            std::mem::take(&mut transcripts).finish(&data_names, &prices, &zone)
+        {
+            let mut batch = Batch::default();
+            batch.push_session_runs(
+                report
+                    .sessions
+                    .iter()
+                    .zip(&files)
+                    .map(|(s, &i)| (data_names[i].as_str(), s)),
+            );
+            let _ = tx.send(batch);
+        }
         drop(tx);
         handle.join()
     });
@@ -197,13 +275,14 @@ pub fn run(args: &Args) -> i32 {
         for r in &reports {
             let _ = writeln!(
                 o,
-                "{:<6}  {:>12} rows  {:>4} file{}  {:>10}  {}",
+                "{:<6}  {:>12} row{}  {:>4} file{}  {:>10}  {}",
                 r.name,
                 thousands(r.rows),
+                if r.rows == 1 { " " } else { "s" },
                 r.files.len(),
                 if r.files.len() == 1 { " " } else { "s" },
                 human_bytes(r.bytes),
-                args.out.join(r.name).display()
+                super::inputs::shown_path(&args.out.join(r.name))
             );
         }
         exec::write_out(&mut o.into_bytes());

@@ -1,8 +1,9 @@
 //! `cctape fields`: one row per event with the fields named by path, as TSV,
-//! CSV or NDJSON.
+//! CSV or NDJSON, for the events that pass the filters `filter` takes.
 
-use super::exec::{self, Done, Piece, Sink};
-use super::output::{csv_cell, write_json, write_json_str};
+use super::exec::{self, Done, Piece, Sink, Split};
+use super::filter::{Filters, Matcher, select_exit_code};
+use super::output::{CsvRows, write_json, write_json_str};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
@@ -12,9 +13,10 @@ use cctape::parse::ValueKind;
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Tab-separated; tabs, newlines and backslashes in values escaped as
-    /// `\t`, `\n`, `\\`.
+    /// `\t`, `\n`, `\\` (as jq's @tsv and PostgreSQL's text format: a
+    /// value never spans lines, so `cut` and `awk` read it).
     Tsv,
-    /// RFC 4180 CSV.
+    /// RFC 4180 CSV (written by the `csv` crate: quoted where needed).
     Csv,
     /// One JSON object per event, keyed by path.
     Ndjson,
@@ -24,9 +26,9 @@ pub enum Format {
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
     /// A field by dotted path (`message.usage.output_tokens`,
-    /// `message.content.0.type`); repeat for more columns. Also `@file`,
-    /// `@line`, `@offset` and `@kind` (type/subtype); other names starting
-    /// with `@` are a usage error.
+    /// `message.content.0.type`); repeat for more columns. Also `@file`
+    /// (`<stdin>` for standard input), `@line`, `@offset` and `@kind`
+    /// (type/subtype); other names starting with `@` are a usage error.
     #[arg(short = 'f', long = "field", value_name = "FIELD", required = true,
           value_parser = parse_field)]
     fields: Vec<String>,
@@ -37,7 +39,12 @@ pub struct Args {
     #[arg(long)]
     no_header: bool,
     #[command(flatten)]
+    read: super::reading::ReadAsInput,
+    #[command(flatten)]
     common: Common,
+    // Last: its help heading holds for what follows.
+    #[command(flatten)]
+    filters: Filters,
 }
 
 /// The fields that are not paths into the event.
@@ -55,13 +62,25 @@ fn parse_field(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-struct FieldsSink {
-    fields: Vec<String>,
-    format: Format,
+struct FieldsSink<'a> {
+    args: &'a Args,
+    matcher: Matcher<'a>,
     cell: Vec<u8>,
+    csv: CsvRows,
+    rows: u64,
 }
 
-impl FieldsSink {
+impl<'a> FieldsSink<'a> {
+    fn new(args: &'a Args) -> FieldsSink<'a> {
+        FieldsSink {
+            args,
+            matcher: Matcher::new(&args.filters),
+            cell: Vec::new(),
+            csv: CsvRows::default(),
+            rows: 0,
+        }
+    }
+
     fn cell_text(&mut self, piece: &Piece<'_>, ev: &Event<'_>, path: &str) -> Option<bool> {
         // Fills self.cell with the raw text; returns Some(is_string) or None
         // when the field is missing.
@@ -103,35 +122,39 @@ impl FieldsSink {
     }
 }
 
-impl Sink for FieldsSink {
+/// Append `cell` as a TSV value: tab, line ends and backslash escaped.
+fn tsv_cell(cell: &[u8], out: &mut Vec<u8>) {
+    for &b in cell {
+        match b {
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            _ => out.push(b),
+        }
+    }
+}
+
+impl Sink for FieldsSink<'_> {
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        let fields = std::mem::take(&mut self.fields);
-        if self.format == Format::Ndjson {
+        if !self.matcher.matches(ev) {
+            return;
+        }
+        self.rows += 1;
+        let args = self.args;
+        if args.format == Format::Ndjson {
             out.push(b'{');
         }
-        for (i, path) in fields.iter().enumerate() {
+        for (i, path) in args.fields.iter().enumerate() {
             let present = self.cell_text(piece, ev, path);
-            match self.format {
+            match args.format {
                 Format::Tsv => {
                     if i > 0 {
                         out.push(b'\t');
                     }
-                    for &b in &self.cell {
-                        match b {
-                            b'\t' => out.extend_from_slice(b"\\t"),
-                            b'\n' => out.extend_from_slice(b"\\n"),
-                            b'\r' => out.extend_from_slice(b"\\r"),
-                            b'\\' => out.extend_from_slice(b"\\\\"),
-                            _ => out.push(b),
-                        }
-                    }
+                    tsv_cell(&self.cell, out);
                 }
-                Format::Csv => {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    csv_cell(&self.cell, out);
-                }
+                Format::Csv => self.csv.field(&self.cell, out),
                 Format::Ndjson => {
                     if i > 0 {
                         out.push(b',');
@@ -146,50 +169,57 @@ impl Sink for FieldsSink {
                 }
             }
         }
-        if self.format == Format::Ndjson {
-            out.push(b'}');
+        match args.format {
+            Format::Csv => self.csv.end(out),
+            Format::Ndjson => out.extend_from_slice(b"}\n"),
+            Format::Tsv => out.push(b'\n'),
         }
-        out.push(b'\n');
-        self.fields = fields;
     }
 
     fn error(&mut self, _: &Piece<'_>, _: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {}
+
+    fn split(&self) -> Split {
+        self.args.filters.split()
+    }
 }
 
-/// Run the command; returns the exit code.
+/// The header row, in the output format.
+fn header(args: &Args) -> Vec<u8> {
+    let mut head = Vec::new();
+    match args.format {
+        Format::Ndjson => {}
+        Format::Tsv => {
+            for (i, f) in args.fields.iter().enumerate() {
+                if i > 0 {
+                    head.push(b'\t');
+                }
+                tsv_cell(f.as_bytes(), &mut head);
+            }
+            head.push(b'\n');
+        }
+        Format::Csv => CsvRows::default().row(&args.fields, &mut head),
+    }
+    head
+}
+
+/// Run the command; returns the exit code: 0 a row was printed, 1 none was
+/// (no event passed the filters), 2 an input could not be read.
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
-    if !args.no_header && args.format != Format::Ndjson {
-        let mut head = Vec::new();
-        for (i, f) in args.fields.iter().enumerate() {
-            match args.format {
-                Format::Tsv => {
-                    if i > 0 {
-                        head.push(b'\t');
-                    }
-                    head.extend_from_slice(f.as_bytes());
-                }
-                _ => {
-                    if i > 0 {
-                        head.push(b',');
-                    }
-                    csv_cell(f.as_bytes(), &mut head);
-                }
-            }
-        }
-        head.push(b'\n');
-        exec::write_out(&mut head);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
+    if !args.no_header {
+        exec::write_out(&mut header(args));
     }
+    let mut rows = 0;
     exec::run(
         &inputs,
         &opts,
-        || FieldsSink {
-            fields: args.fields.clone(),
-            format: args.format,
-            cell: Vec::new(),
+        || FieldsSink::new(args),
+        |done: Done<FieldsSink>| {
+            failed |= done.failure.is_some();
+            rows += done.sink.rows;
         },
-        |done: Done<FieldsSink>| failed |= done.failure.is_some(),
     );
-    if failed { 2 } else { 0 }
+    select_exit_code(failed, rows)
 }

@@ -1,128 +1,290 @@
 //! `cctape filter`: the raw lines that match every given test, bytes
-//! unchanged. The fast answer to `jq -c 'select(...)'`.
+//! unchanged. The fast answer to `jq -c 'select(...)'`, with grep's and
+//! ripgrep's habits: exit 1 when nothing matched, file names before lines
+//! from several inputs (`-H`, `--no-filename`, `--null`), `--count` per
+//! input.
+//!
+//! The tests themselves ([`Filters`], [`Matcher`]) are shared with `cctape
+//! fields`: OR among the values of one flag, AND across flags.
 
 use super::exec::{self, Done, Piece, Sink, Split};
+use super::inputs::Input;
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::Field;
+use cctape::event::{Event, Field};
 use cctape::scan::{RawStr, ScanMode, Scanned};
 use std::collections::HashSet;
+use std::io::IsTerminal;
 
-/// Arguments of `cctape filter`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Args {
-    /// Events whose `type` is this (e.g. result, assistant, system).
-    #[arg(long = "type", value_name = "TYPE")]
-    ty: Option<String>,
-    /// Events whose `subtype` is this (e.g. init, success, api_retry).
-    #[arg(long, value_name = "SUBTYPE")]
-    subtype: Option<String>,
-    /// Events of this session_id.
-    #[arg(long, value_name = "ID")]
-    session: Option<String>,
-    /// Calls of this tool (assistant tool_use blocks) and their results
-    /// (user tool_result blocks answering such a call earlier in the input).
-    #[arg(long, value_name = "NAME")]
-    tool: Option<String>,
-    /// Events whose model is this (`message.model`, or `model` of init).
-    #[arg(long, value_name = "MODEL")]
-    model: Option<String>,
+/// Tests on events, shared by `filter` and `fields`. Each flag may be
+/// repeated, or given a comma-separated list: an event passes a flag when
+/// it matches any of its values (OR), and passes the filters when it passes
+/// every flag given (AND).
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Filters (repeat a flag or give a comma list for OR; flags AND)")]
+pub struct Filters {
+    /// Events whose `type` is one of these (e.g. result, assistant, system).
+    #[arg(long = "type", value_name = "TYPE", value_delimiter = ',')]
+    types: Vec<String>,
+    /// Events whose `subtype` is one of these (e.g. init, success,
+    /// api_retry).
+    #[arg(long = "subtype", value_name = "SUBTYPE", value_delimiter = ',')]
+    subtypes: Vec<String>,
+    /// Events of one of these session_ids.
+    #[arg(long = "session", value_name = "ID", value_delimiter = ',')]
+    sessions: Vec<String>,
+    /// Calls of one of these tools (assistant tool_use blocks) and their
+    /// results (user tool_result blocks answering such a call earlier in the
+    /// input).
+    #[arg(long = "tool", value_name = "NAME", value_delimiter = ',')]
+    tools: Vec<String>,
+    /// Events whose model is one of these (`message.model`, or `model` of
+    /// init).
+    #[arg(long = "model", value_name = "MODEL", value_delimiter = ',')]
+    models: Vec<String>,
     /// Events of the main agent (parent_tool_use_id null or absent).
     #[arg(long, conflicts_with = "subagent")]
     main: bool,
     /// Events inside a subagent (parent_tool_use_id set).
     #[arg(long)]
     subagent: bool,
-    /// The lines that failed to read (not JSON, cut, no type, ...) instead of
-    /// events. A line past the maximum length cannot be printed (its bytes
-    /// are not kept): it is named on stderr instead, and not counted.
-    #[arg(long)]
-    errors: bool,
-    /// Print only the number of lines that would be printed.
-    #[arg(long)]
-    count: bool,
-    /// Lazy mode for input you trust: read type/subtype and the fields the
-    /// tests need, and do not check the rest of each line as JSON (a broken
-    /// line may be printed, not reported). Off by default: every line is
-    /// validated.
-    #[arg(long, conflicts_with = "errors")]
-    trust: bool,
-    #[command(flatten)]
-    common: Common,
 }
 
-struct FilterSink {
-    args: Args,
-    /// Tool-use ids of the wanted tool seen so far (only with --tool).
-    tool_ids: HashSet<Box<str>>,
-    scratch: String,
-    matched: u64,
-    /// Bad lines that `--errors` cannot print, to say so on stderr in
-    /// order.
-    unprinted: Vec<String>,
+impl Filters {
+    /// Where an input may be cut into chunks read apart: anywhere, unless a
+    /// test follows the input in order (`--tool` matches results through the
+    /// calls seen before them).
+    pub fn split(&self) -> Split {
+        if self.tools.is_empty() {
+            Split::Anywhere
+        } else {
+            Split::Never
+        }
+    }
 }
 
-impl FilterSink {
-    /// The text of a raw string (unescaped into `buf` when it has escapes).
-    fn text<'a>(r: &'a RawStr<'a>, buf: &'a mut String) -> &'a str {
-        match r.as_str() {
-            Some(s) => s,
-            None => {
-                buf.clear();
-                r.unescape_into(buf);
-                buf.as_str()
-            }
+/// The tool block of an event, as the tests see it.
+pub enum ToolBlock<'a> {
+    /// A `tool_use` block: whether its tool is one of the names asked for,
+    /// and its id.
+    Use {
+        /// The tool is one of the names.
+        wanted: bool,
+        /// The block's `id`.
+        id: Option<&'a str>,
+    },
+    /// A `tool_result` block answering this id.
+    Result(&'a str),
+    /// Neither.
+    Neither,
+}
+
+/// What the tests read of an event: the scanner's lazy view (`filter`) or
+/// an event on a tape (`fields`).
+pub trait Probe {
+    /// `type`.
+    fn event_type(&self) -> &str;
+    /// `subtype`.
+    fn event_subtype(&self) -> Option<&str>;
+    /// `session_id` is one of `any`.
+    fn session_in(&self, any: &[String]) -> bool;
+    /// A transcript record's `sessionId` is one of `any`.
+    fn record_session_in(&self, any: &[String]) -> bool;
+    /// A transcript record is on a side chain (`isSidechain`: a subagent's).
+    fn on_sidechain(&self) -> bool;
+    /// The model (`message.model`, or `model` of init) is one of `any`.
+    fn model_in(&self, any: &[String]) -> bool;
+    /// `parent_tool_use_id` is set.
+    fn in_subagent(&self) -> bool;
+    /// The first content block as a tool call or result; `scratch` holds an
+    /// id that had to be unescaped.
+    fn tool_block<'a>(&'a self, names: &[String], scratch: &'a mut String) -> ToolBlock<'a>;
+}
+
+fn text<'a>(r: RawStr<'a>, buf: &'a mut String) -> &'a str {
+    match r.as_str() {
+        Some(s) => s,
+        None => {
+            buf.clear();
+            r.unescape_into(buf);
+            buf.as_str()
+        }
+    }
+}
+
+fn any_eq(r: Option<RawStr<'_>>, any: &[String]) -> bool {
+    r.is_some_and(|r| any.iter().any(|s| r.str_eq(s)))
+}
+
+impl Probe for Scanned<'_> {
+    fn event_type(&self) -> &str {
+        self.raw_type()
+    }
+
+    fn event_subtype(&self) -> Option<&str> {
+        self.raw_subtype()
+    }
+
+    fn session_in(&self, any: &[String]) -> bool {
+        any_eq(self.session_id(), any)
+    }
+
+    fn record_session_in(&self, any: &[String]) -> bool {
+        any_eq(self.get("sessionId").and_then(|v| v.as_raw_str()), any)
+    }
+
+    fn on_sidechain(&self) -> bool {
+        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
+    }
+
+    fn model_in(&self, any: &[String]) -> bool {
+        match self.model() {
+            Some(r) => any.iter().any(|m| r.str_eq(m)),
+            None => any_eq(self.get("model").and_then(|v| v.as_raw_str()), any),
         }
     }
 
-    fn matches(&mut self, s: &Scanned<'_>) -> bool {
-        let a = &self.args;
-        if let Some(t) = &a.ty
-            && s.raw_type() != t
+    fn in_subagent(&self) -> bool {
+        matches!(self.parent_tool_use_id(), Field::Value(_))
+    }
+
+    fn tool_block<'a>(&'a self, names: &[String], scratch: &'a mut String) -> ToolBlock<'a> {
+        if let Some(name) = self.tool_name() {
+            ToolBlock::Use {
+                wanted: names.iter().any(|n| name.str_eq(n)),
+                id: self.tool_use_id().map(|id| text(id, scratch)),
+            }
+        } else if let Some(id) = self.tool_result_id() {
+            ToolBlock::Result(text(id, scratch))
+        } else {
+            ToolBlock::Neither
+        }
+    }
+}
+
+impl Probe for Event<'_> {
+    fn event_type(&self) -> &str {
+        self.raw_type()
+    }
+
+    fn event_subtype(&self) -> Option<&str> {
+        self.raw_subtype()
+    }
+
+    fn session_in(&self, any: &[String]) -> bool {
+        self.session_id()
+            .is_some_and(|s| any.iter().any(|x| x == s))
+    }
+
+    fn record_session_in(&self, any: &[String]) -> bool {
+        self.get("sessionId")
+            .and_then(|v| v.as_str())
+            .is_some_and(|s| any.iter().any(|x| x == s))
+    }
+
+    fn on_sidechain(&self) -> bool {
+        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
+    }
+
+    fn model_in(&self, any: &[String]) -> bool {
+        let model = match self.model() {
+            Some(m) => Some(m),
+            None => self.get("model").and_then(|v| v.as_str()),
+        };
+        model.is_some_and(|m| any.iter().any(|x| x == m))
+    }
+
+    fn in_subagent(&self) -> bool {
+        matches!(self.parent_tool_use_id(), Field::Value(_))
+    }
+
+    fn tool_block<'a>(&'a self, names: &[String], _: &'a mut String) -> ToolBlock<'a> {
+        if let Some(name) = self.tool_name() {
+            ToolBlock::Use {
+                wanted: names.iter().any(|n| n == name),
+                id: self.tool_use_id(),
+            }
+        } else if let Some(id) = self.tool_result_id() {
+            ToolBlock::Result(id)
+        } else {
+            ToolBlock::Neither
+        }
+    }
+}
+
+/// [`Filters`] applied to the events of one input (or chunk), in order.
+pub struct Matcher<'f> {
+    filters: &'f Filters,
+    /// The input is a session transcript: `sessionId` and `isSidechain`
+    /// say the session and the agent.
+    pub transcript: bool,
+    /// Ids of the calls of the wanted tools seen so far (only with --tool).
+    tool_ids: HashSet<Box<str>>,
+    scratch: String,
+}
+
+impl<'f> Matcher<'f> {
+    /// A matcher for these filters, with no call seen yet.
+    pub fn new(filters: &'f Filters) -> Matcher<'f> {
+        Matcher {
+            filters,
+            transcript: false,
+            tool_ids: HashSet::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// True when the event passes every flag given.
+    pub fn matches(&mut self, p: &impl Probe) -> bool {
+        let f = self.filters;
+        // First, so that a call is remembered even when another test turns
+        // it down: its result answers a call of the tool all the same.
+        if !f.tools.is_empty() {
+            let tool_ok = match p.tool_block(&f.tools, &mut self.scratch) {
+                ToolBlock::Use { wanted, id } => {
+                    if wanted
+                        && let Some(id) = id
+                        && !self.tool_ids.contains(id)
+                    {
+                        self.tool_ids.insert(id.into());
+                    }
+                    wanted
+                }
+                ToolBlock::Result(id) => self.tool_ids.contains(id),
+                ToolBlock::Neither => false,
+            };
+            if !tool_ok {
+                return false;
+            }
+        }
+        if !f.types.is_empty() && !f.types.iter().any(|t| t == p.event_type()) {
+            return false;
+        }
+        if !f.subtypes.is_empty()
+            && !p
+                .event_subtype()
+                .is_some_and(|s| f.subtypes.iter().any(|x| x == s))
         {
             return false;
         }
-        if let Some(sub) = &a.subtype
-            && s.raw_subtype() != Some(sub.as_str())
-        {
-            return false;
-        }
-        if let Some(id) = &a.session
-            && !s.session_id().is_some_and(|r| r.str_eq(id))
-        {
-            return false;
-        }
-        if let Some(m) = &a.model {
-            let ok = match s.model() {
-                Some(r) => r.str_eq(m),
-                None => s.get("model").is_some_and(|v| v.str_eq(m)),
+        if !f.sessions.is_empty() {
+            let ok = match self.transcript {
+                true => p.record_session_in(&f.sessions),
+                false => p.session_in(&f.sessions),
             };
             if !ok {
                 return false;
             }
         }
-        if a.main || a.subagent {
-            let sub = matches!(s.parent_tool_use_id(), Field::Value(_));
-            if sub != a.subagent {
-                return false;
-            }
+        if !f.models.is_empty() && !p.model_in(&f.models) {
+            return false;
         }
-        if let Some(tool) = &a.tool {
-            if let Some(name) = s.tool_name() {
-                if !name.str_eq(tool) {
-                    return false;
-                }
-                if let Some(id) = s.tool_use_id() {
-                    let id = Self::text(&id, &mut self.scratch);
-                    if !self.tool_ids.contains(id) {
-                        self.tool_ids.insert(id.into());
-                    }
-                }
-            } else if let Some(id) = s.tool_result_id() {
-                if !self.tool_ids.contains(Self::text(&id, &mut self.scratch)) {
-                    return false;
-                }
-            } else {
+        if f.main || f.subagent {
+            let in_subagent = match self.transcript {
+                true => p.on_sidechain(),
+                false => p.in_subagent(),
+            };
+            if in_subagent != f.subagent {
                 return false;
             }
         }
@@ -130,28 +292,154 @@ impl FilterSink {
     }
 }
 
-impl Sink for FilterSink {
+/// Arguments of `cctape filter`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    #[command(flatten)]
+    common: Common,
+    /// Lazy mode for input you trust: read type/subtype and the fields the
+    /// tests need, and do not check the rest of each line as JSON (a broken
+    /// line may be printed, not reported). Off by default: every line is
+    /// validated.
+    #[arg(long, conflicts_with = "errors")]
+    trust: bool,
+    #[command(flatten)]
+    read: super::reading::ReadAs,
+    // Last but the output flags: its help heading holds for what follows.
+    #[command(flatten)]
+    filters: Filters,
+    /// The lines that failed to read (not JSON, cut, no type, ...) instead of
+    /// events. A line past the maximum length cannot be printed (its bytes
+    /// are not kept): it is named on stderr instead, and not counted.
+    #[arg(long)]
+    errors: bool,
+    /// Print only how many lines would be printed, per input: `NAME:N` when
+    /// names are shown (inputs with none left out unless --include-zero, as
+    /// ripgrep does), else `N` (0 included, as grep -c). --total gives one
+    /// number for everything.
+    #[arg(long, short = 'c', help_heading = "Output")]
+    count: bool,
+    /// Print only how many lines would be printed over every input: one
+    /// number.
+    #[arg(long, conflicts_with = "count", help_heading = "Output")]
+    total: bool,
+    /// With --count, list the inputs with no line too.
+    #[arg(long, requires = "count", help_heading = "Output")]
+    include_zero: bool,
+    /// Print each line's input name first (`NAME:LINE`). The default when
+    /// more than one path is given or a directory is walked.
+    #[arg(
+        long,
+        short = 'H',
+        overrides_with = "no_filename",
+        help_heading = "Output"
+    )]
+    with_filename: bool,
+    /// Never print input names.
+    #[arg(
+        long,
+        short = 'I',
+        overrides_with = "with_filename",
+        help_heading = "Output"
+    )]
+    no_filename: bool,
+    /// Print a NUL byte after each input name instead of `:` (for
+    /// `xargs -0`, `cut -d ''`).
+    #[arg(long, short = '0', help_heading = "Output")]
+    null: bool,
+    /// Print each line's 1-based line number in its input first
+    /// (`NAME:N:LINE`, or `N:LINE`).
+    #[arg(long, short = 'n', help_heading = "Output")]
+    line_number: bool,
+}
+
+/// True when names are shown by default: more than one path, or a
+/// directory (as grep -r and ripgrep decide).
+pub fn several_inputs(common: &Common) -> bool {
+    common.paths.len() > 1 || common.paths.iter().any(|p| p.is_dir())
+}
+
+/// An input's name as printed before its lines: the path's own bytes when
+/// the output goes to a pipe or a file (so that `cut -d:` and `--null` give
+/// the real path), escaped when it goes to a terminal (as `ls` does).
+fn printed_name(input: &Input, terminal: bool) -> Vec<u8> {
+    match input {
+        Input::File(p) if !terminal => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::ffi::OsStrExt;
+                p.as_os_str().as_bytes().to_vec()
+            }
+            #[cfg(not(unix))]
+            {
+                input.name().into_bytes()
+            }
+        }
+        _ => input.shown().into_bytes(),
+    }
+}
+
+/// What `filter` prints, decided once for every sink.
+struct Conf<'a> {
+    args: &'a Args,
+    /// Per input: its name and the separator after it, or nothing.
+    prefixes: Option<Vec<Vec<u8>>>,
+}
+
+impl Conf<'_> {
+    fn counting(&self) -> bool {
+        self.args.count || self.args.total
+    }
+
+    /// Append one matched line with its name and number as asked.
+    fn line(&self, input: usize, number: u64, line: &[u8], out: &mut Vec<u8>) {
+        if let Some(p) = &self.prefixes {
+            out.extend_from_slice(&p[input]);
+        }
+        if self.args.line_number {
+            use std::io::Write as _;
+            let _ = write!(out, "{number}:");
+        }
+        // One line per match, also for a pretty JSON element.
+        cctape::elements::compact_into(line, out);
+        out.push(b'\n');
+    }
+}
+
+struct FilterSink<'c> {
+    conf: &'c Conf<'c>,
+    matcher: Matcher<'c>,
+    matched: u64,
+    /// Bad lines that `--errors` cannot print, to say so on stderr in
+    /// order.
+    unprinted: Vec<String>,
+}
+
+impl Sink for FilterSink<'_> {
     fn scan_mode(&self) -> Option<ScanMode> {
-        Some(if self.args.trust {
+        Some(if self.conf.args.trust {
             ScanMode::Trusting
         } else {
             ScanMode::Validated
         })
     }
 
-    fn scanned(&mut self, _: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
-        if self.args.errors || !self.matches(s) {
+    fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
+        if self.conf.args.errors || !self.matcher.matches(s) {
             return;
         }
         self.matched += 1;
-        if !self.args.count {
-            out.extend_from_slice(s.raw());
-            out.push(b'\n');
+        if !self.conf.counting() {
+            self.conf.line(piece.input, s.position().line, s.raw(), out);
         }
     }
 
-    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
-        if !self.args.errors || e.is_fatal() {
+    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
+        self.matcher.transcript = format == cctape::sniff::Format::Transcript;
+    }
+
+    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
+        if !self.conf.args.errors || e.is_fatal() {
             // A broken input is reported by the driver; it is not a line.
             return;
         }
@@ -161,48 +449,86 @@ impl Sink for FilterSink {
             return;
         };
         self.matched += 1;
-        if !self.args.count {
-            out.extend_from_slice(line);
-            out.push(b'\n');
+        if !self.conf.counting() {
+            self.conf.line(piece.input, e.position().line, line, out);
         }
     }
 
     fn split(&self) -> Split {
-        // Results of a tool are matched through ids seen earlier in the input.
-        if self.args.tool.is_none() {
-            Split::Anywhere
-        } else {
-            Split::Never
-        }
+        self.conf.args.filters.split()
     }
 }
 
-/// Run the command; returns the exit code.
+/// The exit code of a command that selects: 2 for trouble (an input that
+/// could not be read, a usage error), else 0 when something was selected
+/// and 1 when nothing was, as grep and ripgrep exit.
+pub fn select_exit_code(failed: bool, selected: u64) -> i32 {
+    if failed {
+        2
+    } else if selected > 0 {
+        0
+    } else {
+        1
+    }
+}
+
+/// Run the command; returns the exit code: 0 a line matched, 1 none did,
+/// 2 an input could not be read (a write error ends the process with 2).
 pub fn run(args: &Args) -> i32 {
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+    let names = args.with_filename || (!args.no_filename && several_inputs(&args.common));
+    let terminal = std::io::stdout().is_terminal();
+    let prefixes = names.then(|| {
+        inputs
+            .iter()
+            .map(|i| {
+                let mut p = printed_name(i, terminal);
+                p.push(if args.null { 0 } else { b':' });
+                p
+            })
+            .collect()
+    });
+    let conf = Conf { args, prefixes };
     let mut total = 0u64;
+    let mut per_input = 0u64;
     exec::run(
         &inputs,
         &opts,
         || FilterSink {
-            args: args.clone(),
-            tool_ids: HashSet::new(),
-            scratch: String::new(),
+            conf: &conf,
+            matcher: Matcher::new(&args.filters),
             matched: 0,
             unprinted: Vec::new(),
         },
         |done: Done<FilterSink>| {
             failed |= done.failure.is_some();
             total += done.sink.matched;
+            per_input += done.sink.matched;
             for e in &done.sink.unprinted {
                 exec::note_for(&shown[done.input], e);
             }
+            // An input that could not be read has no count (grep and
+            // ripgrep print none): its error was said on stderr.
+            if done.last && args.count && !done.unreadable {
+                let n = std::mem::take(&mut per_input);
+                let mut out = Vec::new();
+                match &conf.prefixes {
+                    Some(p) if n > 0 || args.include_zero => {
+                        out.extend_from_slice(&p[done.input]);
+                        out.extend_from_slice(format!("{n}\n").as_bytes());
+                    }
+                    Some(_) => {}
+                    None => out.extend_from_slice(format!("{n}\n").as_bytes()),
+                }
+                exec::write_out(&mut out);
+            }
         },
     );
-    if args.count {
+    if args.total {
         exec::write_out(&mut format!("{total}\n").into_bytes());
     }
-    if failed { 2 } else { 0 }
+    select_exit_code(failed, total)
 }

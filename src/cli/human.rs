@@ -1,10 +1,11 @@
 //! Output for people: money and counts with thousands separators, plurals,
 //! names made safe to print, and aligned tables.
 //!
-//! Tables are laid out here rather than with a table crate (comfy-table,
-//! tabled): the commands print plain left/right-aligned columns with no
-//! borders or colour, which is a few lines over the widths; a crate would
-//! add a dependency for nothing it does better here.
+//! Tables are laid out by `comfy-table` (default features off: no terminal
+//! queries, no colour), in a plain style: no borders, columns two spaces
+//! apart, numbers right-aligned, indented by two, no trailing spaces. Its
+//! widths are display widths (a CJK name takes two columns), which a
+//! count of characters gets wrong.
 
 use super::output::thousands;
 use cctape::run::SumValue;
@@ -25,6 +26,14 @@ pub fn money_sum(v: &SumValue) -> String {
     }
 }
 
+/// A duration for people, in seconds rounded to a tenth: `0.4s`,
+/// `1,234.5s` (a negative one, from clocks that disagree, keeps its sign).
+pub fn seconds(ms: i64) -> String {
+    let tenths = ms.unsigned_abs().saturating_add(50) / 100;
+    let sign = if ms < 0 { "-" } else { "" };
+    format!("{sign}{}.{}s", thousands(tenths / 10), tenths % 10)
+}
+
 /// `1 tool call`, `2 tool calls`, `1,234 runs`.
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
@@ -36,6 +45,8 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 pub fn clean(s: &str) -> String {
     super::inputs::escape(s).into_owned()
 }
+
+pub use cctape::version::version_order;
 
 /// How a column is aligned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,53 +60,36 @@ pub enum Align {
 /// A table: a header and rows of cells, laid out with each column as wide
 /// as its widest cell, two spaces apart, indented by two.
 pub struct Table {
-    aligns: Vec<Align>,
-    rows: Vec<Vec<String>>,
+    table: comfy_table::Table,
 }
 
 impl Table {
     /// A table with these column headers and alignments.
     pub fn new(header: &[(&str, Align)]) -> Table {
-        Table {
-            aligns: header.iter().map(|h| h.1).collect(),
-            rows: vec![header.iter().map(|h| h.0.to_string()).collect()],
+        use comfy_table::{CellAlignment, presets};
+        let mut table = comfy_table::Table::new();
+        table.load_style(presets::NOTHING);
+        table.set_header(header.iter().map(|h| h.0));
+        for (col, (_, align)) in table.column_iter_mut().zip(header) {
+            // Two spaces before every column: the indent, then the gaps.
+            col.set_padding((2, 0));
+            col.set_cell_alignment(match align {
+                Align::Left => CellAlignment::Left,
+                Align::Right => CellAlignment::Right,
+            });
         }
+        Table { table }
     }
 
     /// Add a row (missing cells are empty).
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.table.add_row(cells);
     }
 
     /// The table's lines, each ending in a newline, trailing spaces cut.
     pub fn render(&self) -> String {
-        let n = self.aligns.len();
-        let width = |c: &str| c.chars().count();
-        let mut w = vec![0; n];
-        for r in &self.rows {
-            for (i, c) in r.iter().enumerate().take(n) {
-                w[i] = w[i].max(width(c));
-            }
-        }
         let mut out = String::new();
-        for r in &self.rows {
-            let mut line = String::from(" ");
-            for (i, (&wi, &align)) in w.iter().zip(&self.aligns).enumerate() {
-                let c = r.get(i).map_or("", String::as_str);
-                let pad = wi - width(c);
-                line.push(' ');
-                match align {
-                    Align::Left => {
-                        line.push_str(c);
-                        line.extend(std::iter::repeat_n(' ', pad));
-                    }
-                    Align::Right => {
-                        line.extend(std::iter::repeat_n(' ', pad));
-                        line.push_str(c);
-                    }
-                }
-                line.push(' ');
-            }
+        for line in self.table.lines() {
             out.push_str(line.trim_end());
             out.push('\n');
         }
@@ -114,9 +108,55 @@ mod tests {
         assert_eq!(money(-0.5), "-0.5000");
         assert_eq!(count(1, "tool call", "tool calls"), "1 tool call");
         assert_eq!(count(1200, "run", "runs"), "1,200 runs");
+        assert_eq!(seconds(400), "0.4s");
+        assert_eq!(seconds(1_234_567), "1,234.6s");
+        assert_eq!(seconds(6360), "6.4s");
+        assert_eq!(seconds(6349), "6.3s");
+        assert_eq!(seconds(999_960), "1,000.0s");
+        assert_eq!(seconds(-1500), "-1.5s");
         assert_eq!(clean("a\u{1b}[31mb\nc"), "a\\x1b[31mb\\nc");
         let mut t = Table::new(&[("model", Align::Left), ("runs", Align::Right)]);
         t.row(vec!["m".into(), "1,000".into()]);
         assert_eq!(t.render(), "  model   runs\n  m      1,000\n");
+        // Display width, not characters: a CJK name takes two columns each.
+        let mut t = Table::new(&[("model", Align::Left), ("runs", Align::Right)]);
+        t.row(vec!["模型".into(), "1".into()]);
+        assert_eq!(t.render(), "  model  runs\n  模型      1\n");
+    }
+
+    #[test]
+    fn versions_in_semantic_order() {
+        let mut v = vec![
+            "unknown",
+            "2.1.238",
+            "2.1.41",
+            "2.0.76",
+            "10.0.0",
+            "2.1.41-beta.2",
+            "2.1.41-beta.10",
+            "2.1.41-alpha",
+            "2.1.41-1",
+            "2.1",
+            "2.1.41+build.5",
+            "abc",
+        ];
+        v.sort_by(|a, b| version_order(a, b));
+        assert_eq!(
+            v,
+            [
+                "2.0.76",
+                "2.1",
+                "2.1.41-1",
+                "2.1.41-alpha",
+                "2.1.41-beta.2",
+                "2.1.41-beta.10",
+                "2.1.41",
+                "2.1.41+build.5",
+                "2.1.238",
+                "10.0.0",
+                "abc",
+                "unknown",
+            ]
+        );
     }
 }

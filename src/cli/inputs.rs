@@ -10,6 +10,11 @@
 
 use std::path::PathBuf;
 
+/// How standard input is named in every output, as ripgrep names it (`-`
+/// on the command line means standard input, but as a name in output it
+/// would read as a file called `-`).
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// One input: a path, or standard input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -22,10 +27,10 @@ pub enum Input {
 impl Input {
     /// The name in data output (JSON, CSV, Parquet, `@file`): the path as
     /// text, non-UTF-8 bytes replaced by U+FFFD; control characters are left
-    /// to the format's own escaping.
+    /// to the format's own escaping. Standard input is [`STDIN_NAME`].
     pub fn name(&self) -> String {
         match self {
-            Input::Stdin => "-".to_string(),
+            Input::Stdin => STDIN_NAME.to_string(),
             Input::File(p) => p.display().to_string(),
         }
     }
@@ -35,7 +40,7 @@ impl Input {
     /// `\xff`), so a name cannot move the cursor or clear a terminal.
     pub fn shown(&self) -> String {
         match self {
-            Input::Stdin => "-".to_string(),
+            Input::Stdin => STDIN_NAME.to_string(),
             Input::File(p) => shown_path(p),
         }
     }

@@ -1,6 +1,6 @@
 //! Command-line parsing and dispatch. Each command lives in its own module
-//! and returns the process exit code: 0 fine, 1 findings or failed runs,
-//! 2 usage or I/O error.
+//! and returns the process exit code: 0 fine, 1 nothing selected, findings
+//! or failed runs, 2 usage or I/O error.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -16,6 +16,7 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod reading;
 mod shape;
 mod stats;
 mod tree;
@@ -33,9 +34,10 @@ mod watch;
 /// Every input is read once, from start to end, whatever it is (a file, a
 /// pipe, a FIFO, a device); output streams in input order.
 ///
-/// Exit codes: 0 fine; 1 findings or failed runs (verdict, check); 2 usage
-/// error, an input that could not be read, or output that could not be
-/// written. A closed pipe (`| head`) ends quietly with 0.
+/// Exit codes: 0 fine; 1 nothing selected (filter, fields: as grep),
+/// findings (check) or failed runs (verdict, watch); 2 usage error, an input
+/// that could not be read, or output that could not be written. A closed
+/// pipe (`| head`) ends quietly with 0.
 #[derive(Parser, Debug)]
 #[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
 struct Cli {
@@ -83,6 +85,7 @@ Examples:
 const STATS_EXAMPLES: &str = "\
 Examples:
   cctape stats runs/                         tables for people
+  cctape stats --by day ~/.claude/projects   your sessions, day by day (local days)
   cctape stats --by model runs/              run figures per model
   cctape stats --json runs/ | jq .usage      one JSON object
   cctape stats --csv --by day runs/ > days.csv
@@ -90,17 +93,22 @@ Examples:
 
 const FILTER_EXAMPLES: &str = "\
 Examples:
-  cctape filter --type result runs/ | head
-  cctape filter --type system --subtype api_retry --count runs/
+  cctape filter --type result runs/ | head   the raw result lines, each after its file name
+  cctape filter --type result,assistant run.jsonl          OR inside a flag (or repeat it)
+  cctape filter --type system --subtype api_retry --total runs/    one number
+  cctape filter --count --tool Bash runs/    NAME:N per file with a Bash call or result
   cctape filter --tool Bash --subagent run.jsonl
-  cctape filter --errors runs/               the lines that are not events";
+  cctape filter --errors -n runs/            the lines that are not events, NAME:LINE:...
+Exit codes: 0 a line was printed (or counted), 1 none, 2 an input could not be read.";
 
 const FIELDS_EXAMPLES: &str = "\
 Examples:
   cctape fields -f type -f subtype -f message.usage.output_tokens run.jsonl
   cctape fields -f @file -f @line -f @kind --format csv runs/ > events.csv
+  cctape fields --type result -f @file -f total_cost_usd -f num_turns runs/
   cctape fields --format ndjson -f session_id -f total_cost_usd run.jsonl
-  cctape filter --type result runs/ | cctape fields -f total_cost_usd";
+  cctape filter --type result runs/ | cctape fields -f @file -f total_cost_usd
+Exit codes: 0 a row was printed, 1 none (no event passed the filters), 2 an input could not be read.";
 
 const CHECK_EXAMPLES: &str = "\
 Examples:
@@ -147,8 +155,15 @@ enum Command {
     /// Counts and sums: events by type/subtype, errors, runs and verdicts,
     /// tokens and cost per model, tools, subagents, api retries.
     ///
-    /// Group run figures with --by file|session|model|version|day; --json and
-    /// --csv for scripts.
+    /// Group run figures with --by file|session|project|model|version|day;
+    /// --json and --csv for scripts.
+    ///
+    /// Every format is read, each input in its own: stream-json, JSON arrays
+    /// and pretty captures (`--output-format json`), session transcripts
+    /// (`cctape stats ~/.claude/projects`, or `$CLAUDE_CONFIG_DIR/projects`;
+    /// priced with the shipped table, or --pricing), text (one finding). With
+    /// no PATH, standard input is read, even where ~/.claude/projects exists:
+    /// name the folder to read your sessions.
     #[command(after_help = STATS_EXAMPLES)]
     Stats(stats::Args),
     /// Print the raw lines (bytes unchanged) that match every given test.
@@ -260,6 +275,12 @@ pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
             "reading a stream-json event stream from standard input (the terminal); \
              end it with Ctrl-D, or name files or directories to read: cctape COMMAND PATH...",
         );
+        if let Some(p) = reading::projects_folder() {
+            exec::note(&format!(
+                "your Claude Code sessions are in {}: cctape COMMAND {0}",
+                inputs::shown_path(&p)
+            ));
+        }
     }
     (w.inputs, !w.errors.is_empty())
 }

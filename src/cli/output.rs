@@ -16,23 +16,62 @@ pub fn print_json(v: &serde_json::Value) {
     }
 }
 
-/// Append `cell` as one RFC 4180 CSV field (quoted when it holds a comma,
-/// a quote or a line end).
-pub fn csv_cell(cell: &[u8], out: &mut Vec<u8>) {
-    if cell
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-    {
-        out.push(b'"');
-        for &b in cell {
-            if b == b'"' {
-                out.push(b'"');
-            }
-            out.push(b);
+/// CSV rows appended to a buffer, quoted where needed (RFC 4180: a field
+/// with a comma, a quote or a line end is quoted, quotes doubled; a row of
+/// one empty field is `""`).
+///
+/// Written by `csv-core`, the core of the `csv` crate: it writes into the
+/// caller's buffer, so a row costs no allocation (the `csv` crate's
+/// `Writer` owns its output and cannot hand each row over as it is made).
+#[derive(Debug, Default)]
+pub struct CsvRows {
+    w: csv_core::Writer,
+    fields: usize,
+}
+
+impl CsvRows {
+    /// Append one field of the current row.
+    pub fn field(&mut self, cell: &[u8], out: &mut Vec<u8>) {
+        if self.fields > 0 {
+            // A closing quote and the comma.
+            Self::write(out, 4, |o| {
+                let (_, n) = self.w.delimiter(o);
+                n
+            });
         }
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(cell);
+        self.fields += 1;
+        // The most a field can take: quotes around, every byte doubled.
+        Self::write(out, 2 + 2 * cell.len(), |o| {
+            let (_, _, n) = self.w.field(cell, o);
+            n
+        });
+    }
+
+    /// End the current row.
+    pub fn end(&mut self, out: &mut Vec<u8>) {
+        // A closing quote (or `""` for a row of one empty field) and LF.
+        Self::write(out, 4, |o| {
+            let (_, n) = self.w.terminator(o);
+            n
+        });
+        self.fields = 0;
+    }
+
+    /// A whole row.
+    pub fn row<T: AsRef<[u8]>>(&mut self, cells: &[T], out: &mut Vec<u8>) {
+        for c in cells {
+            self.field(c.as_ref(), out);
+        }
+        self.end(out);
+    }
+
+    /// Give `f` room for `most` bytes at the end of `out`; keep what it
+    /// wrote.
+    fn write(out: &mut Vec<u8>, most: usize, f: impl FnOnce(&mut [u8]) -> usize) {
+        let start = out.len();
+        out.resize(start + most, 0);
+        let n = f(&mut out[start..]);
+        out.truncate(start + n);
     }
 }
 

@@ -55,7 +55,7 @@ pub fn man(args: &ManArgs) -> i32 {
         return match write_pages(cmd, dir) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("cctape: {}: {e}", dir.display());
+                eprintln!("cctape: {}: {e}", super::inputs::shown_path(dir));
                 2
             }
         };
@@ -66,7 +66,11 @@ pub fn man(args: &ManArgs) -> i32 {
             Some(sub) => sub.clone(),
             None => {
                 let names: Vec<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
-                eprintln!("cctape: no command `{name}`; one of: {}", names.join(", "));
+                eprintln!(
+                    "cctape: no command `{}`; one of: {}",
+                    super::inputs::escape(name),
+                    names.join(", ")
+                );
                 return 2;
             }
         },

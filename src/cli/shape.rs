@@ -5,91 +5,12 @@
 //!
 //! A sink keeps the first bytes of the lines that were not events
 //! ([`Shape::note`]); when the input ends with no event, [`Shape::describe`]
-//! asks [`cctape::sniff::sniff_format`] what they look like.
+//! says what they look like (the library's [`cctape::report::Shape`]). An
+//! input read as one finding (text, empty) gives its shape directly
+//! ([`BadLines::finding`]).
 
-use cctape::sniff::{Format, sniff_format};
+use cctape::report::{NoEvents, Shape};
 use serde_json::{Value, json};
-
-/// How many bytes of non-event lines are kept for sniffing.
-const KEEP: usize = 64 << 10;
-/// How much of the first line is shown.
-const FIRST_LINE: usize = 200;
-
-/// The first bytes of an input's lines that were not events.
-#[derive(Debug, Default, Clone)]
-pub struct Shape {
-    prefix: Vec<u8>,
-}
-
-/// What an input without events looks like.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoEvents {
-    /// `empty`, `text`, `json_array`, `pretty_json`, `logger_prefixed`,
-    /// `cut_lines`, `ndjson` (lines of JSON none of which is an event).
-    pub format: &'static str,
-    /// The first non-blank line, cut to 200 characters.
-    pub first_line: Option<String>,
-    /// What to do about it.
-    pub advice: &'static str,
-}
-
-/// The stable name of a format.
-pub fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::Empty => "empty",
-        Format::Ndjson => "ndjson",
-        Format::JsonArray => "json_array",
-        Format::PrettyJson => "pretty_json",
-        Format::LoggerPrefixed => "logger_prefixed",
-        Format::CutLines => "cut_lines",
-        Format::Text => "text",
-        _ => "other",
-    }
-}
-
-impl Shape {
-    /// Keep a line that was not an event (up to 64 KiB in all).
-    pub fn note(&mut self, line: Option<&[u8]>) {
-        let Some(l) = line else { return };
-        if self.prefix.len() >= KEEP {
-            return;
-        }
-        let room = KEEP - self.prefix.len();
-        self.prefix.extend_from_slice(&l[..l.len().min(room)]);
-        self.prefix.push(b'\n');
-    }
-
-    /// Take another piece's lines after these (pieces of one input, in
-    /// order).
-    pub fn append(&mut self, o: &Shape) {
-        let room = KEEP.saturating_sub(self.prefix.len());
-        self.prefix
-            .extend_from_slice(&o.prefix[..o.prefix.len().min(room)]);
-    }
-
-    /// What the input looks like.
-    pub fn describe(&self) -> NoEvents {
-        let format = sniff_format(&self.prefix);
-        let first_line = self
-            .prefix
-            .split(|&b| b == b'\n')
-            .map(|l| String::from_utf8_lossy(l).trim().to_string())
-            .find(|l| !l.is_empty())
-            .map(|l| l.chars().take(FIRST_LINE).collect());
-        NoEvents {
-            format: format_name(format),
-            first_line,
-            advice: format.describe(),
-        }
-    }
-}
-
-impl NoEvents {
-    /// `{"format", "first_line", "advice"}`.
-    pub fn to_json(&self) -> Value {
-        json!({"format": self.format, "first_line": self.first_line, "advice": self.advice})
-    }
-}
 
 /// How many bad lines each command keeps with their position.
 const BAD_KEPT: usize = 100;
@@ -101,9 +22,15 @@ pub struct BadLines {
     /// The first ones: line, byte offset, kind, message.
     first: Vec<(u64, u64, &'static str, String)>,
     shape: Shape,
+    finding: Option<NoEvents>,
 }
 
 impl BadLines {
+    /// An input read as one finding (text, empty): what it is.
+    pub fn finding(&mut self, shape: &Shape) {
+        self.finding = Some(shape.describe());
+    }
+
     /// Note one bad line (and keep its bytes for sniffing).
     pub fn note(&mut self, _input: &str, e: &cctape::error::Error, line: Option<&[u8]>) {
         self.count += 1;
@@ -137,7 +64,8 @@ impl InputReport {
             }
         }
         if events == 0 && !unreadable {
-            self.no_events.push((name.to_string(), b.shape.describe()));
+            let n = b.finding.clone().unwrap_or_else(|| b.shape.describe());
+            self.no_events.push((name.to_string(), n));
         }
     }
 
@@ -147,7 +75,7 @@ impl InputReport {
     pub fn to_json(&self) -> serde_json::Map<String, Value> {
         let mut by_format: std::collections::BTreeMap<&str, u64> = Default::default();
         for (_, n) in &self.no_events {
-            *by_format.entry(n.format).or_default() += 1;
+            *by_format.entry(n.format.name()).or_default() += 1;
         }
         let mut o = serde_json::Map::new();
         o.insert("bad_lines".into(), json!(self.bad_lines));
@@ -168,7 +96,7 @@ impl InputReport {
                 "count": self.no_events.len(),
                 "by_format": by_format,
                 "inputs": self.no_events.iter().take(BAD_KEPT).map(|(f, n)| json!({
-                    "file": f, "format": n.format, "first_line": n.first_line,
+                    "file": f, "format": n.format.name(), "first_line": n.first_line,
                 })).collect::<Vec<_>>(),
             }),
         );
@@ -199,7 +127,7 @@ impl InputReport {
                 s,
                 "cctape: {}: no events ({}), not a run",
                 super::human::clean(f),
-                n.format
+                n.format.name()
             );
         }
         eprint!("{s}");

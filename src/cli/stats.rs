@@ -1,37 +1,65 @@
 //! `cctape stats`: counts and sums over every input — lines, events by kind,
 //! errors with positions, runs and verdicts, tokens and cost per model,
 //! tools, subagents, api retries — for people, as JSON or as CSV, optionally
-//! grouped by file, session, model, version or day.
+//! grouped by file, session, project, model, version or day.
+//!
+//! Inputs of every format are read: stream-json, JSON arrays and pretty
+//! captures (as events), session transcripts (folded across inputs, each
+//! session then summed as a run), text (one finding). The figures and the
+//! JSON are composed by the library ([`cctape::report`]); this module reads
+//! and prints.
 
 use super::exec::{self, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, print_json, thousands};
-use super::shape::{NoEvents, Shape};
+use super::reading::{Costing, ReadAs};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind};
 use cctape::event::parse_event;
 use cctape::framing::Line;
 use cctape::parse::Parser;
-use cctape::run::{ModelRole, RunFolder, RunSummary, RunTotals, Verdict};
+use cctape::report::{
+    GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsFigures, StatsReport,
+};
+use cctape::run::{RunFolder, RunSummary, Verdict};
+use cctape::sniff::Format;
 use cctape::stats::{PrunedReader, Stats};
-use serde_json::{Map, Value, json};
+use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// How `--by` groups rows.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum By {
-    /// One row per input file.
+    /// One row per input file (a transcript session under its own file).
     File,
-    /// One row per run (session_id).
+    /// One row per run (session_id) or transcript session.
     Session,
+    /// One row per project: a transcript's project folder
+    /// (`~/.claude/projects/<project>`), the folder a stream file is in.
+    Project,
     /// One row per model and role (from each run's `modelUsage`, each run
-    /// giving each model its role in that run).
+    /// giving each model its role in that run; a transcript's main chain
+    /// and subagents).
     Model,
-    /// One row per claude_code_version.
+    /// One row per claude_code_version (a transcript's first `version`).
     Version,
-    /// One row per UTC day the run started.
+    /// One row per day (local, or --timezone): a run on the day it started,
+    /// a transcript's requests each on the day it was made.
     Day,
+}
+
+impl By {
+    fn library(self) -> GroupBy {
+        match self {
+            By::File => GroupBy::File,
+            By::Session => GroupBy::Session,
+            By::Project => GroupBy::Project,
+            By::Model => GroupBy::Model,
+            By::Version => GroupBy::Version,
+            By::Day => GroupBy::Day,
+        }
+    }
 }
 
 /// Arguments of `cctape stats`.
@@ -52,6 +80,10 @@ pub struct Args {
     #[arg(long)]
     exact: bool,
     #[command(flatten)]
+    read: ReadAs,
+    #[command(flatten)]
+    costing: Costing,
+    #[command(flatten)]
     common: Common,
 }
 
@@ -63,12 +95,18 @@ struct StatsSink {
     /// The default read: long lines with long tool payloads are read from a
     /// pruned copy (see `cctape::stats::PrunedReader`).
     reader: PrunedReader,
-    by: Option<By>,
+    grouping: Grouping,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
     since_drain: u32,
     /// The first lines that were not events (for inputs without events).
     shape: Shape,
+    /// What the input was read as, and what it is when it holds no events.
+    format: Option<Format>,
+    finding: Option<cctape::report::NoEvents>,
+    /// A transcript's records, and what its path says.
+    transcripts: TranscriptFold,
+    file: TranscriptFile,
 }
 
 /// Runs with a result and no line in the last this many lines are summed
@@ -76,22 +114,26 @@ struct StatsSink {
 const IDLE_LINES: u64 = 50_000;
 
 impl StatsSink {
-    fn new(exact: bool, by: Option<By>) -> StatsSink {
+    fn new(exact: bool, grouping: Grouping) -> StatsSink {
         StatsSink {
             stats: Stats::new(),
             runs: RunFolder::new(),
             exact,
             parser: Parser::new(),
             reader: PrunedReader::new(),
-            by,
+            grouping,
             figures: RunFigures::default(),
             since_drain: 0,
             shape: Shape::default(),
+            format: None,
+            finding: None,
+            transcripts: TranscriptFold::new(),
+            file: TranscriptFile::default(),
         }
     }
 
     fn take_run(&mut self, p: &Piece<'_>, r: &RunSummary) {
-        self.figures.add(p.input, p.name, r, self.by);
+        self.figures.add(p.input, p.name, r, &self.grouping);
     }
 
     /// Sum the runs long over (every 4096 lines).
@@ -137,7 +179,9 @@ impl Sink for StatsSink {
 
     fn error(&mut self, p: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.stats.record_error(p.input, e);
-        self.runs.push_error(e);
+        if self.format != Some(Format::Transcript) {
+            self.runs.push_error(e);
+        }
         self.shape.note(line);
     }
 
@@ -145,103 +189,32 @@ impl Sink for StatsSink {
         // Runs are folded in order: one input on one worker (see exec).
         Split::Never
     }
-}
 
-/// A group of `--by`: its key, and for `--by model` the role.
-type GroupKey = (String, Option<ModelRole>);
-
-/// Everything `stats` reports about runs: the library's totals, over all
-/// runs and per group.
-#[derive(Clone, Debug, Default)]
-struct RunFigures {
-    all: RunTotals,
-    groups: BTreeMap<GroupKey, RunTotals>,
-}
-
-impl RunFigures {
-    fn add(&mut self, input: usize, file: &str, r: &RunSummary, by: Option<By>) {
-        if r.events == 0 {
-            // Bad lines alone are not a run (they are counted as errors).
-            return;
-        }
-        self.all.add_from(r, input);
-        let Some(by) = by else { return };
-        if by == By::Model {
-            // One group per model and role; the run's counts (tools,
-            // subagents, retries, warnings) go to its main model's row.
-            let rows = &r.usage.by_role;
-            let main = rows
-                .iter()
-                .position(|x| x.role == ModelRole::Main)
-                .unwrap_or(0);
-            for (i, row) in rows.iter().enumerate() {
-                self.groups
-                    .entry((row.model.clone(), Some(row.role)))
-                    .or_default()
-                    .add_role(r, i, input, i == main);
-            }
-            return;
-        }
-        let key = match by {
-            By::File => file.to_string(),
-            By::Session => r.session_id.clone().unwrap_or_else(|| "-".into()),
-            By::Version => r
-                .claude_code_version
-                .clone()
-                .unwrap_or_else(|| "unknown".into()),
-            By::Day => r
-                .started_at
-                .as_deref()
-                .and_then(|t| t.get(..10))
-                .unwrap_or("unknown")
-                .to_string(),
-            // Handled above: a run adds one row per model it used.
-            By::Model => return,
-        };
-        self.groups
-            .entry((key, None))
-            .or_default()
-            .add_from(r, input);
-    }
-
-    fn merge(&mut self, o: &RunFigures) {
-        self.all.merge(&o.all, 0);
-        for (k, g) in &o.groups {
-            self.groups.entry(k.clone()).or_default().merge(g, 0);
+    fn format(&mut self, p: &Piece<'_>, format: Format) {
+        self.format = Some(format);
+        if format == Format::Transcript {
+            self.file = TranscriptFile::from_path(std::path::Path::new(p.name));
         }
     }
 
-    /// The groups in the order they are printed: versions in semantic
-    /// order (2.1.41 before 2.1.238), everything else by key.
-    fn ordered(&self, by: By) -> Vec<(&GroupKey, &RunTotals)> {
-        let mut v: Vec<_> = self.groups.iter().collect();
-        if by == By::Version {
-            v.sort_by_key(|g| version_key(&g.0.0));
-        }
-        v
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        self.transcripts.add(rec, &self.file);
+    }
+
+    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
+        self.finding = Some(shape.describe());
     }
 }
 
-/// A version as numbers for ordering (`2.1.41` → [2, 1, 41]); what is not
-/// a version comes after every version, by its text.
-fn version_key(v: &str) -> (bool, Vec<u64>, String) {
-    let nums: Option<Vec<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
-    match nums {
-        Some(n) if !n.is_empty() => (false, n, String::new()),
-        _ => (true, Vec::new(), v.to_string()),
-    }
-}
-
-#[derive(Default)]
-struct FileFigures {
-    stats: Stats,
-    runs: RunFigures,
-    shape: Shape,
-}
-
-/// Add a finished piece to its file's figures; true when the input failed.
-fn absorb(f: &mut FileFigures, done: Done<StatsSink>) -> bool {
-    let mut s = done.sink.stats;
+/// A finished piece as the report's input figures; true when the input
+/// failed.
+fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
+    let sink = done.sink;
+    let mut s = sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
     let failed = done.failure.is_some();
@@ -252,35 +225,18 @@ fn absorb(f: &mut FileFigures, done: Done<StatsSink>) -> bool {
     if done.last {
         s.files += 1;
     }
-    f.stats.merge(&s, 0);
-    f.runs.merge(&done.sink.figures);
-    f.shape.append(&done.sink.shape);
+    let mut f = InputFigures {
+        stats: s,
+        runs: sink.figures,
+        shape: sink.shape,
+        format: done.format,
+        finding: sink.finding,
+        ..InputFigures::default()
+    };
+    f.count_records(&sink.transcripts);
+    report.add_transcripts(sink.transcripts);
+    report.add_input(done.input, f);
     failed
-}
-
-/// Inputs without events, by what they look like.
-#[derive(Default)]
-struct NoEventInputs {
-    by_format: BTreeMap<&'static str, u64>,
-    inputs: Vec<(String, NoEvents)>,
-}
-
-impl NoEventInputs {
-    fn count(&self) -> u64 {
-        self.by_format.values().sum()
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "count": self.count(),
-            "by_format": self.by_format,
-            "inputs": self.inputs.iter().take(100).map(|(f, n)| json!({
-                "file": f,
-                "format": n.format,
-                "first_line": n.first_line,
-            })).collect::<Vec<_>>(),
-        })
-    }
 }
 
 /// Run the command; returns the exit code: 0, or 2 when an input could not
@@ -288,19 +244,30 @@ impl NoEventInputs {
 /// counts, not a failure of the command (`cctape verdict` exits 1 for
 /// them), so a report over a folder with failures still exits 0.
 pub fn run(args: &Args) -> i32 {
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            exec::note(&e);
+            return 2;
+        }
+    };
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
         (b, _) => b,
     };
-    let mut per_file: Vec<FileFigures> =
-        (0..inputs.len()).map(|_| FileFigures::default()).collect();
+    let grouping = Grouping {
+        by: by.map(By::library),
+        zone,
+    };
+    let mut report = StatsReport::new(names.clone(), grouping.clone(), prices);
     exec::run(
         &inputs,
         &opts,
-        || StatsSink::new(args.exact, by),
+        || StatsSink::new(args.exact, grouping.clone()),
         |mut done: Done<StatsSink>| {
             let i = done.input;
             let piece = Piece {
@@ -308,215 +275,33 @@ pub fn run(args: &Args) -> i32 {
                 name: &names[i],
             };
             done.sink.finish_runs(&piece);
-            failed |= absorb(&mut per_file[i], done);
+            failed |= absorb(done, &mut report);
         },
     );
-    let mut total = FileFigures::default();
-    let mut no_events = NoEventInputs::default();
-    for (f, name) in per_file.iter().zip(&names) {
-        total.stats.merge(&f.stats, 0);
-        total.runs.merge(&f.runs);
-        if f.stats.counts.events == 0
-            && f.stats.files > 0
-            && !f
-                .stats
-                .errors
-                .iter()
-                .any(|e| e.kind == ErrorKind::Io.name())
-        {
-            let n = f.shape.describe();
-            *no_events.by_format.entry(n.format).or_default() += 1;
-            no_events.inputs.push((name.clone(), n));
-        }
-    }
+    let figures = report.finish();
     if args.json {
-        let mut obj = stats_json(&total.stats, &names);
-        obj.insert("inputs_without_events".into(), no_events.to_json());
-        runs_json(&total.runs.all, &names, &mut obj);
-        if let Some(by) = by {
-            let groups: Vec<Value> = total
-                .runs
-                .ordered(by)
-                .into_iter()
-                .map(|((k, role), g)| {
-                    let mut o = Map::new();
-                    o.insert("key".into(), json!(k));
-                    if let Some(role) = role {
-                        o.insert("role".into(), json!(role.as_str()));
-                    }
-                    o.extend(group_json(g));
-                    Value::Object(o)
-                })
-                .collect();
-            obj.insert("groups".into(), Value::Array(groups));
-        }
-        let files: Vec<Value> = per_file
-            .iter()
-            .zip(&names)
-            .map(|(f, n)| {
-                let mut o = Map::new();
-                o.insert("file".into(), json!(n));
-                o.extend(stats_json(&f.stats, &names));
-                runs_json(&f.runs.all, &names, &mut o);
-                Value::Object(o)
-            })
-            .collect();
-        obj.insert("per_file".into(), Value::Array(files));
-        print_json(&Value::Object(obj));
+        print_json(&figures.to_json());
     } else if args.csv {
-        let by = by.unwrap_or(By::File);
-        if let Err(e) = print_csv(&total.runs, by) {
-            eprintln!("cctape: writing CSV: {e}");
+        if let Err(e) = print_csv(&figures) {
+            exec::note(&format!("writing CSV: {e}"));
             return 2;
         }
     } else {
         let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
-        print_human(&total, &shown, by, &no_events);
+        print_human(&figures, &shown);
     }
     if failed { 2 } else { 0 }
 }
 
-/// The run figures of totals into a stats JSON object (warnings' first
-/// positions with file names).
-fn runs_json(t: &RunTotals, names: &[String], o: &mut Map<String, Value>) {
-    if let Value::Object(mut r) = t.to_json() {
-        if let Some(Value::Object(w)) = r.get_mut("warnings") {
-            for (code, v) in w.iter_mut() {
-                let first = t.warnings.get(code.as_str()).and_then(|x| x.first);
-                if let (Some((i, line)), Value::Object(v)) = (first, v) {
-                    v.insert(
-                        "first".into(),
-                        json!({"file": names.get(i).map(String::as_str).unwrap_or("?"), "line": line}),
-                    );
-                }
-            }
-        }
-        o.extend(r);
-    }
-}
-
-/// A group's figures: runs, verdicts, cost, tokens (over every model),
-/// tool calls and errors, subagents, api retries.
-fn group_json(g: &RunTotals) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("runs".into(), json!(g.runs));
-    o.insert("verdicts".into(), g.verdicts_json());
-    o.insert("total_cost_usd".into(), g.cost.value().to_json());
-    o.insert("tokens".into(), cctape::run::tokens_json(&g.all_models()));
-    o.insert("main".into(), cctape::run::tokens_json(&g.main));
-    o.insert(
-        "subagents_tokens".into(),
-        cctape::run::tokens_json(&g.subagents),
-    );
-    let (calls, errors) = g.tool_calls();
-    o.insert("tool_calls".into(), json!(calls));
-    o.insert("tool_errors".into(), json!(errors));
-    o.insert("subagents".into(), json!(g.subagent_count));
-    o.insert("api_retries".into(), json!(g.api_retries));
-    o
-}
-
-fn stats_json(s: &Stats, names: &[String]) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("files".into(), json!(s.files));
-    o.insert("bytes".into(), json!(s.bytes));
-    o.insert("lines".into(), json!(s.counts.lines));
-    o.insert("blank_lines".into(), json!(s.counts.blank_lines));
-    o.insert("events".into(), json!(s.counts.events));
-    o.insert("by_type".into(), json!(s.by_type()));
-    o.insert("unknown".into(), json!(s.unknown()));
-    o.insert("error_count".into(), json!(s.counts.errors));
-    let errors: Vec<Value> = s
-        .errors
-        .iter()
-        .map(|e| {
-            json!({
-                "file": names.get(e.file).map(String::as_str).unwrap_or("?"),
-                "line": e.line,
-                "offset": e.offset,
-                "column": e.column,
-                "kind": e.kind,
-                "message": e.message,
-            })
-        })
-        .collect();
-    o.insert("errors".into(), Value::Array(errors));
-    o
-}
-
-/// CSV columns after the group's key (and role), `runs` and the verdicts.
-const CSV_COLUMNS: [&str; 13] = [
-    "total_cost_usd",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-    "main_output_tokens",
-    "subagent_output_tokens",
-    "tool_calls",
-    "tool_errors",
-    "subagents",
-    "api_retries",
-    "main_lower_bound_runs",
-    "subagents_lower_bound_runs",
-];
-
-/// One row per group, written with the `csv` crate. For `--by model` the
-/// second column is the role; the tokens are then the model's in that role.
-fn print_csv(f: &RunFigures, by: By) -> Result<(), csv::Error> {
+/// The report's CSV records, written with the `csv` crate.
+fn print_csv(f: &StatsFigures) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec![by_name(by)];
-    if by == By::Model {
-        header.push("role");
-    }
-    header.push("runs");
-    header.extend(Verdict::ALL.iter().map(|v| v.as_str()));
-    header.extend(CSV_COLUMNS);
-    w.write_record(&header)?;
-    for ((k, role), g) in f.ordered(by) {
-        let mut rec: Vec<String> = vec![k.clone()];
-        if let Some(role) = role {
-            rec.push(role.as_str().to_string());
-        }
-        rec.push(g.runs.to_string());
-        rec.extend(g.verdicts.iter().map(u64::to_string));
-        rec.push(match g.cost.value() {
-            cctape::run::SumValue::Finite(c) => c.to_string(),
-            cctape::run::SumValue::Beyond(t) => t,
-        });
-        let t = g.all_models();
-        let (calls, errors) = g.tool_calls();
-        for n in [
-            t.input_tokens,
-            t.output_tokens,
-            t.cache_read_input_tokens,
-            t.cache_creation_input_tokens,
-            g.main.output_tokens,
-            g.subagents.output_tokens,
-            calls,
-            errors,
-            g.subagent_count,
-            g.api_retries,
-            g.main_lower_bound_runs,
-            g.subagents_lower_bound_runs,
-        ] {
-            rec.push(n.to_string());
-        }
+    for rec in f.csv_records() {
         w.write_record(&rec)?;
     }
     let mut out = w.into_inner().map_err(|e| e.into_error())?;
     exec::write_out(&mut out);
     Ok(())
-}
-
-fn by_name(by: By) -> &'static str {
-    match by {
-        By::File => "file",
-        By::Session => "session",
-        By::Model => "model",
-        By::Version => "version",
-        By::Day => "day",
-    }
 }
 
 /// A token count for people, `≥` in front when some run's figure is a lower
@@ -525,7 +310,10 @@ fn tokens_cell(n: u64, lower: bool) -> String {
     format!("{}{}", if lower { "≥" } else { "" }, thousands(n))
 }
 
-fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events: &NoEventInputs) {
+fn print_human(f: &StatsFigures, names: &[String]) {
+    let total = &f.total;
+    let by = f.grouping.by;
+    let no_events = &f.no_events;
     let s = &total.stats;
     let r = &total.runs.all;
     let mut o = String::new();
@@ -565,6 +353,53 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
             String::new()
         }
     );
+    let sources: Vec<String> = r
+        .cost_by_source
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{} ${}",
+                k.as_str().replace('_', " "),
+                money_sum(&v.value())
+            )
+        })
+        .collect();
+    if sources.len() > 1 || r.cost_by_source.keys().any(|k| k.as_str() != "results") {
+        let _ = writeln!(o, "cost by source: {}", sources.join(", "));
+    }
+    if f.formats.len() > 1 || f.formats.keys().any(|k| *k != "stream") {
+        let list: Vec<String> = f
+            .formats
+            .iter()
+            .map(|(k, n)| format!("{} {k}", thousands(*n)))
+            .collect();
+        let _ = writeln!(o, "formats: {}", list.join(", "));
+    }
+    if let Some(t) = &f.transcripts {
+        let projects: std::collections::BTreeSet<&str> = t
+            .sessions
+            .iter()
+            .filter_map(|s| s.project.as_deref())
+            .collect();
+        let _ = writeln!(
+            o,
+            "transcripts: {} in {}, {}{}; prices taken {}{}",
+            count(t.sessions.len() as u64, "session", "sessions"),
+            count(projects.len() as u64, "project", "projects"),
+            count(t.total.requests, "API request", "API requests"),
+            if t.undated.requests > 0 {
+                format!(" ({} without a date)", thousands(t.undated.requests))
+            } else {
+                String::new()
+            },
+            clean(&t.prices_taken),
+            if t.unpriced_models.is_empty() {
+                String::new()
+            } else {
+                format!("; no price for {}", clean(&t.unpriced_models.join(", ")))
+            },
+        );
+    }
     if no_events.count() > 0 {
         let kinds: Vec<String> = no_events
             .by_format
@@ -577,6 +412,24 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
             count(no_events.count(), "input", "inputs"),
             kinds.join(", ")
         );
+        const LISTED: usize = 10;
+        for (name, n) in no_events.inputs.iter().take(LISTED) {
+            let what = match (&n.final_error, &n.first_line) {
+                (Some(e), _) => {
+                    format!("{}, its last line: {}", e.verdict.as_str(), clean(&e.line))
+                }
+                (None, Some(l)) => format!("{}: {}", n.format.name(), clean(l)),
+                (None, None) => n.format.name().to_string(),
+            };
+            let _ = writeln!(o, "  {}: {what}", clean(name));
+        }
+        if no_events.inputs.len() > LISTED {
+            let _ = writeln!(
+                o,
+                "  ({} more)",
+                thousands((no_events.inputs.len() - LISTED) as u64)
+            );
+        }
     }
     let by_type = s.by_type();
     if !by_type.is_empty() {
@@ -587,6 +440,15 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
             t.row(vec![clean(&k), thousands(n)]);
         }
         let _ = write!(o, "\nevents by type\n{}", t.render());
+    }
+    if !total.records_by_type.is_empty() {
+        let mut rows: Vec<_> = total.records_by_type.iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let mut t = Table::new(&[("type", Align::Left), ("records", Align::Right)]);
+        for (k, n) in rows {
+            t.row(vec![clean(k), thousands(*n)]);
+        }
+        let _ = write!(o, "\ntranscript records by type\n{}", t.render());
     }
     if !r.by_role.is_empty() {
         let mut t = Table::new(&[
@@ -704,8 +566,8 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
         let _ = write!(o, "\nkinds without a typed view\n{}", t.render());
     }
     if let Some(by) = by {
-        let mut header = vec![(by_name(by), Align::Left)];
-        if by == By::Model {
+        let mut header = vec![(by.name(), Align::Left)];
+        if by == GroupBy::Model {
             header.push(("role", Align::Left));
         }
         header.extend([
@@ -734,13 +596,13 @@ fn print_human(total: &FileFigures, names: &[String], by: Option<By>, no_events:
             ]);
             t.row(row);
         }
-        let _ = write!(o, "\nby {}\n{}", by_name(by), t.render());
+        let _ = write!(o, "\nby {}\n{}", by.name(), t.render());
     }
     if !s.errors.is_empty() {
         let _ = writeln!(
             o,
             "\nerrors (first {} of {})",
-            s.errors.len(),
+            thousands(s.errors.len() as u64),
             thousands(s.counts.errors)
         );
         for e in &s.errors {

@@ -1,13 +1,22 @@
 //! `cctape tree`: each run's subagents and tasks as a tree, with tokens,
 //! tool calls, duration and status per node.
+//!
+//! A session transcript's tree is its sidechains: each subagent (its own
+//! `subagents/agent-<id>.jsonl` file, or its records relayed in the
+//! parent's `agent_progress` records) under the session, with the tool call
+//! that spawned it and its requests' tokens; sessions are drawn once every
+//! input is read (a session's subagent files are other inputs).
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::{clean, count, money};
-use super::output::{thousands, write_json_value};
+use super::human::{clean, count, money, seconds};
+use super::output::write_json_value;
+use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
 use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
+use cctape::sniff::Format;
+use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
@@ -18,23 +27,46 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    read: ReadAs,
+    #[command(flatten)]
+    costing: Costing,
+    #[command(flatten)]
     common: Common,
 }
 
 #[derive(Default)]
-struct TreeSink(RunFolder);
+struct TreeSink {
+    folder: RunFolder,
+    format: Option<Format>,
+    transcript: TranscriptPiece,
+}
 
 impl Sink for TreeSink {
     fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
-        self.0.push(ev);
+        self.folder.push(ev);
     }
 
     fn error(&mut self, _: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.0.push_error(e);
+        self.folder.push_error(e);
     }
 
     fn split(&self) -> Split {
         Split::Never
+    }
+
+    fn format(&mut self, p: &Piece<'_>, format: Format) {
+        self.format = Some(format);
+        if format == Format::Transcript {
+            self.transcript.begin(p.name);
+        }
+    }
+
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        self.transcript.add(rec);
     }
 }
 
@@ -55,6 +87,12 @@ fn node_figures(n: &SubagentNode) -> (u64, u64, Option<u64>) {
 }
 
 fn node_label(n: &SubagentNode) -> String {
+    if let (None, None, None, Some(id)) = (&n.subagent_type, &n.task_type, &n.tool_name, &n.task_id)
+    {
+        // A transcript's subagent: known by its id (and the call that
+        // spawned it).
+        return format!("agent {id}");
+    }
     let kind = n
         .subagent_type
         .as_deref()
@@ -85,9 +123,9 @@ fn node_json(n: &SubagentNode) -> Value {
 /// `7,550 output tokens` with `≥` for a lower bound and the source.
 fn tokens_text(a: &AgentUsage) -> String {
     format!(
-        "{}{} output tokens ({})",
+        "{}{} ({})",
         if a.lower_bound() { "≥" } else { "" },
-        thousands(a.tokens.output_tokens),
+        count(a.tokens.output_tokens, "output token", "output tokens"),
         a.source.as_str()
     )
 }
@@ -95,12 +133,14 @@ fn tokens_text(a: &AgentUsage) -> String {
 fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
     let (_, tools, duration) = node_figures(n);
     let branch = if last { "└─ " } else { "├─ " };
-    let dur = duration.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let dur = duration.map_or(String::new(), |d| {
+        format!(", {}", seconds(i64::try_from(d).unwrap_or(i64::MAX)))
+    });
     let _ = writeln!(
         o,
         "{prefix}{branch}{}  [{}] {}, {}{dur}",
         clean(&node_label(n)),
-        n.status.as_deref().unwrap_or("?"),
+        clean(n.status.as_deref().unwrap_or("?")),
         tokens_text(&n.usage),
         count(tools, "tool call", "tool calls")
     );
@@ -113,7 +153,7 @@ fn draw(n: &SubagentNode, prefix: &str, last: bool, o: &mut String) {
 fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     let main = &r.usage.main;
     let ms = r.wall_ms.or(r.duration_ms_sum);
-    let duration = ms.map_or(String::new(), |d| format!(", {:.1}s", d as f64 / 1000.0));
+    let duration = ms.map_or(String::new(), |d| format!(", {}", seconds(d)));
     let cost = r
         .cost
         .total_cost_usd
@@ -131,7 +171,7 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
         o,
         "{}  session {}  [{}] main agent: {}, {}{subs}; {} in all{cost}{duration}",
         clean(file),
-        r.session_id.as_deref().unwrap_or("-"),
+        clean(r.session_id.as_deref().unwrap_or("-")),
         r.verdict.as_str(),
         count(main.messages, "call", "calls"),
         tokens_text(main),
@@ -142,47 +182,66 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     }
 }
 
+/// One run's tree as JSON.
+fn run_json(r: &RunSummary, name: &str) -> Value {
+    let mut o = Map::new();
+    o.insert("verdict".into(), json!(r.verdict.as_str()));
+    o.insert("ok".into(), json!(r.ok()));
+    o.insert("file".into(), json!(name));
+    o.insert("session_id".into(), json!(r.session_id));
+    let mut main = match agent_json(&r.usage.main) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    main.insert("tool_calls".into(), json!(r.tool_calls_total()));
+    main.insert(
+        "duration_ms".into(),
+        json!(r.last_result.as_ref().and_then(|x| x.duration_ms)),
+    );
+    o.insert("main".into(), Value::Object(main));
+    o.insert("subagents".into(), agent_json(&r.usage.subagents));
+    o.insert("subagent_count".into(), json!(r.subagent_count()));
+    o.insert("total_cost_usd".into(), r.cost_json());
+    o.insert("wall_ms".into(), json!(r.wall_ms));
+    o.insert("duration_ms_sum".into(), json!(r.duration_ms_sum));
+    o.insert(
+        "children".into(),
+        Value::Array(r.subagents.iter().map(node_json).collect()),
+    );
+    Value::Object(o)
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: &Args) -> i32 {
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            exec::note(&e);
+            return 2;
+        }
+    };
     let (inputs, mut failed) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
+    let mut transcripts = Transcripts::default();
     exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
         let name = &names[done.input];
         failed |= done.failure.is_some();
+        let sink = done.sink;
+        if sink.format == Some(Format::Transcript) {
+            transcripts.add(sink.transcript);
+            return;
+        }
         let mut out = Vec::new();
         let mut text = String::new();
-        for r in done.sink.0.finish() {
+        for r in sink.folder.finish() {
             if r.events == 0 {
                 continue;
             }
             if args.json {
-                let mut o = Map::new();
-                o.insert("verdict".into(), json!(r.verdict.as_str()));
-                o.insert("ok".into(), json!(r.ok()));
-                o.insert("file".into(), json!(name));
-                o.insert("session_id".into(), json!(r.session_id));
-                let mut main = match agent_json(&r.usage.main) {
-                    Value::Object(m) => m,
-                    _ => Map::new(),
-                };
-                main.insert("tool_calls".into(), json!(r.tool_calls_total()));
-                main.insert(
-                    "duration_ms".into(),
-                    json!(r.last_result.as_ref().and_then(|x| x.duration_ms)),
-                );
-                o.insert("main".into(), Value::Object(main));
-                o.insert("subagents".into(), agent_json(&r.usage.subagents));
-                o.insert("subagent_count".into(), json!(r.subagent_count()));
-                o.insert("total_cost_usd".into(), r.cost_json());
-                o.insert("wall_ms".into(), json!(r.wall_ms));
-                o.insert("duration_ms_sum".into(), json!(r.duration_ms_sum));
-                o.insert(
-                    "children".into(),
-                    Value::Array(r.subagents.iter().map(node_json).collect()),
-                );
-                write_json_value(&Value::Object(o), &mut out);
+                write_json_value(&run_json(&r, name), &mut out);
             } else {
                 run_line(&shown[done.input], &r, &mut text);
             }
@@ -190,5 +249,19 @@ pub fn run(args: &Args) -> i32 {
         out.extend_from_slice(text.as_bytes());
         exec::write_out(&mut out);
     });
+    if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
+        let mut out = Vec::new();
+        for (s, &i) in report.sessions.iter().zip(&files) {
+            let r = s.to_run();
+            if args.json {
+                write_json_value(&run_json(&r, &names[i]), &mut out);
+            } else {
+                let mut text = String::new();
+                run_line(&shown[i], &r, &mut text);
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+        exec::write_out(&mut out);
+    }
     if failed { 2 } else { 0 }
 }

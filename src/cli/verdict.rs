@@ -5,17 +5,30 @@
 //!
 //! On a terminal each run is one line for people; piped, or with `--json`,
 //! one JSON object per run per line, keys in the stable order documented in
-//! `docs/accounting.md` (`verdict`, `ok`, `file` first).
+//! `docs/accounting.md` (`verdict`, `ok`, `file` first); the records are
+//! composed by the library ([`cctape::report`]).
+//!
+//! Every format is read: JSON arrays and pretty captures give their runs;
+//! a text output is one record, whose verdict is its last line when that
+//! is the CLI's own final error (`Error: Reached max turns (30)`); session
+//! transcripts are folded across inputs (a session's subagent files are
+//! other inputs) and each session's record comes after every input is
+//! read.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::clean;
-use super::output::{thousands, write_json_value};
-use super::shape::Shape;
+use super::human::{clean, count, seconds};
+use super::inputs::shown_path;
+use super::output::write_json_value;
+use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::run::{RunFolder, RunSummary, Verdict};
-use serde_json::{Map, Value, json};
+use cctape::report::{
+    NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
+};
+use cctape::run::{RunFolder, RunSummary};
+use cctape::sniff::Format;
+use cctape::transcript::Record;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -45,6 +58,10 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    read: ReadAs,
+    #[command(flatten)]
+    costing: Costing,
+    #[command(flatten)]
     common: Common,
 }
 
@@ -52,6 +69,9 @@ pub struct Args {
 struct VerdictSink {
     folder: RunFolder,
     shape: Shape,
+    format: Option<Format>,
+    finding: Option<NoEvents>,
+    transcript: TranscriptPiece,
 }
 
 impl Sink for VerdictSink {
@@ -67,6 +87,25 @@ impl Sink for VerdictSink {
     fn split(&self) -> Split {
         Split::Never
     }
+
+    fn format(&mut self, p: &Piece<'_>, format: Format) {
+        self.format = Some(format);
+        if format == Format::Transcript {
+            self.transcript.begin(p.name);
+        }
+    }
+
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        self.transcript.add(rec);
+    }
+
+    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
+        self.finding = Some(shape.describe());
+    }
 }
 
 /// Exit codes by input, from a `PATH<TAB>CODE` file.
@@ -77,7 +116,8 @@ struct ExitCodes {
 
 impl ExitCodes {
     fn read(path: &Path) -> Result<ExitCodes, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", shown_path(path)))?;
         let mut by_name = HashMap::new();
         let mut by_file = HashMap::new();
         for (i, line) in text.lines().enumerate() {
@@ -88,14 +128,14 @@ impl ExitCodes {
             let Some((p, c)) = l.rsplit_once('\t') else {
                 return Err(format!(
                     "{}:{}: expected PATH<TAB>CODE, found {l:?}",
-                    path.display(),
+                    shown_path(path),
                     i + 1
                 ));
             };
             let code: i32 = c.trim().parse().map_err(|_| {
                 format!(
                     "{}:{}: {c:?} is not an exit code (an integer)",
-                    path.display(),
+                    shown_path(path),
                     i + 1
                 )
             })?;
@@ -115,31 +155,20 @@ impl ExitCodes {
     }
 }
 
-/// The record of an input without events: a run record (verdict
-/// `startup_failure`) with `no_events` after `file`.
-pub fn no_events_record(r: &RunSummary, name: &str, no_events: Value) -> Value {
-    let mut o = Map::new();
-    if let Value::Object(rest) = r.to_json_with_file(Some(name)) {
-        for (k, v) in rest {
-            let file = k == "file";
-            o.insert(k, v);
-            if file {
-                o.insert("no_events".into(), no_events.clone());
-            }
-        }
-    }
-    Value::Object(o)
-}
-
-/// One run as a line for people.
+/// One run as a line for people. Lines, not a table: each run is printed
+/// as soon as its input is read (output streams), and a table would wait
+/// for the last run to know its widths.
 fn human_line(name: &str, r: &RunSummary) -> String {
     let mut parts = Vec::new();
     let last = r.last_result.as_ref();
     if let Some(n) = last.and_then(|l| l.num_turns) {
-        parts.push(format!("{n} turn{}", if n == 1 { "" } else { "s" }));
+        parts.push(match u64::try_from(n) {
+            Ok(n) => count(n, "turn", "turns"),
+            Err(_) => format!("{n} turns"),
+        });
     }
     if let Some(ms) = r.wall_ms.or(r.duration_ms_sum) {
-        parts.push(format!("{:.1}s", ms as f64 / 1000.0));
+        parts.push(seconds(ms));
     }
     match (
         r.cost.total_cost_usd,
@@ -152,9 +181,9 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     let m = &r.usage.main;
     if m.messages > 0 || m.tokens.output_tokens > 0 {
         parts.push(format!(
-            "{}{} output tokens ({})",
+            "{}{} ({})",
             if m.lower_bound() { "≥" } else { "" },
-            thousands(m.tokens.output_tokens),
+            count(m.tokens.output_tokens, "output token", "output tokens"),
             m.source.as_str()
         ));
     }
@@ -176,7 +205,7 @@ fn human_line(name: &str, r: &RunSummary) -> String {
         "{:<15} {}  {}  {}{warn}\n",
         r.verdict.as_str(),
         clean(name),
-        r.session_id.as_deref().unwrap_or("-"),
+        clean(r.session_id.as_deref().unwrap_or("-")),
         parts.join(", ")
     )
 }
@@ -195,11 +224,25 @@ pub fn run(args: &Args) -> i32 {
             }
         },
     };
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            exec::note(&e);
+            return 2;
+        }
+    };
     let (inputs, mut unreadable) = expand(&args.common);
-    let opts = exec::Opts::new(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
     let mut any_not_ok = false;
+    let mut transcripts = Transcripts::default();
+    let exit_code_of = |name: &str| {
+        args.exit_code
+            .or_else(|| codes.as_ref().and_then(|c| c.get(name)))
+    };
     exec::run(
         &inputs,
         &opts,
@@ -211,8 +254,7 @@ pub fn run(args: &Args) -> i32 {
                 unreadable = true;
                 if done.unreadable {
                     if json_out {
-                        let row = json!({"verdict": null, "ok": false, "file": name, "error": why.to_string()});
-                        write_json_value(&row, &mut out);
+                        write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
                     } else {
                         out.extend_from_slice(
                             format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
@@ -222,36 +264,34 @@ pub fn run(args: &Args) -> i32 {
                     return;
                 }
             }
-            let code = args
-                .exit_code
-                .or_else(|| codes.as_ref().and_then(|c| c.get(name)));
+            let code = exit_code_of(name);
+            let sink = done.sink;
+            if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
+                // Its sessions' records come once every input is read.
+                transcripts.add(sink.transcript);
+                return;
+            }
             if done.counts.events == 0 {
                 // Not a run: one record saying the input has no events, with
                 // every key a run record has (its bad lines counted).
-                any_not_ok = true;
-                let shape = done.sink.shape.describe();
-                let mut r = done
-                    .sink
-                    .folder
-                    .finish()
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(RunSummary::empty);
-                r.verdict = Verdict::StartupFailure;
-                r.stream_verdict = Verdict::StartupFailure;
-                r.exit_code = code;
+                let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
+                let r = no_events_run(sink.folder.finish().into_iter().next(), &n, code);
+                any_not_ok |= !r.ok();
                 if json_out {
-                    write_json_value(&no_events_record(&r, name, shape.to_json()), &mut out);
+                    write_json_value(&no_events_record(&r, name, &n), &mut out);
                 } else {
-                    let first = shape.first_line.as_deref().unwrap_or("");
+                    let line = n
+                        .final_error
+                        .as_ref()
+                        .map(|e| format!(": its last line: {}", clean(&e.line)))
+                        .or_else(|| n.first_line.as_deref().map(|f| format!(": {}", clean(f))))
+                        .unwrap_or_default();
                     out.extend_from_slice(
                         format!(
-                            "{:<15} {}  no events ({}){}{}\n",
+                            "{:<15} {}  no events ({}){line}\n",
                             r.verdict.as_str(),
-                            clean(name),
-                            shape.format,
-                            if first.is_empty() { "" } else { ": " },
-                            clean(first)
+                            clean(&shown[done.input]),
+                            n.format.name(),
                         )
                         .as_bytes(),
                     );
@@ -259,21 +299,40 @@ pub fn run(args: &Args) -> i32 {
                 exec::write_out(&mut out);
                 return;
             }
-            let mut runs = done.sink.folder.finish();
+            let mut runs = sink.folder.finish();
             if let (Some(code), Some(last)) = (code, runs.last_mut()) {
                 last.apply_exit_code(code);
             }
             for r in &runs {
                 any_not_ok |= !r.ok();
                 if json_out {
-                    write_json_value(&r.to_json_with_file(Some(name)), &mut out);
+                    write_json_value(&run_record(r, name), &mut out);
                 } else {
-                    out.extend_from_slice(human_line(name, r).as_bytes());
+                    out.extend_from_slice(human_line(&shown[done.input], r).as_bytes());
                 }
             }
             exec::write_out(&mut out);
         },
     );
+    if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
+        let mut out = Vec::new();
+        for (s, &i) in report.sessions.iter().zip(&files) {
+            let mut r = s.to_run();
+            if let Some(code) = exit_code_of(&names[i]) {
+                r.apply_exit_code(code);
+            }
+            any_not_ok |= !r.ok();
+            if json_out {
+                write_json_value(&session_record(&r, &names[i], s, &report), &mut out);
+            } else {
+                out.extend_from_slice(human_line(&shown[i], &r).as_bytes());
+            }
+            if out.len() >= exec::FLUSH_AT {
+                exec::write_out(&mut out);
+            }
+        }
+        exec::write_out(&mut out);
+    }
     if unreadable {
         2
     } else if any_not_ok {

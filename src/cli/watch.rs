@@ -3,14 +3,25 @@
 //! one status line (turn, current tool, tokens, cost, subagents running)
 //! when it is a terminal; at the end the verdict of each run is printed to
 //! stderr as JSON and the exit code is the verdict's.
+//!
+//! The input's format is told from its first complete line (or `--format`):
+//! a `--output-format json` array is read element by element as it
+//! arrives, a session transcript record by record (its sessions' verdicts
+//! at the end), and text is one finding whose verdict is its last line when
+//! that is the CLI's own final error.
 
 use super::human::{clean, money};
 use super::output::{thousands, write_json_value};
-use super::shape::Shape;
+use super::reading::{Costing, ReadAs};
+use cctape::elements::ElementDecoder;
 use cctape::event::{EventKind, Field, parse_event};
-use cctape::framing::LineDecoder;
+use cctape::framing::{Line, LineDecoder};
 use cctape::parse::Parser;
+use cctape::report::{Shape, no_events_record, no_events_run, run_record, session_record};
 use cctape::run::RunFolder;
+use cctape::scan::Scanner;
+use cctape::sniff::{Format, Reading};
+use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
@@ -21,6 +32,10 @@ pub struct Args {
     /// No status line, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
+    #[command(flatten)]
+    read: ReadAs,
+    #[command(flatten)]
+    costing: Costing,
 }
 
 /// What the status line shows, updated from hot fields.
@@ -149,23 +164,158 @@ impl Status {
             },
             thousands(self.output_tokens + self.last_output),
             cost,
-            self.running()
+            thousands(self.running() as u64)
         )
     }
+}
+
+/// What the input is read with, once its format is known.
+enum Reader {
+    /// Bytes held until the format is told.
+    Sniffing(Vec<u8>),
+    /// Lines: stream-json events, transcript records, or text.
+    Lines(LineDecoder),
+    /// JSON elements read as events.
+    Elements(ElementDecoder),
+}
+
+/// Everything the input is folded into.
+struct Fold {
+    format: Format,
+    parser: Parser,
+    scanner: Scanner,
+    folder: RunFolder,
+    status: Status,
+    shape: Shape,
+    transcripts: TranscriptFold,
+    file: TranscriptFile,
+    /// The first bytes and the last non-blank line of a text input.
+    prefix: Vec<u8>,
+    last_line: Vec<u8>,
+}
+
+impl Fold {
+    fn line(&mut self, line: &Line<'_>) {
+        if line.is_blank() {
+            return;
+        }
+        match self.format.reading() {
+            Reading::TranscriptLines => match self.scanner.scan(line) {
+                Ok(s) => self.transcripts.add(&Record::new(s), &self.file),
+                Err(e) => {
+                    self.folder.push_error(&e);
+                    self.shape.note(Some(line.bytes));
+                }
+            },
+            Reading::NotEvents => {
+                self.last_line.clear();
+                self.last_line
+                    .extend_from_slice(&line.bytes[..line.bytes.len().min(4 << 10)]);
+            }
+            _ => match parse_event(&mut self.parser, line) {
+                Ok(ev) => {
+                    self.status.update(&ev);
+                    self.folder.push(&ev);
+                }
+                Err(e) => {
+                    self.folder.push_error(&e);
+                    self.shape.note(Some(line.bytes));
+                }
+            },
+        }
+    }
+}
+
+/// Hand whatever the reader holds complete to the fold.
+fn drain(reader: &mut Reader, fold: &mut Fold) {
+    match reader {
+        Reader::Sniffing(_) => {}
+        Reader::Lines(dec) => {
+            while let Some(item) = dec.next_line() {
+                match item {
+                    Ok(l) => fold.line(&l),
+                    Err(e) => fold.folder.push_error(&e),
+                }
+            }
+        }
+        Reader::Elements(dec) => {
+            while let Some(item) = dec.next_element() {
+                match item {
+                    Ok(el) => match parse_event(&mut fold.parser, &el.as_line()) {
+                        Ok(ev) => {
+                            fold.status.update(&ev);
+                            fold.folder.push(&ev);
+                        }
+                        Err(e) => fold.folder.push_error(&el.locate(e)),
+                    },
+                    Err(e) => fold.folder.push_error(&e),
+                }
+            }
+        }
+    }
+}
+
+/// Tell the format once the held bytes say it (a complete non-blank line,
+/// 64 KiB, or the end), and start the reader for it.
+fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatChoice, end: bool) {
+    let Reader::Sniffing(held) = reader else {
+        return;
+    };
+    let complete = memchr::memrchr(b'\n', held)
+        .is_some_and(|i| held[..i].iter().any(|c| !c.is_ascii_whitespace()));
+    if !(end || complete || held.len() >= 64 << 10) {
+        return;
+    }
+    let held = std::mem::take(held);
+    fold.format = choice.resolve(&held);
+    if fold.format.reading() == Reading::NotEvents {
+        fold.prefix = held.clone();
+    }
+    *reader = match fold.format.reading() {
+        Reading::StreamElements => {
+            let mut dec = ElementDecoder::new();
+            dec.push(&held);
+            Reader::Elements(dec)
+        }
+        _ => {
+            let mut dec = LineDecoder::new();
+            dec.push(&held);
+            Reader::Lines(dec)
+        }
+    };
 }
 
 /// Run the command; returns the exit code of the verdict (0 every run
 /// succeeded, 1 any did not (no result and no events included), 2 a read
 /// error, or a write error other than a closed pipe).
 pub fn run(args: &Args) -> i32 {
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            super::exec::note(&e);
+            return 2;
+        }
+    };
+    let choice = args.read.input_format.choice();
     let show = !args.quiet && std::io::stderr().is_terminal();
     let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
-    let mut dec = LineDecoder::new();
-    let mut parser = Parser::new();
-    let mut folder = RunFolder::new();
-    let mut status = Status::default();
-    let mut shape = Shape::default();
+    let mut reader = Reader::Sniffing(Vec::new());
+    let mut fold = Fold {
+        format: Format::Empty,
+        parser: Parser::new(),
+        scanner: Scanner::new(),
+        folder: RunFolder::new(),
+        status: Status::default(),
+        shape: Shape::default(),
+        transcripts: TranscriptFold::new(),
+        file: TranscriptFile {
+            name: Some(super::inputs::STDIN_NAME.into()),
+            ..TranscriptFile::default()
+        },
+        prefix: Vec::new(),
+        last_line: Vec::new(),
+    };
     let mut buf = vec![0u8; 64 << 10];
     let mut last_draw = Instant::now() - Duration::from_secs(1);
     let mut read_error = None;
@@ -193,15 +343,25 @@ pub fn run(args: &Args) -> i32 {
                 write_error = Some(e);
             }
         }
-        dec.push(&buf[..n]);
-        drain(&mut dec, &mut parser, &mut folder, &mut status, &mut shape);
+        match &mut reader {
+            Reader::Sniffing(held) => held.extend_from_slice(&buf[..n]),
+            Reader::Lines(dec) => dec.push(&buf[..n]),
+            Reader::Elements(dec) => dec.push(&buf[..n]),
+        }
+        decide(&mut reader, &mut fold, choice, false);
+        drain(&mut reader, &mut fold);
         if show && last_draw.elapsed() >= Duration::from_millis(100) {
-            eprint!("\r\x1b[2K{}", status.line());
+            eprint!("\r\x1b[2K{}", fold.status.line());
             last_draw = Instant::now();
         }
     }
-    dec.finish();
-    drain(&mut dec, &mut parser, &mut folder, &mut status, &mut shape);
+    decide(&mut reader, &mut fold, choice, true);
+    match &mut reader {
+        Reader::Sniffing(_) => {}
+        Reader::Lines(dec) => dec.finish(),
+        Reader::Elements(dec) => dec.finish(),
+    }
+    drain(&mut reader, &mut fold);
     if show {
         eprint!("\r\x1b[2K");
     }
@@ -210,26 +370,38 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("cctape: -: {e}");
     }
     let mut any_not_ok = false;
-    let (runs, bad): (Vec<_>, Vec<_>) = folder.finish().into_iter().partition(|r| r.events > 0);
     let mut out = Vec::new();
-    if runs.is_empty() {
-        // No events: a startup failure (what the process wrote is passed
-        // through above).
-        any_not_ok = true;
-        let mut r = bad
-            .into_iter()
-            .next()
-            .unwrap_or_else(cctape::run::RunSummary::empty);
-        r.verdict = cctape::run::Verdict::StartupFailure;
-        r.stream_verdict = cctape::run::Verdict::StartupFailure;
+    let sessions = (fold.transcripts.records() > 0)
+        .then(|| std::mem::take(&mut fold.transcripts).finish(&prices, &zone));
+    let (runs, bad): (Vec<_>, Vec<_>) =
+        fold.folder.finish().into_iter().partition(|r| r.events > 0);
+    if let Some(report) = &sessions {
+        for s in &report.sessions {
+            let r = s.to_run();
+            any_not_ok |= !r.ok();
+            write_json_value(
+                &session_record(&r, super::inputs::STDIN_NAME, s, report),
+                &mut out,
+            );
+        }
+    } else if runs.is_empty() {
+        // No events: what the process wrote is passed through above; its
+        // last line may be the CLI's own final error.
+        if fold.format.reading() == Reading::NotEvents {
+            let last = (!fold.last_line.is_empty()).then_some(&fold.last_line[..]);
+            fold.shape = Shape::of_input(&fold.prefix, fold.format, last);
+        }
+        let n = fold.shape.describe();
+        let r = no_events_run(bad.into_iter().next(), &n, None);
+        any_not_ok |= !r.ok();
         write_json_value(
-            &super::verdict::no_events_record(&r, "-", shape.describe().to_json()),
+            &no_events_record(&r, super::inputs::STDIN_NAME, &n),
             &mut out,
         );
     }
     for r in &runs {
         any_not_ok |= !r.ok();
-        write_json_value(&r.to_json_with_file(Some("-")), &mut out);
+        write_json_value(&run_record(r, super::inputs::STDIN_NAME), &mut out);
     }
     if let Err(e) = std::io::stderr().write_all(&out) {
         eprintln!("cctape: writing the verdict: {e}");
@@ -241,37 +413,6 @@ pub fn run(args: &Args) -> i32 {
         1
     } else {
         0
-    }
-}
-
-fn drain(
-    dec: &mut LineDecoder,
-    parser: &mut Parser,
-    folder: &mut RunFolder,
-    status: &mut Status,
-    shape: &mut Shape,
-) {
-    while let Some(item) = dec.next_line() {
-        let line = match item {
-            Ok(l) => l,
-            Err(e) => {
-                folder.push_error(&e);
-                continue;
-            }
-        };
-        if line.is_blank() {
-            continue;
-        }
-        match parse_event(parser, &line) {
-            Ok(ev) => {
-                status.update(&ev);
-                folder.push(&ev);
-            }
-            Err(e) => {
-                folder.push_error(&e);
-                shape.note(Some(line.bytes));
-            }
-        }
     }
 }
 

@@ -32,6 +32,18 @@ impl Batch {
     pub fn bytes(&self) -> usize {
         self.events.bytes() + self.runs.bytes() + self.tools.bytes()
     }
+
+    /// The `runs` rows of transcript sessions: each session as a run
+    /// ([`SessionSummary::to_run`](crate::transcript::SessionSummary::to_run))
+    /// under its own file.
+    pub fn push_session_runs<'a>(
+        &mut self,
+        sessions: impl IntoIterator<Item = (&'a str, &'a crate::transcript::SessionSummary)>,
+    ) {
+        for (file, s) in sessions {
+            self.runs.push_run(file, &s.to_run());
+        }
+    }
 }
 
 /// Turns one input's events into rows of the three tables.
@@ -113,6 +125,13 @@ impl InputRows {
         self.folder.push(ev);
         let run = self.folder.current_first_line().unwrap_or(ev.line());
         self.events.push_event(&self.file, run, ev, self.raw);
+    }
+
+    /// A session transcript's record: its row only (a transcript's runs are
+    /// its sessions, folded across inputs: see
+    /// [`crate::transcript::TranscriptFold`] and [`Batch::push_session_runs`]).
+    pub fn push_record(&mut self, ev: &Event<'_>) {
+        self.events.push_record(&self.file, ev, self.raw);
     }
 
     /// Fold in a per-line error (it has no row, but counts in its run).

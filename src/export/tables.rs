@@ -106,15 +106,15 @@ table! {
     /// object with a `type`), in line order within each run.
     EventRows = "events" {
         file "file": Str required
-            "The input as named on the command line (a path below a directory given, or `-` for standard input).",
+            "The input as named on the command line (a path below a directory given, or `<stdin>` for standard input, as ripgrep names it).",
         line "line": I64 required
-            "The event's line number in the input (1-based, after decompression).",
+            "The event's line number in the input (1-based, after decompression; for a JSON element, the line it starts on).",
         byte_offset "byte_offset": I64 required
-            "The byte offset of the line's first byte in the input (after decompression).",
+            "The byte offset of the line's (or element's) first byte in the input (after decompression).",
         run_line "run_line": I64 required
-            "The first line of the event's run: `(file, run_line)` is the run's key in `runs` (its `first_line`).",
+            "The first line of the event's run: `(file, run_line)` is the run's key in `runs` (its `first_line`); 0 for a session transcript's record (join on `session_id`: its session's row has `first_line` 0).",
         session_id "session_id": Str null
-            "`session_id` (absent on `control_cancel_request` and old streams).",
+            "`session_id` (absent on `control_cancel_request` and old streams); a session transcript record's `sessionId`.",
         uuid "uuid": Str null
             "`uuid`.",
         ty "type": Str required
@@ -142,7 +142,7 @@ table! {
         is_error "is_error": Bool null
             "`is_error` of a result, or of a `tool_result` block.",
         carries_usage "carries_usage": Bool required
-            "True on exactly one row per model call: the row whose usage is the call's (the last assistant event of its message id in the run, or its last `message_delta` in partial streams). Sum the token columns over these rows.",
+            "True on exactly one row per model call: the row whose usage is the call's (the last assistant event of its message id in the run, or its last `message_delta` in partial streams). Sum the token columns over these rows. Never on a session transcript's rows: its usage is counted per API request across records and files, on its session's `runs` row.",
         input_tokens "input_tokens": I64 null
             "The call's `input_tokens`, on the row that carries its usage (null elsewhere).",
         output_tokens "output_tokens": I64 null
@@ -160,7 +160,7 @@ table! {
         duration_api_ms "duration_api_ms": I64 null
             "A result's `duration_api_ms`.",
         raw "raw": Str null
-            "The line itself, bytes unchanged (only with `--raw`; the column is absent otherwise).",
+            "The line itself, bytes unchanged (a JSON array's or pretty capture's element: its bytes, pretty or not; only with `--raw`; the column is absent otherwise).",
     }
 }
 
@@ -266,6 +266,8 @@ table! {
             "Warnings of the run layer (see `cctape verdict`).",
         warning_codes "warning_codes": Str null
             "The distinct warning codes, comma-separated, in order of first appearance.",
+        cost_source "cost_source": Str required
+            "Where `total_cost_usd` comes from: `results` (a stream's), `records` (a transcript's `costUSD`), `price_table` (a transcript priced from the table), `records_and_price_table`, `none`.",
     }
 }
 
@@ -310,12 +312,31 @@ impl EventRows {
     /// Append one event's row, its usage columns left empty (see
     /// [`EventRows::set_usage`]).
     pub fn push_event(&mut self, file: &str, run_line: u64, ev: &Event<'_>, raw: bool) {
+        self.push_row(file, run_line, ev.session_id(), ev, raw);
+    }
+
+    /// Append a session transcript record's row: its `sessionId` as the
+    /// session, `run_line` 0 (a session's run row has `first_line` 0), no
+    /// usage (a transcript's usage is on its session's run row).
+    pub fn push_record(&mut self, file: &str, ev: &Event<'_>, raw: bool) {
+        let session = ev.get("sessionId").and_then(|v| v.as_str());
+        self.push_row(file, 0, session, ev, raw);
+    }
+
+    fn push_row(
+        &mut self,
+        file: &str,
+        run_line: u64,
+        session: Option<&str>,
+        ev: &Event<'_>,
+        raw: bool,
+    ) {
         let kind = ev.kind();
         self.file.push(Some(file));
         self.line.push(Some(to_i64(ev.line())));
         self.byte_offset.push(Some(to_i64(ev.offset())));
         self.run_line.push(Some(to_i64(run_line)));
-        self.session_id.push(ev.session_id());
+        self.session_id.push(session);
         self.uuid.push(ev.uuid());
         let ty = ev.raw_type();
         let sub = ev.raw_subtype();
@@ -413,18 +434,31 @@ impl EventRows {
     }
 
     /// Put each call's usage on the row of its line ([`ModelCall::line`]);
-    /// the rows must be in line order (one input's). Returns the calls whose
-    /// line has no row (none when the rows are the calls' input's).
+    /// the rows must be in line order (one input's). Where several rows
+    /// share the line (the elements of a JSON array written on one line),
+    /// the call's row is the last of them with its message id. Returns the
+    /// calls whose line has no row (none when the rows are the calls'
+    /// input's).
     pub fn apply_calls(&mut self, calls: &[ModelCall]) -> usize {
         let mut missing = 0;
         for c in calls {
             let line = to_i64(c.line);
-            let i = self.line.vals.partition_point(|&l| l < line);
-            if self.line.get(i) == Some(line) {
-                self.set_usage(i, &c.usage);
-            } else {
+            let start = self.line.vals.partition_point(|&l| l < line);
+            let end = self.line.vals.partition_point(|&l| l <= line);
+            if start == end {
                 missing += 1;
+                continue;
             }
+            let mut row = start;
+            if end - start > 1
+                && let Some(id) = c.message_id.as_deref()
+                && let Some(i) = (start..end)
+                    .rev()
+                    .find(|&i| self.message_id.get(i) == Some(id.as_bytes()))
+            {
+                row = i;
+            }
+            self.set_usage(row, &c.usage);
         }
         missing
     }
@@ -521,6 +555,7 @@ impl RunRows {
         } else {
             self.warning_codes.push(Some(&codes.join(",")));
         }
+        self.cost_source.push(Some(r.cost.source().as_str()));
     }
 }
 

@@ -71,6 +71,10 @@ pub enum TokenSource {
     SubagentReports,
     /// The sum of the calls' usage where some are snapshots: a lower bound.
     SnapshotCalls,
+    /// A session transcript's API requests, each counted once (records with
+    /// the same `message.id` and `requestId` are one request; its largest,
+    /// final usage is taken): see `docs/transcripts.md`.
+    TranscriptRequests,
     /// No figure at all (no calls, nothing reported).
     #[default]
     None,
@@ -78,7 +82,8 @@ pub enum TokenSource {
 
 impl TokenSource {
     /// `final_calls`, `results`, `results_and_complete_calls`,
-    /// `model_usage`, `subagent_reports`, `snapshot_calls`, `none`.
+    /// `model_usage`, `subagent_reports`, `snapshot_calls`,
+    /// `transcript_requests`, `none`.
     pub fn as_str(self) -> &'static str {
         match self {
             TokenSource::FinalCalls => "final_calls",
@@ -87,6 +92,7 @@ impl TokenSource {
             TokenSource::ModelUsage => "model_usage",
             TokenSource::SubagentReports => "subagent_reports",
             TokenSource::SnapshotCalls => "snapshot_calls",
+            TokenSource::TranscriptRequests => "transcript_requests",
             TokenSource::None => "none",
         }
     }
@@ -97,6 +103,44 @@ impl TokenSource {
             self,
             TokenSource::SubagentReports | TokenSource::SnapshotCalls
         )
+    }
+}
+
+/// Where a run's cost comes from. Streams say what they cost (the result's
+/// `total_cost_usd`); session transcripts do not: their records' `costUSD`
+/// (old CLI versions) or a price table prices their requests. Sums keep the
+/// sources apart ([`RunTotals::cost_by_source`](super::RunTotals)), so a
+/// figure from a table is never silently added to one the CLI stated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum CostSource {
+    /// The run's results (`total_cost_usd`, and `modelUsage[*].costUSD` per
+    /// role).
+    Results,
+    /// Transcript records' `costUSD`, summed per request.
+    Records,
+    /// A price table (the one shipped in the crate, or a user's file) applied
+    /// to each request's tokens.
+    PriceTable,
+    /// Some requests' `costUSD`, the others priced from a table: both parts
+    /// are given apart ([`CostCheck`](super::CostCheck)).
+    RecordsAndPriceTable,
+    /// No cost at all.
+    #[default]
+    None,
+}
+
+impl CostSource {
+    /// `results`, `records`, `price_table`, `records_and_price_table`,
+    /// `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostSource::Results => "results",
+            CostSource::Records => "records",
+            CostSource::PriceTable => "price_table",
+            CostSource::RecordsAndPriceTable => "records_and_price_table",
+            CostSource::None => "none",
+        }
     }
 }
 

@@ -78,7 +78,7 @@ mod time;
 mod totals;
 mod verdict;
 
-pub use accounting::{CallUsageSource, ModelRole, TokenSource};
+pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 pub use sum::{ExactSum, SumValue};
 pub use summary::*;
 #[cfg(feature = "parquet")]

@@ -2,7 +2,7 @@
 //! of, with [`RunSummary::to_json`] giving the stable JSON that
 //! `cctape verdict` prints.
 
-use super::accounting::{CallUsageSource, ModelRole, TokenSource};
+use super::accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 use super::sum::finite_json;
 use super::verdict::{Verdict, apply_exit_code};
 use crate::event::TokenCounts;
@@ -59,6 +59,9 @@ pub const WARN_USAGE_MISMATCH: &str = "usage_mismatch";
 /// A number that is not what its field holds: a negative or fractional
 /// count, a count beyond u64, a cost beyond f64. Its text is kept.
 pub const WARN_UNUSUAL_NUMBER: &str = "unusual_number";
+/// A transcript's requests of a model the price table has no price for:
+/// they cost nothing in the sums (`--pricing FILE` adds prices).
+pub const WARN_UNPRICED_MODEL: &str = "unpriced_model";
 
 /// An agent's tokens (the main agent, one subagent, or all subagents): the
 /// best figure with its source, and the other figures for audit (see
@@ -180,6 +183,28 @@ pub struct CostCheck {
     /// Whether the two agree within [`COST_TOLERANCE`]; `None` when there is
     /// nothing to compare.
     pub matches: Option<bool>,
+    /// For a session transcript: the part of
+    /// [`total_cost_usd`](CostCheck::total_cost_usd) its records stated
+    /// (`costUSD`); `None` for streams.
+    pub records_cost_usd: Option<f64>,
+    /// For a session transcript: the part priced from a table; `None` for
+    /// streams.
+    pub priced_cost_usd: Option<f64>,
+}
+
+impl CostCheck {
+    /// Where [`total_cost_usd`](CostCheck::total_cost_usd) comes from: the
+    /// results for a stream, the records' `costUSD` or a price table (or
+    /// both, apart) for a transcript.
+    pub fn source(&self) -> CostSource {
+        match (self.records_cost_usd, self.priced_cost_usd) {
+            (Some(_), Some(_)) => CostSource::RecordsAndPriceTable,
+            (Some(_), None) => CostSource::Records,
+            (None, Some(_)) => CostSource::PriceTable,
+            (None, None) if self.total_cost_usd.is_some() => CostSource::Results,
+            (None, None) => CostSource::None,
+        }
+    }
 }
 
 /// Which sum of per-call usage a result's `usage` matched.
@@ -881,6 +906,7 @@ impl RunSummary {
                 "subagent_cost_usd": finite_json(self.cost.subagent_cost_usd),
                 "auxiliary_cost_usd": finite_json(self.cost.auxiliary_cost_usd),
                 "matches": self.cost.matches,
+                "source": self.cost.source().as_str(),
             }),
         );
         let mut tools = Map::new();

@@ -9,7 +9,7 @@
 //! or auxiliary run by run ([`RunSummary::usage`] `by_role`), never with one
 //! label for every run.
 
-use super::accounting::ModelRole;
+use super::accounting::{CostSource, ModelRole};
 use super::sum::ExactSum;
 use super::summary::{RunSummary, tokens_json};
 use super::verdict::Verdict;
@@ -83,6 +83,11 @@ pub struct RunTotals {
     /// Runs whose cost no `f64` holds (kept as written on the run, left out
     /// of [`cost`](RunTotals::cost)).
     pub costs_not_summed: u64,
+    /// [`cost`](RunTotals::cost) by where it comes from: the results
+    /// ([`CostSource::Results`]), transcript records' `costUSD`
+    /// ([`CostSource::Records`]), a price table ([`CostSource::PriceTable`]);
+    /// a run with both of the last two adds each part to its own.
+    pub cost_by_source: BTreeMap<CostSource, ExactSum>,
     /// Main agents' best figures, summed.
     pub main: TokenCounts,
     /// Main agents' model calls.
@@ -157,6 +162,9 @@ impl RunTotals {
         if let Some(i) = Verdict::ALL.iter().position(|v| *v == r.verdict) {
             self.verdicts[i] += 1;
         }
+        if with_cost {
+            self.add_cost_sources(r);
+        }
         match r.cost.total_cost_usd {
             _ if !with_cost => {}
             Some(c) => self.cost.add(c),
@@ -210,6 +218,23 @@ impl RunTotals {
         }
     }
 
+    /// The run's cost into [`cost_by_source`](RunTotals::cost_by_source).
+    fn add_cost_sources(&mut self, r: &RunSummary) {
+        let c = &r.cost;
+        let mut add = |s: CostSource, v: Option<f64>| {
+            if let Some(v) = v {
+                self.cost_by_source.entry(s).or_default().add(v);
+            }
+        };
+        match c.source() {
+            CostSource::Results => add(CostSource::Results, c.total_cost_usd),
+            _ => {
+                add(CostSource::Records, c.records_cost_usd);
+                add(CostSource::PriceTable, c.priced_cost_usd);
+            }
+        }
+    }
+
     /// Add one model-and-role row of a run to a group of that model: the
     /// run counts once, with the row's tokens and cost; run-level counts
     /// (tools, subagents, retries, warnings) only with `counts`.
@@ -245,6 +270,9 @@ impl RunTotals {
         }
         self.cost.merge(&o.cost);
         self.costs_not_summed += o.costs_not_summed;
+        for (k, v) in &o.cost_by_source {
+            self.cost_by_source.entry(*k).or_default().merge(v);
+        }
         self.main.add(&o.main);
         self.main_messages += o.main_messages;
         self.main_lower_bound_runs += o.main_lower_bound_runs;
@@ -332,7 +360,7 @@ impl RunTotals {
 
     /// `{"runs", "verdicts": {class: count} (every class), "total_cost_usd",
     /// "costs_not_summed", "usage": {"main", "subagents", "all_models"},
-    /// "cost_by_role", "by_model": {model: {"runs", counts, "cost_usd",
+    /// "cost_by_role", "cost_by_source", "by_model": {model: {"runs", counts, "cost_usd",
     /// "roles": {role: {...}}}}, "tools", "subagents", "api_retries",
     /// "warnings": {code: {"count", "first": {"input", "line"}}}}`, in that
     /// order (see `docs/accounting.md`).
@@ -365,6 +393,20 @@ impl RunTotals {
             by_role.insert(role.as_str().into(), self.role_cost(role).value().to_json());
         }
         o.insert("cost_by_role".into(), J::Object(by_role));
+        let mut by_source = Map::new();
+        for source in [
+            CostSource::Results,
+            CostSource::Records,
+            CostSource::PriceTable,
+        ] {
+            let v = self
+                .cost_by_source
+                .get(&source)
+                .copied()
+                .unwrap_or_default();
+            by_source.insert(source.as_str().into(), v.value().to_json());
+        }
+        o.insert("cost_by_source".into(), J::Object(by_source));
         let mut models: Map<String, J> = Map::new();
         let mut model_totals: BTreeMap<&str, RoleTotals> = BTreeMap::new();
         for ((m, _), t) in &self.by_role {

@@ -431,43 +431,49 @@ fn same_scalar(b: &[u8], x: &Entry, y: &Entry, scratch: &mut String) -> bool {
 /// a string, then UTF-8), and only then parses in order; this replays that
 /// order on the bytes (only failing lines come here).
 fn invalid(line: &Line<'_>, depth: bool, at: Option<usize>) -> Error {
+    let (kind, reason) = invalid_kind(line, depth);
+    let mut pos = line.position();
+    // The offending byte, read again on this rare path (crate::column);
+    // where it finds nothing wrong (a limit), where the scan stopped.
+    let b = line.bytes;
+    pos.column = crate::column::error_column(b).or_else(|| {
+        at.filter(|&a| a <= b.len() && !b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')))
+            .map(|a| a as u64)
+    });
+    Error::new(kind, pos, reason)
+}
+
+fn invalid_kind(line: &Line<'_>, depth: bool) -> (ErrorKind, &'static str) {
     let b = line.bytes;
     let lexical = lexical_error(b);
-    let mut pos = line.position();
-    pos.column = at.filter(|&a| a <= b.len()).map(|a| a as u64);
     if !lexical && simdutf8::basic::from_utf8(b).is_err() {
         let err = simdutf8::compat::from_utf8(b).err();
-        pos.column = err.map(|e| e.valid_up_to() as u64);
         // Cut inside a multi-byte character: as on the tape, the input
         // ended; the bytes before the cut are fine.
         if !line.terminated && err.is_some_and(|e| e.error_len().is_none()) {
-            return Error::new(
+            return (
                 ErrorKind::Truncated,
-                pos,
                 "the input ended in the middle of a line",
             );
         }
-        return Error::new(ErrorKind::InvalidUtf8, pos, "invalid UTF-8");
+        return (ErrorKind::InvalidUtf8, "invalid UTF-8");
     }
     if !lexical && depth {
-        return Error::new(
+        return (
             ErrorKind::TooDeep,
-            pos,
             "nesting deeper than 1024 levels (the root object is level 1)",
         );
     }
     if !line.terminated {
-        return Error::new(
+        return (
             ErrorKind::Truncated,
-            pos,
             "the input ended in the middle of a line",
         );
     }
     if b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
-        pos.column = None;
-        return Error::new(ErrorKind::InvalidJson, pos, "expected a JSON value");
+        return (ErrorKind::InvalidJson, "expected a JSON value");
     }
-    Error::new(ErrorKind::InvalidJson, pos, "invalid JSON")
+    (ErrorKind::InvalidJson, "invalid JSON")
 }
 
 /// True when the line has an error that a whole-line lexical pass finds:

@@ -33,13 +33,16 @@ use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
+use crate::run::{ModelRole, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
+use memchr::memmem::FinderRev;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::Path;
+use std::sync::LazyLock;
 
 const NONE: u32 = u32::MAX;
 
@@ -53,6 +56,9 @@ pub struct TranscriptFile {
     pub session: Option<String>,
     /// For a subagent file: the agent's id (`agent-<id>.jsonl`).
     pub agent: Option<String>,
+    /// The file as named (the path given), to tell which files a session's
+    /// records came from ([`SessionSummary::files`]).
+    pub name: Option<String>,
 }
 
 impl TranscriptFile {
@@ -76,18 +82,21 @@ impl TranscriptFile {
         };
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
         let parent = path.parent();
+        let file = Some(path.display().to_string());
         if name(parent).as_deref() == Some("subagents") {
             let session_dir = parent.and_then(Path::parent);
             return TranscriptFile {
                 project: name(session_dir.and_then(Path::parent)),
                 session: name(session_dir),
                 agent: stem.map(|s| s.strip_prefix("agent-").unwrap_or(&s).to_owned()),
+                name: file,
             };
         }
         TranscriptFile {
             project: name(parent),
             session: stem,
             agent: None,
+            name: file,
         }
     }
 }
@@ -184,6 +193,30 @@ struct Facts {
     turn_duration_ms: u64,
     summary: u32,
     agents: Vec<AgentFacts>,
+    /// The files the records came from (name id, true for a session's own
+    /// file, false for a subagent's), in the order first seen.
+    files: Vec<(u32, bool)>,
+    /// The file of the last record, and whether it has a main-chain record
+    /// (to skip the search above).
+    last_file: u32,
+    last_main: bool,
+    /// (timestamp or MIN, order seen, how) of the main chain's latest turn
+    /// event: a reply, an API error or an interrupt.
+    ending: Option<(i64, u64, End)>,
+    /// Some record named the session by its `sessionId` (else only a
+    /// file's path did).
+    named: bool,
+}
+
+/// How a session's last turn ended, as folded (names are ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// An assistant reply, with its stop reason (`NONE` when null).
+    Reply(u32),
+    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    ApiError,
+    /// The user interrupted the turn.
+    Interrupted,
 }
 
 impl Default for Facts {
@@ -203,6 +236,11 @@ impl Default for Facts {
             turn_duration_ms: 0,
             summary: NONE,
             agents: Vec::new(),
+            files: Vec::new(),
+            last_file: NONE,
+            last_main: false,
+            ending: None,
+            named: false,
         }
     }
 }
@@ -226,6 +264,93 @@ impl Facts {
     fn seen_at(&mut self, ms: i64) {
         self.first_ms = Some(self.first_ms.map_or(ms, |f| f.min(ms)));
         self.last_ms = Some(self.last_ms.map_or(ms, |l| l.max(ms)));
+    }
+
+    /// A main-chain turn event at (time, order): kept when it is the latest.
+    fn ended(&mut self, at: (i64, u64), how: End) {
+        if self.ending.is_none_or(|(t, o, _)| at > (t, o)) {
+            self.ending = Some((at.0, at.1, how));
+        }
+    }
+
+    /// Take another fold's facts of the same session (its names mapped by
+    /// `t`, its order numbers after `base`).
+    fn absorb(&mut self, of: Facts, base: u64, t: &impl Fn(u32) -> u32) {
+        self.named |= of.named;
+        if self.project == NONE {
+            self.project = t(of.project);
+        }
+        if let Some(ms) = of.first_ms {
+            self.seen_at(ms);
+        }
+        if let Some(ms) = of.last_ms {
+            self.seen_at(ms);
+        }
+        for v in of.versions {
+            let v = t(v);
+            if !self.versions.contains(&v) {
+                self.versions.push(v);
+            }
+        }
+        for (a, b) in self.kinds.iter_mut().zip(of.kinds) {
+            *a += b;
+        }
+        self.sidechain_records += of.sidechain_records;
+        if let Some((ms, o, r)) = of.last_stop {
+            let at = (ms, base + o);
+            if self.last_stop.is_none_or(|(t0, o0, _)| at > (t0, o0)) {
+                self.last_stop = Some((at.0, at.1, t(r)));
+            }
+        }
+        self.api_errors += of.api_errors;
+        self.interrupted_turns += of.interrupted_turns;
+        self.tool_errors += of.tool_errors;
+        self.compactions += of.compactions;
+        self.turn_duration_ms += of.turn_duration_ms;
+        if of.summary != NONE {
+            self.summary = t(of.summary);
+        }
+        for (file, main) in of.files {
+            let file = t(file);
+            match self.files.iter_mut().find(|(x, _)| *x == file) {
+                Some(e) => e.1 |= main,
+                None => self.files.push((file, main)),
+            }
+        }
+        self.last_file = NONE;
+        if let Some((ms, o, how)) = of.ending {
+            let how = match how {
+                End::Reply(r) => End::Reply(t(r)),
+                other => other,
+            };
+            self.ended((ms, base + o), how);
+        }
+        for a in of.agents {
+            let mine = self.agent(t(a.agent));
+            mine.records += a.records;
+            if mine.spawned_by == NONE {
+                mine.spawned_by = t(a.spawned_by);
+            }
+        }
+    }
+
+    /// A record from `file`; `main` when it is a main-chain record (a file
+    /// with one is the session's own, not a subagent's).
+    fn seen_file(&mut self, file: u32, main: bool) {
+        if file == self.last_file && (self.last_main || !main) {
+            return;
+        }
+        self.last_file = file;
+        match self.files.iter_mut().find(|(f, _)| *f == file) {
+            Some(e) => {
+                e.1 |= main;
+                self.last_main = e.1;
+            }
+            None => {
+                self.files.push((file, main));
+                self.last_main = main;
+            }
+        }
     }
 }
 
@@ -263,10 +388,59 @@ pub struct TranscriptFold {
     sessions: Names,
     strings: Names,
     facts: Vec<Facts>,
-    requests: HashMap<u128, Request>,
+    requests: Requests,
     loose: Vec<Request>,
     buf: String,
     records: u64,
+    /// The last file seen (its name, and the name's id), so that a file's
+    /// name is looked up once, not per record.
+    last_file: Option<(String, u32)>,
+    /// The last `sessionId` and `version` read, as written, with their ids:
+    /// consecutive records share them, and a comparison costs less than a
+    /// hash (the buffers are reused: no allocation once warm).
+    last_session: Recent,
+    last_version: Recent,
+    /// Tool calls by their `tool_use` id's key (a call replayed in another
+    /// file is one call), and the keys of calls whose result is an error.
+    tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
+    failed_tools: std::collections::HashSet<u128, std::hash::BuildHasherDefault<KeyHasher>>,
+}
+
+/// One tool call (`tool_use` block) as folded.
+#[derive(Clone, Copy, Debug)]
+struct ToolUse {
+    session: u32,
+    name: u32,
+    millis: Option<i64>,
+    /// The subagent that made the call (`NONE`: the main chain).
+    agent: u32,
+    /// For an Agent/Task call: its input's `subagent_type` and
+    /// `description`.
+    subagent_type: u32,
+    description: u32,
+}
+
+/// A name as last written, and its id.
+#[derive(Debug, Default)]
+struct Recent {
+    raw: Vec<u8>,
+    id: Option<u32>,
+}
+
+impl Recent {
+    /// The id of `s`, from the cache or from `names` (and then cached).
+    fn id(&mut self, s: RawStr<'_>, names: &mut Names, buf: &mut String) -> u32 {
+        if let Some(id) = self.id
+            && self.raw == s.raw()
+        {
+            return id;
+        }
+        let id = names.id_raw(s, buf);
+        self.raw.clear();
+        self.raw.extend_from_slice(s.raw());
+        self.id = Some(id);
+        id
+    }
 }
 
 /// The top-level fields the fold reads, found in one walk.
@@ -292,7 +466,72 @@ struct MessageFields<'s> {
 }
 
 impl<'s> MessageFields<'s> {
+    /// The fields, walking the message's members up to its `content`; the
+    /// members after it (`stop_reason`, `usage`) are found from the
+    /// message's end ([`last_member`]), so the content, most of a
+    /// message's bytes, is not crossed. The same answers as a walk of every
+    /// member ([`MessageFields::walked`]; a test compares them on real
+    /// transcripts).
     fn of(message: RawValue<'s>) -> MessageFields<'s> {
+        let raw = message.raw();
+        let mut m = MessageFields::default();
+        let mut entries = message.entries();
+        for (k, v) in entries.by_ref() {
+            match () {
+                _ if key_is(k, "id") => m.id = v.as_raw_str(),
+                _ if key_is(k, "model") => m.model = v.as_raw_str(),
+                _ if key_is(k, "stop_reason") => m.stop_reason = v.as_raw_str(),
+                _ if key_is(k, "usage") => m.usage = super::usage_value(v),
+                _ if key_is(k, "content") => {
+                    // What follows the content is found from the end, in
+                    // the bytes after its key (the content is not crossed).
+                    let key_end = k.raw().as_ptr() as usize + k.raw().len();
+                    let from = key_end - raw.as_ptr() as usize;
+                    return m
+                        .after_content(raw, from)
+                        .unwrap_or_else(|| Self::walked(message));
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+
+    /// `stop_reason` and `usage` among the members after `from` (the
+    /// content's first byte), each the last depth-1 member of its name;
+    /// `None` when the bytes after the content are not plain members (then
+    /// the message is walked).
+    fn after_content(mut self, raw: &'s [u8], from: usize) -> Option<MessageFields<'s>> {
+        static USAGE: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(b"\"usage\""));
+        static STOP_REASON: LazyLock<FinderRev<'static>> =
+            LazyLock::new(|| FinderRev::new(b"\"stop_reason\""));
+        // `usage` first; then `stop_reason`, after it (rare) or before it
+        // (where the CLI writes it), where the members up to `usage`'s key
+        // are all that is left to see.
+        let closes = |i: usize| members_close(raw, i, None);
+        let mut usage_at = None;
+        if let Some((key, end, v)) = last_member(raw, &USAGE, from, raw.len(), closes)? {
+            self.usage = super::usage_value(v);
+            usage_at = Some((key, end));
+        }
+        let found = match usage_at {
+            Some((u, u_end)) => match last_member(raw, &STOP_REASON, u_end, raw.len(), closes)? {
+                None => last_member(raw, &STOP_REASON, from, u, |i| {
+                    members_close(raw, i, Some(u))
+                })?,
+                after => after,
+            },
+            None => last_member(raw, &STOP_REASON, from, raw.len(), closes)?,
+        };
+        if let Some((_, _, v)) = found {
+            self.stop_reason = v.as_raw_str();
+        }
+        Some(self)
+    }
+
+    /// Every member walked (the last of a name given twice wins, as in
+    /// [`MessageFields::of`]).
+    fn walked(message: RawValue<'s>) -> MessageFields<'s> {
         let mut m = MessageFields::default();
         for (k, v) in message.entries() {
             match () {
@@ -305,6 +544,81 @@ impl<'s> MessageFields<'s> {
         }
         m
     }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the JSON value that starts at `b[i]` (the bytes are
+/// validated).
+fn value_end(b: &[u8], i: usize) -> usize {
+    i + RawValue::starting(&b[i..]).raw().len()
+}
+
+/// True when, from `i`, the object `obj` ends with plain members: `(,
+/// "key": value)*` and its closing brace, its last byte; or reaches the key
+/// at `known`, from which the members are known to close it.
+fn members_close(obj: &[u8], mut i: usize, known: Option<usize>) -> bool {
+    loop {
+        i = skip_ws(obj, i);
+        match obj.get(i) {
+            Some(b'}') => return i + 1 == obj.len(),
+            Some(b',') => {
+                i = skip_ws(obj, i + 1);
+                if Some(i) == known {
+                    return true;
+                }
+                if obj.get(i) != Some(&b'"') {
+                    return false;
+                }
+                i = skip_ws(obj, value_end(obj, i));
+                if obj.get(i) != Some(&b':') {
+                    return false;
+                }
+                i = value_end(obj, skip_ws(obj, i + 1));
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// The last member `key` (given with its quotes) of the object `obj` whose
+/// key lies in `from..before`, searched from the end: where its key starts,
+/// and its value. An occurrence counts when its opening quote is not
+/// escaped (a key, not text inside a string) and the members after its
+/// value close `obj` (`closes`: it is a member of `obj`, not of an object
+/// nested in it). `Some(None)`: there is none; `None`: an occurrence could
+/// not be told (never on validated bytes; the caller then walks).
+fn last_member<'s>(
+    obj: &'s [u8],
+    key: &FinderRev<'_>,
+    from: usize,
+    before: usize,
+    closes: impl Fn(usize) -> bool,
+) -> Option<Option<(usize, usize, RawValue<'s>)>> {
+    let mut end = before;
+    let len = key.needle().len();
+    while let Some(pos) = key.rfind(obj.get(from..end)?).map(|p| p + from) {
+        end = pos;
+        let backslashes = obj[..pos].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        let i = skip_ws(obj, pos + len);
+        if obj.get(i) != Some(&b':') {
+            continue;
+        }
+        let start = skip_ws(obj, i + 1);
+        let stop = value_end(obj, start);
+        if closes(stop) {
+            return Some(Some((pos, stop, RawValue::starting(&obj[start..stop]))));
+        }
+    }
+    Some(None)
 }
 
 /// True when `key` is followed somewhere in `raw` by `:` and `true`
@@ -342,6 +656,29 @@ fn key_is(k: RawStr<'_>, name: &str) -> bool {
     }
 }
 
+/// A hasher for keys that are already hashes ([`request_key`]): their low
+/// bits, without hashing them again.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
+    }
+}
+
+type Requests = HashMap<u128, Request, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// A 128-bit key for (message id, request id): two SipHash passes with
 /// different prefixes (collisions are out of reach for any archive).
 fn request_key(message: &[u8], request: Option<&[u8]>) -> u128 {
@@ -366,16 +703,33 @@ impl TranscriptFold {
         self.records
     }
 
+    /// Records added so far, per kind (kinds with none left out).
+    pub fn records_by_kind(&self) -> Vec<(RecordKind, u64)> {
+        let mut n = [0u64; RecordKind::ALL.len()];
+        for f in &self.facts {
+            for (a, b) in n.iter_mut().zip(f.kinds) {
+                *a += b;
+            }
+        }
+        RecordKind::ALL
+            .iter()
+            .zip(n)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (*k, n))
+            .collect()
+    }
+
     fn session_of(&mut self, session: Option<RawStr<'_>>, file: &TranscriptFile) -> u32 {
         let TranscriptFold {
             sessions,
             strings,
             facts,
             buf,
+            last_session,
             ..
         } = self;
         let id = match (session, &file.session) {
-            (Some(s), _) => sessions.id_raw(s, buf),
+            (Some(s), _) => last_session.id(s, sessions, buf),
             (None, Some(s)) => sessions.id(s),
             (None, None) => sessions.id("-"),
         };
@@ -385,6 +739,9 @@ impl TranscriptFold {
                 f.project = strings.id(p);
             }
             facts.push(f);
+        }
+        if session.is_some() {
+            facts[id as usize].named = true;
         }
         id
     }
@@ -419,8 +776,14 @@ impl TranscriptFold {
             (None, None) => NONE,
         };
         let sidechain = top.sidechain.unwrap_or(false) || agent != NONE;
-        let version = top.version.map(|v| self.strings.id_raw(v, &mut self.buf));
+        let version = top
+            .version
+            .map(|v| self.last_version.id(v, &mut self.strings, &mut self.buf));
+        let file_id = self.file_id(file);
         let f = &mut self.facts[sid as usize];
+        if file_id != NONE {
+            f.seen_file(file_id, !sidechain);
+        }
         f.kinds[rec.kind().index()] += 1;
         if let Some(ms) = ms {
             f.seen_at(ms);
@@ -439,23 +802,59 @@ impl TranscriptFold {
         let raw = rec.scanned().raw();
         match rec.view() {
             RecordView::Assistant(a) => {
-                if a.is_api_error_message() {
+                let api_error = a.is_api_error_message();
+                let at = (ms.unwrap_or(i64::MIN), order);
+                if api_error {
                     f.api_errors += 1;
+                    if !sidechain {
+                        f.ended(at, End::ApiError);
+                    }
                 }
                 let Some(m) = top.message else { return };
                 let msg = MessageFields::of(m);
-                if !sidechain && let Some(reason) = msg.stop_reason {
-                    let at = (ms.unwrap_or(i64::MIN), order);
-                    if f.last_stop.is_none_or(|(t, o, _)| at > (t, o)) {
-                        let r = self.strings.id_raw(reason, &mut self.buf);
-                        self.facts[sid as usize].last_stop = Some((at.0, at.1, r));
-                    }
+                let reason = msg
+                    .stop_reason
+                    .map_or(NONE, |r| self.strings.id_raw(r, &mut self.buf));
+                let f = &mut self.facts[sid as usize];
+                if !sidechain && reason != NONE && f.last_stop.is_none_or(|(t, o, _)| at > (t, o)) {
+                    f.last_stop = Some((at.0, at.1, reason));
+                }
+                // The CLI's own messages (`/model`, `/cost`) are not replies.
+                let synthetic = msg.model.is_some_and(|m| m.raw() == b"<synthetic>");
+                if !sidechain && !api_error && !synthetic {
+                    f.ended(at, End::Reply(reason));
                 }
                 if let Some(usage) = msg.usage {
                     let request = a.request_id();
                     let req =
                         self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
                     self.count(msg.id, request, req);
+                }
+                // Tool calls: only records that hold the bytes are walked.
+                if memchr::memmem::find(raw, b"\"tool_use\"").is_some() {
+                    for (id, name, input) in a.tool_uses() {
+                        let key = request_key(id.raw(), None);
+                        let (mut subagent_type, mut description) = (NONE, NONE);
+                        if name.str_eq("Task") || name.str_eq("Agent") {
+                            let mut get = |k: &str| {
+                                input
+                                    .and_then(|i| i.get(k)?.as_raw_str())
+                                    .map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
+                            };
+                            subagent_type = get("subagent_type");
+                            description = get("description");
+                        }
+                        let name = self.strings.id_raw(name, &mut self.buf);
+                        let call = ToolUse {
+                            session: sid,
+                            name,
+                            millis: ms,
+                            agent,
+                            subagent_type,
+                            description,
+                        };
+                        self.tool_use(key, call);
+                    }
                 }
             }
             RecordView::User(u) => {
@@ -464,9 +863,19 @@ impl TranscriptFold {
                     && u.is_interrupt()
                 {
                     f.interrupted_turns += 1;
+                    if !sidechain {
+                        f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
+                    }
                 }
                 if key_true_in(raw, b"\"is_error\"") {
-                    f.tool_errors += u.tool_results().filter(|(_, err)| *err).count() as u64;
+                    for (id, error) in u.tool_results() {
+                        if error {
+                            f.tool_errors += 1;
+                            if let Some(id) = id {
+                                self.failed_tools.insert(request_key(id.raw(), None));
+                            }
+                        }
+                    }
                 }
             }
             RecordView::System(s) => match rec.kind() {
@@ -474,7 +883,12 @@ impl TranscriptFold {
                 RecordKind::SystemTurnDuration => {
                     f.turn_duration_ms += s.duration_ms().unwrap_or(0);
                 }
-                RecordKind::SystemApiError => f.api_errors += 1,
+                RecordKind::SystemApiError => {
+                    f.api_errors += 1;
+                    if !sidechain {
+                        f.ended((ms.unwrap_or(i64::MIN), order), End::ApiError);
+                    }
+                }
                 _ => {}
             },
             RecordView::Summary(s) => {
@@ -485,12 +899,21 @@ impl TranscriptFold {
             }
             RecordView::Progress(p) => {
                 let Some(data) = top.data else { return };
-                let is_agent = data.get("type").is_some_and(|t| t.str_eq("agent_progress"));
+                // One walk over `data` for what an agent_progress holds.
+                let (mut is_agent, mut agent_id, mut relayed) = (false, None, None);
+                for (k, v) in data.entries() {
+                    match () {
+                        _ if key_is(k, "type") => is_agent = v.str_eq("agent_progress"),
+                        _ if key_is(k, "agentId") => agent_id = v.as_raw_str(),
+                        _ if key_is(k, "message") => relayed = Some(v),
+                        _ => {}
+                    }
+                }
                 if !is_agent {
                     return;
                 }
                 let mut agent = NONE;
-                if let (Some(a), Some(by)) = (p.agent_id(), p.parent_tool_use_id()) {
+                if let (Some(a), Some(by)) = (agent_id, p.parent_tool_use_id()) {
                     agent = self.strings.id_raw(a, &mut self.buf);
                     let by = self.strings.id_raw(by, &mut self.buf);
                     let facts = self.facts[sid as usize].agent(agent);
@@ -500,7 +923,18 @@ impl TranscriptFold {
                 }
                 // A subagent's request relayed to its parent: the same
                 // request as in the subagent's own file, when there is one.
-                if let Some((m, request, at)) = p.agent_assistant_message() {
+                let Some(relayed) = relayed else { return };
+                let (mut assistant, mut m, mut request, mut at) = (false, None, None, None);
+                for (k, v) in relayed.entries() {
+                    match () {
+                        _ if key_is(k, "type") => assistant = v.str_eq("assistant"),
+                        _ if key_is(k, "message") => m = Some(v),
+                        _ if key_is(k, "requestId") => request = v.as_raw_str(),
+                        _ if key_is(k, "timestamp") => at = v.as_raw_str(),
+                        _ => {}
+                    }
+                }
+                if let (true, Some(m)) = (assistant, m) {
                     let msg = MessageFields::of(m);
                     if let Some(usage) = msg.usage {
                         let millis = at
@@ -514,6 +948,20 @@ impl TranscriptFold {
             }
             _ => {}
         }
+    }
+
+    /// The id of `file`'s name (`NONE` without one), looked up once per
+    /// file.
+    fn file_id(&mut self, file: &TranscriptFile) -> u32 {
+        let Some(name) = &file.name else { return NONE };
+        if let Some((last, id)) = &self.last_file
+            && last == name
+        {
+            return *id;
+        }
+        let id = self.strings.id(name);
+        self.last_file = Some((name.clone(), id));
+        id
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -552,6 +1000,22 @@ impl TranscriptFold {
                 self.count_request(key, Request { key, ..req });
             }
             None => self.loose.push(req),
+        }
+    }
+
+    /// A tool call, once whatever file replays it (the smaller session
+    /// name keeps it, so the result does not depend on the order of the
+    /// files).
+    fn tool_use(&mut self, key: u128, call: ToolUse) {
+        match self.tools.get_mut(&key) {
+            Some(old) => {
+                if self.sessions.get(call.session) < self.sessions.get(old.session) {
+                    *old = call;
+                }
+            }
+            None => {
+                self.tools.insert(key, call);
+            }
         }
     }
 
@@ -658,52 +1122,13 @@ impl TranscriptFold {
         let t = |i: u32| if i == NONE { NONE } else { tmap[i as usize] };
         let base = self.records;
         self.records += other.records;
+        self.last_file = None;
         for (i, of) in other.facts.into_iter().enumerate() {
             let sid = smap[i] as usize;
             if sid >= self.facts.len() {
                 self.facts.resize(sid + 1, Facts::default());
             }
-            let f = &mut self.facts[sid];
-            if f.project == NONE {
-                f.project = t(of.project);
-            }
-            if let Some(ms) = of.first_ms {
-                f.seen_at(ms);
-            }
-            if let Some(ms) = of.last_ms {
-                f.seen_at(ms);
-            }
-            for v in of.versions {
-                let v = t(v);
-                if !f.versions.contains(&v) {
-                    f.versions.push(v);
-                }
-            }
-            for (a, b) in f.kinds.iter_mut().zip(of.kinds) {
-                *a += b;
-            }
-            f.sidechain_records += of.sidechain_records;
-            if let Some((ms, o, r)) = of.last_stop {
-                let at = (ms, base + o);
-                if f.last_stop.is_none_or(|(t0, o0, _)| at > (t0, o0)) {
-                    f.last_stop = Some((at.0, at.1, t(r)));
-                }
-            }
-            f.api_errors += of.api_errors;
-            f.interrupted_turns += of.interrupted_turns;
-            f.tool_errors += of.tool_errors;
-            f.compactions += of.compactions;
-            f.turn_duration_ms += of.turn_duration_ms;
-            if of.summary != NONE {
-                f.summary = t(of.summary);
-            }
-            for a in of.agents {
-                let mine = f.agent(t(a.agent));
-                mine.records += a.records;
-                if mine.spawned_by == NONE {
-                    mine.spawned_by = t(a.spawned_by);
-                }
-            }
+            self.facts[sid].absorb(of, base, &t);
         }
         let remap = |mut r: Request| {
             r.session = smap[r.session as usize];
@@ -714,6 +1139,15 @@ impl TranscriptFold {
         for (k, r) in other.requests {
             self.count_request(k, remap(r));
         }
+        for (k, mut call) in other.tools {
+            call.session = smap[call.session as usize];
+            call.name = t(call.name);
+            call.agent = t(call.agent);
+            call.subagent_type = t(call.subagent_type);
+            call.description = t(call.description);
+            self.tool_use(k, call);
+        }
+        self.failed_tools.extend(other.failed_tools);
         self.loose.extend(other.loose.into_iter().map(remap));
     }
 
@@ -723,22 +1157,57 @@ impl TranscriptFold {
         let TranscriptFold {
             sessions,
             strings,
-            facts,
+            mut facts,
             requests,
             loose,
+            tools: tool_calls,
+            failed_tools,
             ..
         } = self;
-        let mut all: Vec<Request> = requests.into_values().chain(loose).collect();
-        all.sort_by(|a, b| {
-            (sessions.get(a.session), a.millis, a.key, a.usage.total()).cmp(&(
-                sessions.get(b.session),
-                b.millis,
-                b.key,
-                b.usage.total(),
-            ))
-        });
+        // Records without a `sessionId` (file-history-snapshot, summary)
+        // were put in the session their file's path names; where the file's
+        // other records name their session, they belong to it instead.
+        let alias = path_aliases(&facts);
+        for (i, to) in alias.iter().enumerate() {
+            if let Some(to) = *to {
+                let of = std::mem::take(&mut facts[i]);
+                facts[to as usize].absorb(of, 0, &|x| x);
+            }
+        }
+        let mut all: Vec<Request> = requests
+            .into_values()
+            .chain(loose)
+            .map(|mut r| {
+                r.session = alias[r.session as usize].unwrap_or(r.session);
+                r
+            })
+            .collect();
+        // Sessions in name order, as ranks: the sort compares numbers.
+        let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
+        order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
+        for (key, call) in &tool_calls {
+            let session = alias[call.session as usize].unwrap_or(call.session);
+            let tool = strings.get(call.name).unwrap_or("-").to_owned();
+            let error = u64::from(failed_tools.contains(key));
+            let s = &mut by_session[session as usize];
+            let t = s.tools.entry(tool.clone()).or_default();
+            t.0 += 1;
+            t.1 += error;
+            if call.agent != NONE {
+                *s.agent_tools.entry(call.agent).or_default() += 1;
+            }
+            let day = call.millis.map(|ms| Day::of_millis(ms, zone));
+            let t = s.day_tools.entry((day, tool)).or_default();
+            t.0 += 1;
+            t.1 += error;
+        }
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
         let mut total = Totals::default();
@@ -759,6 +1228,14 @@ impl TranscriptFold {
             let s = &mut by_session[r.session as usize];
             add(&mut s.totals);
             add(s.models.entry(model.to_owned()).or_default());
+            let role = if r.sidechain {
+                ModelRole::Subagent
+            } else {
+                ModelRole::Main
+            };
+            add(s.roles.entry((model.to_owned(), role)).or_default());
+            let day = r.millis.map(|ms| Day::of_millis(ms, zone));
+            add(s.days.entry((day, model.to_owned(), role)).or_default());
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
             }
@@ -781,32 +1258,103 @@ impl TranscriptFold {
                 .collect::<Vec<_>>()
         };
         let mut out_sessions = Vec::with_capacity(sessions.list.len());
-        for ((id, f), per) in sessions.list.iter().zip(facts).zip(by_session) {
+        for (((id, f), per), alias) in sessions.list.iter().zip(facts).zip(by_session).zip(&alias) {
+            if alias.is_some() {
+                continue;
+            }
             let PerSession {
                 totals,
                 undated,
                 models: per_model,
                 agents: per_agent,
+                roles,
+                days,
+                tools,
+                day_tools,
+                agent_tools,
             } = per;
+            let tool = |(name, (calls, errors)): (String, (u64, u64))| ToolCount {
+                name,
+                calls,
+                errors,
+            };
+            let row = |((model, role), totals): ((String, ModelRole), Totals)| ModelRoleTotals {
+                model,
+                role,
+                totals,
+            };
+            let mut by_day: Vec<SessionDay> = Vec::new();
+            for ((day, model, role), t) in days {
+                if by_day.last().is_none_or(|d| d.day != day) {
+                    by_day.push(SessionDay {
+                        day,
+                        by_role: Vec::new(),
+                        tools: Vec::new(),
+                    });
+                }
+                if let Some(d) = by_day.last_mut() {
+                    d.by_role.push(row(((model, role), t)));
+                }
+            }
+            for ((day, name), counts) in day_tools {
+                match by_day.iter_mut().find(|d| d.day == day) {
+                    Some(d) => d.tools.push(tool((name, counts))),
+                    None => by_day.push(SessionDay {
+                        day,
+                        by_role: Vec::new(),
+                        tools: vec![tool((name, counts))],
+                    }),
+                }
+            }
+            by_day.sort_by_key(|d| d.day);
+            let mut files: Vec<(String, bool)> = f
+                .files
+                .iter()
+                .filter_map(|&(i, main)| Some((name(i)?, main)))
+                .collect();
+            // The session's own file first.
+            files.sort_by_key(|(_, main)| !main);
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
-                .map(|a| AgentSummary {
-                    agent_id: name(a.agent).unwrap_or_default(),
-                    spawned_by: name(a.spawned_by),
-                    records: a.records,
-                    totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                .map(|a| {
+                    // The call that spawned it, when the parent's records
+                    // hold it.
+                    let call = strings
+                        .get(a.spawned_by)
+                        .and_then(|id| tool_calls.get(&request_key(id.as_bytes(), None)));
+                    AgentSummary {
+                        agent_id: name(a.agent).unwrap_or_default(),
+                        spawned_by: name(a.spawned_by),
+                        tool_name: call.and_then(|c| name(c.name)),
+                        subagent_type: call.and_then(|c| name(c.subagent_type)),
+                        description: call.and_then(|c| name(c.description)),
+                        records: a.records,
+                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
+                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                    }
                 })
                 .collect();
             agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
             let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
-            versions.sort_by(|a, b| version_order(a).cmp(&version_order(b)).then(a.cmp(b)));
+            versions.sort_by(|a, b| crate::version::version_order(a, b));
+            let ending = f.ending.map(|(_, _, how)| match how {
+                End::Reply(r) => SessionEnd::Reply {
+                    stop_reason: name(r),
+                },
+                End::ApiError => SessionEnd::ApiError,
+                End::Interrupted => SessionEnd::Interrupted,
+            });
             out_sessions.push(SessionSummary {
                 session_id: id.to_string(),
                 project: name(f.project),
+                files: files.into_iter().map(|(n, _)| n).collect(),
                 totals,
                 undated,
                 models: models(per_model),
+                by_role: roles.into_iter().map(row).collect(),
+                by_day,
+                tools: tools.into_iter().map(tool).collect(),
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -826,6 +1374,7 @@ impl TranscriptFold {
                     turn_duration_ms: f.turn_duration_ms,
                     summary: name(f.summary),
                     agents,
+                    ending,
                 },
             });
         }
@@ -849,6 +1398,26 @@ impl TranscriptFold {
     }
 }
 
+/// For each session named only by a file's path: the session that the same
+/// file's other records name, if there is one.
+fn path_aliases(facts: &[Facts]) -> Vec<Option<u32>> {
+    facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (file, _) = *f.files.first()?;
+            if f.named {
+                return None;
+            }
+            facts
+                .iter()
+                .enumerate()
+                .find(|(j, g)| *j != i && g.named && g.files.iter().any(|(x, _)| *x == file))
+                .map(|(j, _)| j as u32)
+        })
+        .collect()
+}
+
 /// A session's sums while finishing.
 #[derive(Clone, Debug, Default)]
 struct PerSession {
@@ -856,14 +1425,12 @@ struct PerSession {
     undated: Totals,
     models: BTreeMap<String, Totals>,
     agents: BTreeMap<u32, Totals>,
-}
-
-/// Numeric parts of a version (`2.1.39` -> [2, 1, 39]) for sorting.
-fn version_order(v: &str) -> Vec<u64> {
-    v.split(|c: char| !c.is_ascii_digit())
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse().unwrap_or(0))
-        .collect()
+    roles: BTreeMap<(String, ModelRole), Totals>,
+    days: BTreeMap<(Option<Day>, String, ModelRole), Totals>,
+    /// Tool calls and errors per tool name, and per day; calls per agent.
+    tools: BTreeMap<String, (u64, u64)>,
+    agent_tools: BTreeMap<u32, u64>,
+    day_tools: BTreeMap<(Option<Day>, String), (u64, u64)>,
 }
 
 /// Tokens, requests and cost added up.
@@ -889,6 +1456,12 @@ pub struct Totals {
     /// Requests with tokens whose model has no price (counted as costing
     /// nothing).
     pub unpriced_requests: u64,
+    /// Requests whose record stated its cost (`costUSD`).
+    pub stated_requests: u64,
+    /// Requests priced from the table.
+    pub priced_requests: u64,
+    /// The part of [`cost_usd`](Totals::cost_usd) priced from the table.
+    pub cost_priced_usd: f64,
 }
 
 impl Totals {
@@ -903,6 +1476,10 @@ impl Totals {
         self.cost_usd += c;
         if stated {
             self.cost_from_records_usd += c;
+            self.stated_requests += 1;
+        } else if cost.is_some() {
+            self.cost_priced_usd += c;
+            self.priced_requests += 1;
         }
         if !priced {
             self.unpriced_requests += 1;
@@ -918,6 +1495,59 @@ impl Totals {
     pub fn total_tokens(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write()
     }
+}
+
+/// A model's share of a session in one role: the main chain's requests
+/// ([`ModelRole::Main`]) or the subagents' (sidechain records, subagent
+/// files, relayed `agent_progress` messages: [`ModelRole::Subagent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelRoleTotals {
+    /// `message.model` as written (`-` when absent).
+    pub model: String,
+    /// Main or subagent.
+    pub role: ModelRole,
+    /// Its totals.
+    pub totals: Totals,
+}
+
+/// A session's requests of one day (`None`: their time is not a date).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionDay {
+    /// The day in the report's time zone.
+    pub day: Option<Day>,
+    /// Per model and role.
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Tool calls made that day.
+    pub tools: Vec<ToolCount>,
+}
+
+/// A tool's calls in a session (each `tool_use` block once, whatever file
+/// replays it) and how many of their results were errors (`is_error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCount {
+    /// The tool's `name`.
+    pub name: String,
+    /// Its calls.
+    pub calls: u64,
+    /// Calls whose `tool_result` is an error.
+    pub errors: u64,
+}
+
+/// How a session's main chain ended: its latest reply, API error or
+/// interrupt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionEnd {
+    /// An assistant reply, with its `stop_reason` (null in most 2.x
+    /// transcripts, which write it before the message ends).
+    Reply {
+        /// `message.stop_reason`.
+        stop_reason: Option<String>,
+    },
+    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    ApiError,
+    /// The user interrupted the turn (`[Request interrupted by user...]`).
+    Interrupted,
 }
 
 /// A model's share of a session or a day.
@@ -937,8 +1567,17 @@ pub struct AgentSummary {
     /// The parent's tool call that spawned it (`parentToolUseID` of the
     /// parent's `agent_progress` records), when the parent says.
     pub spawned_by: Option<String>,
+    /// That call's tool (`Task`, `Agent`), when the parent's records hold
+    /// the call.
+    pub tool_name: Option<String>,
+    /// That call's `subagent_type` (`general-purpose`, `Explore`).
+    pub subagent_type: Option<String>,
+    /// That call's `description`.
+    pub description: Option<String>,
     /// Its records.
     pub records: u64,
+    /// Tool calls it made (in its own records).
+    pub tool_calls: u64,
     /// Its requests.
     pub totals: Totals,
 }
@@ -974,6 +1613,29 @@ pub struct SessionFacts {
     pub summary: Option<String>,
     /// The subagents, by id.
     pub agents: Vec<AgentSummary>,
+    /// How the main chain's last turn ended; `None` when it has no reply,
+    /// API error or interrupt.
+    pub ending: Option<SessionEnd>,
+}
+
+impl SessionFacts {
+    /// What a transcript can say of how the session went (it has no
+    /// result): [`Verdict::Error`] when its last turn ended in an API error
+    /// or a reply cut short (`max_tokens`, `refusal`),
+    /// [`Verdict::Interrupted`] when the user interrupted it,
+    /// [`Verdict::NoResult`] when the main chain has no reply at all, and
+    /// [`Verdict::Success`] otherwise (the last turn got its reply).
+    pub fn verdict(&self) -> Verdict {
+        match &self.ending {
+            None => Verdict::NoResult,
+            Some(SessionEnd::ApiError) => Verdict::Error,
+            Some(SessionEnd::Interrupted) => Verdict::Interrupted,
+            Some(SessionEnd::Reply { stop_reason }) => match stop_reason.as_deref() {
+                Some("max_tokens" | "refusal") => Verdict::Error,
+                _ => Verdict::Success,
+            },
+        }
+    }
 }
 
 /// One session.
@@ -983,6 +1645,9 @@ pub struct SessionSummary {
     pub session_id: String,
     /// The project folder its first file was in, when known.
     pub project: Option<String>,
+    /// The files its records came from ([`TranscriptFile::name`]): its own
+    /// first, then its subagents', in the order read.
+    pub files: Vec<String>,
     /// Its requests, subagents' included.
     pub totals: Totals,
     /// The part of [`totals`](SessionSummary::totals) whose time is not a
@@ -990,6 +1655,12 @@ pub struct SessionSummary {
     pub undated: Totals,
     /// Per model.
     pub models: Vec<ModelTotals>,
+    /// Per model and role (main chain, subagents).
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Per day, then model and role (undated requests first, `day: None`).
+    pub by_day: Vec<SessionDay>,
+    /// Tool calls per tool, by name.
+    pub tools: Vec<ToolCount>,
     /// What its records say.
     pub facts: SessionFacts,
 }
@@ -1022,4 +1693,81 @@ pub struct Report {
     pub prices_taken: String,
     /// Where the prices used come from.
     pub prices_source: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::Lines;
+
+    type Seen = (
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<Usage>,
+    );
+
+    fn seen(m: &MessageFields<'_>) -> Seen {
+        let raw = |s: Option<RawStr<'_>>| s.map(|s| s.raw().to_vec());
+        (raw(m.id), raw(m.model), raw(m.stop_reason), m.usage)
+    }
+
+    /// Every assistant message of `bytes`: the fields found from the end
+    /// are those a walk of every member finds. Returns how many.
+    fn check(bytes: &[u8]) -> usize {
+        let mut scanner = Scanner::new();
+        let mut n = 0;
+        for line in Lines::new(bytes) {
+            let Ok(s) = scanner.scan(&line) else { continue };
+            let messages = [s.get("message"), s.get_path("data.message.message")];
+            for m in messages.into_iter().flatten() {
+                assert_eq!(
+                    seen(&MessageFields::of(m)),
+                    seen(&MessageFields::walked(m)),
+                    "line {}",
+                    line.number
+                );
+                n += 1;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn message_fields_found_from_the_end_are_the_walk() {
+        let cases = [
+            // usage after the content, stop_reason after it.
+            r#"{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"a \"usage\": {\"input_tokens\":9}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}}"#,
+            // A tool input holding a usage object; context_management last.
+            r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","input":{"usage":{"input_tokens":7}}}],"usage":{"input_tokens":3},"context_management":{"usage":{"input_tokens":5}}}}"#,
+            // usage before the content, and once more after it.
+            r#"{"type":"assistant","message":{"usage":{"input_tokens":1},"content":[],"usage":{"input_tokens":4}, "stop_reason" : null }}"#,
+            // stop_reason before and after usage: the last wins.
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","usage":{"output_tokens":1},"stop_reason":"b"}}"#,
+            // Nothing after the content; a nested object ends the content.
+            r#"{"type":"assistant","message":{"id":"m","content":[{"usage":{"output_tokens":8}}]}}"#,
+            // Escaped quotes before the key's text.
+            r#"{"type":"assistant","message":{"content":"x\\\"usage\":{}","usage":{"output_tokens":6}}}"#,
+            // Spaces around the punctuation.
+            "{\"type\":\"assistant\",\"message\": {  \"content\": [ ],\t \"usage\" :  {\"input_tokens\": 2}  } }",
+        ];
+        for c in cases {
+            assert_eq!(check(c.as_bytes()), 1, "{c}");
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+        let mut n = 0;
+        for sub in [
+            "session-format",
+            "wave2/session-format",
+            "wave2/transformed",
+        ] {
+            let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                n += check(&std::fs::read(e.path()).unwrap());
+            }
+        }
+        assert!(n > 1000 || !dir.is_dir(), "{n} messages");
+    }
 }

@@ -40,10 +40,11 @@
 //! ```
 
 mod fold;
+mod run;
 
 pub use fold::{
-    AgentSummary, DaySummary, ModelTotals, Report, SessionFacts, SessionSummary, Totals,
-    TranscriptFile, TranscriptFold,
+    AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionDay, SessionEnd,
+    SessionFacts, SessionSummary, ToolCount, Totals, TranscriptFile, TranscriptFold,
 };
 
 use crate::error::Position;
@@ -423,6 +424,27 @@ impl<'s> AssistantRecord<'s> {
             .flat_map(|c| c.elements())
     }
 
+    /// The `tool_use` blocks of this record: each call's `id`, the tool's
+    /// `name` and its `input`.
+    #[allow(clippy::type_complexity)]
+    pub fn tool_uses(
+        &self,
+    ) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
+        self.content().filter_map(|b| {
+            let (mut ty, mut id, mut name, mut input) = (false, None, None, None);
+            for (k, v) in b.entries() {
+                match k.raw() {
+                    b"type" => ty = v.str_eq("tool_use"),
+                    b"id" => id = v.as_raw_str(),
+                    b"name" => name = v.as_raw_str(),
+                    b"input" => input = Some(v),
+                    _ => {}
+                }
+            }
+            Some((id?, name?, input)).filter(|_| ty)
+        })
+    }
+
     /// The names of the tools this record's blocks call.
     pub fn tool_names(&self) -> impl Iterator<Item = RawStr<'s>> + 's {
         self.content().filter_map(|b| {
@@ -453,11 +475,15 @@ pub(crate) fn usage_value(u: RawValue<'_>) -> Option<Usage> {
             b"cache_read_input_tokens" => usage.cache_read = n(),
             b"cache_creation_input_tokens" => write = n(),
             b"cache_creation" if v.kind() == Some(crate::parse::ValueKind::Object) => {
-                let g = |key: &str| v.get(key).and_then(|x| x.as_u64()).unwrap_or(0);
-                split = Some((
-                    g("ephemeral_5m_input_tokens"),
-                    g("ephemeral_1h_input_tokens"),
-                ));
+                let (mut m5, mut h1) = (0, 0);
+                for (k, x) in v.entries() {
+                    match k.raw() {
+                        b"ephemeral_5m_input_tokens" => m5 = x.as_u64().unwrap_or(0),
+                        b"ephemeral_1h_input_tokens" => h1 = x.as_u64().unwrap_or(0),
+                        _ => {}
+                    }
+                }
+                split = Some((m5, h1));
             }
             b"speed" => usage.fast = v.str_eq("fast"),
             _ => {}

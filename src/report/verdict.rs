@@ -1,0 +1,138 @@
+//! The records `cctape verdict` prints, one JSON object a run, keys in the
+//! order `docs/accounting.md` lists ("verdict keys"): a run of a stream, an
+//! input without events (`no_events` after `file`), a transcript session
+//! (`transcript` after `file`), an input that could not be read.
+
+use super::shape::NoEvents;
+use crate::run::{RunSummary, Verdict};
+use crate::transcript::{Report, SessionEnd, SessionSummary};
+use serde_json::{Map, Value, json};
+
+/// A run's record: its JSON with `file` after `ok`.
+pub fn run_record(r: &RunSummary, file: &str) -> Value {
+    r.to_json_with_file(Some(file))
+}
+
+/// A run's record with one more key after `file`.
+fn record_with(r: &RunSummary, file: &str, key: &str, value: Value) -> Value {
+    let mut o = Map::new();
+    if let Value::Object(rest) = r.to_json_with_file(Some(file)) {
+        let mut value = Some(value);
+        for (k, v) in rest {
+            let after = k == "file";
+            o.insert(k, v);
+            if after && let Some(v) = value.take() {
+                o.insert(key.into(), v);
+            }
+        }
+    }
+    Value::Object(o)
+}
+
+/// The run standing for an input without events: what its bad lines folded
+/// into (`folded`, or an empty run), with the verdict its last line gives
+/// (the CLI's own final error line: `Error: Reached max turns (30)` is
+/// `max_turns`, `API Error: ...` is `error`, that line in `errors`), else
+/// `startup_failure`; `exit_code` is recorded.
+///
+/// ```
+/// use cctape::report::{Shape, no_events_run};
+/// use cctape::run::Verdict;
+/// use cctape::sniff::Format;
+///
+/// let n = Shape::of_input(b"", Format::Text, Some(b"API Error: Unable to connect to API (ConnectionRefused)")).describe();
+/// let r = no_events_run(None, &n, Some(1));
+/// assert_eq!(r.verdict, Verdict::Error);
+/// assert_eq!(r.last_result.unwrap().errors, ["API Error: Unable to connect to API (ConnectionRefused)"]);
+/// ```
+pub fn no_events_run(
+    folded: Option<RunSummary>,
+    n: &NoEvents,
+    exit_code: Option<i32>,
+) -> RunSummary {
+    let mut r = folded.unwrap_or_else(RunSummary::empty);
+    let v = n
+        .final_error
+        .as_ref()
+        .map_or(Verdict::StartupFailure, |e| e.verdict);
+    r.verdict = v;
+    r.stream_verdict = v;
+    r.exit_code = exit_code;
+    if let Some(e) = &n.final_error {
+        let mut last = r.last_result.take().unwrap_or_default();
+        last.errors = vec![e.line.clone()];
+        r.last_result = Some(last);
+    }
+    r
+}
+
+/// The record of an input without events: a run record (see
+/// [`no_events_run`]) with `no_events` after `file`.
+pub fn no_events_record(r: &RunSummary, file: &str, n: &NoEvents) -> Value {
+    record_with(r, file, "no_events", n.to_json())
+}
+
+/// The record of an input that could not be read: `{"verdict": null, "ok":
+/// false, "file", "error"}`.
+pub fn unreadable_record(file: &str, error: &str) -> Value {
+    json!({"verdict": null, "ok": false, "file": file, "error": error})
+}
+
+/// A session transcript's record: the session as a run
+/// ([`SessionSummary::to_run`]), with `transcript` after `file` holding
+/// what its records say (`docs/transcripts.md`).
+pub fn session_record(r: &RunSummary, file: &str, s: &SessionSummary, t: &Report) -> Value {
+    record_with(r, file, "transcript", session_json(s, t))
+}
+
+/// What a transcript's records say of its session.
+pub fn session_json(s: &SessionSummary, t: &Report) -> Value {
+    let f = &s.facts;
+    let mut by_type: Map<String, Value> = Map::new();
+    for (k, n) in &f.records {
+        by_type.insert(super::stats::kind_name(*k).into(), json!(n));
+    }
+    let ended = f.ending.as_ref().map(|e| match e {
+        SessionEnd::Reply { .. } => "reply",
+        SessionEnd::ApiError => "api_error",
+        SessionEnd::Interrupted => "interrupted",
+    });
+    let totals = &s.totals;
+    json!({
+        "project": s.project,
+        "files": s.files,
+        "records": f.records.iter().map(|(_, n)| n).sum::<u64>(),
+        "records_by_type": by_type,
+        "versions": f.versions,
+        "ended_with": ended,
+        "last_stop_reason": f.last_stop_reason,
+        "api_errors": f.api_errors,
+        "interrupted_turns": f.interrupted_turns,
+        "tool_errors": f.tool_errors,
+        "compactions": f.compactions,
+        "turn_duration_ms": f.turn_duration_ms,
+        "summary": f.summary,
+        "requests": totals.requests,
+        "undated_requests": s.undated.requests,
+        "cache_write_5m_input_tokens": totals.cache_write_5m,
+        "cache_write_1h_input_tokens": totals.cache_write_1h,
+        "cost": {
+            "records_cost_usd": (totals.stated_requests > 0).then_some(totals.cost_from_records_usd),
+            "priced_cost_usd": (totals.priced_requests > 0).then_some(totals.cost_priced_usd),
+            "unpriced_requests": totals.unpriced_requests,
+            "prices": {"taken": t.prices_taken, "source": t.prices_source},
+        },
+        "agents": f.agents.iter().map(|a| json!({
+            "agent_id": a.agent_id,
+            "spawned_by": a.spawned_by,
+            "tool_name": a.tool_name,
+            "subagent_type": a.subagent_type,
+            "description": a.description,
+            "records": a.records,
+            "tool_calls": a.tool_calls,
+            "requests": a.totals.requests,
+            "output_tokens": a.totals.output,
+            "cost_usd": a.totals.cost_usd,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,231 @@
+//! A transcript session as a run of the accounting model ([`crate::run`]):
+//! what `cctape stats`, `verdict`, `tree` and `export` sum and print for
+//! transcripts, through the same [`RunSummary`] and
+//! [`RunTotals`](crate::run::RunTotals) as streams.
+//!
+//! The mapping (`docs/transcripts.md` lists which fields stay empty):
+//! - the main agent's figure is the main chain's requests, the subagents'
+//!   the sidechain ones (subagent files, `isSidechain` records, relayed
+//!   `agent_progress` messages), each with the source
+//!   [`TokenSource::TranscriptRequests`]: every request's final usage,
+//!   counted once;
+//! - one [`RoleUsage`] row per model and role, with its cost;
+//! - the cost says where it comes from ([`CostCheck::source`]): the records'
+//!   `costUSD`, a price table, or both apart;
+//! - the verdict is [`SessionFacts::verdict`](super::SessionFacts::verdict);
+//! - each subagent is a node of the tree, its tokens its requests;
+//! - requests of a model without a price are a [`WARN_UNPRICED_MODEL`]
+//!   warning.
+
+use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
+use crate::event::TokenCounts;
+use crate::run::{
+    AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolStats,
+    WARN_UNPRICED_MODEL, Warning,
+};
+use crate::time::Day;
+
+/// The CLI's own messages (`/model` output, API errors): not model calls.
+const SYNTHETIC: &str = "<synthetic>";
+
+/// The four counts of the accounting model (cache writes of both
+/// lifetimes together).
+fn counts(t: &Totals) -> TokenCounts {
+    TokenCounts {
+        input_tokens: t.input,
+        output_tokens: t.output,
+        cache_read_input_tokens: t.cache_read,
+        cache_creation_input_tokens: t.cache_write(),
+    }
+}
+
+/// An agent's figure from its requests.
+fn agent(t: &Totals) -> AgentUsage {
+    let tokens = counts(t);
+    AgentUsage {
+        messages: t.requests,
+        tokens,
+        source: if t.requests > 0 {
+            TokenSource::TranscriptRequests
+        } else {
+            TokenSource::None
+        },
+        final_calls: t.requests,
+        calls: tokens,
+        reported: None,
+        model_usage: None,
+    }
+}
+
+fn add_totals(a: &mut Totals, b: &Totals) {
+    a.input += b.input;
+    a.output += b.output;
+    a.cache_read += b.cache_read;
+    a.cache_write_5m += b.cache_write_5m;
+    a.cache_write_1h += b.cache_write_1h;
+    a.requests += b.requests;
+    a.cost_usd += b.cost_usd;
+    a.cost_from_records_usd += b.cost_from_records_usd;
+    a.unpriced_requests += b.unpriced_requests;
+    a.stated_requests += b.stated_requests;
+    a.priced_requests += b.priced_requests;
+    a.cost_priced_usd += b.cost_priced_usd;
+}
+
+impl SessionSummary {
+    /// The session as one run of the accounting model (see the module
+    /// doc).
+    ///
+    /// ```
+    /// use cctape::pricing::PriceTable;
+    /// use cctape::run::{CostSource, TokenSource, Verdict};
+    /// use cctape::scan::Scanner;
+    /// use cctape::time::Zone;
+    /// use cctape::transcript::{TranscriptFile, TranscriptFold};
+    ///
+    /// let input = br#"{"sessionId":"s1","type":"assistant","requestId":"r1","timestamp":"2026-02-11T23:30:00Z","message":{"id":"m1","model":"claude-haiku-4-5","usage":{"input_tokens":10,"output_tokens":40}}}
+    /// "#;
+    /// let mut fold = TranscriptFold::new();
+    /// fold.read_slice(&mut Scanner::new(), input, &TranscriptFile::default(), |e| panic!("{e}"));
+    /// let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    /// let run = report.sessions[0].to_run();
+    /// assert_eq!(run.verdict, Verdict::Success);
+    /// assert_eq!(run.usage.main.tokens.output_tokens, 40);
+    /// assert_eq!(run.usage.main.source, TokenSource::TranscriptRequests);
+    /// assert_eq!(run.cost.source(), CostSource::PriceTable);
+    /// ```
+    pub fn to_run(&self) -> RunSummary {
+        let mut r = self.run_of(&self.by_role, &self.tools);
+        r.events = self.facts.records.iter().map(|(_, n)| n).sum();
+        r.subagents = self
+            .facts
+            .agents
+            .iter()
+            .map(|a| SubagentNode {
+                tool_use_id: a.spawned_by.clone().unwrap_or_default(),
+                // A sidechain is a subagent whatever called it.
+                tool_name: a
+                    .tool_name
+                    .clone()
+                    .filter(|t| matches!(t.as_str(), "Task" | "Agent")),
+                task_id: Some(a.agent_id.clone()),
+                subagent_type: a.subagent_type.clone(),
+                description: a.description.clone(),
+                usage: agent(&a.totals),
+                // Its requests show it ran even without records of its own
+                // (relayed in the parent's agent_progress).
+                events: a.records.max(a.totals.requests),
+                tool_calls: a.tool_calls,
+                ..SubagentNode::default()
+            })
+            .collect();
+        r
+    }
+
+    /// The session's requests of each day (`None`: not a date), each as a
+    /// run holding that day's figures (for `--by day`: a session active on
+    /// two days counts on both, its usage where it was spent).
+    pub fn day_runs(&self) -> Vec<(Option<Day>, RunSummary)> {
+        self.by_day
+            .iter()
+            .map(|d| {
+                let mut r = self.run_of(&d.by_role, &d.tools);
+                r.events = d.by_role.iter().map(|x| x.totals.requests).sum();
+                (d.day, r)
+            })
+            .collect()
+    }
+
+    /// A run of the requests in `rows` and the tool calls in `tools`.
+    fn run_of(&self, rows: &[ModelRoleTotals], tools: &[ToolCount]) -> RunSummary {
+        let mut r = RunSummary::empty();
+        r.tools = tools
+            .iter()
+            .map(|t| ToolStats {
+                name: t.name.clone(),
+                calls: t.calls,
+                errors: t.errors,
+                ..ToolStats::default()
+            })
+            .collect();
+        r.session_id = Some(self.session_id.clone());
+        r.verdict = self.facts.verdict();
+        r.stream_verdict = r.verdict;
+        r.claude_code_version = self.facts.versions.first().cloned();
+        r.started_at = self
+            .facts
+            .first_timestamp_ms
+            .and_then(crate::time::format_millis);
+        r.ended_at = self
+            .facts
+            .last_timestamp_ms
+            .and_then(crate::time::format_millis);
+        r.wall_ms = match (self.facts.first_timestamp_ms, self.facts.last_timestamp_ms) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        r.compactions = self.facts.compactions;
+        let (mut main, mut subs, mut all) =
+            (Totals::default(), Totals::default(), Totals::default());
+        let mut main_model: Option<(&str, u64)> = None;
+        for row in rows {
+            add_totals(&mut all, &row.totals);
+            if row.model == SYNTHETIC {
+                r.usage.synthetic_messages += row.totals.requests;
+                continue;
+            }
+            if row.role == ModelRole::Main {
+                add_totals(&mut main, &row.totals);
+                if main_model.is_none_or(|(_, n)| row.totals.requests > n) {
+                    main_model = Some((&row.model, row.totals.requests));
+                }
+            } else {
+                add_totals(&mut subs, &row.totals);
+            }
+            r.usage.by_role.push(RoleUsage {
+                model: row.model.clone(),
+                role: row.role,
+                tokens: counts(&row.totals),
+                cost_usd: Some(row.totals.cost_usd),
+                from_model_usage: false,
+            });
+            r.usage.models.add(&counts(&row.totals));
+            if row.totals.unpriced_requests > 0 {
+                r.warnings.push(Warning {
+                    code: WARN_UNPRICED_MODEL,
+                    message: format!(
+                        "{} request{} of {} {} no price: counted as costing nothing \
+                         (--pricing FILE adds prices)",
+                        row.totals.unpriced_requests,
+                        if row.totals.unpriced_requests == 1 {
+                            ""
+                        } else {
+                            "s"
+                        },
+                        row.model,
+                        if row.totals.unpriced_requests == 1 {
+                            "has"
+                        } else {
+                            "have"
+                        },
+                    ),
+                    line: None,
+                });
+            }
+        }
+        r.model = main_model.map(|(m, _)| m.to_owned());
+        r.usage.main = agent(&main);
+        r.usage.subagents = agent(&subs);
+        let c = &mut r.cost;
+        // No request with a stated or priced cost: the cost is not known
+        // (not zero).
+        if all.stated_requests + all.priced_requests > 0 {
+            c.total_cost_usd = Some(all.cost_usd);
+        }
+        c.main_cost_usd = main.cost_usd;
+        c.subagent_cost_usd = subs.cost_usd;
+        c.records_cost_usd = (all.stated_requests > 0).then_some(all.cost_from_records_usd);
+        c.priced_cost_usd = (all.priced_requests > 0).then_some(all.cost_priced_usd);
+        r
+    }
+}
