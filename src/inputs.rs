@@ -35,14 +35,17 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use crate::elements::LogValues;
 use crate::error::{Error, ErrorKind, Position};
 use crate::event::{Event, parse_event};
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
 use crate::parse::Parser;
+use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
 use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, LfWatch, Source};
-use crate::stream::{Counts, ElementEventReader, EventReader};
+use crate::stream::{Counts, ElementEventReader};
+use crate::transcript::Record;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -263,6 +266,10 @@ pub struct ReadOptions {
     /// [`Item::Scanned`], for readers that need the hot fields only. JSON
     /// elements are always parsed ([`Item::Event`]). Default `None`.
     pub scan: Option<ScanMode>,
+    /// True: the lines of a session transcript are handed out as
+    /// [`Item::Record`] (scanned and validated) instead of as events.
+    /// Default false.
+    pub records: bool,
 }
 
 impl Default for ReadOptions {
@@ -271,6 +278,7 @@ impl Default for ReadOptions {
             format: FormatChoice::Auto,
             max_line: DEFAULT_MAX_LINE,
             scan: None,
+            records: false,
         }
     }
 }
@@ -286,11 +294,17 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 
 /// One thing [`read_source`] found, in input order.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Item<'a, 'e> {
     /// An event.
     Event(&'a Event<'e>),
     /// An event read by the scanner (with [`ReadOptions::scan`]).
     Scanned(&'a Scanned<'e>),
+    /// A session transcript's record (with [`ReadOptions::records`]).
+    Record(&'a Record<'e>),
+    /// The input holds no events (text, empty, a reading of elements that
+    /// found none): what it looks like, once it was read to its end.
+    NotEvents(&'a Shape),
     /// A line (or element) that is not an event, or why the input ended
     /// (an I/O error, the last item). `bytes` holds the bad line's bytes
     /// when they were kept (not for a line past the maximum, nor for an
@@ -399,115 +413,72 @@ impl Read for Failing {
 }
 
 /// Read one opened input whole, the way its format is read, handing every
-/// event and error to `f` in input order: the format is told from the
-/// first decoded bytes ([`FormatChoice::resolve`]); JSON arrays and pretty
-/// JSON are read as elements ([`ElementEventReader`]), everything else as
-/// lines ([`EventReader`]: stream-json, and the lines of transcripts, logs
-/// and text, each either an event or an error). A line that holds JSON
-/// objects separated by CR alone says so ([`explain_line_error`]); an
-/// input that ends early (a file that shrank, garbage after the compressed
-/// data) ends with that error ([`ended_early`]); an endless line
-/// (`/dev/zero`) ends the input after [`RUNAWAY_FACTOR`] times the longest
-/// line. `f` returns [`ControlFlow::Break`] to stop reading (the input is
-/// then left unread past that item, and [`InputEnd::stopped`] is set).
+/// item to `f` in input order, as `cctape` reads it: the format is told
+/// from the first decoded bytes ([`FormatChoice::resolve`]); JSON arrays
+/// and pretty JSON are read as elements ([`ElementEventReader`]), a
+/// logger's output as the JSON values behind its prefixes
+/// ([`LogValues`]); the lines of stream-json as events (scanned with
+/// [`ReadOptions::scan`]); a session transcript's lines as records with
+/// [`ReadOptions::records`] (else as events); an input that holds no
+/// events (text, empty, cut lines) as one [`Item::NotEvents`] once it was
+/// read to its end, and so is an element reading that found no element.
+/// A line that holds JSON objects separated by CR alone says so
+/// ([`explain_line_error`]); an input that ends early (a file that shrank,
+/// garbage after the compressed data) ends with that error
+/// ([`ended_early`]); an endless line (`/dev/zero`) ends a line-read input
+/// after [`RUNAWAY_FACTOR`] times the longest line. `f` returns
+/// [`ControlFlow::Break`] to stop reading (the input is then left unread
+/// past that item, and [`InputEnd::stopped`] is set).
 pub fn read_source(
     src: Source<'_>,
     opts: &ReadOptions,
-    mut f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+    f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
 ) -> InputEnd {
     let stream = src.kind().size().is_none();
     let report = src.report().clone();
     let mut raw = src.into_reader();
     let (prefix, read_error) = read_prefix(&mut raw, stream);
     let format = opts.format.resolve(&prefix);
+    let reading = format.reading();
+    // Kept to say what an input without events is.
+    let shown = match reading {
+        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.clone(),
+        _ => Vec::new(),
+    };
     let rest: Box<dyn Read + '_> = match read_error {
         Some(e) => Box::new(Failing(Some(e))),
         None => raw,
     };
     let rdr = io::Cursor::new(prefix).chain(rest);
     let max_line = opts.max_line.max(1);
-    let mut failure = None;
-    let mut stopped = false;
-    let (mut counts, bytes) = if format.reading() == Reading::StreamElements {
-        let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        while !stopped {
-            let err = match events.next_event() {
-                None => break,
-                Some(Ok(ev)) => {
-                    stopped = f(Item::Event(&ev)).is_break();
-                    continue;
-                }
-                Some(Err(e)) => e,
-            };
-            let bytes = events.last_element().map(|e| e.bytes);
-            stopped = hand_error(err, bytes, &mut failure, &mut f).is_break();
-        }
-        (events.counts(), events.bytes_read())
-    } else if let Some(mode) = opts.scan {
-        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let mut lines =
-            LineReader::with_capacity(LfWatch::new(rdr, limit), DEFAULT_READ_SIZE, max_line);
-        let mut scanner = Scanner::new();
-        let mut parser = Parser::new();
-        let mut counts = Counts::default();
-        while !stopped {
-            let span = match lines.next_span() {
-                None => break,
-                Some(Ok(span)) => span,
-                Some(Err(e)) => {
-                    counts.errors += 1;
-                    if !e.is_fatal() {
-                        counts.lines += 1;
-                    }
-                    stopped = hand_error(e, None, &mut failure, &mut f).is_break();
-                    continue;
-                }
-            };
-            let line = lines.line(span);
-            counts.lines += 1;
-            if line.is_blank() {
-                counts.blank_lines += 1;
-                continue;
-            }
-            let scanned = scanner.scan_with(&line, mode);
-            stopped = match scanned {
-                Ok(s) => {
-                    counts.events += 1;
-                    f(Item::Scanned(&s))
-                }
-                Err(e) => {
-                    counts.errors += 1;
-                    // The tape parser's error (same kind, its own reason and
-                    // column), so that a bad line reads the same whichever
-                    // way it was read; bad lines are rare.
-                    let e = parse_event(&mut parser, &line).err().unwrap_or(e);
-                    hand_error(e, Some(line.bytes), &mut failure, &mut f)
-                }
-            }
-            .is_break();
-        }
-        (counts, lines.bytes_read())
-    } else {
-        // An endless line (/dev/zero) ends the input instead of being
-        // skipped for ever.
-        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let mut events =
-            EventReader::with_capacity(LfWatch::new(rdr, limit), DEFAULT_READ_SIZE, max_line);
-        while !stopped {
-            let err = match events.next_event() {
-                None => break,
-                Some(Ok(ev)) => {
-                    stopped = f(Item::Event(&ev)).is_break();
-                    continue;
-                }
-                Some(Err(e)) => e,
-            };
-            let line = events.last_line().map(|l| l.bytes);
-            let line = line.filter(|_| err.kind() != ErrorKind::LineTooLong);
-            stopped = hand_error(err, line, &mut failure, &mut f).is_break();
-        }
-        (events.counts(), events.bytes_read())
+    // An endless line (/dev/zero) ends a line-read input instead of being
+    // skipped for ever; elements have their own limit.
+    let lf_limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+    let mut h = Hand {
+        f,
+        failure: None,
+        stopped: false,
     };
+    let (mut counts, bytes) = match reading {
+        Reading::StreamElements => h.elements(rdr, max_line, &shown, format),
+        Reading::LoggedElements => h.elements(LogValues::new(rdr), max_line, &shown, format),
+        Reading::NotEvents => h.not_events(LfWatch::new(rdr, lf_limit), max_line, &shown, format),
+        _ => {
+            let take = if reading == Reading::TranscriptLines && opts.records {
+                Take::Record
+            } else if let Some(mode) = opts.scan {
+                Take::Scan(mode)
+            } else {
+                Take::Event
+            };
+            h.lines(LfWatch::new(rdr, lf_limit), max_line, take)
+        }
+    };
+    let Hand {
+        mut f,
+        mut failure,
+        stopped,
+    } = h;
     let unreadable = counts.lines == 0 && bytes == 0;
     if let Some(e) = &failure
         && !unreadable
@@ -539,20 +510,170 @@ pub fn read_source(
     }
 }
 
-/// One error of a reader: a fatal one is kept for the end, a per-line one
-/// is handed out with its bytes.
-fn hand_error(
-    e: Error,
-    bytes: Option<&[u8]>,
-    failure: &mut Option<Error>,
-    f: &mut impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    if e.is_fatal() {
-        *failure = Some(e);
-        ControlFlow::Continue(())
-    } else {
-        let e = explain_line_error(e, bytes);
-        f(Item::Error { error: &e, bytes })
+/// How the lines of a line-read input are taken.
+#[derive(Clone, Copy)]
+enum Take {
+    /// Parsed: [`Item::Event`].
+    Event,
+    /// Scanned: [`Item::Scanned`].
+    Scan(ScanMode),
+    /// Scanned, validated, as a transcript record: [`Item::Record`].
+    Record,
+}
+
+/// The caller's callback, the fatal error kept for the end, and whether
+/// the caller stopped.
+struct Hand<F> {
+    f: F,
+    failure: Option<Error>,
+    stopped: bool,
+}
+
+/// The longest last line kept for a finding.
+const LAST_LINE_KEPT: usize = 4 << 10;
+
+impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
+    /// Hand out an item, noting a stop.
+    fn item(&mut self, item: Item<'_, '_>) {
+        self.stopped = (self.f)(item).is_break();
+    }
+
+    /// One error of a reader: a fatal one is kept for the end, a per-line
+    /// one is handed out with its bytes.
+    fn error(&mut self, e: Error, bytes: Option<&[u8]>) {
+        if e.is_fatal() {
+            self.failure = Some(e);
+        } else {
+            let e = explain_line_error(e, bytes);
+            self.item(Item::Error { error: &e, bytes });
+        }
+    }
+
+    /// Lines, each taken as `take` says; a bad line gets the tape
+    /// parser's error whichever way it was read.
+    fn lines(&mut self, rdr: impl Read, max_line: usize, take: Take) -> (Counts, u64) {
+        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        let (mut scanner, mut parser) = (Scanner::new(), Parser::new());
+        let mut counts = Counts::default();
+        while !self.stopped {
+            let span = match lines.next_span() {
+                None => break,
+                Some(Ok(span)) => span,
+                Some(Err(e)) => {
+                    counts.errors += 1;
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    // A line past the maximum: its bytes are not kept.
+                    self.error(e, None);
+                    continue;
+                }
+            };
+            let line = lines.line(span);
+            counts.lines += 1;
+            if line.is_blank() {
+                counts.blank_lines += 1;
+                continue;
+            }
+            let read = match take {
+                Take::Event => {
+                    parse_event(&mut parser, &line).map(|ev| self.item(Item::Event(&ev)))
+                }
+                Take::Scan(mode) => scanner
+                    .scan_with(&line, mode)
+                    .map(|s| self.item(Item::Scanned(&s))),
+                Take::Record => scanner
+                    .scan_with(&line, ScanMode::Validated)
+                    .map(|s| self.item(Item::Record(&Record::new(s)))),
+            };
+            match read {
+                Ok(()) => counts.events += 1,
+                Err(e) => {
+                    counts.errors += 1;
+                    // The tape parser's error (its reason and column), so
+                    // that a bad line reads the same whichever way it was
+                    // read; bad lines are rare.
+                    let e = match take {
+                        Take::Event => e,
+                        _ => parse_event(&mut parser, &line).err().unwrap_or(e),
+                    };
+                    self.error(e, Some(line.bytes));
+                }
+            }
+        }
+        (counts, lines.bytes_read())
+    }
+
+    /// JSON elements as events; no element at all is one finding.
+    fn elements(
+        &mut self,
+        rdr: impl Read,
+        max_line: usize,
+        prefix: &[u8],
+        format: Format,
+    ) -> (Counts, u64) {
+        let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        while !self.stopped {
+            let err = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    self.stopped = (self.f)(Item::Event(&ev)).is_break();
+                    continue;
+                }
+                Some(Err(e)) => e,
+            };
+            let bytes = events.last_element().map(|e| e.bytes);
+            self.error(err, bytes);
+        }
+        let counts = events.counts();
+        if counts.events == 0 && counts.errors == 0 && !self.stopped {
+            self.item(Item::NotEvents(&Shape::of_input(prefix, format, None)));
+        }
+        (counts, events.bytes_read())
+    }
+
+    /// An input that holds no events, read to its end for its lines and
+    /// its last non-blank line: one finding.
+    fn not_events(
+        &mut self,
+        rdr: impl Read,
+        max_line: usize,
+        prefix: &[u8],
+        format: Format,
+    ) -> (Counts, u64) {
+        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        let mut counts = Counts::default();
+        let mut last: Vec<u8> = Vec::new();
+        while let Some(item) = lines.next_span() {
+            match item {
+                Ok(span) => {
+                    counts.lines += 1;
+                    let line = lines.line(span);
+                    if line.is_blank() {
+                        counts.blank_lines += 1;
+                    } else {
+                        last.clear();
+                        last.extend_from_slice(&line.bytes[..line.bytes.len().min(LAST_LINE_KEPT)]);
+                    }
+                }
+                Err(e) => {
+                    counts.errors += 1;
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    let fatal = e.is_fatal();
+                    self.error(e, None);
+                    if fatal || self.stopped {
+                        break;
+                    }
+                }
+            }
+        }
+        if !self.stopped {
+            let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
+            self.item(Item::NotEvents(&shape));
+        }
+        (counts, lines.bytes_read())
     }
 }
 

@@ -240,6 +240,8 @@ def runs(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Optional[PathLike] = None,
+    timezone: Optional[str] = None,
 ) -> List[Run]:
     r"""`verdict` as `Run` objects.
 
@@ -249,7 +251,14 @@ def runs(
     return [
         Run.from_dict(r)
         for r in verdict(
-            source, exit_code=exit_code, format=format, jobs=jobs, max_line=max_line, name=name
+            source,
+            exit_code=exit_code,
+            format=format,
+            jobs=jobs,
+            max_line=max_line,
+            name=name,
+            pricing=pricing,
+            timezone=timezone,
         )
     ]
 
@@ -264,6 +273,8 @@ def to_arrow(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Optional[PathLike] = None,
+    timezone: Optional[str] = None,
 ) -> Any:
     r"""The Parquet export's table (``events``, ``runs`` or ``tools``; the
     same columns, types and rows as ``cctape export`` writes, see
@@ -281,7 +292,17 @@ def to_arrow(
     >>> t.column("verdict").to_pylist(), t.column("total_cost_usd").to_pylist()
     (['success'], [0.25])
     """
-    t = _to_arrow(source, table, raw=raw, format=format, jobs=jobs, max_line=max_line, name=name)
+    t = _to_arrow(
+        source,
+        table,
+        raw=raw,
+        format=format,
+        jobs=jobs,
+        max_line=max_line,
+        name=name,
+        pricing=pricing,
+        timezone=timezone,
+    )
     if not pyarrow:
         return t
     try:
@@ -302,13 +323,28 @@ def stats(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Optional[PathLike] = None,
+    timezone: Optional[str] = None,
 ) -> Dict[str, Any]:
     r"""The report ``cctape stats --json [--by KEY]`` prints, as one dict
     (keys in the documented order, ``docs/accounting.md``); ``by`` is
-    ``file``, ``session``, ``model``, ``version`` or ``day``.
+    ``file``, ``session``, ``project``, ``model``, ``version`` or ``day``.
+    ``pricing`` (a JSON price file overriding the shipped table) and
+    ``timezone`` (an IANA name; the system's by default) are ``--pricing``
+    and ``--timezone``: what session transcripts' requests cost, and the
+    day each was made on.
 
     >>> s = stats(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.5}\n')
     >>> s["runs"], s["verdicts"]["success"], s["total_cost_usd"]
     (1, 1, 0.5)
     """
-    return _stats(source, by=by, format=format, jobs=jobs, max_line=max_line, name=name)
+    return _stats(
+        source,
+        by=by,
+        format=format,
+        jobs=jobs,
+        max_line=max_line,
+        name=name,
+        pricing=pricing,
+        timezone=timezone,
+    )

@@ -146,6 +146,8 @@ def verdict(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Union[None, str, "os.PathLike[str]"] = None,
+    timezone: Optional[str] = None,
 ) -> List[Dict[str, Any]]: ...
 def stats(
     source: _Source,
@@ -155,6 +157,8 @@ def stats(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Union[None, str, "os.PathLike[str]"] = None,
+    timezone: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def to_arrow(
     source: _Source,
@@ -165,5 +169,7 @@ def to_arrow(
     jobs: int = 0,
     max_line: Optional[int] = None,
     name: Optional[str] = None,
+    pricing: Union[None, str, "os.PathLike[str]"] = None,
+    timezone: Optional[str] = None,
 ) -> ArrowTable: ...
 def walk(path: Union[str, "os.PathLike[str]"], *, follow_links: bool = False) -> List[str]: ...

@@ -2,10 +2,12 @@
 per-run results, and print the figures `cctape stats --json` gives for the
 same files.
 
-Each partition (a list of whole files: a run never spans files) is read by
-one Dask task with `cctape.verdict` (one record per run, exactly the
-command's) and `cctape.read` (events by kind); the client combines the
-partitions' results. Costs are summed exactly (`math.fsum`, as the command
+Each partition holds whole top-level entries of the archive (a stream's
+run never spans files; a session transcript's files, its subagents' among
+them, sit in one project folder, so a session never spans partitions) and
+is read by one Dask task with `cctape.verdict` (one record per run or
+session, exactly the command's) and `cctape.stats` (events by kind); the
+client combines the partitions' results. Costs are summed exactly (`math.fsum`, as the command
 sums them), so the total does not depend on how the archive is cut.
 
     python examples/dask_stats.py ARCHIVE_DIR [--partitions N] [--scheduler ADDRESS]
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from collections import Counter
 from typing import Any, Dict, List, Optional
 
@@ -32,9 +35,10 @@ def partition(files: List[str], fmt: str = "auto") -> Dict[str, Any]:
     """What one partition contributes: its runs' figures and its events by
     kind, as plain values (cheap to send back to the client)."""
     records = cctape.verdict(files, format=fmt, jobs=1)
-    # Inputs without events (`startup_failure`) and unreadable inputs
-    # (`verdict` null) are not runs.
-    runs = [r for r in records if r["verdict"] not in (None, "startup_failure")]
+    # Inputs without events (`no_events`) and unreadable inputs (`verdict`
+    # null) are not runs; transcript sessions are.
+    runs = [r for r in records if r["verdict"] is not None and "no_events" not in r]
+    counts = cctape.stats(files, format=fmt, jobs=1)
     main, subagents, tools = Counter(), Counter(), Counter()
     for r in runs:
         main.update({k: r["usage"]["main"][k] for k in TOKENS})
@@ -47,7 +51,9 @@ def partition(files: List[str], fmt: str = "auto") -> Dict[str, Any]:
         "main": main,
         "subagents": subagents,
         "tools": tools,
-        "by_type": Counter(x.kind for x in cctape.read(files, format=fmt, errors="skip", jobs=1)),
+        "events": counts["events"],
+        # Stream events by kind (transcript records are counted apart).
+        "by_type": Counter(counts["by_type"]),
     }
 
 
@@ -56,15 +62,16 @@ def combine(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
     `cctape stats --json` they correspond to)."""
     total: Dict[str, Any] = {k: Counter() for k in ("verdicts", "main", "subagents", "tools", "by_type")}
     costs: List[float] = []
-    files = 0
+    files = events = 0
     for p in parts:
         files += p["files"]
+        events += p["events"]
         costs.extend(p["costs"])
         for k in total:
             total[k].update(p[k])
     return {
         "files": files,
-        "events": sum(total["by_type"].values()),
+        "events": events,
         "by_type": dict(sorted(total["by_type"].items())),
         "runs": sum(total["verdicts"].values()),
         "verdicts": {v: total["verdicts"].get(v, 0) for v in VERDICTS},
@@ -79,15 +86,22 @@ def run(root: str, partitions: int = 4, scheduler: Optional[str] = None, fmt: st
     import dask.bag as db
     from dask.distributed import Client, LocalCluster
 
-    files = cctape.walk(root)
+    # Whole top-level entries per partition (see the module's doc).
+    units: Dict[str, List[str]] = {}
+    for f in cctape.walk(root):
+        top = os.path.relpath(f, root).split(os.sep)[0]
+        units.setdefault(top, []).append(f)
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
         scheduler = cluster.scheduler_address
     try:
         with Client(scheduler) as client:
-            bag = db.from_sequence(files, npartitions=max(1, min(partitions, len(files))))
-            parts = client.compute(bag.map_partitions(lambda fs: [partition(list(fs), fmt)])).result()
+            groups = list(units.values())
+            bag = db.from_sequence(groups, npartitions=max(1, min(partitions, len(groups))))
+            parts = client.compute(
+                bag.map_partitions(lambda us: [partition([f for u in us for f in u], fmt)])
+            ).result()
     finally:
         if cluster is not None:
             cluster.close()

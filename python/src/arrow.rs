@@ -19,8 +19,14 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
-use cctape::export::{ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, Table};
+use cctape::event::parse_event;
+use cctape::export::{Batch, ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, Table};
+use cctape::framing::Line;
 use cctape::inputs::{Item, ReadOptions};
+use cctape::parse::Parser;
+use cctape::pricing::PriceTable;
+use cctape::report::{TranscriptPiece, Transcripts};
+use cctape::time::Zone;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -205,7 +211,9 @@ pub struct ArrowTable {
 }
 
 /// Read every input into the table asked for (inputs in parallel, rows in
-/// input order, as `cctape export` writes them).
+/// input order, as `cctape export` writes them): a transcript's records
+/// are `events` rows, and its sessions (folded across inputs) `runs` rows
+/// after every input's.
 pub fn to_arrow(
     py: Python<'_>,
     inputs: &Inputs,
@@ -213,39 +221,82 @@ pub fn to_arrow(
     raw: bool,
     opts: &ReadOptions,
     jobs: usize,
+    (prices, zone): (PriceTable, Zone),
 ) -> PyResult<ArrowTable> {
+    let opts = ReadOptions {
+        records: true,
+        ..*opts
+    };
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
-        read_input(input, opts, |item| {
+        let mut piece = TranscriptPiece::default();
+        piece.begin(&input.name);
+        let mut parser = Parser::new();
+        read_input(input, &opts, |item| {
             match item {
                 Item::Event(ev) => rows.push(ev),
                 Item::Error { error, .. } => rows.push_error(error),
-                // Not asked for (`ReadOptions::scan` is off here).
-                Item::Scanned(_) => {}
+                Item::Record(rec) => {
+                    piece.add(rec);
+                    let s = rec.scanned();
+                    let p = s.position();
+                    let line = Line {
+                        bytes: s.raw(),
+                        number: p.line,
+                        offset: p.offset,
+                        terminated: true,
+                    };
+                    if let Ok(ev) = parse_event(&mut parser, &line) {
+                        rows.push_record(&ev);
+                    }
+                }
+                // Not asked for (`ReadOptions::scan` is off), or no rows
+                // (an input without events).
+                _ => {}
             }
             ControlFlow::Continue(())
         });
-        let b = rows.finish();
-        match which {
-            Which::Events => table_batches(&b.events, raw),
-            Which::Runs => table_batches(&b.runs, raw),
-            Which::Tools => table_batches(&b.tools, raw),
-        }
+        (batch_of(&rows.finish(), which, raw), piece)
     })?;
+    let mut all = Vec::new();
+    let mut transcripts = Transcripts::default();
+    for (b, piece) in per_input {
+        all.extend(b.map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
+        transcripts.add(piece);
+    }
+    let names: &[String] = &inputs.names;
+    if which == Which::Runs
+        && let Some((report, files)) = py.detach(|| transcripts.finish(names, &prices, &zone))
+    {
+        let mut b = Batch::default();
+        b.push_session_runs(
+            report
+                .sessions
+                .iter()
+                .zip(&files)
+                .map(|(s, &i)| (names[i].as_str(), s)),
+        );
+        all.extend(batch_of(&b, which, raw).map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
+    }
     let (schema, name) = match which {
         Which::Events => (schema::<cctape::export::EventRows>(raw), "events"),
         Which::Runs => (schema::<cctape::export::RunRows>(raw), "runs"),
         Which::Tools => (schema::<cctape::export::ToolRows>(raw), "tools"),
     };
-    let mut all = Vec::new();
-    for b in per_input {
-        all.extend(b.map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
-    }
     Ok(ArrowTable {
         schema,
         batches: all,
         name,
     })
+}
+
+/// The record batches of one of `b`'s tables.
+fn batch_of(b: &Batch, which: Which, raw: bool) -> Result<Vec<RecordBatch>, ArrowError> {
+    match which {
+        Which::Events => table_batches(&b.events, raw),
+        Which::Runs => table_batches(&b.runs, raw),
+        Which::Tools => table_batches(&b.tools, raw),
+    }
 }
 
 fn table_batches<T: Table>(t: &T, raw: bool) -> Result<Vec<RecordBatch>, ArrowError> {

@@ -95,9 +95,11 @@ impl ExitCodes {
     }
 }
 
-/// The verdict records of every run, as `cctape verdict --json` prints them.
+/// The verdict records of every run, as `cctape verdict --json` prints them
+/// (transcript sessions' after every input's).
 #[pyfunction]
-#[pyo3(signature = (source, *, exit_code=None, format="auto", jobs=0, max_line=None, name=None))]
+#[pyo3(signature = (source, *, exit_code=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
+#[allow(clippy::too_many_arguments)]
 fn verdict<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyAny>,
@@ -106,20 +108,29 @@ fn verdict<'py>(
     jobs: usize,
     max_line: Option<usize>,
     name: Option<&str>,
+    pricing: Option<std::path::PathBuf>,
+    timezone: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let opts = read_options(format, max_line)?;
     let codes = ExitCodes::of(exit_code)?;
+    let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
     let inputs = Inputs::of(source, name)?;
-    let per_input = report::map_inputs(py, &inputs, jobs, |_, input| {
-        report::input_records(input, &opts, codes.get(&input.name))
-    })?;
-    let all: Vec<serde_json::Value> = per_input.into_iter().flatten().collect();
+    let all = report::verdict_records(
+        py,
+        &inputs,
+        &opts,
+        jobs,
+        |name| codes.get(name),
+        &prices,
+        &zone,
+    )?;
     report::records_to_py(py, &all)
 }
 
 /// The report `cctape stats --json [--by KEY]` prints, as one dict.
 #[pyfunction]
-#[pyo3(signature = (source, *, by=None, format="auto", jobs=0, max_line=None, name=None))]
+#[pyo3(signature = (source, *, by=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
+#[allow(clippy::too_many_arguments)]
 fn stats<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyAny>,
@@ -128,17 +139,20 @@ fn stats<'py>(
     jobs: usize,
     max_line: Option<usize>,
     name: Option<&str>,
+    pricing: Option<std::path::PathBuf>,
+    timezone: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let by = stats_report::By::parse(by)?;
+    let by = stats_report::group_by(by)?;
     let opts = read_options(format, max_line)?;
+    let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
     let inputs = Inputs::of(source, name)?;
-    let report = stats_report::stats_report(py, &inputs, by, &opts, jobs)?;
+    let report = stats_report::stats_report(py, &inputs, by, &opts, jobs, prices, zone)?;
     json::serde_to_py(py, &report)
 }
 
 /// The export's table as Arrow data (`events`, `runs` or `tools`).
 #[pyfunction]
-#[pyo3(signature = (source, table="events", *, raw=false, format="auto", jobs=0, max_line=None, name=None))]
+#[pyo3(signature = (source, table="events", *, raw=false, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
 #[allow(clippy::too_many_arguments)]
 fn to_arrow(
     py: Python<'_>,
@@ -149,11 +163,14 @@ fn to_arrow(
     jobs: usize,
     max_line: Option<usize>,
     name: Option<&str>,
+    pricing: Option<std::path::PathBuf>,
+    timezone: Option<&str>,
 ) -> PyResult<arrow::ArrowTable> {
     let which = arrow::Which::parse(table)?;
     let opts = read_options(format, max_line)?;
+    let costing = report::costing(pricing.as_deref(), timezone)?;
     let inputs = Inputs::of(source, name)?;
-    arrow::to_arrow(py, &inputs, which, raw, &opts, jobs)
+    arrow::to_arrow(py, &inputs, which, raw, &opts, jobs, costing)
 }
 
 /// The inputs a path names, as `cctape` finds them: a file as it is, a

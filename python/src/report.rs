@@ -1,32 +1,36 @@
-//! `cctape.verdict(...)` and `cctape.stats(...)`: the records and the report
-//! `cctape verdict --json` and `cctape stats --json` print, as Python
-//! values, computed over the inputs in parallel with the GIL released.
+//! `cctape.verdict(...)` and the pieces `cctape.stats(...)` shares: the
+//! records `cctape verdict --json` prints, composed by the library
+//! (`cctape::report`) as the command composes them, computed over the
+//! inputs in parallel with the GIL released; session transcripts folded
+//! across inputs and their sessions' records after every input's.
 
 use crate::json::serde_to_py;
 use crate::sources::{Input, Inputs, read_input};
 use cctape::error::Error;
 use cctape::event::Event;
 use cctape::inputs::{Item, ReadOptions};
-use cctape::run::{RunFolder, RunSummary, Verdict};
-use cctape::sniff::{Format, sniff_format};
+use cctape::pricing::PriceTable;
+use cctape::report::{
+    NoEvents, Shape, TranscriptPiece, Transcripts, no_events_record, no_events_run, run_record,
+    session_record, unreadable_record,
+};
+use cctape::run::{RunFolder, RunSummary};
+use cctape::sniff::Format;
+use cctape::time::Zone;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rayon::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::ops::ControlFlow;
 
-/// How many bytes of non-event lines are kept to tell what an input
-/// without events is.
-const SHAPE_KEEP: usize = 64 << 10;
-/// How much of such an input's first line is shown.
-const FIRST_LINE: usize = 200;
-
-/// One input's runs as they are folded, with the first bytes of the lines
-/// that were not events (for an input without events).
+/// One input's runs as they are folded, with what it looks like (for an
+/// input without events).
 #[derive(Debug, Default)]
 pub struct InputRuns {
     folder: RunFolder,
-    prefix: Vec<u8>,
+    shape: Shape,
+    finding: Option<NoEvents>,
     /// Set once the fold is finished.
     done: Option<Vec<RunSummary>>,
 }
@@ -37,24 +41,10 @@ impl Clone for InputRuns {
     fn clone(&self) -> Self {
         InputRuns {
             folder: RunFolder::new(),
-            prefix: self.prefix.clone(),
+            shape: self.shape.clone(),
+            finding: self.finding.clone(),
             done: self.done.clone(),
         }
-    }
-}
-
-/// The stable name of a format in `no_events` (as `cctape verdict` and
-/// `cctape stats` write it).
-fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::Empty => "empty",
-        Format::Ndjson => "ndjson",
-        Format::JsonArray => "json_array",
-        Format::PrettyJson => "pretty_json",
-        Format::LoggerPrefixed => "logger_prefixed",
-        Format::CutLines => "cut_lines",
-        Format::Text => "text",
-        _ => "other",
     }
 }
 
@@ -65,26 +55,19 @@ impl InputRuns {
 
     pub fn push_error(&mut self, e: &Error, line: Option<&[u8]>) {
         self.folder.push_error(e);
-        if let Some(l) = line
-            && self.prefix.len() < SHAPE_KEEP
-        {
-            let room = SHAPE_KEEP - self.prefix.len();
-            self.prefix.extend_from_slice(&l[..l.len().min(room)]);
-            self.prefix.push(b'\n');
-        }
+        self.shape.note(line);
     }
 
-    /// `no_events` of an input without events: its format, first line and
-    /// what to do.
-    pub fn no_events(&self) -> Value {
-        let format = sniff_format(&self.prefix);
-        let first_line: Option<String> = self
-            .prefix
-            .split(|&b| b == b'\n')
-            .map(|l| String::from_utf8_lossy(l).trim().to_string())
-            .find(|l| !l.is_empty())
-            .map(|l| l.chars().take(FIRST_LINE).collect());
-        json!({"format": format_name(format), "first_line": first_line, "advice": format.describe()})
+    /// The input was read as one finding (text, empty).
+    pub fn not_events(&mut self, shape: &Shape) {
+        self.finding = Some(shape.describe());
+    }
+
+    /// What an input without events is.
+    fn no_events(&self) -> NoEvents {
+        self.finding
+            .clone()
+            .unwrap_or_else(|| self.shape.describe())
     }
 
     /// Finish the fold (once) and take the runs.
@@ -97,8 +80,8 @@ impl InputRuns {
     }
 
     /// The `cctape verdict --json` records of this input: one per run, or
-    /// one `startup_failure` record for an input without events, or the
-    /// unreadable record.
+    /// one record for an input without events (its verdict from its last
+    /// line, else `startup_failure`), or the unreadable record.
     pub fn records(
         mut self,
         name: &str,
@@ -107,42 +90,42 @@ impl InputRuns {
         exit_code: Option<i32>,
     ) -> Vec<Value> {
         if let Some(why) = unreadable {
-            return vec![
-                json!({"verdict": null, "ok": false, "file": name, "error": why.to_string()}),
-            ];
+            return vec![unreadable_record(name, &why.to_string())];
         }
-        let no_events = (events == 0).then(|| self.no_events());
+        if events == 0 {
+            let n = self.no_events();
+            let folded = std::mem::take(self.finish()).into_iter().next();
+            let r = no_events_run(folded, &n, exit_code);
+            return vec![no_events_record(&r, name, &n)];
+        }
         let runs = self.finish();
-        if let Some(no_events) = no_events {
-            // Not a run: one record with every key a run record has (its
-            // bad lines counted), `no_events` after `file`.
-            let mut r = if runs.is_empty() {
-                RunSummary::empty()
-            } else {
-                runs.remove(0)
-            };
-            r.verdict = Verdict::StartupFailure;
-            r.stream_verdict = Verdict::StartupFailure;
-            r.exit_code = exit_code;
-            let mut o = Map::new();
-            if let Value::Object(rest) = r.to_json_with_file(Some(name)) {
-                for (k, v) in rest {
-                    let file = k == "file";
-                    o.insert(k, v);
-                    if file {
-                        o.insert("no_events".into(), no_events.clone());
-                    }
-                }
-            }
-            return vec![Value::Object(o)];
-        }
         if let (Some(code), Some(last)) = (exit_code, runs.last_mut()) {
             last.apply_exit_code(code);
         }
-        runs.iter()
-            .map(|r| r.to_json_with_file(Some(name)))
-            .collect()
+        runs.iter().map(|r| run_record(r, name)).collect()
     }
+}
+
+/// `pricing` (a JSON price file overriding the shipped table) and
+/// `timezone` (an IANA name; the system's by default), as `--pricing` and
+/// `--timezone`: what transcripts' requests cost and which day they were
+/// made on.
+pub fn costing(
+    pricing: Option<&std::path::Path>,
+    timezone: Option<&str>,
+) -> PyResult<(PriceTable, Zone)> {
+    let base = PriceTable::builtin();
+    let prices = match pricing {
+        None => base.clone(),
+        Some(p) => PriceTable::from_file(p)
+            .map(|t| base.overriding(&t))
+            .map_err(|e| PyValueError::new_err(format!("pricing {}: {e}", p.display())))?,
+    };
+    let zone = match timezone {
+        None => Zone::system(),
+        Some(n) => Zone::named(n).map_err(|e| PyValueError::new_err(format!("timezone: {e}")))?,
+    };
+    Ok((prices, zone))
 }
 
 pub fn records_to_py<'py>(py: Python<'py>, records: &[Value]) -> PyResult<Bound<'py, PyList>> {
@@ -181,18 +164,71 @@ pub fn map_inputs<T: Send>(
     }))
 }
 
-/// The verdict records of one input.
-pub fn input_records(input: &Input, opts: &ReadOptions, exit_code: Option<i32>) -> Vec<Value> {
+/// The verdict records of one input, or its transcript records folded
+/// (its sessions' records come once every input is read).
+fn input_records(
+    input: &Input,
+    opts: &ReadOptions,
+    exit_code: Option<i32>,
+) -> (Vec<Value>, Option<TranscriptPiece>) {
     let mut runs = InputRuns::default();
-    let end = read_input(input, opts, |item| {
+    let mut piece = TranscriptPiece::default();
+    piece.begin(&input.name);
+    let opts = ReadOptions {
+        records: true,
+        ..*opts
+    };
+    let end = read_input(input, &opts, |item| {
         match item {
             Item::Event(ev) => runs.push(ev),
-            // Not asked for (`ReadOptions::scan` is off here).
-            Item::Scanned(_) => {}
             Item::Error { error, bytes } => runs.push_error(error, bytes),
+            Item::Record(rec) => piece.add(rec),
+            Item::NotEvents(shape) => runs.not_events(shape),
+            // Not asked for (`ReadOptions::scan` is off here).
+            _ => {}
         }
         ControlFlow::Continue(())
     });
     let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
-    runs.records(&input.name, end.counts.events, unreadable, exit_code)
+    if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
+        return (Vec::new(), Some(piece));
+    }
+    let records = runs.records(&input.name, end.counts.events, unreadable, exit_code);
+    (records, None)
+}
+
+/// Every input's verdict records in input order, then the transcript
+/// sessions' (as `cctape verdict --json` prints them); `exit_code` gives
+/// an input's exit code by its name.
+pub fn verdict_records(
+    py: Python<'_>,
+    inputs: &Inputs,
+    opts: &ReadOptions,
+    jobs: usize,
+    exit_code: impl Fn(&str) -> Option<i32> + Sync + Send,
+    prices: &PriceTable,
+    zone: &Zone,
+) -> PyResult<Vec<Value>> {
+    let per_input = map_inputs(py, inputs, jobs, |_, input| {
+        input_records(input, opts, exit_code(&input.name))
+    })?;
+    let mut all = Vec::new();
+    let mut transcripts = Transcripts::default();
+    for (records, piece) in per_input {
+        all.extend(records);
+        if let Some(p) = piece {
+            transcripts.add(p);
+        }
+    }
+    let names: &[String] = &inputs.names;
+    if let Some((report, files)) = py.detach(|| transcripts.finish(names, prices, zone)) {
+        for (s, &i) in report.sessions.iter().zip(&files) {
+            let mut r = s.to_run();
+            if let Some(code) = exit_code(&names[i]) {
+                r.apply_exit_code(code);
+            }
+            all.push(session_record(&r, &names[i], s, &report));
+        }
+    }
+    Ok(all)
 }

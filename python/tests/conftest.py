@@ -72,9 +72,9 @@ def realworld():
         pytest.skip("../shared/realworld is missing")
     return files
 
-# How the command reads inputs in this tree: `auto` once every command
-# reads JSON arrays and transcripts by format; lines otherwise.
-CLI_FORMAT = os.environ.get("CCTAPE_CLI_FORMAT", "stream")
+# How inputs are read, by the command (its default: each input's format
+# told from its first bytes) and by the package.
+CLI_FORMAT = os.environ.get("CCTAPE_CLI_FORMAT", "auto")
 
 
 def item_key(x):
