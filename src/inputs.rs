@@ -373,42 +373,90 @@ pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
     Error::io_with(e, Position::new(line, offset), reason)
 }
 
-/// The first decoded bytes of an input, for sniffing: up to
-/// [`SNIFF_BYTES`], or for a stream (a pipe, a terminal) up to the first
-/// read that completes a line, so that a live writer is not waited for. A
-/// read error is kept to be handed out after the prefix.
-fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<io::Error>) {
-    let mut prefix = vec![0u8; SNIFF_BYTES];
+/// The first decoded bytes of an input, to tell its format: up to
+/// [`SNIFF_BYTES`] of a file (or a decompressor); of a stream (a pipe, a
+/// terminal) no more than it takes to hold a complete non-blank line, so
+/// that a live writer is not waited for. A read error is kept, to be met
+/// after these bytes ([`Prefixed`]).
+pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<io::Error>) {
+    if !stream {
+        // Its first bytes at once, into a buffer not zeroed first.
+        let mut buf = Vec::with_capacity(SNIFF_BYTES);
+        return match rdr.take(SNIFF_BYTES as u64).read_to_end(&mut buf) {
+            Ok(_) => (buf, None),
+            Err(e) => (buf, Some(e)),
+        };
+    }
+    let mut buf = vec![0u8; SNIFF_BYTES];
     let mut n = 0;
-    while n < prefix.len() {
-        match rdr.read(&mut prefix[n..]) {
+    while n < SNIFF_BYTES {
+        match rdr.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => {
                 n += k;
-                if stream && memchr::memchr(b'\n', &prefix[n - k..n]).is_some() {
+                if has_complete_line(&buf[..n]) {
                     break;
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
-                prefix.truncate(n);
-                return (prefix, Some(e));
+                buf.truncate(n);
+                return (buf, Some(e));
             }
         }
     }
-    prefix.truncate(n);
-    (prefix, None)
+    buf.truncate(n);
+    (buf, None)
 }
 
-/// A read error met while sniffing, handed out after the prefix.
-struct Failing(Option<io::Error>);
+/// True when `b` holds a line with something other than whitespace, ended
+/// by LF.
+fn has_complete_line(b: &[u8]) -> bool {
+    let Some(end) = memchr::memrchr(b'\n', b) else {
+        return false;
+    };
+    b[..end].iter().any(|c| !c.is_ascii_whitespace())
+}
 
-impl Read for Failing {
-    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-        match self.0.take() {
-            Some(e) => Err(e),
-            None => Ok(0),
+/// The sniffed prefix ([`read_prefix`]), then the error met while reading
+/// it, if one was, then the rest of the input. The prefix is freed once
+/// read.
+#[derive(Debug)]
+pub struct Prefixed<R> {
+    prefix: Vec<u8>,
+    pos: usize,
+    error: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Prefixed<R> {
+    /// `prefix` and `error` as [`read_prefix`] gave them, then `inner`.
+    pub fn new(prefix: Vec<u8>, error: Option<io::Error>, inner: R) -> Prefixed<R> {
+        Prefixed {
+            prefix,
+            pos: 0,
+            error,
+            inner,
         }
+    }
+}
+
+impl<R: Read> Read for Prefixed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos < self.prefix.len() {
+            let n = buf.len().min(self.prefix.len() - self.pos);
+            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.prefix.len() {
+                self.prefix = Vec::new();
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -445,11 +493,7 @@ pub fn read_source(
         Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.clone(),
         _ => Vec::new(),
     };
-    let rest: Box<dyn Read + '_> = match read_error {
-        Some(e) => Box::new(Failing(Some(e))),
-        None => raw,
-    };
-    let rdr = io::Cursor::new(prefix).chain(rest);
+    let rdr = Prefixed::new(prefix, read_error, raw);
     let max_line = opts.max_line.max(1);
     // An endless line (/dev/zero) ends a line-read input instead of being
     // skipped for ever; elements have their own limit.
