@@ -59,12 +59,13 @@ fn python_has(module: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cctape-acct-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> Scratch {
+    scratch(&format!("acct-{name}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))

@@ -38,12 +38,13 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("JSON output")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cctape-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+fn temp_dir(name: &str) -> Scratch {
+    scratch(&format!("cli-{name}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 const STREAMS: &str = "corpus/streams";
 

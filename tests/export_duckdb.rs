@@ -47,12 +47,13 @@ fn python_has(module: &str) -> bool {
 }
 
 /// A fresh directory under the system's temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cctape-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> Scratch {
+    scratch(&format!("test-{name}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 fn export(out: &Path, inputs: &[PathBuf], extra: &[&str]) -> Value {
     let o = cctape()

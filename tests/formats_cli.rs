@@ -62,12 +62,13 @@ fn json_lines(o: &Output) -> Vec<Value> {
 }
 
 /// A fresh temporary folder.
-fn temp_dir(tag: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("cctape-fcli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
+fn temp_dir(tag: &str) -> Scratch {
+    scratch(&format!("fcli-{tag}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 /// A value without the keys that say where things are (file, lines, byte
 /// offsets), which a pretty capture and its twin cannot share.
@@ -383,8 +384,8 @@ fn logger_prefixed_logs_give_their_values_as_events() {
 }
 
 /// Writes a generated `~/.claude/projects` tree under a fresh folder and
-/// returns the projects folder.
-fn generated_tree(tag: &str, projects: u64, sessions: u64) -> PathBuf {
+/// returns it (removed when dropped) with the projects folder.
+fn generated_tree(tag: &str, projects: u64, sessions: u64) -> (Scratch, PathBuf) {
     let dir = temp_dir(tag);
     let opts = gentranscripts::Opts {
         projects,
@@ -393,7 +394,8 @@ fn generated_tree(tag: &str, projects: u64, sessions: u64) -> PathBuf {
         seed: 3,
     };
     gentranscripts::generate(&dir, &opts).unwrap();
-    dir.join(".claude/projects")
+    let projects = dir.join(".claude/projects");
+    (dir, projects)
 }
 
 /// `cctape stats ~/.claude/projects` works with no flag: every file read as
@@ -401,7 +403,7 @@ fn generated_tree(tag: &str, projects: u64, sessions: u64) -> PathBuf {
 /// by session, project, model (main and subagent) and day.
 #[test]
 fn a_projects_tree_works_with_no_flag() {
-    let projects = generated_tree("tree", 3, 4);
+    let (_dir, projects) = generated_tree("tree", 3, 4);
     let s = json_of(&cctape(&["stats", "--json", "-q"], &[&projects]));
     let files = s["files"].as_u64().unwrap();
     assert_eq!(s["formats"], json!({"transcript": files}));

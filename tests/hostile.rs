@@ -26,12 +26,13 @@ fn bin() -> PathBuf {
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_cctape").into())
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cctape-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+fn temp_dir(name: &str) -> Scratch {
+    scratch(&format!("hostile-{name}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 /// What a finished child did.
 struct Ran {

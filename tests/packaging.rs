@@ -6,7 +6,6 @@
 //! The list of commands comes from `cctape --help`, the one place a user
 //! reads it, not from the generators under test.
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn cctape(args: &[&str]) -> Output {
@@ -214,16 +213,13 @@ fn usage_line_tells_a_field_from_a_path() {
     );
 }
 
-fn tempdir(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "cctape-packaging-{what}-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempdir(what: &str) -> Scratch {
+    scratch(&format!("packaging-{what}"))
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::{Scratch, scratch};
 
 #[test]
 fn license_files_match_the_manifest() {

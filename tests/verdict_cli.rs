@@ -533,8 +533,7 @@ fn exit_codes_for_many_inputs_from_a_file() {
     let ok = d.join("verdict-success.jsonl");
     let maxt = d.join("verdict-max-turns-is-error-false.jsonl");
     let budget = d.join("verdict-max-budget.jsonl");
-    let dir = std::env::temp_dir().join(format!("cctape-exit-codes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("exit-codes");
     let table = dir.join("codes.tsv");
     // A path as given, and one written otherwise (same file).
     let other = format!(
@@ -634,3 +633,7 @@ fn one_readable_line_per_run_on_a_terminal() {
         "{json}"
     );
 }
+
+#[path = "support/scratch.rs"]
+mod scratch_dir;
+use scratch_dir::scratch;
