@@ -634,12 +634,13 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                 Ok(()) => counts.events += 1,
                 Err(e) => {
                     counts.errors += 1;
-                    // The tape parser's error (its reason and column), so
-                    // that a bad line reads the same whichever way it was
-                    // read; bad lines are rare.
+                    // A scanned line's error is the tape parser's (its
+                    // reason and column), so that a bad line reads the same
+                    // whichever way it was read (bad lines are rare); a
+                    // record's is the scanner's, as the command reports it.
                     let e = match take {
-                        Take::Event => e,
-                        _ => parse_event(&mut parser, &line).err().unwrap_or(e),
+                        Take::Scan(_) => parse_event(&mut parser, &line).err().unwrap_or(e),
+                        Take::Event | Take::Record => e,
                     };
                     self.error(e, Some(line.bytes));
                 }

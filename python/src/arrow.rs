@@ -10,7 +10,8 @@
 //! int64 `int64`, timestamp `timestamp[ms, tz=UTC]`, double `float64`,
 //! boolean `bool`; required columns are non-nullable fields.
 
-use crate::sources::{Inputs, read_input};
+use crate::report::read_folding;
+use crate::sources::Inputs;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator,
@@ -21,17 +22,16 @@ use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use cctape::event::parse_event;
 use cctape::export::{Batch, ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, Table};
-use cctape::framing::Line;
 use cctape::inputs::{Item, ReadOptions};
 use cctape::parse::Parser;
 use cctape::pricing::PriceTable;
-use cctape::report::{TranscriptPiece, Transcripts};
+use cctape::report::Transcripts;
 use cctape::time::Zone;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use std::collections::HashMap;
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Rows per record batch at most (as the export's row groups).
@@ -223,38 +223,21 @@ pub fn to_arrow(
     jobs: usize,
     (prices, zone): (PriceTable, Zone),
 ) -> PyResult<ArrowTable> {
-    let opts = ReadOptions {
-        records: true,
-        ..*opts
-    };
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
-        let mut piece = TranscriptPiece::default();
-        piece.begin(&input.name);
         let mut parser = Parser::new();
-        read_input(input, &opts, |item| {
-            match item {
-                Item::Event(ev) => rows.push(ev),
-                Item::Error { error, .. } => rows.push_error(error),
-                Item::Record(rec) => {
-                    piece.add(rec);
-                    let s = rec.scanned();
-                    let p = s.position();
-                    let line = Line {
-                        bytes: s.raw(),
-                        number: p.line,
-                        offset: p.offset,
-                        terminated: true,
-                    };
-                    if let Ok(ev) = parse_event(&mut parser, &line) {
-                        rows.push_record(&ev);
-                    }
+        let (_, piece) = read_folding(input, opts, |item| match item {
+            Item::Event(ev) => rows.push(ev),
+            Item::Error { error, .. } => rows.push_error(error),
+            // Its `events` row, from the record's line parsed.
+            Item::Record(rec) => {
+                if let Ok(ev) = parse_event(&mut parser, &rec.scanned().line()) {
+                    rows.push_record(&ev);
                 }
-                // Not asked for (`ReadOptions::scan` is off), or no rows
-                // (an input without events).
-                _ => {}
             }
-            ControlFlow::Continue(())
+            // Scanned lines are not asked for; an input without events
+            // has no rows.
+            _ => {}
         });
         (batch_of(&rows.finish(), which, raw), piece)
     })?;

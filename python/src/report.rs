@@ -8,7 +8,7 @@ use crate::json::serde_to_py;
 use crate::sources::{Input, Inputs, read_input};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::inputs::{Item, ReadOptions};
+use cctape::inputs::{InputEnd, Item, ReadOptions};
 use cctape::pricing::PriceTable;
 use cctape::report::{
     NoEvents, Shape, TranscriptPiece, Transcripts, no_events_record, no_events_run, run_record,
@@ -164,6 +164,30 @@ pub fn map_inputs<T: Send>(
     }))
 }
 
+/// Read one input as the reports read it: a session transcript's lines as
+/// records, folded into the input's piece (its path says its project,
+/// session and agent) and handed to `f` too; every other item to `f`.
+pub fn read_folding(
+    input: &Input,
+    opts: &ReadOptions,
+    mut f: impl FnMut(Item<'_, '_>),
+) -> (InputEnd, TranscriptPiece) {
+    let mut piece = TranscriptPiece::default();
+    piece.begin(&input.name);
+    let opts = ReadOptions {
+        records: true,
+        ..*opts
+    };
+    let end = read_input(input, &opts, |item| {
+        if let Item::Record(rec) = item {
+            piece.add(rec);
+        }
+        f(item);
+        ControlFlow::Continue(())
+    });
+    (end, piece)
+}
+
 /// The verdict records of one input, or its transcript records folded
 /// (its sessions' records come once every input is read).
 fn input_records(
@@ -172,22 +196,12 @@ fn input_records(
     exit_code: Option<i32>,
 ) -> (Vec<Value>, Option<TranscriptPiece>) {
     let mut runs = InputRuns::default();
-    let mut piece = TranscriptPiece::default();
-    piece.begin(&input.name);
-    let opts = ReadOptions {
-        records: true,
-        ..*opts
-    };
-    let end = read_input(input, &opts, |item| {
-        match item {
-            Item::Event(ev) => runs.push(ev),
-            Item::Error { error, bytes } => runs.push_error(error, bytes),
-            Item::Record(rec) => piece.add(rec),
-            Item::NotEvents(shape) => runs.not_events(shape),
-            // Not asked for (`ReadOptions::scan` is off here).
-            _ => {}
-        }
-        ControlFlow::Continue(())
+    let (end, piece) = read_folding(input, opts, |item| match item {
+        Item::Event(ev) => runs.push(ev),
+        Item::Error { error, bytes } => runs.push_error(error, bytes),
+        Item::NotEvents(shape) => runs.not_events(shape),
+        // Records are folded; scanned lines are not asked for.
+        _ => {}
     });
     let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
     if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {

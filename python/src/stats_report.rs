@@ -5,12 +5,11 @@
 //! records folded across inputs). `python/tests/test_stats.py` checks the
 //! output against the command's on every real capture and for every `--by`.
 
-use crate::sources::{Input, Inputs, read_input};
+use crate::report::read_folding;
+use crate::sources::{Input, Inputs};
 use cctape::inputs::{Item, ReadOptions};
 use cctape::pricing::PriceTable;
-use cctape::report::{
-    GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsReport, TranscriptPiece,
-};
+use cctape::report::{GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsReport};
 use cctape::run::RunFolder;
 use cctape::sniff::Format;
 use cctape::stats::Stats;
@@ -19,7 +18,6 @@ use cctape::transcript::TranscriptFold;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::Value;
-use std::ops::ControlFlow;
 
 /// `by=`: `--by`.
 pub fn group_by(s: Option<&str>) -> PyResult<Option<GroupBy>> {
@@ -51,30 +49,20 @@ fn input_figures(
     let mut runs = RunFolder::new();
     let mut shape = Shape::default();
     let mut finding = None;
-    let mut piece = TranscriptPiece::default();
-    piece.begin(&input.name);
-    let opts = ReadOptions {
-        records: true,
-        ..*opts
-    };
-    let end = read_input(input, &opts, |item| {
-        match item {
-            Item::Event(ev) => {
-                stats.record_event(ev);
-                runs.push(ev);
-            }
-            Item::Error { error, bytes } => {
-                stats.record_error(i, error);
-                // A transcript's folder holds no event, so gives no run.
-                runs.push_error(error);
-                shape.note(bytes);
-            }
-            Item::Record(rec) => piece.add(rec),
-            Item::NotEvents(s) => finding = Some(s.describe()),
-            // Not asked for (`ReadOptions::scan` is off here).
-            _ => {}
+    let (end, piece) = read_folding(input, opts, |item| match item {
+        Item::Event(ev) => {
+            stats.record_event(ev);
+            runs.push(ev);
         }
-        ControlFlow::Continue(())
+        Item::Error { error, bytes } => {
+            stats.record_error(i, error);
+            // A transcript's folder holds no event, so gives no run.
+            runs.push_error(error);
+            shape.note(bytes);
+        }
+        Item::NotEvents(s) => finding = Some(s.describe()),
+        // Records are folded; scanned lines are not asked for.
+        _ => {}
     });
     if let (Some(e), true) = (&end.failure, end.unreadable) {
         // The reader hands out no item for an input that failed before its
