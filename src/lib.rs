@@ -54,6 +54,7 @@ pub mod event;
 #[cfg(feature = "parquet")]
 pub mod export;
 pub mod framing;
+pub mod inputs;
 pub mod parse;
 pub mod pricing;
 pub mod report;

@@ -229,11 +229,9 @@ const BLOCKS_AHEAD: usize = 4;
 /// and not yet printed).
 const CHUNK: usize = 4 << 20;
 
-/// An input whose bytes go on without an LF for this many times the
-/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
-/// past the maximum is skipped to its LF in bounded memory; this decides
-/// when skipping gives up.
-pub const RUNAWAY_FACTOR: u64 = 4;
+/// An endless line ends the input after this many times the longest line
+/// (the library's rule, shared with the Python package).
+pub use cctape::inputs::RUNAWAY_FACTOR;
 
 /// What a worker hands to the printer.
 enum Msg<S> {
@@ -444,12 +442,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         // being skipped for ever; elements have their own limit.
         let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
         let shown_prefix = prefix.clone();
-        let rdr = Prefixed {
-            prefix,
-            pos: 0,
-            error: read_error,
-            inner: raw,
-        };
+        let rdr = Prefixed::new(prefix, read_error, raw);
         match format.reading() {
             Reading::StreamElements => {
                 read_elements(
@@ -664,41 +657,14 @@ fn piece_done<S>(
     }
 }
 
-/// The error for a source that ended early (a file that shrank, data after
-/// the compressed stream), at the position reached.
-fn ended_early(e: std::io::Error, line: u64, offset: u64) -> Error {
-    let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        "the input ended early"
-    } else {
-        "data after the compressed stream"
-    };
-    Error::io_with(e, cctape::Position::new(line, offset), reason)
-}
-
-/// The reason given to a line that holds several JSON objects separated by
-/// CR only (classic Mac line ends): lines end at LF only, so such a file is
-/// one long line, and the parser's `truncated` or `invalid_json` alone would
-/// not say why.
-pub const CR_LINE_ENDS: &str = "the line holds JSON objects separated by CR only (classic Mac line ends); \
-lines end at LF: convert with tr '\\r' '\\n'";
-
-/// Name CR line ends in the error of a line that has them.
-fn explain(e: Error, line: Option<&[u8]>) -> Error {
-    let cr_ended = matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::Truncated)
-        && line.is_some_and(|b| {
-            memchr::memchr_iter(b'\r', b).any(|i| {
-                b[i + 1..]
-                    .iter()
-                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
-                    .is_some_and(|&c| c == b'{')
-            })
-        });
-    if cr_ended {
-        Error::new(e.kind(), e.position(), CR_LINE_ENDS)
-    } else {
-        e
-    }
-}
+// Why an input ended early, and CR line ends named in a line's error: the
+// library's (`cctape::inputs`), so that every front end says the same.
+pub use cctape::inputs::CR_LINE_ENDS;
+use cctape::inputs::ended_early;
+use cctape::inputs::explain_line_error as explain;
+// How an input's format is told (its first bytes) and read after it: the
+// library's, so that every front end sniffs the same bytes.
+use cctape::inputs::{Prefixed, read_prefix};
 
 /// How a [`LineTaker`] hands a line to its sink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1084,83 +1050,6 @@ fn read_not_events<S: Sink>(
     finish_input(
         piece, sink, counts, bytes, failure, report, format, out, emit,
     );
-}
-
-/// How much of an input is looked at to tell its format.
-const SNIFF: usize = 64 << 10;
-
-/// The first bytes of an input, to tell its format: up to 64 KiB of a
-/// file; of a stream (a pipe, a terminal) no more than it takes to hold a
-/// complete non-blank line, so that a live stream is not held back. An
-/// error is kept to be met after these bytes.
-fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<std::io::Error>) {
-    if !stream {
-        // A file (or a decompressor): its first 64 KiB at once, into a
-        // buffer not zeroed first.
-        let mut buf = Vec::with_capacity(SNIFF);
-        return match rdr.take(SNIFF as u64).read_to_end(&mut buf) {
-            Ok(_) => (buf, None),
-            Err(e) => (buf, Some(e)),
-        };
-    }
-    let mut buf = vec![0u8; SNIFF];
-    let mut n = 0;
-    while n < SNIFF {
-        match rdr.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => {
-                let seen = &buf[..n + k];
-                n += k;
-                if stream && has_complete_line(seen) {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(n);
-                return (buf, Some(e));
-            }
-        }
-    }
-    buf.truncate(n);
-    (buf, None)
-}
-
-/// True when `b` holds a line with something other than whitespace, ended
-/// by LF.
-fn has_complete_line(b: &[u8]) -> bool {
-    let Some(end) = memchr::memrchr(b'\n', b) else {
-        return false;
-    };
-    b[..end].iter().any(|c| !c.is_ascii_whitespace())
-}
-
-/// The sniffed prefix, then the rest of the input (and the error met while
-/// reading the prefix, if one was).
-struct Prefixed<R> {
-    prefix: Vec<u8>,
-    pos: usize,
-    error: Option<std::io::Error>,
-    inner: R,
-}
-
-impl<R: Read> Read for Prefixed<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos < self.prefix.len() {
-            let n = buf.len().min(self.prefix.len() - self.pos);
-            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
-            self.pos += n;
-            if self.pos == self.prefix.len() {
-                self.prefix = Vec::new();
-                self.pos = 0;
-            }
-            return Ok(n);
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.inner.read(buf)
-    }
 }
 
 /// Write a buffer to stdout and clear it. A closed pipe ends the process

@@ -100,75 +100,9 @@ impl Costing {
     }
 }
 
-/// A transcript input's records, folded on its worker (see
-/// [`Transcripts`]).
-#[derive(Debug, Default)]
-pub struct TranscriptPiece {
-    /// The records folded.
-    pub fold: cctape::transcript::TranscriptFold,
-    file: cctape::transcript::TranscriptFile,
-}
-
-impl TranscriptPiece {
-    /// The input is a transcript named `name`: its path says its project,
-    /// session and agent.
-    pub fn begin(&mut self, name: &str) {
-        self.file = cctape::transcript::TranscriptFile::from_path(std::path::Path::new(name));
-    }
-
-    /// Fold one record.
-    pub fn add(&mut self, rec: &cctape::transcript::Record<'_>) {
-        self.fold.add(rec, &self.file);
-    }
-}
-
-/// Every transcript input's records folded together, in input order (a
-/// session's subagent files are other inputs, and a request replayed in two
-/// files counts once), then made into sessions, each under the input of
-/// its own file.
-#[derive(Debug, Default)]
-pub struct Transcripts {
-    fold: cctape::transcript::TranscriptFold,
-}
-
-impl Transcripts {
-    /// Add an input's records (call in input order).
-    pub fn add(&mut self, piece: TranscriptPiece) {
-        if piece.fold.records() > 0 {
-            self.fold.merge(piece.fold);
-        }
-    }
-
-    /// The sessions, each with the index of its own file among `names`, in
-    /// input order (then by session id); `None` when no input was a
-    /// transcript.
-    pub fn finish(
-        self,
-        names: &[String],
-        prices: &PriceTable,
-        zone: &Zone,
-    ) -> Option<(cctape::transcript::Report, Vec<usize>)> {
-        if self.fold.records() == 0 {
-            return None;
-        }
-        let mut report = self.fold.finish(prices, zone);
-        let index: std::collections::HashMap<&str, usize> = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.as_str(), i))
-            .collect();
-        let input_of = |s: &cctape::transcript::SessionSummary| {
-            s.files
-                .first()
-                .and_then(|f| index.get(f.as_str()))
-                .copied()
-                .unwrap_or(0)
-        };
-        report.sessions.sort_by_cached_key(|s| input_of(s));
-        let inputs = report.sessions.iter().map(input_of).collect();
-        Some((report, inputs))
-    }
-}
+// A transcript input's records and every input's sessions: the library's
+// (shared with the Python package).
+pub use cctape::report::{TranscriptPiece, Transcripts};
 
 /// Where Claude Code keeps session transcripts, when that folder exists:
 /// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. Never read

@@ -111,6 +111,14 @@ impl StrCol {
         self.valid.push(v.is_some());
     }
 
+    /// The buffers: every value's bytes end to end, the end offset of each
+    /// row in them, and whether each row holds a value (a null row adds no
+    /// bytes): for handing the column to another columnar format (Arrow)
+    /// without reading it row by row.
+    pub fn parts(&self) -> (&[u8], &[usize], &[bool]) {
+        (&self.data, &self.ends, &self.valid)
+    }
+
     /// The value of row `i`.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         if !*self.valid.get(i)? {
@@ -189,6 +197,12 @@ impl<T: Copy + Default> NumCol<T> {
             *slot = v.unwrap_or_default();
             *ok = v.is_some();
         }
+    }
+
+    /// The buffers: one value per row (the type's default on null rows)
+    /// and whether each row holds a value; see [`StrCol::parts`].
+    pub fn parts(&self) -> (&[T], &[bool]) {
+        (&self.vals, &self.valid)
     }
 
     /// The value of row `i`.

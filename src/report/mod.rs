@@ -16,3 +16,6 @@ mod verdict;
 pub use verdict::{
     no_events_record, no_events_run, run_record, session_json, session_record, unreadable_record,
 };
+mod transcripts;
+
+pub use transcripts::{TranscriptPiece, Transcripts};

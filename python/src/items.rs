@@ -1,0 +1,602 @@
+//! What `read`, `follow` and `Decoder.feed` hand out: events, read lazily
+//! from their line's bytes, and bad lines as error objects with their
+//! positions.
+//!
+//! Rust reads lines into a [`Batch`] (the lines' bytes end to end, each
+//! event's hot fields decoded once) with the GIL released; a Python
+//! [`Event`] is a reference to one record of a shared batch, so handing it
+//! out copies nothing. Any other field is read on demand by parsing the
+//! line again (simd-json, a parser per thread).
+
+use crate::json::value_to_py;
+use cctape::error::Error;
+use cctape::event::{Event as RsEvent, EventKind, parse_event};
+use cctape::framing::Line;
+use cctape::parse::Parser;
+use cctape::scan::Scanned;
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::cell::RefCell;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// One thing read: an event or a bad line.
+#[derive(Debug)]
+pub struct Rec {
+    /// Index of the input in the batch's names.
+    pub input: u32,
+    pub line: u64,
+    pub offset: u64,
+    /// The line's (or element's) bytes in [`Batch::buf`] (empty when not
+    /// kept: a line past the maximum, an I/O error).
+    pub raw: Range<usize>,
+    pub what: What,
+}
+
+/// An event's hot fields (ranges in [`Batch::strs`]), or an error.
+#[derive(Debug)]
+pub enum What {
+    Event {
+        kind: EventKind,
+        /// `type/subtype` as `cctape stats` names kinds.
+        name: Range<usize>,
+        ty: Range<usize>,
+        subtype: Option<Range<usize>>,
+        session_id: Option<Range<usize>>,
+    },
+    Error(Box<ErrRec>),
+}
+
+/// A bad line, or why an input ended.
+#[derive(Debug, Clone)]
+pub struct ErrRec {
+    pub kind: &'static str,
+    pub message: String,
+    pub column: Option<u64>,
+    pub element: Option<u64>,
+    pub fatal: bool,
+    pub raw_kept: bool,
+}
+
+impl ErrRec {
+    pub fn of(e: &Error) -> ErrRec {
+        let p = e.position();
+        let message = match e.io_error() {
+            Some(io) => format!("{}: {io}", e.reason()),
+            None => e.reason().to_string(),
+        };
+        ErrRec {
+            kind: e.kind().name(),
+            message,
+            column: p.column,
+            element: p.element,
+            fatal: e.is_fatal(),
+            raw_kept: false,
+        }
+    }
+}
+
+/// Records read together, with the bytes they point into.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The inputs' names (shared by every batch of one reading).
+    pub names: Arc<Vec<String>>,
+    pub buf: Vec<u8>,
+    pub strs: String,
+    pub recs: Vec<Rec>,
+}
+
+/// A batch is handed on once it holds this many records...
+pub const BATCH_RECORDS: usize = 1024;
+/// ... or this many bytes of lines.
+pub const BATCH_BYTES: usize = 1 << 20;
+
+impl Batch {
+    pub fn new(names: Arc<Vec<String>>) -> Batch {
+        Batch {
+            names,
+            ..Batch::default()
+        }
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.recs.len() >= BATCH_RECORDS || self.buf.len() >= BATCH_BYTES
+    }
+
+    fn put_str(&mut self, s: &str) -> Range<usize> {
+        let start = self.strs.len();
+        self.strs.push_str(s);
+        start..self.strs.len()
+    }
+
+    fn put_raw(&mut self, b: &[u8]) -> Range<usize> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(b);
+        start..self.buf.len()
+    }
+
+    /// Add an event of input `input`.
+    pub fn push_event(&mut self, input: u32, ev: &RsEvent<'_>) {
+        let kind = ev.kind();
+        let ty = self.put_str(ev.raw_type());
+        let subtype = ev.raw_subtype().map(|s| self.put_str(s));
+        let name = self.kind_name(kind, &ty, &subtype);
+        let session_id = ev.session_id().map(|s| self.put_str(s));
+        let raw = self.put_raw(ev.raw());
+        self.recs.push(Rec {
+            input,
+            line: ev.line(),
+            offset: ev.offset(),
+            raw,
+            what: What::Event {
+                kind,
+                name,
+                ty,
+                subtype,
+                session_id,
+            },
+        });
+    }
+
+    /// Add an event read by the scanner, of input `input`.
+    pub fn push_scanned(&mut self, input: u32, sc: &Scanned<'_>) {
+        let kind = sc.kind();
+        let ty = self.put_str(sc.raw_type());
+        let subtype = sc.raw_subtype().map(|s| self.put_str(s));
+        let name = self.kind_name(kind, &ty, &subtype);
+        let session_id = sc.session_id().map(|s| match s.as_str() {
+            Some(plain) => self.put_str(plain),
+            None => {
+                let start = self.strs.len();
+                s.unescape_into(&mut self.strs);
+                start..self.strs.len()
+            }
+        });
+        let raw = self.put_raw(sc.raw());
+        let p = sc.position();
+        self.recs.push(Rec {
+            input,
+            line: p.line,
+            offset: p.offset,
+            raw,
+            what: What::Event {
+                kind,
+                name,
+                ty,
+                subtype,
+                session_id,
+            },
+        });
+    }
+
+    /// `type/subtype` as `cctape stats` names the kind.
+    fn kind_name(
+        &mut self,
+        kind: EventKind,
+        ty: &Range<usize>,
+        subtype: &Option<Range<usize>>,
+    ) -> Range<usize> {
+        match kind.name() {
+            Some(n) => self.put_str(n),
+            None => match subtype {
+                Some(sub) => {
+                    let start = self.strs.len();
+                    let joined = format!("{}/{}", &self.strs[ty.clone()], &self.strs[sub.clone()]);
+                    self.strs.push_str(&joined);
+                    start..self.strs.len()
+                }
+                None => ty.clone(),
+            },
+        }
+    }
+
+    /// Add a bad line (with its bytes when kept) or a final error of input
+    /// `input`.
+    pub fn push_error(&mut self, input: u32, e: &Error, bytes: Option<&[u8]>) {
+        let p = e.position();
+        let mut rec = ErrRec::of(e);
+        rec.raw_kept = bytes.is_some();
+        let raw = match bytes {
+            Some(b) => self.put_raw(b),
+            None => self.buf.len()..self.buf.len(),
+        };
+        self.recs.push(Rec {
+            input,
+            line: p.line,
+            offset: p.offset,
+            raw,
+            what: What::Error(Box::new(rec)),
+        });
+    }
+}
+
+/// The Python object for record `i` of `batch`.
+pub fn item_object(py: Python<'_>, batch: &Arc<Batch>, i: usize) -> PyResult<Py<PyAny>> {
+    let rec = &batch.recs[i];
+    match &rec.what {
+        What::Event { .. } => Ok(Py::new(
+            py,
+            Event {
+                batch: Arc::clone(batch),
+                i,
+            },
+        )?
+        .into_any()),
+        What::Error(e) => Ok(Py::new(py, LineError::of(batch, rec, e))?.into_any()),
+    }
+}
+
+thread_local! {
+    /// A parser per thread for reading events' fields on demand.
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// An event: one JSON object with a `type`, read from an input.
+///
+/// The hot fields (`type`, `subtype`, `kind`, `session_id`, `line`,
+/// `offset`, `file`) are decoded once when the line is read; any other field
+/// is read on demand: `ev["message.usage.output_tokens"]` (a dotted path,
+/// array indexes as numbers), `ev.get(path, default)`, `ev.json()` for the
+/// whole object as a dict, `ev.raw` for the line's bytes.
+#[pyclass(module = "cctape", frozen)]
+pub struct Event {
+    batch: Arc<Batch>,
+    i: usize,
+}
+
+impl Event {
+    fn rec(&self) -> &Rec {
+        &self.batch.recs[self.i]
+    }
+
+    fn raw_bytes(&self) -> &[u8] {
+        &self.batch.buf[self.rec().raw.clone()]
+    }
+
+    fn hot(&self) -> (&str, Option<&str>, &str, Option<&str>) {
+        let strs = &self.batch.strs;
+        match &self.rec().what {
+            What::Event {
+                name,
+                ty,
+                subtype,
+                session_id,
+                ..
+            } => (
+                &strs[ty.clone()],
+                subtype.clone().map(|r| &strs[r]),
+                &strs[name.clone()],
+                session_id.clone().map(|r| &strs[r]),
+            ),
+            What::Error(_) => ("", None, "", None),
+        }
+    }
+
+    /// Parse the line again and look at it.
+    fn with_event<R>(&self, f: impl FnOnce(&RsEvent<'_>) -> R) -> PyResult<R> {
+        let rec = self.rec();
+        let line = Line {
+            bytes: self.raw_bytes(),
+            number: rec.line,
+            offset: rec.offset,
+            terminated: true,
+        };
+        PARSER.with(|p| {
+            let mut parser = p.borrow_mut();
+            match parse_event(&mut parser, &line) {
+                Ok(ev) => Ok(f(&ev)),
+                Err(e) => Err(PyValueError::new_err(format!(
+                    "line {}: {}: {}",
+                    rec.line,
+                    e.kind().name(),
+                    e.reason()
+                ))),
+            }
+        })
+    }
+
+    fn path_value(&self, py: Python<'_>, path: &str) -> PyResult<Option<Py<PyAny>>> {
+        self.with_event(|ev| {
+            ev.get_path(path)
+                .map(|v| value_to_py(py, &v).map(Bound::unbind))
+                .transpose()
+        })?
+    }
+}
+
+#[pymethods]
+impl Event {
+    /// `type`, as written.
+    #[getter(r#type)]
+    fn type_(&self) -> &str {
+        self.hot().0
+    }
+
+    /// `subtype`, when it is a string.
+    #[getter]
+    fn subtype(&self) -> Option<&str> {
+        self.hot().1
+    }
+
+    /// `type/subtype` for system and result events (and unknown types
+    /// with a subtype), `type` otherwise: the keys of `cctape stats`
+    /// `by_type`.
+    #[getter]
+    fn kind(&self) -> &str {
+        self.hot().2
+    }
+
+    /// `session_id` (None when absent).
+    #[getter]
+    fn session_id(&self) -> Option<&str> {
+        self.hot().3
+    }
+
+    /// The 1-based line number in the input (the first line of a JSON
+    /// element).
+    #[getter]
+    fn line(&self) -> u64 {
+        self.rec().line
+    }
+
+    /// The byte offset of the line's (or element's) first byte.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.rec().offset
+    }
+
+    /// The input's name (a path as given or found in a directory).
+    #[getter]
+    fn file(&self) -> &str {
+        self.batch
+            .names
+            .get(self.rec().input as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// The line's bytes, unchanged.
+    #[getter]
+    fn raw<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.raw_bytes())
+    }
+
+    /// Always True (a bad line is a `LineError`, whose `ok` is False).
+    #[getter]
+    fn ok(&self) -> bool {
+        true
+    }
+
+    /// The whole object as Python values (dict, list, str, int, float,
+    /// bool, None). A duplicate key keeps its first value, as cctape reads
+    /// it; numbers of any size are ints.
+    fn json(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.with_event(|ev| value_to_py(py, &ev.root()).map(Bound::unbind))?
+    }
+
+    /// The value at a dotted path (`"message.usage.output_tokens"`,
+    /// `"message.content.0.type"`), or `default` when it is absent.
+    #[pyo3(signature = (path, default=None))]
+    fn get(&self, py: Python<'_>, path: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        Ok(match self.path_value(py, path)? {
+            Some(v) => v,
+            None => default.unwrap_or_else(|| py.None()),
+        })
+    }
+
+    fn __getitem__(&self, py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
+        self.path_value(py, path)?
+            .ok_or_else(|| PyKeyError::new_err(path.to_string()))
+    }
+
+    fn __contains__(&self, path: &str) -> PyResult<bool> {
+        self.with_event(|ev| ev.get_path(path).is_some())
+    }
+
+    /// `uuid`.
+    #[getter]
+    fn uuid(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.uuid().map(str::to_string))
+    }
+
+    /// `parent_tool_use_id` (None for the main agent's events).
+    #[getter]
+    fn parent_tool_use_id(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.parent_tool_use_id().value().map(str::to_string))
+    }
+
+    /// `timestamp`, as written.
+    #[getter]
+    fn timestamp(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.timestamp().map(str::to_string))
+    }
+
+    /// `message.model` (assistant events).
+    #[getter]
+    fn model(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.model().map(str::to_string))
+    }
+
+    /// `message.id` (assistant events).
+    #[getter]
+    fn message_id(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.message_id().map(str::to_string))
+    }
+
+    /// `message.usage` (or a result's `usage`) as the four counts:
+    /// `input_tokens`, `output_tokens`, `cache_read_input_tokens`,
+    /// `cache_creation_input_tokens`.
+    #[getter]
+    fn usage<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let u = self.with_event(|ev| ev.usage())?;
+        u.map(|t| {
+            let d = PyDict::new(py);
+            d.set_item("input_tokens", t.input_tokens)?;
+            d.set_item("output_tokens", t.output_tokens)?;
+            d.set_item("cache_read_input_tokens", t.cache_read_input_tokens)?;
+            d.set_item("cache_creation_input_tokens", t.cache_creation_input_tokens)?;
+            Ok(d)
+        })
+        .transpose()
+    }
+
+    /// A result's `total_cost_usd`.
+    #[getter]
+    fn total_cost_usd(&self) -> PyResult<Option<f64>> {
+        self.with_event(|ev| ev.total_cost_usd())
+    }
+
+    /// A result's `is_error`.
+    #[getter]
+    fn is_error(&self) -> PyResult<Option<bool>> {
+        self.with_event(|ev| ev.is_error())
+    }
+
+    /// A result's `num_turns`.
+    #[getter]
+    fn num_turns(&self) -> PyResult<Option<u64>> {
+        self.with_event(|ev| ev.num_turns())
+    }
+
+    /// A result's `duration_ms`.
+    #[getter]
+    fn duration_ms(&self) -> PyResult<Option<u64>> {
+        self.with_event(|ev| ev.duration_ms())
+    }
+
+    /// The first content block's `type` (`text`, `tool_use`, ...).
+    #[getter]
+    fn content_type(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.content_block_type().map(str::to_string))
+    }
+
+    /// A `tool_use` block's `name`.
+    #[getter]
+    fn tool_name(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| ev.tool_name().map(str::to_string))
+    }
+
+    /// A `tool_use` block's `id`, or the `tool_use_id` a `tool_result`
+    /// answers.
+    #[getter]
+    fn tool_use_id(&self) -> PyResult<Option<String>> {
+        self.with_event(|ev| {
+            ev.tool_use_id()
+                .or_else(|| ev.tool_result_id())
+                .map(str::to_string)
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let (_, _, kind, sid) = self.hot();
+        format!(
+            "Event(kind={kind:?}, session_id={}, file={:?}, line={})",
+            sid.map_or("None".to_string(), |s| format!("{s:?}")),
+            self.file(),
+            self.rec().line
+        )
+    }
+}
+
+/// A line that is not an event (not JSON, not an object, no `type`, cut
+/// short, too long ...), or why an input broke off (`kind == "io"`):
+/// where it is and what was expected. Reading goes on after it (after an
+/// `io` error, with the next input).
+#[pyclass(module = "cctape", frozen, get_all)]
+pub struct LineError {
+    /// The input's name.
+    pub file: String,
+    /// 1-based line number (0 for an input that could not be opened).
+    pub line: u64,
+    /// Byte offset of the line's start.
+    pub offset: u64,
+    /// Byte within the line where reading stopped, when known.
+    pub column: Option<u64>,
+    /// For JSON arrays: the 0-based index of the element.
+    pub element: Option<u64>,
+    /// `invalid_json`, `invalid_utf8`, `not_an_object`, `missing_type`,
+    /// `duplicate_key`, `too_deep`, `line_too_long`, `truncated`, `io`.
+    pub kind: &'static str,
+    /// What was expected or found.
+    pub message: String,
+    /// The bad line's bytes (None for a line past the maximum, or `io`).
+    pub raw: Option<Py<PyBytes>>,
+}
+
+impl LineError {
+    pub fn of(batch: &Batch, rec: &Rec, e: &ErrRec) -> LineError {
+        let raw = e
+            .raw_kept
+            .then(|| Python::attach(|py| PyBytes::new(py, &batch.buf[rec.raw.clone()]).unbind()));
+        LineError {
+            file: batch
+                .names
+                .get(rec.input as usize)
+                .cloned()
+                .unwrap_or_default(),
+            line: rec.line,
+            offset: rec.offset,
+            column: e.column,
+            element: e.element,
+            kind: e.kind,
+            message: e.message.clone(),
+            raw,
+        }
+    }
+
+    /// As `cctape stats` lists errors: `file:line: byte N, column C: kind:
+    /// message`.
+    pub fn describe(&self) -> String {
+        let at = match self.column {
+            Some(c) if self.kind != "io" => format!(", column {c}"),
+            _ => String::new(),
+        };
+        let el = match self.element {
+            Some(e) => format!(" (element {e})"),
+            None => String::new(),
+        };
+        format!(
+            "{}:{}: byte {}{at}{el}: {}: {}",
+            self.file, self.line, self.offset, self.kind, self.message
+        )
+    }
+}
+
+#[pymethods]
+impl LineError {
+    /// Always False (events' `ok` is True).
+    #[getter]
+    fn ok(&self) -> bool {
+        false
+    }
+
+    /// True when the input broke off here (`io`).
+    #[getter]
+    fn fatal(&self) -> bool {
+        self.kind == "io"
+    }
+
+    /// As `cctape stats --json` lists errors: `file`, `line`, `offset`,
+    /// `column`, `kind`, `message`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("file", &self.file)?;
+        d.set_item("line", self.line)?;
+        d.set_item("offset", self.offset)?;
+        d.set_item("column", self.column)?;
+        d.set_item("kind", self.kind)?;
+        d.set_item("message", &self.message)?;
+        Ok(d)
+    }
+
+    fn __str__(&self) -> String {
+        self.describe()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LineError(kind={:?}, file={:?}, line={}, offset={}, message={:?})",
+            self.kind, self.file, self.line, self.offset, self.message
+        )
+    }
+}

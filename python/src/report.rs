@@ -1,0 +1,248 @@
+//! `cctape.verdict(...)` and the pieces `cctape.stats(...)` shares: the
+//! records `cctape verdict --json` prints, composed by the library
+//! (`cctape::report`) as the command composes them, computed over the
+//! inputs in parallel with the GIL released; session transcripts folded
+//! across inputs and their sessions' records after every input's.
+
+use crate::json::serde_to_py;
+use crate::sources::{Input, Inputs, read_input};
+use cctape::error::Error;
+use cctape::event::Event;
+use cctape::inputs::{InputEnd, Item, ReadOptions};
+use cctape::pricing::PriceTable;
+use cctape::report::{
+    NoEvents, Shape, TranscriptPiece, Transcripts, no_events_record, no_events_run, run_record,
+    session_record, unreadable_record,
+};
+use cctape::run::{RunFolder, RunSummary};
+use cctape::sniff::Format;
+use cctape::time::Zone;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use rayon::prelude::*;
+use serde_json::Value;
+use std::ops::ControlFlow;
+
+/// One input's runs as they are folded, with what it looks like (for an
+/// input without events).
+#[derive(Debug, Default)]
+pub struct InputRuns {
+    folder: RunFolder,
+    shape: Shape,
+    finding: Option<NoEvents>,
+    /// Set once the fold is finished.
+    done: Option<Vec<RunSummary>>,
+}
+
+impl Clone for InputRuns {
+    /// Only a finished fold is cloned whole (a fold in progress cannot be);
+    /// the decoder finishes before it reports.
+    fn clone(&self) -> Self {
+        InputRuns {
+            folder: RunFolder::new(),
+            shape: self.shape.clone(),
+            finding: self.finding.clone(),
+            done: self.done.clone(),
+        }
+    }
+}
+
+impl InputRuns {
+    pub fn push(&mut self, ev: &Event<'_>) {
+        self.folder.push(ev);
+    }
+
+    pub fn push_error(&mut self, e: &Error, line: Option<&[u8]>) {
+        self.folder.push_error(e);
+        self.shape.note(line);
+    }
+
+    /// The input was read as one finding (text, empty).
+    pub fn not_events(&mut self, shape: &Shape) {
+        self.finding = Some(shape.describe());
+    }
+
+    /// What an input without events is.
+    fn no_events(&self) -> NoEvents {
+        self.finding
+            .clone()
+            .unwrap_or_else(|| self.shape.describe())
+    }
+
+    /// Finish the fold (once) and take the runs.
+    pub fn finish(&mut self) -> &mut Vec<RunSummary> {
+        if self.done.is_none() {
+            let runs = std::mem::take(&mut self.folder).finish();
+            self.done = Some(runs);
+        }
+        self.done.get_or_insert_with(Vec::new)
+    }
+
+    /// The `cctape verdict --json` records of this input: one per run, or
+    /// one record for an input without events (its verdict from its last
+    /// line, else `startup_failure`), or the unreadable record.
+    pub fn records(
+        mut self,
+        name: &str,
+        events: u64,
+        unreadable: Option<&Error>,
+        exit_code: Option<i32>,
+    ) -> Vec<Value> {
+        if let Some(why) = unreadable {
+            return vec![unreadable_record(name, &why.to_string())];
+        }
+        if events == 0 {
+            let n = self.no_events();
+            let folded = std::mem::take(self.finish()).into_iter().next();
+            let r = no_events_run(folded, &n, exit_code);
+            return vec![no_events_record(&r, name, &n)];
+        }
+        let runs = self.finish();
+        if let (Some(code), Some(last)) = (exit_code, runs.last_mut()) {
+            last.apply_exit_code(code);
+        }
+        runs.iter().map(|r| run_record(r, name)).collect()
+    }
+}
+
+/// `pricing` (a JSON price file overriding the shipped table) and
+/// `timezone` (an IANA name; the system's by default), as `--pricing` and
+/// `--timezone`: what transcripts' requests cost and which day they were
+/// made on.
+pub fn costing(
+    pricing: Option<&std::path::Path>,
+    timezone: Option<&str>,
+) -> PyResult<(PriceTable, Zone)> {
+    let base = PriceTable::builtin();
+    let prices = match pricing {
+        None => base.clone(),
+        Some(p) => PriceTable::from_file(p)
+            .map(|t| base.overriding(&t))
+            .map_err(|e| PyValueError::new_err(format!("pricing {}: {e}", p.display())))?,
+    };
+    let zone = match timezone {
+        None => Zone::system(),
+        Some(n) => Zone::named(n).map_err(|e| PyValueError::new_err(format!("timezone: {e}")))?,
+    };
+    Ok((prices, zone))
+}
+
+pub fn records_to_py<'py>(py: Python<'py>, records: &[Value]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for r in records {
+        list.append(serde_to_py(py, r)?)?;
+    }
+    Ok(list)
+}
+
+/// A thread pool of `jobs` threads (0: one per core).
+pub fn pool(jobs: usize) -> PyResult<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Map every input in parallel (order kept), the GIL released.
+pub fn map_inputs<T: Send>(
+    py: Python<'_>,
+    inputs: &Inputs,
+    jobs: usize,
+    f: impl Fn(usize, &Input) -> T + Sync + Send,
+) -> PyResult<Vec<T>> {
+    let pool = pool(jobs)?;
+    Ok(py.detach(|| {
+        pool.install(|| {
+            inputs
+                .list
+                .par_iter()
+                .enumerate()
+                .map(|(i, input)| f(i, input))
+                .collect()
+        })
+    }))
+}
+
+/// Read one input as the reports read it: a session transcript's lines as
+/// records, folded into the input's piece (its path says its project,
+/// session and agent) and handed to `f` too; every other item to `f`.
+pub fn read_folding(
+    input: &Input,
+    opts: &ReadOptions,
+    mut f: impl FnMut(Item<'_, '_>),
+) -> (InputEnd, TranscriptPiece) {
+    let mut piece = TranscriptPiece::default();
+    piece.begin(&input.name);
+    let opts = ReadOptions {
+        records: true,
+        ..*opts
+    };
+    let end = read_input(input, &opts, |item| {
+        if let Item::Record(rec) = item {
+            piece.add(rec);
+        }
+        f(item);
+        ControlFlow::Continue(())
+    });
+    (end, piece)
+}
+
+/// The verdict records of one input, or its transcript records folded
+/// (its sessions' records come once every input is read).
+fn input_records(
+    input: &Input,
+    opts: &ReadOptions,
+    exit_code: Option<i32>,
+) -> (Vec<Value>, Option<TranscriptPiece>) {
+    let mut runs = InputRuns::default();
+    let (end, piece) = read_folding(input, opts, |item| match item {
+        Item::Event(ev) => runs.push(ev),
+        Item::Error { error, bytes } => runs.push_error(error, bytes),
+        Item::NotEvents(shape) => runs.not_events(shape),
+        // Records are folded; scanned lines are not asked for.
+        _ => {}
+    });
+    let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
+    if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
+        return (Vec::new(), Some(piece));
+    }
+    let records = runs.records(&input.name, end.counts.events, unreadable, exit_code);
+    (records, None)
+}
+
+/// Every input's verdict records in input order, then the transcript
+/// sessions' (as `cctape verdict --json` prints them); `exit_code` gives
+/// an input's exit code by its name.
+pub fn verdict_records(
+    py: Python<'_>,
+    inputs: &Inputs,
+    opts: &ReadOptions,
+    jobs: usize,
+    exit_code: impl Fn(&str) -> Option<i32> + Sync + Send,
+    prices: &PriceTable,
+    zone: &Zone,
+) -> PyResult<Vec<Value>> {
+    let per_input = map_inputs(py, inputs, jobs, |_, input| {
+        input_records(input, opts, exit_code(&input.name))
+    })?;
+    let mut all = Vec::new();
+    let mut transcripts = Transcripts::default();
+    for (records, piece) in per_input {
+        all.extend(records);
+        if let Some(p) = piece {
+            transcripts.add(p);
+        }
+    }
+    let names: &[String] = &inputs.names;
+    if let Some((report, files)) = py.detach(|| transcripts.finish(names, prices, zone)) {
+        for (s, &i) in report.sessions.iter().zip(&files) {
+            let mut r = s.to_run();
+            if let Some(code) = exit_code(&names[i]) {
+                r.apply_exit_code(code);
+            }
+            all.push(session_record(&r, &names[i], s, &report));
+        }
+    }
+    Ok(all)
+}

@@ -1,0 +1,158 @@
+"""Reading: every kind of source, formats, compression, lazy fields
+against json.loads, bad lines as values with positions, errors= modes."""
+
+import gzip
+import io
+import json
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+import cctape
+import re
+
+from conftest import REALWORLD, REPO, item_key, run_cli
+
+STREAMS = REPO / "corpus" / "streams"
+MIXED = STREAMS / "mixed-bad.jsonl"
+
+
+def keys(src, **kw):
+    return [item_key(x) for x in cctape.read(src, **kw)]
+
+
+def test_every_source_kind_reads_the_same():
+    data = MIXED.read_bytes()
+    want = keys(str(MIXED))
+    assert keys(MIXED) == want  # os.PathLike
+    for src in (data, bytearray(data), memoryview(data), io.BytesIO(data), open(MIXED, "rb")):
+        got = [k for k in keys(src)]
+        assert got == want
+    assert keys(io.BytesIO(data), name="x.jsonl")[0] == want[0]
+    assert [x.file for x in cctape.read(data, name="x.jsonl")][0] == "x.jsonl"
+    text = io.StringIO(data.decode("utf-8"))
+    assert keys(text) == want
+
+
+def test_gzip_and_zstd_are_told_by_their_bytes(tmp_path):
+    data = MIXED.read_bytes()
+    want = keys(data)
+    gz = tmp_path / "a.log"  # the name says nothing
+    gz.write_bytes(gzip.compress(data))
+    assert keys(str(gz)) == want
+    assert keys(gzip.compress(data)) == want
+    if shutil.which("zstd"):
+        zst = tmp_path / "b.jsonl.zst"
+        subprocess.run(["zstd", "-q", "-o", str(zst), str(MIXED)], check=True)
+        assert keys(str(zst)) == want
+
+
+def test_bad_lines_keep_their_positions():
+    lines = MIXED.read_bytes().split(b"\n")
+    offsets = [0]
+    for l in lines:
+        offsets.append(offsets[-1] + len(l) + 1)
+    errors = [x for x in cctape.read(str(MIXED)) if not x.ok]
+    assert [(e.line, e.kind) for e in errors] == [
+        (3, "invalid_json"),
+        (6, "not_an_object"),
+        (7, "missing_type"),
+        (8, "missing_type"),
+        (12, "duplicate_key"),
+        (14, "truncated"),
+    ]
+    for e in errors:
+        # The offset is the line's first byte, and raw its bytes.
+        assert e.offset == offsets[e.line - 1]
+        assert e.raw == lines[e.line - 1]
+        assert str(e).startswith(f"{MIXED}:{e.line}: byte {e.offset}")
+    events = [x for x in cctape.read(str(MIXED)) if x.ok]
+    for ev in events:
+        assert ev.raw == lines[ev.line - 1] and ev.offset == offsets[ev.line - 1]
+
+
+def test_errors_raise_and_skip():
+    with pytest.raises(cctape.ReadError) as exc:
+        for _ in cctape.read(str(MIXED), errors="raise"):
+            pass
+    assert exc.value.error.line == 3 and exc.value.error.kind == "invalid_json"
+    skipped = list(cctape.read(str(MIXED), errors="skip"))
+    assert all(x.ok for x in skipped)
+    assert len(skipped) == sum(1 for x in cctape.read(str(MIXED)) if x.ok)
+    with pytest.raises(ValueError):
+        cctape.read(str(MIXED), errors="ignore")
+
+
+def test_an_input_that_cannot_be_read_is_one_error_and_the_next_is_read(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    items = list(cctape.read([str(missing), str(STREAMS / "success-basic.jsonl")]))
+    assert (items[0].ok, items[0].kind, items[0].line, items[0].file) == (False, "io", 0, str(missing))
+    assert all(x.ok for x in items[1:]) and len(items) > 5
+    want = [json.loads(l) for l in run_cli("verdict", "--json", missing, check_codes=(2,)).splitlines()]
+    assert cctape.verdict(str(missing)) == want
+    assert want[0]["verdict"] is None and want[0]["ok"] is False
+
+
+def lone_surrogates_replaced(v):
+    """json.loads keeps an escaped lone surrogate; cctape reads it as U+FFFD."""
+    if isinstance(v, str):
+        return re.sub("[\ud800-\udfff]", "\ufffd", v)
+    if isinstance(v, list):
+        return [lone_surrogates_replaced(x) for x in v]
+    if isinstance(v, dict):
+        return {k: lone_surrogates_replaced(x) for k, x in v.items()}
+    return v
+
+
+def test_lazy_fields_equal_json_loads():
+    for path in sorted(STREAMS.glob("*.jsonl")):
+        for ev in cctape.read(str(path), errors="skip"):
+            d = lone_surrogates_replaced(json.loads(ev.raw))
+            assert ev.json() == d
+            assert ev.type == d["type"] and ev.session_id == d.get("session_id")
+            usage = (d.get("message") or {}).get("usage") if isinstance(d.get("message"), dict) else None
+            if usage and "output_tokens" in usage:
+                assert ev["message.usage.output_tokens"] == usage["output_tokens"]
+                assert ev.usage["output_tokens"] == usage["output_tokens"]
+            assert ev.get("no.such.path", 7) == 7
+            with pytest.raises(KeyError):
+                ev["no.such.path"]
+            if d.get("type") == "result":
+                assert ev.total_cost_usd == d.get("total_cost_usd")
+                assert ev.is_error == d.get("is_error")
+
+
+def test_json_arrays_are_read_element_by_element():
+    twin = REALWORLD / "wave2" / "jedarden__spaxel__.beads-traces-spaxel-40tl-stdout.txt@03f7656"
+    array, ndjson = Path(str(twin) + ".json"), Path(str(twin) + ".ndjson")
+    if not array.exists():
+        pytest.skip("../shared/realworld is missing")
+    a = [x for x in cctape.read(str(array))]
+    n = [x for x in cctape.read(str(ndjson))]
+    assert all(x.ok for x in a) and len(a) == len(n) == 182
+    assert [x.kind for x in a] == [x.kind for x in n]
+    assert [x.json() for x in a] == [x.json() for x in n]
+    # Forced as lines, the one-line array is one bad line.
+    forced = list(cctape.read(str(array), format="stream"))
+    assert [(x.ok, x.kind) for x in forced] == [(False, "not_an_object")]
+
+
+def test_stopping_early_and_reading_from_threads():
+    r = cctape.read(str(REALWORLD if REALWORLD.is_dir() else STREAMS), jobs=2)
+    first = next(r)
+    assert first.ok or not first.ok
+    del r  # the workers stop at their next batch
+    out = {}
+
+    def work(i):
+        out[i] = sum(1 for _ in cctape.read(str(STREAMS)))
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(set(out.values())) == 1 and out[0] > 100

@@ -1,0 +1,750 @@
+//! Inputs: finding them and reading one whole. This module owns what every
+//! front end (the command, the Python package) does with the paths it is
+//! given: directories walked for stream files ([`Walk`]), names shown
+//! safely ([`shown_path`], [`escape_bytes`]), and one input read from its
+//! first byte to its last the way its format is read ([`read_source`]):
+//! decompressed, sniffed ([`crate::sniff`]), then lines of stream-json or
+//! JSON elements as events, each bad line an error with its position and
+//! the bytes it held, and why the input ended early, if it did, as the
+//! last error.
+//!
+//! Directories are walked with `walkdir` (a well-kept crate: sorted entries,
+//! non-UTF-8 names, and a guard against symlink loops when links are
+//! followed) rather than by hand. What a walk passes over that has a stream
+//! file's name but cannot be read as one (a broken symlink, a FIFO, a
+//! socket, a device, a symlinked directory not followed, a symlink loop) is
+//! listed in [`Walk::skipped`], never skipped in silence.
+//!
+//! ```
+//! use cctape::inputs::{read_source, Item, ReadOptions};
+//! use cctape::source::{EndReport, Source, SourceKind};
+//!
+//! let bytes = &b"[{\"type\":\"system\",\"subtype\":\"init\"},\n {\"type\":\"user\"}]\n"[..];
+//! let report = EndReport::new();
+//! let src = Source::new(bytes, SourceKind::Stream, &report)?;
+//! let mut kinds = Vec::new();
+//! let end = read_source(src, &ReadOptions::default(), |item| {
+//!     if let Item::Event(ev) = item {
+//!         kinds.push((ev.raw_type().to_string(), ev.line()));
+//!     }
+//!     std::ops::ControlFlow::Continue(())
+//! });
+//! assert_eq!(kinds, [("system".to_string(), 1), ("user".to_string(), 2)]);
+//! assert_eq!(end.format.map(|f| f.name()), Some("json-array"));
+//! assert_eq!(end.counts.events, 2);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use crate::elements::LogValues;
+use crate::error::{Error, ErrorKind, Position};
+use crate::event::{Event, parse_event};
+use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
+use crate::parse::Parser;
+use crate::report::Shape;
+use crate::scan::{ScanMode, Scanned, Scanner};
+use crate::sniff::{Format, FormatChoice, Reading};
+use crate::source::{EndReport, LfWatch, Source};
+use crate::stream::{Counts, ElementEventReader};
+use crate::transcript::Record;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+/// True for names a directory walk picks up: `*.jsonl`, `*.ndjson`,
+/// `*.json`, `*.log` and their `.gz`, `.zst` and `.zstd` forms, in any
+/// case. Files named explicitly are read whatever their name. Names that
+/// are not UTF-8 are matched on their bytes.
+///
+/// ```
+/// use cctape::inputs::is_stream_file_name;
+/// use std::path::Path;
+/// assert!(is_stream_file_name(Path::new("runs/a.JSONL.zst")));
+/// assert!(!is_stream_file_name(Path::new("runs/a.jsonl.bak")));
+/// ```
+pub fn is_stream_file_name(path: &Path) -> bool {
+    let Some(name) = path.file_name() else {
+        return false;
+    };
+    #[cfg(unix)]
+    let name = {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().to_ascii_lowercase()
+    };
+    #[cfg(not(unix))]
+    let name = name.to_string_lossy().as_bytes().to_ascii_lowercase();
+    let base = name
+        .strip_suffix(b".gz")
+        .or_else(|| name.strip_suffix(b".zst"))
+        .or_else(|| name.strip_suffix(b".zstd"))
+        .unwrap_or(&name);
+    [&b".jsonl"[..], b".ndjson", b".json", b".log"]
+        .iter()
+        .any(|ext| base.ends_with(ext))
+}
+
+/// `path` for people (messages, human output): see [`escape_bytes`].
+pub fn shown_path(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    };
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    escape_bytes(&bytes)
+}
+
+/// Text for a terminal: control characters (C0, DEL, C1) and bytes that
+/// are not UTF-8 escaped (`\n`, `\x1b`, `\xff`), so that a name cannot move
+/// the cursor or clear a terminal; everything else as is.
+///
+/// ```
+/// use cctape::inputs::escape_bytes;
+/// assert_eq!(escape_bytes(b"a\nb\x1b[2J \xff.jsonl"), "a\\nb\\x1b[2J \\xff.jsonl");
+/// ```
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() => {
+                    let n = c as u32;
+                    if n < 0x100 {
+                        out.push_str(&format!("\\x{n:02x}"));
+                    } else {
+                        out.push_str(&format!("\\u{{{n:x}}}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// What walking directories found: the stream files in order, the
+/// directories that could not be read, and the entries passed over with
+/// why.
+///
+/// ```
+/// use cctape::inputs::Walk;
+/// let mut w = Walk::default();
+/// w.dir(std::path::Path::new("corpus/streams"), false);
+/// assert!(w.files.iter().any(|f| f.ends_with("success-basic.jsonl")));
+/// assert!(w.files.windows(2).all(|p| p[0] < p[1]), "in name order");
+/// ```
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// The stream files found, in the walk's order (entries sorted by name).
+    pub files: Vec<PathBuf>,
+    /// Directories (or entries) that could not be read: errors.
+    pub errors: Vec<(PathBuf, io::Error)>,
+    /// Entries passed over, with why: notes for the user.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// What a non-regular file is, for a note.
+fn file_kind(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        } else if ft.is_socket() {
+            return "a socket";
+        } else if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = ft;
+    "not a regular file"
+}
+
+impl Walk {
+    /// Walk `dir` recursively in name order, symlinks to directories
+    /// followed with `follow` (a loop is noted, not entered), adding what
+    /// it finds.
+    pub fn dir(&mut self, dir: &Path, follow: bool) {
+        let walker = walkdir::WalkDir::new(dir)
+            .follow_links(follow)
+            .sort_by_file_name();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    self.walk_error(dir, follow, e);
+                    continue;
+                }
+            };
+            let ft = entry.file_type();
+            if ft.is_dir() {
+                continue;
+            }
+            let path = entry.path();
+            if ft.is_symlink() {
+                // Not followed (without `follow`): a link to a file is
+                // read, anything else is said.
+                match std::fs::metadata(path) {
+                    Ok(m) if m.is_file() => {
+                        if is_stream_file_name(path) {
+                            self.files.push(entry.into_path());
+                        }
+                    }
+                    Ok(m) if m.is_dir() => self.skipped.push((
+                        entry.into_path(),
+                        "a symlink to a directory, not followed (-L follows links)".into(),
+                    )),
+                    Ok(m) => {
+                        if is_stream_file_name(path) {
+                            let why =
+                                format!("a symlink to {}, not read", file_kind(&m.file_type()));
+                            self.skipped.push((entry.into_path(), why));
+                        }
+                    }
+                    Err(_) => {
+                        if is_stream_file_name(path) {
+                            self.skipped
+                                .push((entry.into_path(), "a broken symlink".into()));
+                        }
+                    }
+                }
+            } else if is_stream_file_name(path) {
+                if ft.is_file() {
+                    self.files.push(entry.into_path());
+                } else {
+                    let why = format!(
+                        "{}, not read (reading it could block; name it to read it)",
+                        file_kind(&ft)
+                    );
+                    self.skipped.push((entry.into_path(), why));
+                }
+            }
+        }
+    }
+
+    fn walk_error(&mut self, dir: &Path, follow: bool, e: walkdir::Error) {
+        let path = e.path().unwrap_or(dir).to_path_buf();
+        if let Some(ancestor) = e.loop_ancestor() {
+            let why = format!(
+                "a symlink loop back to {}, not followed",
+                shown_path(ancestor)
+            );
+            self.skipped.push((path, why));
+        } else if follow
+            && e.io_error()
+                .is_some_and(|io| io.kind() == io::ErrorKind::NotFound)
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink())
+        {
+            if is_stream_file_name(&path) {
+                self.skipped.push((path, "a broken symlink".into()));
+            }
+        } else {
+            let io = e
+                .into_io_error()
+                .unwrap_or_else(|| io::Error::other("cannot be walked"));
+            self.errors.push((path, io));
+        }
+    }
+}
+
+/// How inputs are read.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// Sniffed from the first bytes, or forced (`--format`).
+    pub format: FormatChoice,
+    /// The longest line (or JSON element) read; a longer one is a
+    /// `line_too_long` error, skipped. Default 256 MiB.
+    pub max_line: usize,
+    /// `Some(mode)`: lines are read by the lazy scanner (no tape; every
+    /// byte still checked in [`ScanMode::Validated`]) and handed out as
+    /// [`Item::Scanned`], for readers that need the hot fields only. JSON
+    /// elements are always parsed ([`Item::Event`]). Default `None`.
+    pub scan: Option<ScanMode>,
+    /// True: the lines of a session transcript are handed out as
+    /// [`Item::Record`] (scanned and validated) instead of as events.
+    /// Default false.
+    pub records: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            format: FormatChoice::Auto,
+            max_line: DEFAULT_MAX_LINE,
+            scan: None,
+            records: false,
+        }
+    }
+}
+
+/// An input whose bytes go on without an LF for this many times the
+/// longest line ends with an error (`/dev/zero`): 1 GiB by default. A line
+/// past the maximum is skipped to its LF in bounded memory; this decides
+/// when skipping gives up.
+pub const RUNAWAY_FACTOR: u64 = 4;
+
+/// How many decoded bytes are looked at to tell an input's format.
+pub const SNIFF_BYTES: usize = 64 << 10;
+
+/// One thing [`read_source`] found, in input order.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Item<'a, 'e> {
+    /// An event.
+    Event(&'a Event<'e>),
+    /// An event read by the scanner (with [`ReadOptions::scan`]).
+    Scanned(&'a Scanned<'e>),
+    /// A session transcript's record (with [`ReadOptions::records`]).
+    Record(&'a Record<'e>),
+    /// The input holds no events (text, empty, a reading of elements that
+    /// found none): what it looks like, once it was read to its end.
+    NotEvents(&'a Shape),
+    /// A line (or element) that is not an event, or why the input ended
+    /// (an I/O error, the last item). `bytes` holds the bad line's bytes
+    /// when they were kept (not for a line past the maximum, nor for an
+    /// I/O error).
+    Error {
+        /// What went wrong, where.
+        error: &'a Error,
+        /// The line's (or element's) bytes.
+        bytes: Option<&'a [u8]>,
+    },
+}
+
+/// How an input ended: what [`read_source`] counted.
+#[derive(Debug, Default)]
+pub struct InputEnd {
+    /// Lines, blank lines, events and errors (the final error included).
+    pub counts: Counts,
+    /// Decoded bytes read.
+    pub bytes: u64,
+    /// The format it was read as (`None` when no byte could be read).
+    pub format: Option<Format>,
+    /// Why the input could not be read, or broke off (the last item
+    /// handed out, unless the input failed before its first byte).
+    pub failure: Option<Error>,
+    /// True when the input failed before its first byte: no item was
+    /// handed out for the failure.
+    pub unreadable: bool,
+    /// True when the caller stopped the reading before the end.
+    pub stopped: bool,
+}
+
+/// The reason given to a line that holds several JSON objects separated by
+/// CR only (classic Mac line ends): lines end at LF only, so such a file is
+/// one long line, and the parser's `truncated` or `invalid_json` alone would
+/// not say why.
+pub const CR_LINE_ENDS: &str = "the line holds JSON objects separated by CR only (classic Mac line ends); \
+lines end at LF: convert with tr '\\r' '\\n'";
+
+/// Name CR line ends in the error of a line that has them (see
+/// [`CR_LINE_ENDS`]); other errors are returned as they are.
+pub fn explain_line_error(e: Error, line: Option<&[u8]>) -> Error {
+    let cr_ended = matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::Truncated)
+        && line.is_some_and(|b| {
+            memchr::memchr_iter(b'\r', b).any(|i| {
+                b[i + 1..]
+                    .iter()
+                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    .is_some_and(|&c| c == b'{')
+            })
+        });
+    if cr_ended {
+        Error::new(e.kind(), e.position(), CR_LINE_ENDS)
+    } else {
+        e
+    }
+}
+
+/// The error for a source that ended early (a file that shrank, data after
+/// the compressed stream), at the position reached.
+pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
+    let reason = if e.kind() == io::ErrorKind::UnexpectedEof {
+        "the input ended early"
+    } else {
+        "data after the compressed stream"
+    };
+    Error::io_with(e, Position::new(line, offset), reason)
+}
+
+/// The first decoded bytes of an input, to tell its format: up to
+/// [`SNIFF_BYTES`] of a file (or a decompressor); of a stream (a pipe, a
+/// terminal) no more than it takes to hold a complete non-blank line, so
+/// that a live writer is not waited for. A read error is kept, to be met
+/// after these bytes ([`Prefixed`]).
+pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<io::Error>) {
+    if !stream {
+        // Its first bytes at once, into a buffer not zeroed first.
+        let mut buf = Vec::with_capacity(SNIFF_BYTES);
+        return match rdr.take(SNIFF_BYTES as u64).read_to_end(&mut buf) {
+            Ok(_) => (buf, None),
+            Err(e) => (buf, Some(e)),
+        };
+    }
+    let mut buf = vec![0u8; SNIFF_BYTES];
+    let mut n = 0;
+    while n < SNIFF_BYTES {
+        match rdr.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => {
+                n += k;
+                if has_complete_line(&buf[..n]) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(n);
+                return (buf, Some(e));
+            }
+        }
+    }
+    buf.truncate(n);
+    (buf, None)
+}
+
+/// True when `b` holds a line with something other than whitespace, ended
+/// by LF.
+fn has_complete_line(b: &[u8]) -> bool {
+    let Some(end) = memchr::memrchr(b'\n', b) else {
+        return false;
+    };
+    b[..end].iter().any(|c| !c.is_ascii_whitespace())
+}
+
+/// The sniffed prefix ([`read_prefix`]), then the error met while reading
+/// it, if one was, then the rest of the input. The prefix is freed once
+/// read.
+#[derive(Debug)]
+pub struct Prefixed<R> {
+    prefix: Vec<u8>,
+    pos: usize,
+    error: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Prefixed<R> {
+    /// `prefix` and `error` as [`read_prefix`] gave them, then `inner`.
+    pub fn new(prefix: Vec<u8>, error: Option<io::Error>, inner: R) -> Prefixed<R> {
+        Prefixed {
+            prefix,
+            pos: 0,
+            error,
+            inner,
+        }
+    }
+}
+
+impl<R: Read> Read for Prefixed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos < self.prefix.len() {
+            let n = buf.len().min(self.prefix.len() - self.pos);
+            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.prefix.len() {
+                self.prefix = Vec::new();
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Read one opened input whole, the way its format is read, handing every
+/// item to `f` in input order, as `cctape` reads it: the format is told
+/// from the first decoded bytes ([`FormatChoice::resolve`]); JSON arrays
+/// and pretty JSON are read as elements ([`ElementEventReader`]), a
+/// logger's output as the JSON values behind its prefixes
+/// ([`LogValues`]); the lines of stream-json as events (scanned with
+/// [`ReadOptions::scan`]); a session transcript's lines as records with
+/// [`ReadOptions::records`] (else as events); an input that holds no
+/// events (text, empty, cut lines) as one [`Item::NotEvents`] once it was
+/// read to its end, and so is an element reading that found no element.
+/// A line that holds JSON objects separated by CR alone says so
+/// ([`explain_line_error`]); an input that ends early (a file that shrank,
+/// garbage after the compressed data) ends with that error
+/// ([`ended_early`]); an endless line (`/dev/zero`) ends a line-read input
+/// after [`RUNAWAY_FACTOR`] times the longest line. `f` returns
+/// [`ControlFlow::Break`] to stop reading (the input is then left unread
+/// past that item, and [`InputEnd::stopped`] is set).
+pub fn read_source(
+    src: Source<'_>,
+    opts: &ReadOptions,
+    f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+) -> InputEnd {
+    let stream = src.kind().size().is_none();
+    let report = src.report().clone();
+    let mut raw = src.into_reader();
+    let (prefix, read_error) = read_prefix(&mut raw, stream);
+    let format = opts.format.resolve(&prefix);
+    let reading = format.reading();
+    // Kept to say what an input without events is.
+    let shown = match reading {
+        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.clone(),
+        _ => Vec::new(),
+    };
+    let rdr = Prefixed::new(prefix, read_error, raw);
+    let max_line = opts.max_line.max(1);
+    // An endless line (/dev/zero) ends a line-read input instead of being
+    // skipped for ever; elements have their own limit.
+    let lf_limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+    let mut h = Hand {
+        f,
+        failure: None,
+        stopped: false,
+    };
+    let (mut counts, bytes) = match reading {
+        Reading::StreamElements => h.elements(rdr, max_line, &shown, format),
+        Reading::LoggedElements => h.elements(LogValues::new(rdr), max_line, &shown, format),
+        Reading::NotEvents => h.not_events(LfWatch::new(rdr, lf_limit), max_line, &shown, format),
+        _ => {
+            let take = if reading == Reading::TranscriptLines && opts.records {
+                Take::Record
+            } else if let Some(mode) = opts.scan {
+                Take::Scan(mode)
+            } else {
+                Take::Event
+            };
+            h.lines(LfWatch::new(rdr, lf_limit), max_line, take)
+        }
+    };
+    let Hand {
+        mut f,
+        mut failure,
+        stopped,
+    } = h;
+    let unreadable = counts.lines == 0 && bytes == 0;
+    if let Some(e) = &failure
+        && !unreadable
+    {
+        let _ = f(Item::Error {
+            error: e,
+            bytes: None,
+        });
+    }
+    if failure.is_none()
+        && !stopped
+        && let Some(e) = report.take()
+    {
+        counts.errors += 1;
+        let e = ended_early(e, counts.lines + 1, bytes);
+        let _ = f(Item::Error {
+            error: &e,
+            bytes: None,
+        });
+        failure = Some(e);
+    }
+    InputEnd {
+        counts,
+        bytes,
+        format: Some(format),
+        unreadable: failure.is_some() && unreadable,
+        failure,
+        stopped,
+    }
+}
+
+/// How the lines of a line-read input are taken.
+#[derive(Clone, Copy)]
+enum Take {
+    /// Parsed: [`Item::Event`].
+    Event,
+    /// Scanned: [`Item::Scanned`].
+    Scan(ScanMode),
+    /// Scanned, validated, as a transcript record: [`Item::Record`].
+    Record,
+}
+
+/// The caller's callback, the fatal error kept for the end, and whether
+/// the caller stopped.
+struct Hand<F> {
+    f: F,
+    failure: Option<Error>,
+    stopped: bool,
+}
+
+/// The longest last line kept for a finding.
+const LAST_LINE_KEPT: usize = 4 << 10;
+
+impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
+    /// Hand out an item, noting a stop.
+    fn item(&mut self, item: Item<'_, '_>) {
+        self.stopped = (self.f)(item).is_break();
+    }
+
+    /// One error of a reader: a fatal one is kept for the end, a per-line
+    /// one is handed out with its bytes.
+    fn error(&mut self, e: Error, bytes: Option<&[u8]>) {
+        if e.is_fatal() {
+            self.failure = Some(e);
+        } else {
+            let e = explain_line_error(e, bytes);
+            self.item(Item::Error { error: &e, bytes });
+        }
+    }
+
+    /// Lines, each taken as `take` says; a bad line gets the tape
+    /// parser's error whichever way it was read.
+    fn lines(&mut self, rdr: impl Read, max_line: usize, take: Take) -> (Counts, u64) {
+        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        let (mut scanner, mut parser) = (Scanner::new(), Parser::new());
+        let mut counts = Counts::default();
+        while !self.stopped {
+            let span = match lines.next_span() {
+                None => break,
+                Some(Ok(span)) => span,
+                Some(Err(e)) => {
+                    counts.errors += 1;
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    // A line past the maximum: its bytes are not kept.
+                    self.error(e, None);
+                    continue;
+                }
+            };
+            let line = lines.line(span);
+            counts.lines += 1;
+            if line.is_blank() {
+                counts.blank_lines += 1;
+                continue;
+            }
+            let read = match take {
+                Take::Event => {
+                    parse_event(&mut parser, &line).map(|ev| self.item(Item::Event(&ev)))
+                }
+                Take::Scan(mode) => scanner
+                    .scan_with(&line, mode)
+                    .map(|s| self.item(Item::Scanned(&s))),
+                Take::Record => scanner
+                    .scan_with(&line, ScanMode::Validated)
+                    .map(|s| self.item(Item::Record(&Record::new(s)))),
+            };
+            match read {
+                Ok(()) => counts.events += 1,
+                Err(e) => {
+                    counts.errors += 1;
+                    // A scanned line's error is the tape parser's (its
+                    // reason and column), so that a bad line reads the same
+                    // whichever way it was read (bad lines are rare); a
+                    // record's is the scanner's, as the command reports it.
+                    let e = match take {
+                        Take::Scan(_) => parse_event(&mut parser, &line).err().unwrap_or(e),
+                        Take::Event | Take::Record => e,
+                    };
+                    self.error(e, Some(line.bytes));
+                }
+            }
+        }
+        (counts, lines.bytes_read())
+    }
+
+    /// JSON elements as events; no element at all is one finding.
+    fn elements(
+        &mut self,
+        rdr: impl Read,
+        max_line: usize,
+        prefix: &[u8],
+        format: Format,
+    ) -> (Counts, u64) {
+        let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        while !self.stopped {
+            let err = match events.next_event() {
+                None => break,
+                Some(Ok(ev)) => {
+                    self.stopped = (self.f)(Item::Event(&ev)).is_break();
+                    continue;
+                }
+                Some(Err(e)) => e,
+            };
+            let bytes = events.last_element().map(|e| e.bytes);
+            self.error(err, bytes);
+        }
+        let counts = events.counts();
+        if counts.events == 0 && counts.errors == 0 && !self.stopped {
+            self.item(Item::NotEvents(&Shape::of_input(prefix, format, None)));
+        }
+        (counts, events.bytes_read())
+    }
+
+    /// An input that holds no events, read to its end for its lines and
+    /// its last non-blank line: one finding.
+    fn not_events(
+        &mut self,
+        rdr: impl Read,
+        max_line: usize,
+        prefix: &[u8],
+        format: Format,
+    ) -> (Counts, u64) {
+        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
+        let mut counts = Counts::default();
+        let mut last: Vec<u8> = Vec::new();
+        while let Some(item) = lines.next_span() {
+            match item {
+                Ok(span) => {
+                    counts.lines += 1;
+                    let line = lines.line(span);
+                    if line.is_blank() {
+                        counts.blank_lines += 1;
+                    } else {
+                        last.clear();
+                        last.extend_from_slice(&line.bytes[..line.bytes.len().min(LAST_LINE_KEPT)]);
+                    }
+                }
+                Err(e) => {
+                    counts.errors += 1;
+                    if !e.is_fatal() {
+                        counts.lines += 1;
+                    }
+                    let fatal = e.is_fatal();
+                    self.error(e, None);
+                    if fatal || self.stopped {
+                        break;
+                    }
+                }
+            }
+        }
+        if !self.stopped {
+            let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
+            self.item(Item::NotEvents(&shape));
+        }
+        (counts, lines.bytes_read())
+    }
+}
+
+/// Open `path` and read it with [`read_source`]; a file that cannot be
+/// opened is an [`InputEnd`] with its failure (`unreadable`) and no item.
+pub fn read_path(
+    path: &Path,
+    opts: &ReadOptions,
+    f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+) -> InputEnd {
+    match Source::open(path) {
+        Ok(src) => read_source(src, opts, f),
+        Err(e) => InputEnd {
+            counts: Counts {
+                errors: 1,
+                ..Counts::default()
+            },
+            failure: Some(Error::open(e)),
+            unreadable: true,
+            ..InputEnd::default()
+        },
+    }
+}
+
+/// A [`Source`] over any reader (bytes in memory, a caller's stream): a
+/// stream, its compression told by its first bytes.
+pub fn stream_source<'a, R: Read + 'a>(rdr: R) -> io::Result<Source<'a>> {
+    Source::new(rdr, crate::source::SourceKind::Stream, &EndReport::new())
+}
