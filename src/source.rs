@@ -787,6 +787,13 @@ impl<R: Read> ChunkReader<R> {
         self.offset
     }
 
+    /// Bytes read from the input so far: the chunks handed out, the lines
+    /// past the maximum dropped, and the partial line before an I/O error
+    /// (what [`crate::framing::LineReader::bytes_read`] counts).
+    pub fn bytes_read(&self) -> u64 {
+        self.read
+    }
+
     /// The number of the next line to hand out.
     pub fn line_number(&self) -> u64 {
         self.number
@@ -840,7 +847,12 @@ impl<R: Read> ChunkReader<R> {
                         self.offset += len as u64;
                         if self.eof || self.pending.is_some() {
                             self.skipping = false;
-                            self.number += 1;
+                            // The line ended with the input; an I/O error
+                            // is put on the line it cut, as the line reader
+                            // puts it.
+                            if self.pending.is_none() {
+                                self.number += 1;
+                            }
                             return self.finish();
                         }
                     }
@@ -855,15 +867,11 @@ impl<R: Read> ChunkReader<R> {
                     self.carry.extend_from_slice(&buf[cut..len]);
                     return Some(Ok(self.hand_out(buf, cut)));
                 }
-                if self.eof || self.pending.is_some() {
-                    if len == 0 || self.pending.is_some() {
-                        // A partial line before an I/O error is dropped, as
-                        // the line reader drops it.
-                        return self.finish();
-                    }
-                    self.done = true;
-                    return Some(Ok(self.hand_out(buf, len)));
-                }
+                // `buf[..len]` holds no LF: it is one partial line. Past the
+                // maximum, it is an error at its start before anything
+                // else, also when the input ends or fails right after it
+                // (the line reader says it so), and its bytes are dropped
+                // and counted; the skip ends it.
                 if len > self.max_line {
                     let e = Error::new(
                         ErrorKind::LineTooLong,
@@ -873,6 +881,15 @@ impl<R: Read> ChunkReader<R> {
                     self.offset += len as u64;
                     self.skipping = true;
                     return Some(Err(e));
+                }
+                if self.eof || self.pending.is_some() {
+                    if len == 0 || self.pending.is_some() {
+                        // A partial line before an I/O error is dropped, as
+                        // the line reader drops it.
+                        return self.finish();
+                    }
+                    self.done = true;
+                    return Some(Ok(self.hand_out(buf, len)));
                 }
                 // One line longer than the target: read on to its LF.
                 searched = len;
@@ -1164,6 +1181,86 @@ mod tests {
         let last = kinds[1].as_ref().expect("an error");
         assert_eq!(last.0, ErrorKind::Io);
         assert!(last.1.contains("no LF in more than 40 bytes"), "{}", last.1);
+    }
+
+    /// What a reader gives, as text: lines (number, offset, bytes) and
+    /// errors (kind, position).
+    fn item(r: Result<crate::framing::Line<'_>, &Error>) -> String {
+        match r {
+            Ok(l) => format!(
+                "{} {} {}",
+                l.number,
+                l.offset,
+                String::from_utf8_lossy(l.bytes)
+            ),
+            Err(e) => format!("{} {}", e.kind(), e.position()),
+        }
+    }
+
+    /// A run without LF past the runaway limit (4 times the longest line,
+    /// as the command sets it), or past the longest line only, at the end
+    /// or in the middle: the chunk reader gives the line reader's lines and
+    /// errors, in its order, and reads (and accounts for) as many bytes,
+    /// whatever the chunk size.
+    #[test]
+    fn chunk_reader_matches_the_line_reader_on_runs_without_lf() {
+        let max_line = 30;
+        let limit = 4 * max_line as u64;
+        let head = b"{\"a\":1}\n{\"b\":2}\n";
+        for run in [29, 30, 31, 100, 119, 120, 121, 122, 200] {
+            for tail in [&b""[..], b"\n{\"c\":3}\n"] {
+                let mut input = head.to_vec();
+                input.extend(std::iter::repeat_n(b'x', run));
+                input.extend_from_slice(tail);
+                let mut lines = crate::framing::LineReader::with_capacity(
+                    LfWatch::new(&input[..], limit),
+                    7,
+                    max_line,
+                );
+                let mut want = Vec::new();
+                while let Some(l) = lines.next_line() {
+                    want.push(match l {
+                        Ok(l) => item(Ok(l)),
+                        Err(e) => item(Err(&e)),
+                    });
+                }
+                for target in [1, 5, 16, 17, 40, 1000] {
+                    let what = format!("run {run}, tail {tail:?}, target {target}");
+                    let src = LfWatch::new(&input[..], limit);
+                    let mut r = ChunkReader::with_max_line(src, target, max_line);
+                    let mut got = Vec::new();
+                    while let Some(c) = r.next_chunk(Vec::new()) {
+                        match c {
+                            Ok(c) => {
+                                let ls = crate::framing::Lines::with_start(
+                                    c.bytes(),
+                                    c.first_line,
+                                    c.offset,
+                                );
+                                got.extend(ls.map(|l| {
+                                    if l.bytes.len() > max_line {
+                                        // Read apart, the chunk's reader
+                                        // reports it (read_slice does).
+                                        format!(
+                                            "line_too_long line {}, byte {}",
+                                            l.number, l.offset
+                                        )
+                                    } else {
+                                        item(Ok(l))
+                                    }
+                                }));
+                            }
+                            Err(e) => got.push(item(Err(&e))),
+                        }
+                    }
+                    assert_eq!(got, want, "{what}");
+                    assert_eq!(r.bytes_read(), lines.bytes_read(), "{what}");
+                    // Every byte read is handed out in a chunk or dropped
+                    // with the line past the maximum: none goes unaccounted.
+                    assert_eq!(r.offset(), r.bytes_read(), "{what}");
+                }
+            }
+        }
     }
 
     /// The watch fails at the first byte past the limit, whatever the read

@@ -587,6 +587,117 @@ fn every_command_reports_a_full_disk_with_exit_2() {
 }
 
 // ---------------------------------------------------------------------------
+// 7. Output never depends on --jobs: a line past the maximum, read in chunks.
+
+/// `cctape ARGS PATH` with `--jobs JOBS`, every plain file cut into chunks
+/// (`CCTAPE_SPLIT_AT=1`) when jobs > 1: exit code, stdout, stderr.
+fn chunked(list: &[&str], jobs: &str, path: &Path) -> (Option<i32>, Vec<u8>, String) {
+    let out = Command::new(bin())
+        .args(list)
+        .args(["-q", "--jobs", jobs])
+        .arg(path)
+        .env("CCTAPE_SPLIT_AT", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cctape");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), out.stdout, stderr)
+}
+
+/// A run without LF past `--max-line 3000`: shorter than the runaway limit
+/// (4 times the longest line, 12,000 bytes) and ended by LF, past it and
+/// ended by LF, past it at the end of the input. Each command prints the
+/// same bytes with `--jobs 1` (one stream) and `--jobs 2` (chunks on a
+/// pool), and the line is one `line_too_long` error at the line and byte
+/// counted here from the file, its bytes counted.
+#[test]
+fn a_line_past_the_maximum_is_the_same_error_with_any_jobs() {
+    const LIMIT: usize = 4 * 3000;
+    let dir = temp_dir("maxline-jobs");
+    let head: String = (0..3).map(|i| event("s", i, 200)).collect();
+    let after: String = (3..5).map(|i| event("s", i, 200)).collect();
+    for (name, run, rest) in [
+        ("under-the-runaway-limit", 5000, format!("\n{after}")),
+        ("runaway-then-lines", LIMIT + 1000, format!("\n{after}")),
+        ("runaway-at-the-end", LIMIT + 1000, String::new()),
+    ] {
+        let mut input = head.clone().into_bytes();
+        let start = input.len();
+        input.extend(std::iter::repeat_n(b'x', run));
+        input.extend_from_slice(rest.as_bytes());
+        let path = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, &input).expect("write input");
+        // The oracle: the line and byte where the run starts, from the file.
+        let line = input[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+        let runaway = run > LIMIT;
+        // A runaway run ends the input one byte past the limit.
+        let (bytes, events) = if runaway {
+            (start + LIMIT + 1, 3)
+        } else {
+            (input.len(), 5)
+        };
+        for cmd in [
+            &["stats", "--json"][..],
+            &["filter", "--count"],
+            &["filter", "--errors"],
+            &["filter", "--errors", "--count"],
+            &["fields", "-f", "@line", "-f", "uuid"],
+            &["check"],
+        ] {
+            let mut list = cmd.to_vec();
+            list.extend(["--max-line", "3000"]);
+            let one = chunked(&list, "1", &path);
+            let two = chunked(&list, "2", &path);
+            let what = format!("{name}: {}", cmd.join(" "));
+            assert_eq!(one.0, two.0, "{what}: exit codes\n{}\n{}", one.2, two.2);
+            assert_eq!(
+                String::from_utf8_lossy(&one.1),
+                String::from_utf8_lossy(&two.1),
+                "{what}: stdout"
+            );
+            assert_eq!(one.2, two.2, "{what}: stderr");
+        }
+        let said = format!("line {line}, byte {start}: line_too_long");
+        let (_, _, stderr) = chunked(&["filter", "--errors", "--max-line", "3000"], "2", &path);
+        assert_eq!(stderr.matches(&said).count(), 1, "{name}: {stderr}");
+        assert_eq!(
+            stderr.matches("line_too_long").count(),
+            1,
+            "{name}: {stderr}"
+        );
+        // In input order: the line, then the read that failed after it.
+        let failed =
+            format!("line {line}, byte {bytes}: io: read failed: no LF in more than {LIMIT}");
+        assert_eq!(
+            stderr
+                .find(&failed)
+                .map(|at| at > stderr.find(&said).unwrap_or(at)),
+            runaway.then_some(true),
+            "{name}: {stderr}"
+        );
+        let (_, count, _) = chunked(&["filter", "--count", "--max-line", "3000"], "2", &path);
+        assert_eq!(count, format!("{events}\n").into_bytes(), "{name}");
+        let (code, stats, _) = chunked(&["stats", "--json", "--max-line", "3000"], "2", &path);
+        // A runaway run is a read error (exit 2); a long line alone is not.
+        assert_eq!(code, Some(if runaway { 2 } else { 0 }), "{name}");
+        let j: serde_json::Value = serde_json::from_slice(&stats).expect("stats JSON");
+        let errors = j["errors"].as_array().expect("errors");
+        assert_eq!(errors[0]["kind"], "line_too_long", "{name}: {j}");
+        assert_eq!(errors[0]["line"], line, "{name}");
+        assert_eq!(errors[0]["offset"], start, "{name}");
+        assert_eq!(j["bytes"], bytes, "{name}");
+        assert_eq!(j["events"], events, "{name}");
+        if runaway {
+            assert_eq!(errors.len(), 2, "{name}: {j}");
+            assert_eq!(errors[1]["kind"], "io", "{name}");
+            assert_eq!(errors[1]["offset"], bytes, "{name}");
+        } else {
+            assert_eq!(errors.len(), 1, "{name}: {j}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
 // 8. An input that fails at its first byte is one error, said once.
 
 #[test]

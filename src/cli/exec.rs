@@ -273,13 +273,18 @@ where
         Msg::Out(mut b) => write_out(&mut b),
         Msg::Done(done, mut rest) => {
             write_out(&mut rest);
-            if let Some(e) = &done.failure {
-                note_for(&shown[done.input], e);
-            }
             if done.last {
                 progress.file_done();
             }
+            // Said once the command has seen the piece: what it says of the
+            // lines before the failure (filter's line past the maximum)
+            // comes first, in input order, whether the input was read as
+            // one stream or in chunks.
+            let failure = done.failure.as_ref().map(|e| (done.input, e.to_string()));
             consume(done);
+            if let Some((input, e)) = failure {
+                note_for(&shown[input], &e);
+            }
         }
     };
     let threads = opts.jobs.min(inputs.len());
@@ -528,7 +533,11 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let in_flight_max = self.opts.jobs + 1;
         let mut failure: Option<Error> = None;
         let mut tail = Counts::default();
-        let mut seen_any = false;
+        // Bytes in the chunks handed to the pool; the rest of what was read
+        // (lines past the maximum, a partial line before an I/O error) is
+        // counted on the last piece, so the pieces add up to what a stream
+        // read counts.
+        let mut in_chunks = 0u64;
         pool.in_place_scope(|scope| {
             let (tx, rx) = mpsc::channel::<(usize, Done<S>, Vec<u8>, Vec<u8>)>();
             let mut pending: BTreeMap<usize, (Done<S>, Vec<u8>)> = BTreeMap::new();
@@ -556,7 +565,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                 };
                 match item {
                     Ok(chunk) => {
-                        seen_any = true;
+                        in_chunks += chunk.bytes().len() as u64;
                         let (tx, make, piece) = (tx.clone(), self.make, *piece);
                         let k = next;
                         scope.spawn(move |_| {
@@ -624,13 +633,14 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             tail.errors += 1;
             failure = Some(ended_early(e, chunks.line_number(), chunks.offset()));
         }
-        let unreadable = failure.is_some() && !seen_any && chunks.offset() == 0;
+        let unreadable = failure.is_some() && chunks.bytes_read() == 0;
         if let Some(e) = &failure
             && !unreadable
         {
             sink.error(piece, e, None, &mut out);
         }
-        let mut done = piece_done(piece, sink, tail, 0, format);
+        let rest = chunks.bytes_read().saturating_sub(in_chunks);
+        let mut done = piece_done(piece, sink, tail, rest, format);
         done.last = true;
         done.failure = failure;
         done.unreadable = unreadable;
