@@ -88,19 +88,6 @@ fn ccusage() -> Option<PathBuf> {
     None
 }
 
-fn realworld() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    println!("skipped: ../shared/realworld not found");
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "../shared/realworld not found and CI is set"
-    );
-    None
-}
-
 /// A temporary folder, removed when dropped.
 struct TempDir(PathBuf);
 
@@ -428,7 +415,7 @@ fn rule_parts(
 
 fn compare(tz: &str) {
     let Some(bin) = ccusage() else { return };
-    let Some(rw) = realworld() else { return };
+    let Some(rw) = realworld_dir() else { return };
     let tmp = TempDir::new(&format!("ccusage-{}", tz.replace('/', "-")));
     let projects = tmp.0.join(".claude/projects");
     let mut files = lay_out(&rw, &projects);
@@ -615,3 +602,7 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
         }
     }
 }
+
+#[path = "support/realworld.rs"]
+mod realworld_files;
+use realworld_files::realworld_dir;

@@ -14,36 +14,6 @@ use cctape::{ErrorKind, EventKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn realworld_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    println!("skipped: ../shared/realworld not found");
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "../shared/realworld not found and CI is set: these tests must run in CI"
-    );
-    None
-}
-
-fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Every table row of a README that names files in its first cell:
 /// name (as written, without a folder) -> (section heading, row text).
 fn readme_rows(readme: &str) -> BTreeMap<String, Vec<(String, String)>> {
@@ -370,3 +340,7 @@ fn a_cut_array_keeps_what_came_before_and_is_truncated_at_the_cut() {
     assert!(p.byte() >= e100.offset && p.byte() <= cut as u64, "{p:?}");
     assert_eq!(ev.counts().errors, 1);
 }
+
+#[path = "support/realworld.rs"]
+mod realworld_files;
+use realworld_files::{all_files, realworld_dir};

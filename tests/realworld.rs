@@ -9,37 +9,7 @@
 
 use cctape::{Counts, ErrorKind, EventKind, EventReader, SliceEvents};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn realworld_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    println!("skipped: ../shared/realworld not found");
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "../shared/realworld not found and CI is set: these tests must run in CI"
-    );
-    None
-}
-
-fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use std::path::Path;
 
 fn rel(dir: &Path, p: &Path) -> String {
     p.strip_prefix(dir).unwrap().to_string_lossy().into_owned()
@@ -491,3 +461,7 @@ fn counts_match_the_wave2_readme_tables() {
         }
     }
 }
+
+#[path = "support/realworld.rs"]
+mod realworld_files;
+use realworld_files::{all_files, realworld_dir};
