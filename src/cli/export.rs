@@ -9,8 +9,9 @@
 //! JSON arrays and pretty captures give their events and runs. A session
 //! transcript gives one `events` row per record (its `sessionId` as the
 //! session, no usage) and, once every input is read, one `runs` row per
-//! session with the transcript's figures (see docs/transcripts.md for the
-//! columns that are null for transcripts); it has no `tools` rows.
+//! session with the transcript's figures, and one `tools` row per tool call
+//! of the session under the same key (docs/export-schema.md says which
+//! columns are null for transcripts).
 
 use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{human_bytes, print_json, thousands};
@@ -226,7 +227,7 @@ pub fn run(args: &Args) -> i32 {
             std::mem::take(&mut transcripts).finish(&data_names, &prices, &zone)
         {
             let mut batch = Batch::default();
-            batch.push_session_runs(
+            batch.push_sessions(
                 report
                     .sessions
                     .iter()

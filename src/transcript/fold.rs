@@ -33,7 +33,7 @@ use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
-use crate::run::{ModelRole, Verdict};
+use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
@@ -401,9 +401,37 @@ pub struct TranscriptFold {
     last_session: Recent,
     last_version: Recent,
     /// Tool calls by their `tool_use` id's key (a call replayed in another
-    /// file is one call), and the keys of calls whose result is an error.
+    /// file is one call), and their results by the same key.
     tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
-    failed_tools: std::collections::HashSet<u128, std::hash::BuildHasherDefault<KeyHasher>>,
+    results: HashMap<u128, ToolResult, std::hash::BuildHasherDefault<KeyHasher>>,
+    /// The calls' ids as written, one after another ([`ToolUse::id`]): one
+    /// buffer, not a string per call.
+    tool_ids: String,
+}
+
+/// Where a record is: its file's name id (`NONE` without one) and line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct At {
+    file: u32,
+    line: u64,
+}
+
+impl At {
+    /// True when `self` comes before `other` (file name, then line): of
+    /// two records of one call, the one kept whatever the order of the
+    /// files.
+    fn before(self, other: At, names: &Names) -> bool {
+        (names.get(self.file), self.line) < (names.get(other.file), other.line)
+    }
+}
+
+/// A `tool_result` as folded: the first record answering a call (by
+/// [`At::before`]), an error if any of them says so.
+#[derive(Clone, Copy, Debug)]
+struct ToolResult {
+    at: At,
+    millis: Option<i64>,
+    error: bool,
 }
 
 /// One tool call (`tool_use` block) as folded.
@@ -418,6 +446,12 @@ struct ToolUse {
     /// `description`.
     subagent_type: u32,
     description: u32,
+    /// The id as written: `tool_ids[id.0..id.0 + id.1]`.
+    id: (usize, u32),
+    /// The record holding the block.
+    at: At,
+    /// Made by a sidechain (`isSidechain`, a subagent's file).
+    sidechain: bool,
 }
 
 /// A name as last written, and its id.
@@ -621,30 +655,6 @@ fn last_member<'s>(
     Some(None)
 }
 
-/// True when `key` is followed somewhere in `raw` by `:` and `true`
-/// (whitespace allowed): a cheap test before walking a record's content.
-fn key_true_in(raw: &[u8], key: &[u8]) -> bool {
-    memchr::memmem::find_iter(raw, key).any(|i| {
-        let rest = &raw[i + key.len()..];
-        let mut j = 0;
-        let skip = |j: &mut usize| {
-            while rest
-                .get(*j)
-                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-            {
-                *j += 1;
-            }
-        };
-        skip(&mut j);
-        if rest.get(j) != Some(&b':') {
-            return false;
-        }
-        j += 1;
-        skip(&mut j);
-        rest[j..].starts_with(b"true")
-    })
-}
-
 /// A key compared as written (keys are plain ASCII in practice), decoded
 /// only when it has escapes.
 #[inline]
@@ -800,6 +810,7 @@ impl TranscriptFold {
             }
         }
         let raw = rec.scanned().raw();
+        let line = rec.position().line;
         match rec.view() {
             RecordView::Assistant(a) => {
                 let api_error = a.is_api_error_message();
@@ -852,8 +863,13 @@ impl TranscriptFold {
                             agent,
                             subagent_type,
                             description,
+                            id: (0, 0),
+                            at: At { file: file_id, line },
+                            sidechain,
                         };
-                        self.tool_use(key, call);
+                        self.tool_use(key, call, |ids| {
+                            id.unescape_into(ids);
+                        });
                     }
                 }
             }
@@ -867,13 +883,14 @@ impl TranscriptFold {
                         f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
                     }
                 }
-                if key_true_in(raw, b"\"is_error\"") {
+                // Tool results: only records that hold the bytes are walked.
+                if memchr::memmem::find(raw, b"\"tool_result\"").is_some() {
                     for (id, error) in u.tool_results() {
-                        if error {
-                            f.tool_errors += 1;
-                            if let Some(id) = id {
-                                self.failed_tools.insert(request_key(id.raw(), None));
-                            }
+                        self.facts[sid as usize].tool_errors += u64::from(error);
+                        if let Some(id) = id {
+                            let at = At { file: file_id, line };
+                            let result = ToolResult { at, millis: ms, error };
+                            self.tool_result(request_key(id.raw(), None), result);
                         }
                     }
                 }
@@ -1004,17 +1021,41 @@ impl TranscriptFold {
     }
 
     /// A tool call, once whatever file replays it (the smaller session
-    /// name keeps it, so the result does not depend on the order of the
-    /// files).
-    fn tool_use(&mut self, key: u128, call: ToolUse) {
+    /// name keeps it, then the record first by file name and line, so the
+    /// result does not depend on the order of the files). `id` writes the
+    /// call's id, once per call.
+    fn tool_use(&mut self, key: u128, mut call: ToolUse, id: impl FnOnce(&mut String)) {
         match self.tools.get_mut(&key) {
             Some(old) => {
-                if self.sessions.get(call.session) < self.sessions.get(old.session) {
+                let (a, b) = (self.sessions.get(call.session), self.sessions.get(old.session));
+                if a < b || (a == b && call.at.before(old.at, &self.strings)) {
+                    call.id = old.id;
                     *old = call;
                 }
             }
             None => {
+                let start = self.tool_ids.len();
+                id(&mut self.tool_ids);
+                let len = (self.tool_ids.len() - start) as u32;
+                call.id = (start, len);
                 self.tools.insert(key, call);
+            }
+        }
+    }
+
+    /// A tool call's result: an error if any record of it says so, its
+    /// time and place those of the first record (see [`At::before`]).
+    fn tool_result(&mut self, key: u128, r: ToolResult) {
+        match self.results.get_mut(&key) {
+            Some(old) => {
+                let error = old.error | r.error;
+                if r.at.before(old.at, &self.strings) {
+                    *old = r;
+                }
+                old.error = error;
+            }
+            None => {
+                self.results.insert(key, r);
             }
         }
     }
@@ -1145,9 +1186,15 @@ impl TranscriptFold {
             call.agent = t(call.agent);
             call.subagent_type = t(call.subagent_type);
             call.description = t(call.description);
-            self.tool_use(k, call);
+            call.at.file = t(call.at.file);
+            let (start, len) = call.id;
+            let id = &other.tool_ids[start..start + len as usize];
+            self.tool_use(k, call, |ids| ids.push_str(id));
         }
-        self.failed_tools.extend(other.failed_tools);
+        for (k, mut r) in other.results {
+            r.at.file = t(r.at.file);
+            self.tool_result(k, r);
+        }
         self.loose.extend(other.loose.into_iter().map(remap));
     }
 
@@ -1161,7 +1208,8 @@ impl TranscriptFold {
             requests,
             loose,
             tools: tool_calls,
-            failed_tools,
+            results,
+            tool_ids,
             ..
         } = self;
         // Records without a `sessionId` (file-history-snapshot, summary)
@@ -1195,8 +1243,35 @@ impl TranscriptFold {
         for (key, call) in &tool_calls {
             let session = alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-").to_owned();
-            let error = u64::from(failed_tools.contains(key));
+            let result = results.get(key);
+            let error = u64::from(result.is_some_and(|r| r.error));
+            let spawned_by = facts[session as usize]
+                .agents
+                .iter()
+                .find(|a| a.agent == call.agent)
+                .map_or(NONE, |a| a.spawned_by);
+            let (start, len) = call.id;
             let s = &mut by_session[session as usize];
+            s.calls.push(SessionToolCall {
+                call: ToolCall {
+                    tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                    name: tool.clone(),
+                    agent: name(spawned_by),
+                    line: call.at.line,
+                    result_line: result.map(|r| r.at.line),
+                    started_ms: call.millis,
+                    duration_ms: match (call.millis, result.and_then(|r| r.millis)) {
+                        (Some(a), Some(b)) => Some(b - a),
+                        _ => None,
+                    },
+                    answered: result.is_some(),
+                    error: error > 0,
+                    rejected: false,
+                },
+                file: name(call.at.file),
+                agent_id: name(call.agent),
+                sidechain: call.sidechain,
+            });
             let t = s.tools.entry(tool.clone()).or_default();
             t.0 += 1;
             t.1 += error;
@@ -1272,6 +1347,7 @@ impl TranscriptFold {
                 tools,
                 day_tools,
                 agent_tools,
+                mut calls,
             } = per;
             let tool = |(name, (calls, errors)): (String, (u64, u64))| ToolCount {
                 name,
@@ -1314,6 +1390,11 @@ impl TranscriptFold {
                 .collect();
             // The session's own file first.
             files.sort_by_key(|(_, main)| !main);
+            // Calls by file (as listed), then line.
+            calls.sort_by_cached_key(|c| {
+                let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
+                (file, c.call.line, c.call.tool_use_id.clone())
+            });
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
@@ -1355,6 +1436,7 @@ impl TranscriptFold {
                 by_role: roles.into_iter().map(row).collect(),
                 by_day,
                 tools: tools.into_iter().map(tool).collect(),
+                calls,
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -1431,6 +1513,7 @@ struct PerSession {
     tools: BTreeMap<String, (u64, u64)>,
     agent_tools: BTreeMap<u32, u64>,
     day_tools: BTreeMap<(Option<Day>, String), (u64, u64)>,
+    calls: Vec<SessionToolCall>,
 }
 
 /// Tokens, requests and cost added up.
@@ -1531,6 +1614,28 @@ pub struct ToolCount {
     pub calls: u64,
     /// Calls whose `tool_result` is an error.
     pub errors: u64,
+}
+
+/// One tool call of a session: a `tool_use` block, once whatever file
+/// replays it, with its `tool_result`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionToolCall {
+    /// The call as the run layer has it (what the export's `tools` rows
+    /// hold). For a transcript: `agent` is the `parentToolUseID` that
+    /// spawned the calling subagent, when its parent says (none for the
+    /// main chain); `line` and `result_line` are lines of their own files
+    /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
+    /// the result's `is_error`; `rejected` is always false (a transcript's
+    /// rejections are errors, not told apart).
+    pub call: ToolCall,
+    /// The file whose record holds the `tool_use` block (the session's own
+    /// or a subagent's; [`TranscriptFile::name`]).
+    pub file: Option<String>,
+    /// The calling subagent's id (`agentId`, or its file's); none for the
+    /// main chain.
+    pub agent_id: Option<String>,
+    /// Made by a subagent (a sidechain record, a subagent's file).
+    pub sidechain: bool,
 }
 
 /// How a session's main chain ended: its latest reply, API error or
@@ -1661,6 +1766,9 @@ pub struct SessionSummary {
     pub by_day: Vec<SessionDay>,
     /// Tool calls per tool, by name.
     pub tools: Vec<ToolCount>,
+    /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
+    /// by file ([`files`](SessionSummary::files)' order) and line.
+    pub calls: Vec<SessionToolCall>,
     /// What its records say.
     pub facts: SessionFacts,
 }
