@@ -439,10 +439,14 @@ fn transcript_tool_calls_are_rows_of_their_sessions() {
         return;
     }
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    let roots: Vec<PathBuf> = ["session-format", "wave2/session-format", "wave2/transformed"]
-        .iter()
-        .map(|d| real.join(d))
-        .collect();
+    let roots: Vec<PathBuf> = [
+        "session-format",
+        "wave2/session-format",
+        "wave2/transformed",
+    ]
+    .iter()
+    .map(|d| real.join(d))
+    .collect();
     let dir = temp_dir("export-transcript-tools");
     export(&dir, &roots, &[]);
     let o = Command::new("python3")

@@ -132,6 +132,11 @@ pub struct Transcripts {
 }
 
 impl Transcripts {
+    /// List each session's tool calls when finishing (for `export`).
+    pub fn keep_calls(&mut self) {
+        self.fold.keep_calls(true);
+    }
+
     /// Add an input's records (call in input order).
     pub fn add(&mut self, piece: TranscriptPiece) {
         if piece.fold.records() > 0 {
