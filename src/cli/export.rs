@@ -193,7 +193,7 @@ pub fn run(args: &Args) -> i32 {
     let data_names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let mut bad = super::shape::InputReport::default();
     let mut transcripts = Transcripts::default();
-    transcripts.keep_calls();
+    transcripts.record_calls();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
     let result = std::thread::scope(|scope| {

@@ -133,8 +133,8 @@ pub struct Transcripts {
 
 impl Transcripts {
     /// List each session's tool calls when finishing (for `export`).
-    pub fn keep_calls(&mut self) {
-        self.fold.keep_calls(true);
+    pub fn record_calls(&mut self) {
+        self.fold.record_calls(true);
     }
 
     /// Add an input's records (call in input order).

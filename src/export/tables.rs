@@ -569,9 +569,28 @@ impl RunRows {
 impl ToolRows {
     /// Append one tool call's row.
     pub fn push_call(&mut self, file: &str, run: &RunSummary, t: &ToolCall) {
+        self.push_row(file, run.first_line, run.session_id.as_deref(), t);
+        self.record_file.push(None);
+        self.agent_id.push(None);
+        self.sidechain.push(None);
+    }
+
+    /// Append one row per tool call of a transcript session, under its
+    /// session's own `file` (run_line 0, as its `runs` row).
+    pub fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
+        for c in &s.calls {
+            self.push_row(file, 0, Some(&s.session_id), &c.call);
+            self.record_file.push(c.file.as_deref());
+            self.agent_id.push(c.agent_id.as_deref());
+            self.sidechain.push(Some(c.sidechain));
+        }
+    }
+
+    /// The columns every row has, from the call.
+    fn push_row(&mut self, file: &str, run_line: u64, session_id: Option<&str>, t: &ToolCall) {
         self.file.push(Some(file));
-        self.run_line.push(Some(to_i64(run.first_line)));
-        self.session_id.push(run.session_id.as_deref());
+        self.run_line.push(Some(to_i64(run_line)));
+        self.session_id.push(session_id);
         self.tool_use_id.push(Some(&t.tool_use_id));
         self.tool_name.push(Some(&t.name));
         self.parent_tool_use_id.push(t.agent.as_deref());
@@ -582,32 +601,5 @@ impl ToolRows {
         self.answered.push(Some(t.answered));
         self.is_error.push(Some(t.error && !t.rejected));
         self.rejected.push(Some(t.rejected));
-        self.record_file.push(None);
-        self.agent_id.push(None);
-        self.sidechain.push(None);
-    }
-
-    /// Append one row per tool call of a transcript session, under its
-    /// session's own `file` (run_line 0, as its `runs` row).
-    pub fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
-        for c in &s.calls {
-            let t = &c.call;
-            self.file.push(Some(file));
-            self.run_line.push(Some(0));
-            self.session_id.push(Some(&s.session_id));
-            self.tool_use_id.push(Some(&t.tool_use_id));
-            self.tool_name.push(Some(&t.name));
-            self.parent_tool_use_id.push(t.agent.as_deref());
-            self.line.push(Some(to_i64(t.line)));
-            self.result_line.push(t.result_line.map(to_i64));
-            self.started_at.push(t.started_ms);
-            self.duration_ms.push(t.duration_ms);
-            self.answered.push(Some(t.answered));
-            self.is_error.push(Some(t.error));
-            self.rejected.push(Some(false));
-            self.record_file.push(c.file.as_deref());
-            self.agent_id.push(c.agent_id.as_deref());
-            self.sidechain.push(Some(c.sidechain));
-        }
     }
 }

@@ -885,12 +885,14 @@ impl TranscriptFold {
     }
 
     /// Have [`finish`](TranscriptFold::finish) list each tool call of each
-    /// session ([`SessionSummary::calls`], what the export's `tools` rows
+    /// session (as [`RunFolder::record_calls`](crate::run::RunFolder::record_calls)
+    /// does for streams) ([`SessionSummary::calls`], what the export's `tools` rows
     /// hold); without it the list is empty and only the counts per tool are
     /// made (what `cctape stats` needs). A merged fold keeps them when
     /// either did.
-    pub fn keep_calls(&mut self, keep: bool) {
-        self.keep_calls = keep;
+    pub fn record_calls(&mut self, yes: bool) -> &mut TranscriptFold {
+        self.keep_calls = yes;
+        self
     }
 
     /// Records added so far.
@@ -2005,7 +2007,7 @@ pub struct SessionSummary {
     /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
     /// by file ([`files`](SessionSummary::files)' order) and line; empty
     /// unless the fold was asked to keep them
-    /// ([`TranscriptFold::keep_calls`]).
+    /// ([`TranscriptFold::record_calls`]).
     pub calls: Vec<SessionToolCall>,
     /// What its records say.
     pub facts: SessionFacts,
