@@ -698,7 +698,7 @@ fn usage_plain(b: &[u8]) -> Option<Usage> {
                 })?;
                 split = Some((m5, h1));
             }
-            b"speed" if b.get(*i) == Some(&b'"') => {
+            b"speed" => {
                 let end = plain_value_end(b, *i)?;
                 u.fast = &b[*i..end] == b"\"fast\"";
                 *i = end;
@@ -2104,6 +2104,7 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[],"usage":{"\u0069nput_tokens":5,"output_tokens":1.5,"cache_read_input_tokens":null,"speed":"fa\u0073t"}}}"#,
             r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":18446744073709551615,"output_tokens":-0,"cache_creation":{"ephemeral_5m_input_tokens":1e3},"service_tier":"a\"b"}}}"#,
             r#"{"type":"assistant","message":{"content":[],"usage":{ }}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"speed":"fast","output_tokens":1,"speed":0}}}"#,
             r#"{"type":"assistant","message":{"content":[],"usage":{"cache_creation":7,"cache_creation_input_tokens":3, "input_tokens" : 2 , "speed" : "fast" }}}"#,
         ];
         for c in cases {
