@@ -29,7 +29,7 @@
 //! Nothing is allocated per line once the sessions, models and requests seen
 //! are known: new names and new requests are the only allocations.
 
-use super::{Record, RecordKind, RecordView};
+use super::{AssistantRecord, Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
@@ -498,6 +498,10 @@ struct Top<'s> {
     version: Option<RawStr<'s>>,
     message: Option<RawValue<'s>>,
     data: Option<RawValue<'s>>,
+    request_id: Option<RawStr<'s>>,
+    cost_usd: Option<RawValue<'s>>,
+    api_error: Option<RawValue<'s>>,
+    parent_tool_use_id: Option<RawStr<'s>>,
 }
 
 /// A message's fields the fold reads, found in one walk (`usage` comes
@@ -806,6 +810,40 @@ fn plain_value_end(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// The `tool_use` blocks of `a`, as [`AssistantRecord::tool_uses`] gives
+/// them, except that `input` is read only for the calls that spawn an agent
+/// (`Task`, `Agent`: the fold reads its `subagent_type` and `description`):
+/// a block's walk stops once its type, id and name are known, before the
+/// input (a `Write` call's input is a whole file), and at once for a block
+/// of another type.
+#[allow(clippy::type_complexity)]
+fn tool_calls_of<'s>(
+    a: &AssistantRecord<'s>,
+) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
+    a.content().filter_map(|b| {
+        let (mut ty, mut id, mut name, mut input) = (None, None, None, None);
+        for (k, v) in b.entries() {
+            match k.raw() {
+                b"type" => ty = Some(v.str_eq("tool_use")),
+                b"id" => id = v.as_raw_str(),
+                b"name" => name = v.as_raw_str(),
+                b"input" => input = Some(v),
+                _ => {}
+            }
+            match (ty, id, name) {
+                (Some(false), ..) => return None,
+                (Some(true), Some(_), Some(n))
+                    if input.is_some() || !(n.str_eq("Task") || n.str_eq("Agent")) =>
+                {
+                    break;
+                }
+                _ => {}
+            }
+        }
+        Some((id?, name?, input)).filter(|_| ty == Some(true))
+    })
+}
+
 /// True when `key` is followed somewhere in `raw` by `:` and `true`
 /// (whitespace allowed): a cheap test before walking a record's content.
 fn key_true_in(raw: &[u8], key: &Finder<'_>) -> bool {
@@ -959,6 +997,10 @@ impl TranscriptFold {
                 _ if key_is(k, "version") => top.version = v.as_raw_str(),
                 _ if key_is(k, "message") => top.message = Some(v),
                 _ if key_is(k, "data") => top.data = Some(v),
+                _ if key_is(k, "requestId") => top.request_id = v.as_raw_str(),
+                _ if key_is(k, "costUSD") => top.cost_usd = Some(v),
+                _ if key_is(k, "isApiErrorMessage") => top.api_error = Some(v),
+                _ if key_is(k, "parentToolUseID") => top.parent_tool_use_id = v.as_raw_str(),
                 _ => {}
             }
         }
@@ -1000,7 +1042,7 @@ impl TranscriptFold {
         let line = rec.position().line;
         match rec.view() {
             RecordView::Assistant(a) => {
-                let api_error = a.is_api_error_message();
+                let api_error = top.api_error.and_then(|v| v.as_bool()).unwrap_or(false);
                 let at = (ms.unwrap_or(i64::MIN), order);
                 if api_error {
                     f.api_errors += 1;
@@ -1023,14 +1065,14 @@ impl TranscriptFold {
                     f.ended(at, End::Reply(reason));
                 }
                 if let Some(usage) = msg.usage {
-                    let request = a.request_id();
-                    let req =
-                        self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
+                    let request = top.request_id;
+                    let cost = top.cost_usd.and_then(|v| v.as_f64());
+                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost);
                     self.count(msg.id, request, req);
                 }
                 // Tool calls: only records that hold the bytes are walked.
                 if TOOL_USE.find(raw).is_some() {
-                    for (id, name, input) in a.tool_uses() {
+                    for (id, name, input) in tool_calls_of(&a) {
                         let key = request_key(id.raw(), None);
                         let (mut subagent_type, mut description) = (NONE, NONE);
                         if name.str_eq("Task") || name.str_eq("Agent") {
@@ -1136,13 +1178,20 @@ impl TranscriptFold {
                     self.facts[sid as usize].summary = t;
                 }
             }
-            RecordView::Progress(p) => {
+            RecordView::Progress(_) => {
                 let Some(data) = top.data else { return };
                 // One walk over `data` for what an agent_progress holds.
                 let (mut is_agent, mut agent_id, mut relayed) = (false, None, None);
                 for (k, v) in data.entries() {
                     match () {
-                        _ if key_is(k, "type") => is_agent = v.str_eq("agent_progress"),
+                        _ if key_is(k, "type") => {
+                            is_agent = v.str_eq("agent_progress");
+                            // Hook and Bash progress (most of them) say so
+                            // first: the rest is not read.
+                            if !is_agent {
+                                break;
+                            }
+                        }
                         _ if key_is(k, "agentId") => agent_id = v.as_raw_str(),
                         _ if key_is(k, "message") => relayed = Some(v),
                         _ => {}
@@ -1152,7 +1201,7 @@ impl TranscriptFold {
                     return;
                 }
                 let mut agent = NONE;
-                if let (Some(a), Some(by)) = (agent_id, p.parent_tool_use_id()) {
+                if let (Some(a), Some(by)) = (agent_id, top.parent_tool_use_id) {
                     agent = self.strings.id_raw(a, &mut self.buf);
                     let by = self.strings.id_raw(by, &mut self.buf);
                     let facts = self.facts[sid as usize].agent(agent);
