@@ -83,34 +83,6 @@ fn stats(inputs: &[PathBuf]) -> Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-/// The tool calls the export's `tools` table holds: `stats`' less the
-/// transcript sessions' (the table has no rows for transcripts,
-/// docs/export-schema.md), as `cctape verdict --json` gives each session's.
-fn stream_tools(inputs: &[PathBuf], stats: &Value) -> Value {
-    let o = cctape()
-        .args(["verdict", "--json", "--quiet"])
-        .args(inputs)
-        .output()
-        .unwrap();
-    let mut tools = stats["tools"].as_object().unwrap().clone();
-    for line in o.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let r: Value = serde_json::from_slice(line).unwrap();
-        if r.get("transcript").is_none() {
-            continue;
-        }
-        for (name, t) in r["tools"].as_object().unwrap() {
-            let all = tools.get_mut(name).unwrap();
-            for k in ["calls", "errors", "rejections"] {
-                all[k] = json!(all[k].as_u64().unwrap() - t[k].as_u64().unwrap());
-            }
-            if all["calls"] == json!(0) {
-                tools.remove(name);
-            }
-        }
-    }
-    Value::Object(tools)
-}
-
 /// Runs the questions as SQL in `engine` over the export in `dir`; prints
 /// one JSON object of answers.
 const QUERIES: &str = r#"
@@ -263,9 +235,8 @@ fn sql_over_the_export_reproduces_stats() {
     if engines.is_empty() {
         return;
     }
-    let mut want = stats(&inputs);
+    let want = stats(&inputs);
     assert!(want["events"].as_u64().unwrap() > 3000);
-    want["tools"] = stream_tools(&inputs, &want);
     let dir = temp_dir("export-sql");
     // Default settings, then small row groups, many part files and --raw.
     let settings: [&[&str]; 2] = [
@@ -380,4 +351,129 @@ fn output_does_not_depend_on_jobs() {
     }
     std::fs::remove_dir_all(&a).unwrap();
     std::fs::remove_dir_all(&b).unwrap();
+}
+
+/// The oracle and the questions for transcript tool calls: Python's `json`
+/// reads the transcripts (each `tool_use` id of an assistant record once,
+/// under the smallest session naming it; an error when a `tool_result`
+/// answering it says `is_error`), DuckDB the export; each row's `line` of
+/// `record_file` must hold its `tool_use`, and `result_line` its
+/// `tool_result`.
+const TRANSCRIPT_TOOLS: &str = r#"
+import json, os, sys
+d, roots = sys.argv[1], sys.argv[2:]
+calls, errors = {}, set()
+for root in roots:
+    for dp, _, fs in os.walk(root):
+        for f in fs:
+            if not f.endswith(".jsonl"):
+                continue
+            p = os.path.join(dp, f)
+            for line in open(p, encoding="utf-8"):
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(r, dict):
+                    continue
+                content = (r.get("message") or {}).get("content") if isinstance(r.get("message"), dict) else None
+                if not isinstance(content, list):
+                    continue
+                sid = r.get("sessionId") or f[:-6]
+                for b in content:
+                    if not isinstance(b, dict):
+                        continue
+                    if r.get("type") == "assistant" and b.get("type") == "tool_use":
+                        old = calls.get(b["id"])
+                        if old is None or sid < old[0]:
+                            calls[b["id"]] = (sid, b["name"])
+                    if r.get("type") == "user" and b.get("type") == "tool_result" and b.get("is_error") is True:
+                        errors.add(b.get("tool_use_id"))
+want = {}
+for i, (s, n) in calls.items():
+    k = f"{s} {n}"
+    c = want.setdefault(k, [0, 0])
+    c[0] += 1
+    c[1] += i in errors
+import duckdb
+con = duckdb.connect()
+for t in ("runs", "tools"):
+    con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{d}/{t}/*.parquet')")
+got = {f"{s} {n}": [c, e] for s, n, c, e in con.execute(
+    "SELECT session_id, tool_name, count(*), sum(is_error::int) FROM tools GROUP BY ALL").fetchall()}
+unjoined = con.execute(
+    "SELECT count(*) FROM tools t LEFT JOIN runs r ON t.file = r.file AND t.run_line = r.first_line"
+    " AND t.session_id = r.session_id WHERE r.file IS NULL").fetchone()[0]
+lines = {}
+def line(p, n):
+    if p not in lines:
+        lines[p] = open(p, encoding="utf-8").read().split("\n")
+    return lines[p][n - 1]
+bad_lines = []
+rows = con.execute("SELECT record_file, line, result_line, tool_use_id, answered, sidechain, agent_id FROM tools").fetchall()
+for f, l, rl, i, answered, side, agent in rows:
+    rec = json.loads(line(f, l))
+    if not any(b.get("id") == i for b in rec["message"]["content"] if isinstance(b, dict)):
+        bad_lines.append((f, l, i))
+    if answered != (rl is not None) or (rl is not None and f'"{i}"' not in line(f, rl)):
+        bad_lines.append((f, rl, i))
+    side_of = bool(rec.get("isSidechain")) or bool(rec.get("agentId")) or "/subagents/" in f
+    if side != side_of or (agent is not None and not side):
+        bad_lines.append((f, l, "sidechain"))
+print(json.dumps({"want": want, "got": got, "unjoined": unjoined, "bad_lines": bad_lines[:5],
+                  "rows": len(rows), "answered": sum(1 for r in rows if r[4])}))
+"#;
+
+/// A transcript session's tool calls are `tools` rows under its `runs` row's
+/// key, one per `tool_use` id, as an independent reading of the files counts
+/// them, each at the lines that hold its `tool_use` and `tool_result`; and
+/// they are what `cctape stats` counts.
+#[test]
+#[cfg_attr(
+    cctape_no_realworld,
+    ignore = "../shared/realworld is missing (see the README; after adding it, touch build.rs)"
+)]
+fn transcript_tool_calls_are_rows_of_their_sessions() {
+    let Some(_) = inputs() else { return };
+    if !python_has("duckdb") {
+        skip("the Python package duckdb cannot be imported");
+        return;
+    }
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+    let roots: Vec<PathBuf> = [
+        "session-format",
+        "wave2/session-format",
+        "wave2/transformed",
+    ]
+    .iter()
+    .map(|d| real.join(d))
+    .collect();
+    let dir = temp_dir("export-transcript-tools");
+    export(&dir, &roots, &[]);
+    let o = Command::new("python3")
+        .args(["-c", TRANSCRIPT_TOOLS])
+        .arg(&dir)
+        .args(&roots)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["rows"].as_u64().unwrap() > 300, "{v}");
+    assert!(v["answered"].as_u64().unwrap() > 300, "{v}");
+    assert_eq!(v["got"], v["want"], "tool calls per session and tool");
+    assert_eq!(v["unjoined"], json!(0), "rows without their session's run");
+    assert_eq!(v["bad_lines"], json!([]), "lines of the calls");
+    // The same figures as `cctape stats`.
+    let s = stats(&roots);
+    let mut per_tool = serde_json::Map::new();
+    for (k, c) in v["got"].as_object().unwrap() {
+        let name = k.split_once(' ').unwrap().1;
+        let e = per_tool
+            .entry(name.to_owned())
+            .or_insert(json!({"calls": 0, "errors": 0, "rejections": 0}));
+        e["calls"] = json!(e["calls"].as_u64().unwrap() + c[0].as_u64().unwrap());
+        e["errors"] = json!(e["errors"].as_u64().unwrap() + c[1].as_u64().unwrap());
+    }
+    assert_eq!(s["tools"], Value::Object(per_tool), "stats tools");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -9,8 +9,9 @@
 //! JSON arrays and pretty captures give their events and runs. A session
 //! transcript gives one `events` row per record (its `sessionId` as the
 //! session, no usage) and, once every input is read, one `runs` row per
-//! session with the transcript's figures (see docs/transcripts.md for the
-//! columns that are null for transcripts); it has no `tools` rows.
+//! session with the transcript's figures, and one `tools` row per tool call
+//! of the session under the same key (docs/export-schema.md says which
+//! columns are null for transcripts).
 
 use super::exec::{self, Done, Piece, Sink, Split};
 use super::output::{human_bytes, print_json, thousands};
@@ -192,6 +193,7 @@ pub fn run(args: &Args) -> i32 {
     let data_names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let mut bad = super::shape::InputReport::default();
     let mut transcripts = Transcripts::default();
+    transcripts.record_calls();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
     let result = std::thread::scope(|scope| {
@@ -226,7 +228,7 @@ pub fn run(args: &Args) -> i32 {
             std::mem::take(&mut transcripts).finish(&data_names, &prices, &zone)
         {
             let mut batch = Batch::default();
-            batch.push_session_runs(
+            batch.push_sessions(
                 report
                     .sessions
                     .iter()

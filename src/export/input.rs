@@ -33,15 +33,19 @@ impl Batch {
         self.events.bytes() + self.runs.bytes() + self.tools.bytes()
     }
 
-    /// The `runs` rows of transcript sessions: each session as a run
+    /// The `runs` and `tools` rows of transcript sessions: each session as
+    /// a run
     /// ([`SessionSummary::to_run`](crate::transcript::SessionSummary::to_run))
-    /// under its own file.
-    pub fn push_session_runs<'a>(
+    /// under its own file, and its tool calls
+    /// ([`SessionSummary::calls`](crate::transcript::SessionSummary::calls))
+    /// under the same key.
+    pub fn push_sessions<'a>(
         &mut self,
         sessions: impl IntoIterator<Item = (&'a str, &'a crate::transcript::SessionSummary)>,
     ) {
         for (file, s) in sessions {
             self.runs.push_run(file, &s.to_run());
+            self.tools.push_session_calls(file, s);
         }
     }
 }
@@ -129,7 +133,7 @@ impl InputRows {
 
     /// A session transcript's record: its row only (a transcript's runs are
     /// its sessions, folded across inputs: see
-    /// [`crate::transcript::TranscriptFold`] and [`Batch::push_session_runs`]).
+    /// [`crate::transcript::TranscriptFold`] and [`Batch::push_sessions`]).
     pub fn push_record(&mut self, ev: &Event<'_>) {
         self.events.push_record(&self.file, ev, self.raw);
     }

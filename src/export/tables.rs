@@ -273,12 +273,13 @@ table! {
 
 table! {
     /// Rows of the `tools` table: one per tool call (`tool_use` block),
-    /// paired with its `tool_result` by id within the run.
+    /// paired with its `tool_result` by id within the run (a transcript
+    /// session's calls: by id within the session).
     ToolRows = "tools" {
         file "file": Str required
-            "The input as named on the command line.",
+            "The input as named on the command line (a transcript session's call: its session's own file, as in `runs`).",
         run_line "run_line": I64 required
-            "The first line of the call's run (`first_line` in `runs`).",
+            "The first line of the call's run (`first_line` in `runs`; 0 for a transcript session's call, as its session's row).",
         session_id "session_id": Str null
             "The run's `session_id`.",
         tool_use_id "tool_use_id": Str required
@@ -286,11 +287,11 @@ table! {
         tool_name "tool_name": Str required
             "The tool's `name`.",
         parent_tool_use_id "parent_tool_use_id": Str null
-            "The calling agent: null for the main agent, else the subagent's launching call id.",
+            "The calling agent: null for the main agent, else the subagent's launching call id (a transcript subagent's `parentToolUseID`, null when its parent does not say: see `sidechain`).",
         line "line": I64 required
-            "The line of the assistant event with the `tool_use` block.",
+            "The line of the assistant event with the `tool_use` block (a transcript's: in `record_file`).",
         result_line "result_line": I64 null
-            "The line of the user event with its `tool_result` (null when unanswered).",
+            "The line of the user event with its `tool_result` (null when unanswered; a transcript's: in its own file, usually `record_file`).",
         started_at "started_at": Timestamp null
             "The `timestamp` of the tool_use's event.",
         duration_ms "duration_ms": I64 null
@@ -300,7 +301,13 @@ table! {
         is_error "is_error": Bool required
             "The result was an error (`is_error`, `<tool_use_error>`, or an `Error: ` result string), not counting rejections: `cctape stats` `tools.*.errors`.",
         rejected "rejected": Bool required
-            "The call was rejected (a permission denial or `tool_result_meta`).",
+            "The call was rejected (a permission denial or `tool_result_meta`); always false for a transcript's call (its rejections are errors, not told apart).",
+        record_file "record_file": Str null
+            "A transcript's call: the file whose record holds the `tool_use` block (the session's own or a subagent's); null for a stream's (`file`).",
+        agent_id "agent_id": Str null
+            "A transcript's call made by a subagent: its `agentId` (or its file's id); null for the main chain's and a stream's.",
+        sidechain "sidechain": Bool null
+            "A transcript's call: true when a subagent made it (a sidechain record, a subagent's file); null for a stream's (see `parent_tool_use_id`).",
     }
 }
 
@@ -562,9 +569,28 @@ impl RunRows {
 impl ToolRows {
     /// Append one tool call's row.
     pub fn push_call(&mut self, file: &str, run: &RunSummary, t: &ToolCall) {
+        self.push_row(file, run.first_line, run.session_id.as_deref(), t);
+        self.record_file.push(None);
+        self.agent_id.push(None);
+        self.sidechain.push(None);
+    }
+
+    /// Append one row per tool call of a transcript session, under its
+    /// session's own `file` (run_line 0, as its `runs` row).
+    pub fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
+        for c in &s.calls {
+            self.push_row(file, 0, Some(&s.session_id), &c.call);
+            self.record_file.push(c.file.as_deref());
+            self.agent_id.push(c.agent_id.as_deref());
+            self.sidechain.push(Some(c.sidechain));
+        }
+    }
+
+    /// The columns every row has, from the call.
+    fn push_row(&mut self, file: &str, run_line: u64, session_id: Option<&str>, t: &ToolCall) {
         self.file.push(Some(file));
-        self.run_line.push(Some(to_i64(run.first_line)));
-        self.session_id.push(run.session_id.as_deref());
+        self.run_line.push(Some(to_i64(run_line)));
+        self.session_id.push(session_id);
         self.tool_use_id.push(Some(&t.tool_use_id));
         self.tool_name.push(Some(&t.name));
         self.parent_tool_use_id.push(t.agent.as_deref());

@@ -38,6 +38,11 @@ pub struct Transcripts {
 }
 
 impl Transcripts {
+    /// List each session's tool calls when finishing (for `export`).
+    pub fn record_calls(&mut self) {
+        self.fold.record_calls(true);
+    }
+
     /// Add an input's records (call in input order).
     pub fn add(&mut self, piece: TranscriptPiece) {
         if piece.fold.records() > 0 {

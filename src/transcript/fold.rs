@@ -29,15 +29,15 @@
 //! Nothing is allocated per line once the sessions, models and requests seen
 //! are known: new names and new requests are the only allocations.
 
-use super::{Record, RecordKind, RecordView};
+use super::{AssistantRecord, Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, Usage};
-use crate::run::{ModelRole, Verdict};
+use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
 use crate::time::{Day, Zone};
-use memchr::memmem::FinderRev;
+use memchr::memmem::{Finder, FinderRev};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::io::Read;
@@ -45,6 +45,14 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 const NONE: u32 = u32::MAX;
+
+/// Byte searches made on many records, built once (a search built per call
+/// costs more than it saves on a short record).
+static TOOL_USE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"tool_use\""));
+static TOOL_RESULT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"tool_result\""));
+static IS_ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"is_error\""));
+static INTERRUPTED: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(b"[Request interrupted by user"));
 
 /// What a transcript file's path says: under `~/.claude/projects`,
 /// `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-<id>.jsonl`.
@@ -401,9 +409,40 @@ pub struct TranscriptFold {
     last_session: Recent,
     last_version: Recent,
     /// Tool calls by their `tool_use` id's key (a call replayed in another
-    /// file is one call), and the keys of calls whose result is an error.
+    /// file is one call), and their results by the same key.
     tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
-    failed_tools: std::collections::HashSet<u128, std::hash::BuildHasherDefault<KeyHasher>>,
+    results: HashMap<u128, ToolResult, std::hash::BuildHasherDefault<KeyHasher>>,
+    /// The calls' ids as written, one after another ([`ToolUse::id`]): one
+    /// buffer, not a string per call.
+    tool_ids: String,
+    /// [`finish`](TranscriptFold::finish) lists each call
+    /// ([`SessionSummary::calls`]).
+    keep_calls: bool,
+}
+
+/// Where a record is: its file's name id (`NONE` without one) and line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct At {
+    file: u32,
+    line: u64,
+}
+
+impl At {
+    /// True when `self` comes before `other` (file name, then line): of
+    /// two records of one call, the one kept whatever the order of the
+    /// files.
+    fn before(self, other: At, names: &Names) -> bool {
+        (names.get(self.file), self.line) < (names.get(other.file), other.line)
+    }
+}
+
+/// A `tool_result` as folded: the first record answering a call (by
+/// [`At::before`]), an error if any of them says so.
+#[derive(Clone, Copy, Debug)]
+struct ToolResult {
+    at: At,
+    millis: Option<i64>,
+    error: bool,
 }
 
 /// One tool call (`tool_use` block) as folded.
@@ -418,6 +457,12 @@ struct ToolUse {
     /// `description`.
     subagent_type: u32,
     description: u32,
+    /// The id as written: `tool_ids[id.0..id.0 + id.1]`.
+    id: (usize, u32),
+    /// The record holding the block.
+    at: At,
+    /// Made by a sidechain (`isSidechain`, a subagent's file).
+    sidechain: bool,
 }
 
 /// A name as last written, and its id.
@@ -453,6 +498,10 @@ struct Top<'s> {
     version: Option<RawStr<'s>>,
     message: Option<RawValue<'s>>,
     data: Option<RawValue<'s>>,
+    request_id: Option<RawStr<'s>>,
+    cost_usd: Option<RawValue<'s>>,
+    api_error: Option<RawValue<'s>>,
+    parent_tool_use_id: Option<RawStr<'s>>,
 }
 
 /// A message's fields the fold reads, found in one walk (`usage` comes
@@ -511,7 +560,10 @@ impl<'s> MessageFields<'s> {
         let closes = |i: usize| members_close(raw, i, None);
         let mut usage_at = None;
         if let Some((key, end, v)) = last_member(raw, &USAGE, from, raw.len(), closes)? {
-            self.usage = super::usage_value(v);
+            self.usage = match usage_plain(v) {
+                Some(u) => Some(u),
+                None => super::usage_value(RawValue::starting(v)),
+            };
             usage_at = Some((key, end));
         }
         let found = match usage_at {
@@ -524,7 +576,7 @@ impl<'s> MessageFields<'s> {
             None => last_member(raw, &STOP_REASON, from, raw.len(), closes)?,
         };
         if let Some((_, _, v)) = found {
-            self.stop_reason = v.as_raw_str();
+            self.stop_reason = RawValue::starting(v).as_raw_str();
         }
         Some(self)
     }
@@ -599,7 +651,7 @@ fn last_member<'s>(
     from: usize,
     before: usize,
     closes: impl Fn(usize) -> bool,
-) -> Option<Option<(usize, usize, RawValue<'s>)>> {
+) -> Option<Option<(usize, usize, &'s [u8])>> {
     let mut end = before;
     let len = key.needle().len();
     while let Some(pos) = key.rfind(obj.get(from..end)?).map(|p| p + from) {
@@ -615,17 +667,189 @@ fn last_member<'s>(
         let start = skip_ws(obj, i + 1);
         let stop = value_end(obj, start);
         if closes(stop) {
-            return Some(Some((pos, stop, RawValue::starting(&obj[start..stop]))));
+            return Some(Some((pos, stop, &obj[start..stop])));
         }
     }
     Some(None)
 }
 
+/// A `usage` object (its exact bytes) read in one pass when it is plain:
+/// unescaped keys, the counts plain digits, `cache_creation` an object of
+/// plain counts, `speed` a plain string; `None` otherwise (the caller then
+/// walks it, [`super::usage_value`], with the same answers). The CLI writes
+/// such objects; a walk crossing each member with the general skip cost
+/// twice as much (a twelfth of a `stats` over transcripts).
+fn usage_plain(b: &[u8]) -> Option<Usage> {
+    let mut u = Usage::default();
+    let (mut write, mut split) = (0, None);
+    let mut i = 0;
+    plain_members(b, &mut i, |key, b, i| {
+        let mut n = || plain_u64(b, i);
+        match key {
+            b"input_tokens" => u.input = n()?,
+            b"output_tokens" => u.output = n()?,
+            b"cache_read_input_tokens" => u.cache_read = n()?,
+            b"cache_creation_input_tokens" => write = n()?,
+            b"cache_creation" if b.get(*i) == Some(&b'{') => {
+                let (mut m5, mut h1) = (0, 0);
+                plain_members(b, i, |key, b, i| {
+                    match key {
+                        b"ephemeral_5m_input_tokens" => m5 = plain_u64(b, i)?,
+                        b"ephemeral_1h_input_tokens" => h1 = plain_u64(b, i)?,
+                        _ => *i = plain_value_end(b, *i)?,
+                    }
+                    Some(())
+                })?;
+                split = Some((m5, h1));
+            }
+            b"speed" => {
+                let end = plain_value_end(b, *i)?;
+                u.fast = &b[*i..end] == b"\"fast\"";
+                *i = end;
+            }
+            _ => *i = plain_value_end(b, *i)?,
+        }
+        Some(())
+    })?;
+    (i == b.len()).then_some(())?;
+    (u.cache_write_5m, u.cache_write_1h) = split.unwrap_or((write, 0));
+    Some(u)
+}
+
+/// The members of the object at `b[*i]` (`{`), each key (unescaped) handed
+/// to `member` with `*i` at its value, which `member` moves past; `*i` ends
+/// past the closing brace. `None` when the bytes are not plain members.
+fn plain_members(
+    b: &[u8],
+    i: &mut usize,
+    mut member: impl FnMut(&[u8], &[u8], &mut usize) -> Option<()>,
+) -> Option<()> {
+    (b.get(*i) == Some(&b'{')).then_some(())?;
+    *i = skip_ws(b, *i + 1);
+    if b.get(*i) == Some(&b'}') {
+        *i += 1;
+        return Some(());
+    }
+    loop {
+        (b.get(*i) == Some(&b'"')).then_some(())?;
+        let len = memchr::memchr2(b'"', b'\\', b.get(*i + 1..)?)?;
+        let key = &b[*i + 1..*i + 1 + len];
+        (b[*i + 1 + len] == b'"').then_some(())?;
+        *i = skip_ws(b, *i + len + 2);
+        (b.get(*i) == Some(&b':')).then_some(())?;
+        *i = skip_ws(b, *i + 1);
+        member(key, b, i)?;
+        *i = skip_ws(b, *i);
+        match b.get(*i) {
+            Some(b',') => *i = skip_ws(b, *i + 1),
+            Some(b'}') => {
+                *i += 1;
+                return Some(());
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// A plain count at `b[*i]` (digits only, as [`RawValue::as_u64`] reads
+/// them), `*i` moved past it.
+fn plain_u64(b: &[u8], i: &mut usize) -> Option<u64> {
+    let digits = b
+        .get(*i..)?
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    (digits > 0 && digits <= 19).then_some(())?;
+    let mut v = 0u64;
+    for &d in &b[*i..*i + digits] {
+        v = v * 10 + u64::from(d - b'0');
+    }
+    *i += digits;
+    // A number that goes on (`1.5`, `1e3`) is not a plain count.
+    (!matches!(b.get(*i), Some(b'.' | b'e' | b'E'))).then_some(v)
+}
+
+/// The end of a plain value at `b[i]`: a string without escapes, a number,
+/// `true`, `false`, `null`, or an object or array of such (small objects:
+/// `server_tool_use`, `iterations`).
+fn plain_value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => {
+            let len = memchr::memchr2(b'"', b'\\', b.get(i + 1..)?)?;
+            (b[i + 1 + len] == b'"').then_some(i + len + 2)
+        }
+        b'{' | b'[' => {
+            // Nested values only matter for where they end: strings
+            // without escapes keep the brackets countable.
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *b.get(j)? {
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    b'"' => {
+                        j = plain_value_end(b, j)? - 1;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(
+            i + b[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.'))
+                .count(),
+        ),
+        _ => None,
+    }
+}
+
+/// The `tool_use` blocks of `a`, as [`AssistantRecord::tool_uses`] gives
+/// them, except that `input` is read only for the calls that spawn an agent
+/// (`Task`, `Agent`: the fold reads its `subagent_type` and `description`):
+/// a block's walk stops once its type, id and name are known, before the
+/// input (a `Write` call's input is a whole file), and at once for a block
+/// of another type.
+#[allow(clippy::type_complexity)]
+fn tool_calls_of<'s>(
+    a: &AssistantRecord<'s>,
+) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
+    a.content().filter_map(|b| {
+        let (mut ty, mut id, mut name, mut input) = (None, None, None, None);
+        for (k, v) in b.entries() {
+            match k.raw() {
+                b"type" => ty = Some(v.str_eq("tool_use")),
+                b"id" => id = v.as_raw_str(),
+                b"name" => name = v.as_raw_str(),
+                b"input" => input = Some(v),
+                _ => {}
+            }
+            match (ty, id, name) {
+                (Some(false), ..) => return None,
+                (Some(true), Some(_), Some(n))
+                    if input.is_some() || !(n.str_eq("Task") || n.str_eq("Agent")) =>
+                {
+                    break;
+                }
+                _ => {}
+            }
+        }
+        Some((id?, name?, input)).filter(|_| ty == Some(true))
+    })
+}
+
 /// True when `key` is followed somewhere in `raw` by `:` and `true`
 /// (whitespace allowed): a cheap test before walking a record's content.
-fn key_true_in(raw: &[u8], key: &[u8]) -> bool {
-    memchr::memmem::find_iter(raw, key).any(|i| {
-        let rest = &raw[i + key.len()..];
+fn key_true_in(raw: &[u8], key: &Finder<'_>) -> bool {
+    let len = key.needle().len();
+    key.find_iter(raw).any(|i| {
+        let rest = &raw[i + len..];
         let mut j = 0;
         let skip = |j: &mut usize| {
             while rest
@@ -698,6 +922,17 @@ impl TranscriptFold {
         TranscriptFold::default()
     }
 
+    /// Have [`finish`](TranscriptFold::finish) list each tool call of each
+    /// session (as [`RunFolder::record_calls`](crate::run::RunFolder::record_calls)
+    /// does for streams) ([`SessionSummary::calls`], what the export's `tools` rows
+    /// hold); without it the list is empty and only the counts per tool are
+    /// made (what `cctape stats` needs). A merged fold keeps them when
+    /// either did.
+    pub fn record_calls(&mut self, yes: bool) -> &mut TranscriptFold {
+        self.keep_calls = yes;
+        self
+    }
+
     /// Records added so far.
     pub fn records(&self) -> u64 {
         self.records
@@ -762,6 +997,10 @@ impl TranscriptFold {
                 _ if key_is(k, "version") => top.version = v.as_raw_str(),
                 _ if key_is(k, "message") => top.message = Some(v),
                 _ if key_is(k, "data") => top.data = Some(v),
+                _ if key_is(k, "requestId") => top.request_id = v.as_raw_str(),
+                _ if key_is(k, "costUSD") => top.cost_usd = Some(v),
+                _ if key_is(k, "isApiErrorMessage") => top.api_error = Some(v),
+                _ if key_is(k, "parentToolUseID") => top.parent_tool_use_id = v.as_raw_str(),
                 _ => {}
             }
         }
@@ -800,9 +1039,10 @@ impl TranscriptFold {
             }
         }
         let raw = rec.scanned().raw();
+        let line = rec.position().line;
         match rec.view() {
             RecordView::Assistant(a) => {
-                let api_error = a.is_api_error_message();
+                let api_error = top.api_error.and_then(|v| v.as_bool()).unwrap_or(false);
                 let at = (ms.unwrap_or(i64::MIN), order);
                 if api_error {
                     f.api_errors += 1;
@@ -825,14 +1065,14 @@ impl TranscriptFold {
                     f.ended(at, End::Reply(reason));
                 }
                 if let Some(usage) = msg.usage {
-                    let request = a.request_id();
-                    let req =
-                        self.request(sid, agent, msg.model, usage, ms, sidechain, a.cost_usd());
+                    let request = top.request_id;
+                    let cost = top.cost_usd.and_then(|v| v.as_f64());
+                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost);
                     self.count(msg.id, request, req);
                 }
                 // Tool calls: only records that hold the bytes are walked.
-                if memchr::memmem::find(raw, b"\"tool_use\"").is_some() {
-                    for (id, name, input) in a.tool_uses() {
+                if TOOL_USE.find(raw).is_some() {
+                    for (id, name, input) in tool_calls_of(&a) {
                         let key = request_key(id.raw(), None);
                         let (mut subagent_type, mut description) = (NONE, NONE);
                         if name.str_eq("Task") || name.str_eq("Agent") {
@@ -852,27 +1092,68 @@ impl TranscriptFold {
                             agent,
                             subagent_type,
                             description,
+                            id: (0, 0),
+                            at: At {
+                                file: file_id,
+                                line,
+                            },
+                            sidechain,
                         };
-                        self.tool_use(key, call);
+                        self.tool_use(key, call, |ids| {
+                            id.unescape_into(ids);
+                        });
                     }
                 }
             }
             RecordView::User(u) => {
                 // Most user records are neither: look for the bytes first.
-                if memchr::memmem::find(raw, b"[Request interrupted by user").is_some()
-                    && u.is_interrupt()
-                {
+                if INTERRUPTED.find(raw).is_some() && u.is_interrupt() {
                     f.interrupted_turns += 1;
                     if !sidechain {
                         f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
                     }
                 }
-                if key_true_in(raw, b"\"is_error\"") {
-                    for (id, error) in u.tool_results() {
-                        if error {
-                            f.tool_errors += 1;
+                // Tool results: only records that hold the bytes are walked;
+                // without an `"is_error": true` in the record, a block's
+                // walk stops at its id, before its content (most of the
+                // record's bytes).
+                if TOOL_RESULT.find(raw).is_some() {
+                    let at = At {
+                        file: file_id,
+                        line,
+                    };
+                    if key_true_in(raw, &IS_ERROR) {
+                        for (id, error) in u.tool_results() {
+                            self.facts[sid as usize].tool_errors += u64::from(error);
                             if let Some(id) = id {
-                                self.failed_tools.insert(request_key(id.raw(), None));
+                                let result = ToolResult {
+                                    at,
+                                    millis: ms,
+                                    error,
+                                };
+                                self.tool_result(request_key(id.raw(), None), result);
+                            }
+                        }
+                    } else {
+                        for b in u.content().into_iter().flat_map(|c| c.elements()) {
+                            let (mut ty, mut id) = (None, None);
+                            for (k, v) in b.entries() {
+                                match k.raw() {
+                                    b"type" => ty = Some(v.str_eq("tool_result")),
+                                    b"tool_use_id" => id = v.as_raw_str(),
+                                    _ => {}
+                                }
+                                if ty.is_some() && id.is_some() {
+                                    break;
+                                }
+                            }
+                            if let (Some(true), Some(id)) = (ty, id) {
+                                let result = ToolResult {
+                                    at,
+                                    millis: ms,
+                                    error: false,
+                                };
+                                self.tool_result(request_key(id.raw(), None), result);
                             }
                         }
                     }
@@ -897,13 +1178,20 @@ impl TranscriptFold {
                     self.facts[sid as usize].summary = t;
                 }
             }
-            RecordView::Progress(p) => {
+            RecordView::Progress(_) => {
                 let Some(data) = top.data else { return };
                 // One walk over `data` for what an agent_progress holds.
                 let (mut is_agent, mut agent_id, mut relayed) = (false, None, None);
                 for (k, v) in data.entries() {
                     match () {
-                        _ if key_is(k, "type") => is_agent = v.str_eq("agent_progress"),
+                        _ if key_is(k, "type") => {
+                            is_agent = v.str_eq("agent_progress");
+                            // Hook and Bash progress (most of them) say so
+                            // first: the rest is not read.
+                            if !is_agent {
+                                break;
+                            }
+                        }
                         _ if key_is(k, "agentId") => agent_id = v.as_raw_str(),
                         _ if key_is(k, "message") => relayed = Some(v),
                         _ => {}
@@ -913,7 +1201,7 @@ impl TranscriptFold {
                     return;
                 }
                 let mut agent = NONE;
-                if let (Some(a), Some(by)) = (agent_id, p.parent_tool_use_id()) {
+                if let (Some(a), Some(by)) = (agent_id, top.parent_tool_use_id) {
                     agent = self.strings.id_raw(a, &mut self.buf);
                     let by = self.strings.id_raw(by, &mut self.buf);
                     let facts = self.facts[sid as usize].agent(agent);
@@ -1004,17 +1292,44 @@ impl TranscriptFold {
     }
 
     /// A tool call, once whatever file replays it (the smaller session
-    /// name keeps it, so the result does not depend on the order of the
-    /// files).
-    fn tool_use(&mut self, key: u128, call: ToolUse) {
+    /// name keeps it, then the record first by file name and line, so the
+    /// result does not depend on the order of the files). `id` writes the
+    /// call's id, once per call.
+    fn tool_use(&mut self, key: u128, mut call: ToolUse, id: impl FnOnce(&mut String)) {
         match self.tools.get_mut(&key) {
             Some(old) => {
-                if self.sessions.get(call.session) < self.sessions.get(old.session) {
+                let (a, b) = (
+                    self.sessions.get(call.session),
+                    self.sessions.get(old.session),
+                );
+                if a < b || (a == b && call.at.before(old.at, &self.strings)) {
+                    call.id = old.id;
                     *old = call;
                 }
             }
             None => {
+                let start = self.tool_ids.len();
+                id(&mut self.tool_ids);
+                let len = (self.tool_ids.len() - start) as u32;
+                call.id = (start, len);
                 self.tools.insert(key, call);
+            }
+        }
+    }
+
+    /// A tool call's result: an error if any record of it says so, its
+    /// time and place those of the first record (see [`At::before`]).
+    fn tool_result(&mut self, key: u128, r: ToolResult) {
+        match self.results.get_mut(&key) {
+            Some(old) => {
+                let error = old.error | r.error;
+                if r.at.before(old.at, &self.strings) {
+                    *old = r;
+                }
+                old.error = error;
+            }
+            None => {
+                self.results.insert(key, r);
             }
         }
     }
@@ -1122,6 +1437,7 @@ impl TranscriptFold {
         let t = |i: u32| if i == NONE { NONE } else { tmap[i as usize] };
         let base = self.records;
         self.records += other.records;
+        self.keep_calls |= other.keep_calls;
         self.last_file = None;
         for (i, of) in other.facts.into_iter().enumerate() {
             let sid = smap[i] as usize;
@@ -1145,9 +1461,15 @@ impl TranscriptFold {
             call.agent = t(call.agent);
             call.subagent_type = t(call.subagent_type);
             call.description = t(call.description);
-            self.tool_use(k, call);
+            call.at.file = t(call.at.file);
+            let (start, len) = call.id;
+            let id = &other.tool_ids[start..start + len as usize];
+            self.tool_use(k, call, |ids| ids.push_str(id));
         }
-        self.failed_tools.extend(other.failed_tools);
+        for (k, mut r) in other.results {
+            r.at.file = t(r.at.file);
+            self.tool_result(k, r);
+        }
         self.loose.extend(other.loose.into_iter().map(remap));
     }
 
@@ -1161,7 +1483,9 @@ impl TranscriptFold {
             requests,
             loose,
             tools: tool_calls,
-            failed_tools,
+            results,
+            tool_ids,
+            keep_calls,
             ..
         } = self;
         // Records without a `sessionId` (file-history-snapshot, summary)
@@ -1194,10 +1518,39 @@ impl TranscriptFold {
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
         for (key, call) in &tool_calls {
             let session = alias[call.session as usize].unwrap_or(call.session);
-            let tool = strings.get(call.name).unwrap_or("-").to_owned();
-            let error = u64::from(failed_tools.contains(key));
+            let tool = strings.get(call.name).unwrap_or("-");
+            let result = results.get(key);
+            let error = u64::from(result.is_some_and(|r| r.error));
             let s = &mut by_session[session as usize];
-            let t = s.tools.entry(tool.clone()).or_default();
+            if keep_calls {
+                let spawned_by = facts[session as usize]
+                    .agents
+                    .iter()
+                    .find(|a| a.agent == call.agent)
+                    .map_or(NONE, |a| a.spawned_by);
+                let (start, len) = call.id;
+                s.calls.push(SessionToolCall {
+                    call: ToolCall {
+                        tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                        name: tool.to_owned(),
+                        agent: name(spawned_by),
+                        line: call.at.line,
+                        result_line: result.map(|r| r.at.line),
+                        started_ms: call.millis,
+                        duration_ms: match (call.millis, result.and_then(|r| r.millis)) {
+                            (Some(a), Some(b)) => Some(b - a),
+                            _ => None,
+                        },
+                        answered: result.is_some(),
+                        error: error > 0,
+                        rejected: false,
+                    },
+                    file: name(call.at.file),
+                    agent_id: name(call.agent),
+                    sidechain: call.sidechain,
+                });
+            }
+            let t = s.tools.entry(tool).or_default();
             t.0 += 1;
             t.1 += error;
             if call.agent != NONE {
@@ -1208,16 +1561,21 @@ impl TranscriptFold {
             t.0 += 1;
             t.1 += error;
         }
-        let mut by_day: BTreeMap<Day, (Totals, BTreeMap<String, Totals>)> = BTreeMap::new();
+        let mut by_day: BTreeMap<Day, (Totals, BTreeMap<&str, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
         let mut total = Totals::default();
         let mut unpriced: BTreeMap<String, u64> = BTreeMap::new();
+        // Each model's prices looked up once (the lookup normalizes its name).
+        let mut model_prices: HashMap<u32, Option<&crate::pricing::ModelPrices>> = HashMap::new();
         for r in &all {
             let model = strings.get(r.model).unwrap_or("-");
             let (cost, priced) = match r.cost_usd {
                 Some(c) => (Some(c), true),
                 None => {
-                    let c = prices.cost(model, &r.usage);
+                    let p = *model_prices
+                        .entry(r.model)
+                        .or_insert_with(|| prices.prices(model));
+                    let c = p.map(|p| p.cost(&r.usage));
                     (c, c.is_some() || r.usage.total() == 0)
                 }
             };
@@ -1227,23 +1585,23 @@ impl TranscriptFold {
             let add = |t: &mut Totals| t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced);
             let s = &mut by_session[r.session as usize];
             add(&mut s.totals);
-            add(s.models.entry(model.to_owned()).or_default());
+            add(s.models.entry(model).or_default());
             let role = if r.sidechain {
                 ModelRole::Subagent
             } else {
                 ModelRole::Main
             };
-            add(s.roles.entry((model.to_owned(), role)).or_default());
+            add(s.roles.entry((model, role)).or_default());
             let day = r.millis.map(|ms| Day::of_millis(ms, zone));
-            add(s.days.entry((day, model.to_owned(), role)).or_default());
+            add(s.days.entry((day, model, role)).or_default());
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
             }
-            match r.millis {
-                Some(ms) => {
-                    let d = by_day.entry(Day::of_millis(ms, zone)).or_default();
+            match day {
+                Some(day) => {
+                    let d = by_day.entry(day).or_default();
                     add(&mut d.0);
-                    add(d.1.entry(model.to_owned()).or_default());
+                    add(d.1.entry(model).or_default());
                 }
                 None => {
                     add(&mut undated);
@@ -1252,9 +1610,12 @@ impl TranscriptFold {
             }
             add(&mut total);
         }
-        let models = |m: BTreeMap<String, Totals>| {
+        let models = |m: BTreeMap<&str, Totals>| {
             m.into_iter()
-                .map(|(model, totals)| ModelTotals { model, totals })
+                .map(|(model, totals)| ModelTotals {
+                    model: model.to_owned(),
+                    totals,
+                })
                 .collect::<Vec<_>>()
         };
         let mut out_sessions = Vec::with_capacity(sessions.list.len());
@@ -1272,14 +1633,15 @@ impl TranscriptFold {
                 tools,
                 day_tools,
                 agent_tools,
+                mut calls,
             } = per;
-            let tool = |(name, (calls, errors)): (String, (u64, u64))| ToolCount {
-                name,
+            let tool = |(name, (calls, errors)): (&str, (u64, u64))| ToolCount {
+                name: name.to_owned(),
                 calls,
                 errors,
             };
-            let row = |((model, role), totals): ((String, ModelRole), Totals)| ModelRoleTotals {
-                model,
+            let row = |((model, role), totals): ((&str, ModelRole), Totals)| ModelRoleTotals {
+                model: model.to_owned(),
                 role,
                 totals,
             };
@@ -1314,6 +1676,11 @@ impl TranscriptFold {
                 .collect();
             // The session's own file first.
             files.sort_by_key(|(_, main)| !main);
+            // Calls by file (as listed), then line.
+            calls.sort_by_cached_key(|c| {
+                let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
+                (file, c.call.line, c.call.tool_use_id.clone())
+            });
             let mut agents: Vec<AgentSummary> = f
                 .agents
                 .iter()
@@ -1355,6 +1722,7 @@ impl TranscriptFold {
                 by_role: roles.into_iter().map(row).collect(),
                 by_day,
                 tools: tools.into_iter().map(tool).collect(),
+                calls,
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -1420,17 +1788,19 @@ fn path_aliases(facts: &[Facts]) -> Vec<Option<u32>> {
 
 /// A session's sums while finishing.
 #[derive(Clone, Debug, Default)]
-struct PerSession {
+/// (Models are the fold's names: a request costs no allocation.)
+struct PerSession<'a> {
     totals: Totals,
     undated: Totals,
-    models: BTreeMap<String, Totals>,
+    models: BTreeMap<&'a str, Totals>,
     agents: BTreeMap<u32, Totals>,
-    roles: BTreeMap<(String, ModelRole), Totals>,
-    days: BTreeMap<(Option<Day>, String, ModelRole), Totals>,
+    roles: BTreeMap<(&'a str, ModelRole), Totals>,
+    days: BTreeMap<(Option<Day>, &'a str, ModelRole), Totals>,
     /// Tool calls and errors per tool name, and per day; calls per agent.
-    tools: BTreeMap<String, (u64, u64)>,
+    tools: BTreeMap<&'a str, (u64, u64)>,
     agent_tools: BTreeMap<u32, u64>,
-    day_tools: BTreeMap<(Option<Day>, String), (u64, u64)>,
+    day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
+    calls: Vec<SessionToolCall>,
 }
 
 /// Tokens, requests and cost added up.
@@ -1531,6 +1901,28 @@ pub struct ToolCount {
     pub calls: u64,
     /// Calls whose `tool_result` is an error.
     pub errors: u64,
+}
+
+/// One tool call of a session: a `tool_use` block, once whatever file
+/// replays it, with its `tool_result`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionToolCall {
+    /// The call as the run layer has it (what the export's `tools` rows
+    /// hold). For a transcript: `agent` is the `parentToolUseID` that
+    /// spawned the calling subagent, when its parent says (none for the
+    /// main chain); `line` and `result_line` are lines of their own files
+    /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
+    /// the result's `is_error`; `rejected` is always false (a transcript's
+    /// rejections are errors, not told apart).
+    pub call: ToolCall,
+    /// The file whose record holds the `tool_use` block (the session's own
+    /// or a subagent's; [`TranscriptFile::name`]).
+    pub file: Option<String>,
+    /// The calling subagent's id (`agentId`, or its file's); none for the
+    /// main chain.
+    pub agent_id: Option<String>,
+    /// Made by a subagent (a sidechain record, a subagent's file).
+    pub sidechain: bool,
 }
 
 /// How a session's main chain ended: its latest reply, API error or
@@ -1661,6 +2053,11 @@ pub struct SessionSummary {
     pub by_day: Vec<SessionDay>,
     /// Tool calls per tool, by name.
     pub tools: Vec<ToolCount>,
+    /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
+    /// by file ([`files`](SessionSummary::files)' order) and line; empty
+    /// unless the fold was asked to keep them
+    /// ([`TranscriptFold::record_calls`]).
+    pub calls: Vec<SessionToolCall>,
     /// What its records say.
     pub facts: SessionFacts,
 }
@@ -1750,6 +2147,14 @@ mod tests {
             r#"{"type":"assistant","message":{"content":"x\\\"usage\":{}","usage":{"output_tokens":6}}}"#,
             // Spaces around the punctuation.
             "{\"type\":\"assistant\",\"message\": {  \"content\": [ ],\t \"usage\" :  {\"input_tokens\": 2}  } }",
+            // Usage as the CLI writes it, and odd ones a plain read must
+            // leave to the walk (escapes, fractions, nulls, big numbers).
+            r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":3,"cache_creation_input_tokens":9,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":5},"output_tokens":11,"service_tier":"standard","server_tool_use":{"web_search_requests":0,"x":[1,{"a":"]}"}]},"speed":"fast"}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"\u0069nput_tokens":5,"output_tokens":1.5,"cache_read_input_tokens":null,"speed":"fa\u0073t"}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":18446744073709551615,"output_tokens":-0,"cache_creation":{"ephemeral_5m_input_tokens":1e3},"service_tier":"a\"b"}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{ }}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"speed":"fast","output_tokens":1,"speed":0}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"cache_creation":7,"cache_creation_input_tokens":3, "input_tokens" : 2 , "speed" : "fast" }}}"#,
         ];
         for c in cases {
             assert_eq!(check(c.as_bytes()), 1, "{c}");

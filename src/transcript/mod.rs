@@ -44,7 +44,8 @@ mod run;
 
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionDay, SessionEnd,
-    SessionFacts, SessionSummary, ToolCount, Totals, TranscriptFile, TranscriptFold,
+    SessionFacts, SessionSummary, SessionToolCall, ToolCount, Totals, TranscriptFile,
+    TranscriptFold,
 };
 
 use crate::error::Position;
@@ -522,15 +523,22 @@ impl<'s> UserRecord<'s> {
     /// The `tool_result` blocks: the `tool_use_id` each answers and whether
     /// it is an error.
     pub fn tool_results(&self) -> impl Iterator<Item = (Option<RawStr<'s>>, bool)> + 's {
+        // One walk per block: its content, often most of the record, is
+        // crossed once.
         self.content()
             .into_iter()
             .flat_map(|c| c.elements())
-            .filter(|b| b.get("type").is_some_and(|t| t.str_eq("tool_result")))
-            .map(|b| {
-                (
-                    b.get("tool_use_id").and_then(|v| v.as_raw_str()),
-                    b.get("is_error").and_then(|v| v.as_bool()).unwrap_or(false),
-                )
+            .filter_map(|b| {
+                let (mut ty, mut id, mut error) = (false, None, false);
+                for (k, v) in b.entries() {
+                    match k.raw() {
+                        b"type" => ty = v.str_eq("tool_result"),
+                        b"tool_use_id" => id = v.as_raw_str(),
+                        b"is_error" => error = v.as_bool().unwrap_or(false),
+                        _ => {}
+                    }
+                }
+                ty.then_some((id, error))
             })
     }
 
