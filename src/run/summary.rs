@@ -119,10 +119,11 @@ pub struct RoleUsage {
     pub from_model_usage: bool,
 }
 
-/// One `modelUsage` entry of the last result.
+/// One `modelUsage` entry of the last result, folded (the entry as the
+/// reference writes it is [`crate::views::ModelUsage`]).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct ModelUsage {
+pub struct ModelUsageSummary {
     /// The key, as written (`claude-opus-5[1m]`).
     pub model: String,
     /// `inputTokens`, `outputTokens`, `cacheReadInputTokens`,
@@ -155,7 +156,7 @@ pub struct UsageSummary {
     pub by_role: Vec<RoleUsage>,
     /// `modelUsage` of the last result (covers subagents and auxiliary
     /// models).
-    pub by_model: Vec<ModelUsage>,
+    pub by_model: Vec<ModelUsageSummary>,
     /// `modelUsage` summed over the non-auxiliary models.
     pub models: TokenCounts,
     /// `modelUsage` summed over the auxiliary models.
@@ -276,10 +277,11 @@ impl UsageCheck {
     }
 }
 
-/// Per tool name.
+/// The run's count of calls, errors and rejections for one tool name (not
+/// the reference's `toolStats`, which is [`crate::views::ToolStats`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ToolStats {
+pub struct ToolTally {
     /// The tool's name.
     pub name: String,
     /// `tool_use` blocks.
@@ -301,10 +303,11 @@ pub struct ToolStats {
     pub max_ms: u64,
 }
 
-/// A task's `usage` (`task_progress`, `task_notification`).
+/// A task's `usage` (`task_progress`, `task_notification`), copied out of
+/// the event (the borrowed view is [`crate::views::TaskUsage`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct TaskUsage {
+pub struct TaskUsageSummary {
     /// `total_tokens`.
     pub total_tokens: Option<u64>,
     /// `tool_uses`.
@@ -340,13 +343,13 @@ pub struct SubagentNode {
     /// `task_progress` events.
     pub progress_events: u64,
     /// The last progress usage.
-    pub last_progress: Option<TaskUsage>,
+    pub last_progress: Option<TaskUsageSummary>,
     /// `workflow_agent` items in the last `workflow_progress`.
     pub workflow_agents: u64,
     /// Of those, the ones in state `done`.
     pub workflow_agents_done: u64,
     /// `task_notification.usage`.
-    pub final_usage: Option<TaskUsage>,
+    pub final_usage: Option<TaskUsageSummary>,
     /// `task_notification.summary`.
     pub summary: Option<String>,
     /// The handback report (`tool_use_result.handbackReport.text`).
@@ -434,10 +437,12 @@ pub struct ApiErrorMessage {
     pub line: u64,
 }
 
-/// A tool use denied by permissions.
+/// A tool use denied by permissions, from results' `permission_denials` and
+/// `system/permission_denied` events together (one entry of the result's
+/// list is [`crate::views::PermissionDenial`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PermissionDenial {
+pub struct DeniedToolUse {
     /// The tool.
     pub tool_name: String,
     /// The denied tool_use id.
@@ -692,7 +697,7 @@ pub struct RunSummary {
     /// Cost.
     pub cost: CostCheck,
     /// Per tool name, by name.
-    pub tools: Vec<ToolStats>,
+    pub tools: Vec<ToolTally>,
     /// tool_results whose tool_use never appeared.
     pub tool_results_without_use: u64,
     /// The subagent tree (roots launched by the main agent).
@@ -704,7 +709,7 @@ pub struct RunSummary {
     /// `<synthetic>` messages.
     pub api_errors: Vec<ApiErrorMessage>,
     /// Permission denials (results' lists and events).
-    pub permission_denials: Vec<PermissionDenial>,
+    pub permission_denials: Vec<DeniedToolUse>,
     /// Hooks.
     pub hooks: Hooks,
     /// `system/notification` events.
@@ -828,7 +833,7 @@ impl RunSummary {
     }
 
     /// The tool statistics of one tool name.
-    pub fn tool(&self, name: &str) -> Option<&ToolStats> {
+    pub fn tool(&self, name: &str) -> Option<&ToolTally> {
         self.tools.iter().find(|t| t.name == name)
     }
 
@@ -1148,7 +1153,7 @@ fn usage_json(u: &UsageSummary) -> J {
     })
 }
 
-fn task_usage_json(t: &Option<TaskUsage>) -> J {
+fn task_usage_json(t: &Option<TaskUsageSummary>) -> J {
     match t {
         None => J::Null,
         Some(t) => json!({
