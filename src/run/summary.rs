@@ -808,9 +808,38 @@ impl RunSummary {
         self.verdict = v;
     }
 
-    /// The run's tool calls, every tool together.
+    /// The run's tool calls, every tool together: the sum of
+    /// [`ToolTally::calls`] over [`tools`](RunSummary::tools) (the list of
+    /// each call, kept on request, is the field
+    /// [`tool_calls`](RunSummary::tool_calls)).
+    ///
+    /// ```
+    /// let stream = br#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-4-5","tools":["Bash","Read"]}
+    /// {"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/nope"}}],"usage":{"input_tokens":3,"output_tokens":40}},"parent_tool_use_id":null,"session_id":"s1"}
+    /// {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false},{"type":"tool_result","tool_use_id":"toolu_2","content":"<tool_use_error>File does not exist.</tool_use_error>","is_error":true}]},"parent_tool_use_id":null,"session_id":"s1"}
+    /// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"done","total_cost_usd":0.002,"session_id":"s1"}
+    /// "#;
+    /// let runs = cctape::run::runs_of_slice(stream);
+    /// assert_eq!(runs[0].tool_calls_total(), 2);
+    /// assert_eq!(runs[0].tool_errors_total(), 1);
+    /// assert_eq!(runs[0].tool_rejections_total(), 0);
+    /// ```
     pub fn tool_calls_total(&self) -> u64 {
         self.tools.iter().map(|t| t.calls).sum()
+    }
+
+    /// The run's tool calls whose result was an error, every tool together
+    /// (the sum of [`ToolTally::errors`]; rejections are apart, in
+    /// [`tool_rejections_total`](RunSummary::tool_rejections_total)). See
+    /// [`tool_calls_total`](RunSummary::tool_calls_total) for an example.
+    pub fn tool_errors_total(&self) -> u64 {
+        self.tools.iter().map(|t| t.errors).sum()
+    }
+
+    /// The run's tool uses rejected without running, every tool together
+    /// (the sum of [`ToolTally::rejections`]).
+    pub fn tool_rejections_total(&self) -> u64 {
+        self.tools.iter().map(|t| t.rejections).sum()
     }
 
     /// Subagents the run launched, from every signal a version writes: the
