@@ -184,3 +184,68 @@ fn bad_lines_are_counted_not_a_failure_and_a_cut_stream_is() {
     let e = cctape::runs(dir.join("absent.jsonl")).unwrap_err();
     assert_eq!(e.kind(), cctape::ErrorKind::Io, "{e}");
 }
+
+/// A reader that gives its bytes, then an I/O error.
+struct FailsAfter<'a>(&'a [u8]);
+
+impl std::io::Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("disk gone"));
+        }
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn run_reader_is_an_iterator_of_the_same_runs_with_the_io_error_last() {
+    use cctape::run::{RunReader, runs_of_slice};
+    let Some(rw) = realworld() else { return };
+    // Several captures one after the other: a log appended to.
+    let mut log = Vec::new();
+    for f in [FILES[0], FILES[3], FILES[4], FILES[5], FILES[6]] {
+        log.extend(std::fs::read(rw.join(f)).unwrap());
+        if !log.ends_with(b"\n") {
+            log.push(b'\n');
+        }
+    }
+    let whole = runs_of_slice(&log);
+    assert!(whole.len() >= 5, "{}", whole.len());
+    let iterated: Vec<_> = RunReader::new(&log[..]).collect::<Result<_, _>>().unwrap();
+    assert_eq!(iterated, whole);
+    // A long log of short runs, each its own session: with idle_after the
+    // first runs come out before the end is read, and the runs are the same.
+    let mut long = Vec::new();
+    for i in 0..3000 {
+        long.extend(format!(
+            concat!(
+                r#"{{"type":"system","subtype":"init","session_id":"s{i}","model":"m"}}"#,
+                "\n",
+                r#"{{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.5,"session_id":"s{i}"}}"#,
+                "\n"
+            ),
+            i = i
+        ).bytes());
+    }
+    let mut rr = RunReader::new(&long[..]).idle_after(10);
+    let first = rr.next().unwrap().unwrap();
+    assert!(rr.counts().lines < 6000, "{:?}", rr.counts());
+    let mut early = vec![first];
+    early.extend(rr.map(Result::unwrap));
+    let key = |r: &cctape::RunSummary| r.last_result.as_ref().map(|l| l.line);
+    early.sort_by_key(key);
+    let mut sorted = runs_of_slice(&long);
+    sorted.sort_by_key(key);
+    assert_eq!(early.len(), 3000);
+    assert_eq!(early, sorted);
+    // An I/O error is the last item, after the runs read before it.
+    let items: Vec<_> = RunReader::new(FailsAfter(&log)).collect();
+    let (last, runs) = items.split_last().unwrap();
+    let e = last.as_ref().unwrap_err();
+    assert_eq!(e.kind(), cctape::ErrorKind::Io, "{e}");
+    assert_eq!(runs.len(), whole.len());
+    assert!(runs.iter().all(Result::is_ok));
+}
