@@ -98,6 +98,27 @@ use std::io::Read;
 /// error with [`push_error`](RunFolder::push_error), then call
 /// [`finish`](RunFolder::finish). Runs come out in the order of their first
 /// line.
+///
+/// ```
+/// use cctape::{EventReader, RunFolder, Verdict};
+///
+/// // Two harness runs appended to one log, read from any `Read`.
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a1","model":"claude-opus-4-1"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":3,"total_cost_usd":0.31,"session_id":"a1"}
+/// {"type":"system","subtype":"init","session_id":"b2","model":"claude-opus-4-1"}
+/// {"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"session_id":"b2"}
+/// "#;
+/// let mut events = EventReader::new(&log[..]);
+/// let mut folder = RunFolder::new();
+/// while let Some(item) = events.next_event() {
+///     match item {
+///         Ok(ev) => folder.push(&ev),
+///         Err(e) => folder.push_error(&e),
+///     }
+/// }
+/// let verdicts: Vec<Verdict> = folder.finish().iter().map(|r| r.verdict).collect();
+/// assert_eq!(verdicts, [Verdict::Success, Verdict::Error]);
+/// ```
 #[derive(Debug, Default)]
 pub struct RunFolder {
     /// Runs in order of first appearance; drained ones are `None`.

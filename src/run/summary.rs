@@ -654,6 +654,32 @@ pub struct ToolCall {
 }
 
 /// What one run did.
+///
+/// Made by [`crate::runs`] (a file), [`RunFolder`](crate::RunFolder) (your
+/// own loop over events), [`RunReader`](crate::run::RunReader) or
+/// [`runs_of_slice`](crate::run::runs_of_slice):
+///
+/// ```
+/// use cctape::Verdict;
+/// use cctape::run::TokenSource;
+///
+/// let stream = br#"{"type":"system","subtype":"init","session_id":"5b1e","model":"claude-sonnet-4-5","claude_code_version":"2.1.41"}
+/// {"type":"assistant","message":{"id":"msg_01","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"cargo test"}}],"stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":85}},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"test result: ok","is_error":false}]},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"assistant","message":{"id":"msg_02","model":"claude-sonnet-4-5","content":[{"type":"text","text":"All tests pass."}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":9}},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"duration_ms":5120,"result":"All tests pass.","total_cost_usd":0.0123,"usage":{"input_tokens":16,"output_tokens":94},"session_id":"5b1e"}
+/// "#;
+/// let runs = cctape::run::runs_of_slice(stream);
+/// let run = &runs[0];
+/// assert_eq!((run.verdict, run.ok()), (Verdict::Success, true));
+/// assert_eq!(run.session_id.as_deref(), Some("5b1e"));
+/// assert_eq!(run.cost.total_cost_usd, Some(0.0123));
+/// // The output tokens to trust, and where they come from.
+/// assert_eq!(run.usage.main.tokens.output_tokens, 94);
+/// assert_eq!(run.usage.main.source, TokenSource::Results);
+/// assert_eq!((run.tool_calls_total(), run.tool_errors_total()), (1, 0));
+/// assert_eq!(run.to_json()["verdict"], "success");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct RunSummary {
