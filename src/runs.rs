@@ -132,82 +132,59 @@ pub fn runs(path: impl AsRef<Path>) -> Result<Vec<RunSummary>, Error> {
 }
 
 /// The event readers' common surface, so that one fold serves them all.
-trait NextEvent {
-    fn next_into(&mut self, folder: &mut RunFolder, shape: &mut Shape)
-    -> Option<Result<(), Error>>;
+trait EventSource {
+    fn next_event(&mut self) -> Option<Result<crate::Event<'_>, Error>>;
+    /// The bytes of the last line (or element) read.
+    fn last_bytes(&self) -> Option<&[u8]>;
     fn counts(&self) -> Counts;
     fn bytes_read(&self) -> u64;
 }
 
-impl<R: Read> NextEvent for EventReader<R> {
-    fn next_into(
-        &mut self,
-        folder: &mut RunFolder,
-        shape: &mut Shape,
-    ) -> Option<Result<(), Error>> {
-        let err = match self.next_event()? {
-            Ok(ev) => {
-                folder.push(&ev);
-                return Some(Ok(()));
+macro_rules! event_source {
+    ($reader:ident, $last:ident) => {
+        impl<R: Read> EventSource for $reader<R> {
+            fn next_event(&mut self) -> Option<Result<crate::Event<'_>, Error>> {
+                $reader::next_event(self)
             }
-            Err(e) => e,
-        };
-        if err.is_fatal() {
-            return Some(Err(err));
+            fn last_bytes(&self) -> Option<&[u8]> {
+                self.$last().map(|l| l.bytes)
+            }
+            fn counts(&self) -> Counts {
+                $reader::counts(self)
+            }
+            fn bytes_read(&self) -> u64 {
+                $reader::bytes_read(self)
+            }
         }
-        shape.note(self.last_line().map(|l| l.bytes));
-        folder.push_error(&err);
-        Some(Ok(()))
-    }
-
-    fn counts(&self) -> Counts {
-        self.counts()
-    }
-
-    fn bytes_read(&self) -> u64 {
-        self.bytes_read()
-    }
+    };
 }
 
-impl<R: Read> NextEvent for ElementEventReader<R> {
-    fn next_into(
-        &mut self,
-        folder: &mut RunFolder,
-        shape: &mut Shape,
-    ) -> Option<Result<(), Error>> {
-        let err = match self.next_event()? {
-            Ok(ev) => {
-                folder.push(&ev);
-                return Some(Ok(()));
-            }
-            Err(e) => e,
-        };
-        if err.is_fatal() {
-            return Some(Err(err));
-        }
-        shape.note(self.last_element().map(|el| el.bytes));
-        folder.push_error(&err);
-        Some(Ok(()))
-    }
-
-    fn counts(&self) -> Counts {
-        self.counts()
-    }
-
-    fn bytes_read(&self) -> u64 {
-        self.bytes_read()
-    }
-}
+event_source!(EventReader, last_line);
+event_source!(ElementEventReader, last_element);
 
 /// Every event of a reader folded into runs, with the reader's counts
 /// and the bytes it read; an I/O error ends the call.
 fn fold_events(
-    mut rdr: impl NextEvent,
+    mut rdr: impl EventSource,
     shape: &mut Shape,
 ) -> Result<(Vec<RunSummary>, Counts, u64), Error> {
     let mut folder = RunFolder::new();
-    while let Some(item) = rdr.next_into(&mut folder, shape) {
-        item?;
+    loop {
+        let e = match rdr.next_event() {
+            None => break,
+            Some(Ok(ev)) => {
+                folder.push(&ev);
+                continue;
+            }
+            Some(Err(e)) => e,
+        };
+        if e.is_fatal() {
+            return Err(e);
+        }
+        // Kept for the description of an input none of whose lines is an
+        // event, as verdict keeps them.
+        shape.note(rdr.last_bytes());
+        folder.push_error(&e);
     }
     Ok((folder.finish(), rdr.counts(), rdr.bytes_read()))
 }
