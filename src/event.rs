@@ -374,7 +374,30 @@ impl TokenCounts {
 /// A parsed line that is an event: a JSON object with a string `type`.
 ///
 /// Borrowed from the [`Parser`] that read it; drop it before reading the next
-/// line (or copy out what must outlive it).
+/// line (or copy out what must outlive it). The readers of
+/// [`crate::stream`] hand events out; one line is read with
+/// [`parse_event`].
+///
+/// ```
+/// use cctape::event::parse_event;
+/// use cctape::framing::Lines;
+/// use cctape::views::View;
+/// use cctape::{EventKind, Parser};
+///
+/// let line = br#"{"type":"assistant","message":{"id":"msg_01","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":3,"output_tokens":7}},"parent_tool_use_id":"toolu_9","session_id":"5b1e","uuid":"u-1"}"#;
+/// let mut parser = Parser::new();
+/// let line = Lines::new(line).next().unwrap();
+/// let ev = parse_event(&mut parser, &line)?;
+/// assert_eq!(ev.kind(), EventKind::Assistant);
+/// assert_eq!(ev.session_id(), Some("5b1e"));
+/// // null, absent and present are three answers.
+/// assert_eq!(ev.parent_tool_use_id().value(), Some("toolu_9"));
+/// assert_eq!(ev.usage().unwrap_or_default().output_tokens, 7);
+/// // Any field by path, and a typed view per kind.
+/// assert_eq!(ev.get_path("message.model").and_then(|v| v.as_str()), Some("claude-sonnet-4-5"));
+/// assert!(matches!(ev.view(), View::Assistant(_)));
+/// # Ok::<(), cctape::Error>(())
+/// ```
 pub struct Event<'t> {
     doc: Document<'t>,
     kind: EventKind,

@@ -155,6 +155,10 @@ impl<'b> Iterator for Lines<'b> {
 /// gives for the whole input, except that a line longer than the maximum is
 /// replaced by a [`ErrorKind::LineTooLong`] error.
 ///
+/// Lines are lent from the decoder's buffer, which the next push may move,
+/// so it is not an [`Iterator`]: take them with `while let` after each push
+/// (see [`crate::stream`] for why).
+///
 /// ```
 /// use cctape::framing::LineDecoder;
 /// let mut dec = LineDecoder::new();
@@ -500,6 +504,10 @@ impl LineSpan {
 /// It reads straight into the decoder's buffer (no second copy), hands out
 /// only complete lines, and reuses its buffer: reading a stream of lines no
 /// longer than the buffer allocates nothing after the first fill.
+///
+/// Not an [`Iterator`] for that reason: each line is lent from the buffer
+/// the next read refills, so loop with `while let` (see
+/// [`crate::stream`] for the pattern); [`Lines`] over bytes in memory is one.
 ///
 /// ```
 /// use cctape::framing::LineReader;

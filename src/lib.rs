@@ -2,6 +2,19 @@
 //! `claude -p --output-format stream-json --verbose`: one JSON object a line,
 //! dispatched by `type` and `subtype`.
 //!
+//! The common case is one call, [`runs`]: the runs of a file (plain, gzip
+//! or zstd; stream-json lines, a JSON array or pretty capture, a session
+//! transcript, text) as `cctape verdict` computes them.
+//!
+//! ```
+//! for run in cctape::runs("corpus/streams/max-turns.jsonl")? {
+//!     assert_eq!(run.verdict, cctape::Verdict::MaxTurns);
+//!     assert_eq!(run.usage.main.tokens.output_tokens, 183);
+//!     assert_eq!((run.tool_calls_total(), run.tool_errors_total()), (3, 0));
+//! }
+//! # Ok::<(), cctape::Error>(())
+//! ```
+//!
 //! Layers, each usable alone, data flowing one way:
 //!
 //! 1. [`framing`]: LF boundaries with memchr over a slice, a push decoder or a
@@ -59,6 +72,7 @@ pub mod parse;
 pub mod pricing;
 pub mod report;
 pub mod run;
+mod runs;
 pub mod scan;
 pub mod sniff;
 pub mod source;
@@ -73,6 +87,8 @@ pub use error::{Error, ErrorKind, Position};
 pub use event::{Event, EventKind, Field, TokenCounts};
 pub use framing::{Line, LineDecoder, LineReader, Lines};
 pub use parse::{Document, Number, Parser, Value, ValueKind};
+pub use run::{RunFolder, RunSummary, Verdict};
+pub use runs::runs;
 pub use stream::{Counts, EventReader, SliceEvents};
 
 /// The README's examples, compiled and run as doc tests.

@@ -796,12 +796,12 @@ impl<'d> Value<'d> {
     }
 
     /// The elements of this array; empty for anything else.
-    pub fn elements(&self) -> Elements<'d> {
+    pub fn elements(&self) -> ArrayElements<'d> {
         let left = match self.head() {
             Node::Array { len, .. } => *len,
             _ => 0,
         };
-        Elements {
+        ArrayElements {
             v: *self,
             i: 1,
             left,
@@ -868,15 +868,16 @@ impl<'d> Iterator for Entries<'d> {
     }
 }
 
-/// Iterator over an array's elements; from [`Value::elements`].
+/// Iterator over the elements of a parsed array; from [`Value::elements`]
+/// (the elements of an array still in bytes are [`crate::elements::Elements`]).
 #[derive(Clone)]
-pub struct Elements<'d> {
+pub struct ArrayElements<'d> {
     v: Value<'d>,
     i: usize,
     left: usize,
 }
 
-impl<'d> Iterator for Elements<'d> {
+impl<'d> Iterator for ArrayElements<'d> {
     type Item = Value<'d>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -516,6 +516,28 @@ impl<R: Read> Read for ZstdFrames<R> {
 /// An input opened once: what it is, how it is compressed, and its decoded
 /// bytes. The one place where an input is classified; format detection
 /// (JSON arrays, transcripts) hooks in after it, on the decoded bytes.
+/// ([`crate::runs`] does all of it for a path.)
+///
+/// ```
+/// use cctape::source::{Compression, EndReport, Source, SourceKind};
+/// use cctape::EventReader;
+/// use std::io::Write;
+///
+/// // A rotated log, gzipped: told by its magic bytes, not its name.
+/// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+/// gz.write_all(b"{\"type\":\"user\"}\n{\"type\":\"result\",\"subtype\":\"success\"}\n")?;
+/// let bytes = gz.finish()?;
+/// let src = Source::new(&bytes[..], SourceKind::Stream, &EndReport::new())?;
+/// assert_eq!(src.compression(), Compression::Gzip);
+/// let mut events = EventReader::new(src.into_reader());
+/// let mut n = 0;
+/// while let Some(item) = events.next_event() {
+///     item.unwrap();
+///     n += 1;
+/// }
+/// assert_eq!(n, 2);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub struct Source<'a> {
     kind: SourceKind,
     compression: Compression,

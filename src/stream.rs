@@ -9,6 +9,18 @@
 //!
 //! Both hand out events through a lending `next_event(&mut self)`: an event
 //! borrows the reader's parser and must be dropped before the next call.
+//!
+//! **Why not [`Iterator`].** A std iterator's items must outlive the next
+//! call to `next`, so each event would need its own tape: an allocation
+//! per line, which the readers promise not to make. The readers here (and
+//! [`LineReader`],
+//! [`LineDecoder`](crate::framing::LineDecoder) and the element readers
+//! of [`crate::elements`]) are lending instead: loop with
+//! `while let Some(item) = reader.next_event()`, keep what you need out of
+//! each event, and errors come as items as an iterator's would. Where the
+//! items are owned the types are iterators: [`Lines`] and
+//! [`Elements`](crate::elements::Elements) over bytes in memory, and
+//! [`RunReader`](crate::run::RunReader) of whole runs.
 
 use crate::error::Error;
 use crate::event::{Event, parse_event};
@@ -41,6 +53,9 @@ impl Counts {
 }
 
 /// Events from bytes in memory.
+///
+/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
 /// use cctape::stream::SliceEvents;
@@ -152,6 +167,9 @@ pub fn line_too_long(line: &Line<'_>) -> Error {
 }
 
 /// Events from any reader (stdin, pipes, decompressors), in bounded memory.
+///
+/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
 /// use cctape::stream::EventReader;
@@ -376,6 +394,9 @@ fn element_event<'t>(
 /// ([`Position::element`](crate::Position::element)). [`Counts::lines`]
 /// counts physical lines; blank lines are not counted apart.
 ///
+/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// (see [the module](self) for why); loop with `while let` as below.
+///
 /// ```
 /// use cctape::stream::ElementEvents;
 /// use cctape::EventKind;
@@ -452,6 +473,9 @@ impl<'b> ElementEvents<'b> {
 /// Events from the elements of a JSON array read from any [`Read`], in
 /// memory bounded by the read size and the largest element; see
 /// [`ElementEvents`].
+///
+/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
 /// use cctape::stream::ElementEventReader;

@@ -621,6 +621,34 @@ fn one_readable_line_per_run_on_a_terminal() {
         lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"),
         "{text}"
     );
+    // The tool figures, counted independently: tool_use blocks (by id) and
+    // tool_results with is_error true.
+    let (mut uses, mut errors) = (std::collections::BTreeSet::new(), 0);
+    for l in std::fs::read_to_string(&max).unwrap().lines() {
+        let Ok(ev) = serde_json::from_str::<Value>(l) else {
+            continue;
+        };
+        for b in ev["message"]["content"].as_array().into_iter().flatten() {
+            match b["type"].as_str() {
+                Some("tool_use") => {
+                    uses.insert(b["id"].as_str().unwrap().to_string());
+                }
+                Some("tool_result") if b["is_error"] == true => errors += 1,
+                _ => {}
+            }
+        }
+    }
+    let tools = format!(
+        "{} tool call{} ({} error{})",
+        uses.len(),
+        if uses.len() == 1 { "" } else { "s" },
+        errors,
+        if errors == 1 { "" } else { "s" }
+    );
+    assert!(
+        lines[0].contains(&format!("output tokens (results), {tools}")),
+        "{text}"
+    );
     assert!(
         lines[0].ends_with("warnings: is_error_disagrees_with_subtype"),
         "{text}"

@@ -187,6 +187,14 @@ fn human_line(name: &str, r: &RunSummary) -> String {
             m.source.as_str()
         ));
     }
+    let calls = r.tool_calls_total();
+    if calls > 0 {
+        parts.push(format!(
+            "{} ({})",
+            count(calls, "tool call", "tool calls"),
+            count(r.tool_errors_total(), "error", "errors")
+        ));
+    }
     if let Some(code) = r.exit_code {
         parts.push(format!("exit {code}"));
     }

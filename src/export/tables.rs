@@ -538,12 +538,10 @@ impl RunRows {
             .push(Some(to_i64(s.tokens.cache_read_input_tokens)));
         self.subagent_cache_creation_input_tokens
             .push(Some(to_i64(s.tokens.cache_creation_input_tokens)));
-        self.tool_calls
-            .push(Some(to_i64(r.tools.iter().map(|t| t.calls).sum())));
-        self.tool_errors
-            .push(Some(to_i64(r.tools.iter().map(|t| t.errors).sum())));
+        self.tool_calls.push(Some(to_i64(r.tool_calls_total())));
+        self.tool_errors.push(Some(to_i64(r.tool_errors_total())));
         self.tool_rejections
-            .push(Some(to_i64(r.tools.iter().map(|t| t.rejections).sum())));
+            .push(Some(to_i64(r.tool_rejections_total())));
         self.subagents.push(Some(to_i64(r.subagent_count())));
         self.api_retries.push(Some(to_i64(r.api_retries.count)));
         self.api_errors

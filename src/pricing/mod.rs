@@ -134,6 +134,21 @@ impl ModelPrices {
 
 /// A price table: model families and their prices, with the date the
 /// prices were taken and where from.
+///
+/// ```
+/// use cctape::pricing::{PriceTable, Usage};
+///
+/// // The shipped table, with one family's prices overridden (the shape of
+/// // `--pricing FILE`).
+/// let mine = PriceTable::from_json(r#"{"taken": "2026-11-01", "source": "our invoice",
+///   "models": [{"match": "claude-sonnet-4-5", "input": 2, "output": 10}]}"#).unwrap();
+/// let table = PriceTable::builtin().overriding(&mine);
+/// let usage = Usage { input: 1_000_000, output: 100_000, ..Usage::default() };
+/// let cost = table.cost("claude-sonnet-4-5-20250929", &usage).unwrap();
+/// assert!((cost - 3.0).abs() < 1e-12);
+/// // Families not overridden keep the shipped prices.
+/// assert!(table.cost("claude-opus-4-1", &usage).is_some());
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriceTable {
     taken: String,

@@ -20,6 +20,22 @@ const KEEP: usize = 64 << 10;
 const SHOWN: usize = 200;
 
 /// The first bytes and the last line of an input without events.
+///
+/// ```
+/// use cctape::report::{Shape, no_events_run};
+/// use cctape::sniff::{Format, sniff_format};
+/// use cctape::Verdict;
+///
+/// // What a harness captured when claude printed text, not stream-json.
+/// let out = b"Working on it...\nError: Reached max turns (30)\n";
+/// let format = sniff_format(out);
+/// assert_eq!(format, Format::Text);
+/// let found = Shape::of_input(out, format, Some(b"Error: Reached max turns (30)")).describe();
+/// // As `cctape verdict` reports it: a run whose verdict is the final error's.
+/// let run = no_events_run(None, &found, Some(1));
+/// assert_eq!(run.verdict, Verdict::MaxTurns);
+/// assert_eq!(found.first_line.as_deref(), Some("Working on it..."));
+/// ```
 #[derive(Debug, Default, Clone)]
 pub struct Shape {
     prefix: Vec<u8>,
@@ -66,7 +82,8 @@ impl FinalError {
     }
 }
 
-/// What an input without events looks like.
+/// What an input without events looks like ([`Shape::describe`], which
+/// has an example).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoEvents {
     /// What it is ([`Format::name`]: `empty`, `text`, `logger-prefixed`,

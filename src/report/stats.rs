@@ -58,7 +58,8 @@ impl GroupBy {
 /// The key of runs without one (no session id, version or date).
 const UNKNOWN: &str = "unknown";
 
-/// How run figures are grouped: by what, and days in which zone.
+/// How run figures are grouped: by what, and days in which zone (see
+/// [`RunFigures`] for an example).
 #[derive(Clone, Debug)]
 pub struct Grouping {
     /// The grouping (`None`: totals only).
@@ -82,7 +83,27 @@ fn day_key(t: Option<&str>, zone: &Zone) -> String {
         .map_or_else(|| UNKNOWN.to_string(), |d| d.to_string())
 }
 
-/// Runs summed over all inputs and per group.
+/// Runs summed over all inputs and per group (`cctape stats --by`).
+///
+/// ```
+/// use cctape::report::{GroupBy, Grouping, RunFigures};
+/// use cctape::run::runs_of_slice;
+/// use cctape::time::Zone;
+///
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a1","model":"claude-sonnet-4-5","claude_code_version":"2.1.41"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"session_id":"a1"}
+/// {"type":"system","subtype":"init","session_id":"b2","model":"claude-sonnet-4-5","claude_code_version":"2.1.158"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":4,"total_cost_usd":0.5,"session_id":"b2"}
+/// "#;
+/// let g = Grouping { by: Some(GroupBy::Version), zone: Zone::utc() };
+/// let mut figures = RunFigures::default();
+/// for run in runs_of_slice(log) {
+///     figures.add(0, "runs/log.jsonl", &run, &g);
+/// }
+/// assert_eq!(figures.all.runs, 2);
+/// let cost = |v: &str| figures.groups[&(v.to_string(), None)].cost.value().as_f64();
+/// assert_eq!((cost("2.1.41"), cost("2.1.158")), (Some(0.25), Some(0.5)));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct RunFigures {
     /// Every run.

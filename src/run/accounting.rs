@@ -5,7 +5,7 @@
 //! The rules, each with the real capture that shows it, are in
 //! `docs/accounting.md`; the comments below name the file once more.
 
-use super::summary::{AgentUsage, ModelUsage, RoleUsage};
+use super::summary::{AgentUsage, ModelUsageSummary, RoleUsage};
 use crate::event::TokenCounts;
 
 /// Where a model call's usage comes from.
@@ -196,7 +196,7 @@ pub(crate) fn base_model(m: &str) -> &str {
 
 /// Whether a message's model is this modelUsage entry's: the key without
 /// its `[1m]` suffix, or its `canonicalModel`.
-pub(crate) fn model_matches(entry: &ModelUsage, model: &str) -> bool {
+pub(crate) fn model_matches(entry: &ModelUsageSummary, model: &str) -> bool {
     let m = base_model(model);
     m == base_model(&entry.model) || entry.canonical_model.as_deref() == Some(m)
 }
@@ -212,7 +212,7 @@ pub(crate) struct ModelsSeen<'a> {
 }
 
 /// Give each modelUsage entry its role.
-pub(crate) fn assign_roles(entries: &mut [ModelUsage], seen: &ModelsSeen<'_>) {
+pub(crate) fn assign_roles(entries: &mut [ModelUsageSummary], seen: &ModelsSeen<'_>) {
     let no_evidence = seen.inits.is_empty() && seen.main.is_empty() && seen.subagents.is_empty();
     let sole = entries.len() == 1;
     for e in entries.iter_mut() {
@@ -251,7 +251,7 @@ pub(crate) struct MainInputs {
 }
 
 /// The main agent's figure, by the precedence of [`TokenSource`].
-pub(crate) fn main_figure(inp: MainInputs, entries: &[ModelUsage]) -> AgentUsage {
+pub(crate) fn main_figure(inp: MainInputs, entries: &[ModelUsageSummary]) -> AgentUsage {
     let mut a = inp.calls;
     a.reported = inp.reported;
     // Whole messages are final by their stop_reason, but where results
@@ -326,7 +326,7 @@ pub(crate) fn subagent_figure(s: &SubagentInputs<'_>) -> AgentUsage {
 pub(crate) fn subagents_figure(
     each: &mut [AgentUsage],
     inputs: &[SubagentInputs<'_>],
-    entries: &[ModelUsage],
+    entries: &[ModelUsageSummary],
 ) -> AgentUsage {
     let mut all = AgentUsage::default();
     let mut reported = TokenCounts::default();
@@ -343,7 +343,7 @@ pub(crate) fn subagents_figure(
     all.reported = any_report.then_some(reported);
     // modelUsage of the models only subagents use, when every subagent
     // message answers under one of them.
-    let sub_entries: Vec<&ModelUsage> = entries
+    let sub_entries: Vec<&ModelUsageSummary> = entries
         .iter()
         .filter(|e| e.role == ModelRole::Subagent)
         .collect();
@@ -395,7 +395,7 @@ pub(crate) fn subagents_figure(
 /// run's model in the main role holding both agents' figures and the run's
 /// cost.
 pub(crate) fn role_rows(
-    entries: &[ModelUsage],
+    entries: &[ModelUsageSummary],
     run_model: Option<&str>,
     main: &AgentUsage,
     subagents: &AgentUsage,

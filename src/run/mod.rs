@@ -98,6 +98,27 @@ use std::io::Read;
 /// error with [`push_error`](RunFolder::push_error), then call
 /// [`finish`](RunFolder::finish). Runs come out in the order of their first
 /// line.
+///
+/// ```
+/// use cctape::{EventReader, RunFolder, Verdict};
+///
+/// // Two harness runs appended to one log, read from any `Read`.
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a1","model":"claude-opus-4-1"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":3,"total_cost_usd":0.31,"session_id":"a1"}
+/// {"type":"system","subtype":"init","session_id":"b2","model":"claude-opus-4-1"}
+/// {"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"session_id":"b2"}
+/// "#;
+/// let mut events = EventReader::new(&log[..]);
+/// let mut folder = RunFolder::new();
+/// while let Some(item) = events.next_event() {
+///     match item {
+///         Ok(ev) => folder.push(&ev),
+///         Err(e) => folder.push_error(&e),
+///     }
+/// }
+/// let verdicts: Vec<Verdict> = folder.finish().iter().map(|r| r.verdict).collect();
+/// assert_eq!(verdicts, [Verdict::Success, Verdict::Error]);
+/// ```
 #[derive(Debug, Default)]
 pub struct RunFolder {
     /// Runs in order of first appearance; drained ones are `None`.
@@ -295,6 +316,124 @@ pub fn runs_of_slice(bytes: &[u8]) -> Vec<RunSummary> {
         }
     }
     folder.finish()
+}
+
+/// Runs of a stream-json reader as a std [`Iterator`], errors as items.
+///
+/// The runs are owned, so unlike the event readers (which lend each event
+/// from a reused tape) this is a plain `Iterator` and combines with `for`,
+/// `filter`, `collect::<Result<Vec<_>, _>>()`. Lines that are not events
+/// are counted in the runs ([`RunSummary::bad_lines`]); the one error item
+/// is the I/O error that ended the stream, after the runs read before it.
+///
+/// By default every run comes out when the stream ends, the same runs as
+/// [`runs_of_reader`]. [`idle_after`](RunReader::idle_after) hands out a
+/// run as soon as it has a result and has been idle for that many lines
+/// (as `cctape stats` does for long logs, in memory bounded by the runs
+/// still open); a session resumed later than that is then a new run.
+///
+/// ```
+/// use cctape::run::{RunReader, Verdict};
+///
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a","model":"claude-sonnet-4-5"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.25,"session_id":"a"}
+/// {"type":"system","subtype":"init","session_id":"b","model":"claude-sonnet-4-5"}
+/// not json
+/// {"type":"result","subtype":"error_max_turns","is_error":false,"num_turns":30,"total_cost_usd":1.5,"session_id":"b"}
+/// "#;
+/// let runs = RunReader::new(&log[..]).collect::<Result<Vec<_>, _>>()?;
+/// let verdicts: Vec<Verdict> = runs.iter().map(|r| r.verdict).collect();
+/// assert_eq!(verdicts, [Verdict::Success, Verdict::MaxTurns]);
+/// assert_eq!(runs[1].bad_lines, 1);
+/// # Ok::<(), cctape::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct RunReader<R> {
+    events: crate::stream::EventReader<R>,
+    folder: RunFolder,
+    ready: std::collections::VecDeque<RunSummary>,
+    fatal: Option<Error>,
+    idle: Option<u64>,
+    since_drain: u32,
+    ended: bool,
+}
+
+/// How many events [`RunReader`] reads between two looks for idle runs.
+const DRAIN_EVERY: u32 = 4096;
+
+impl<R: Read> RunReader<R> {
+    /// Runs of the stream-json lines read from `rdr`.
+    pub fn new(rdr: R) -> RunReader<R> {
+        RunReader {
+            events: crate::stream::EventReader::new(rdr),
+            folder: RunFolder::new(),
+            ready: std::collections::VecDeque::new(),
+            fatal: None,
+            idle: None,
+            since_drain: 0,
+            ended: false,
+        }
+    }
+
+    /// Hand out a run once it has a result and no line of it came in the
+    /// last `lines` lines (looked at every 4096 events); see
+    /// [`RunFolder::drain_idle`].
+    pub fn idle_after(mut self, lines: u64) -> RunReader<R> {
+        self.idle = Some(lines);
+        self
+    }
+
+    /// The counts of the lines read so far.
+    pub fn counts(&self) -> crate::stream::Counts {
+        self.events.counts()
+    }
+
+    /// The stream has ended: every run left is ready.
+    fn end(&mut self, fatal: Option<Error>) {
+        self.ended = true;
+        self.fatal = fatal;
+        self.ready.extend(std::mem::take(&mut self.folder).finish());
+    }
+}
+
+impl<R: Read> Iterator for RunReader<R> {
+    type Item = Result<RunSummary, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(r) = self.ready.pop_front() {
+                return Some(Ok(r));
+            }
+            if self.ended {
+                return self.fatal.take().map(Err);
+            }
+            let ended = match self.events.next_event() {
+                None => Some(None),
+                Some(Ok(ev)) => {
+                    self.folder.push(&ev);
+                    None
+                }
+                Some(Err(e)) if e.is_fatal() => Some(Some(e)),
+                Some(Err(e)) => {
+                    self.folder.push_error(&e);
+                    None
+                }
+            };
+            if let Some(fatal) = ended {
+                self.end(fatal);
+                continue;
+            }
+            if let Some(idle) = self.idle {
+                self.since_drain += 1;
+                if self.since_drain >= DRAIN_EVERY {
+                    self.since_drain = 0;
+                    let line = self.events.counts().lines;
+                    let done = self.folder.drain_idle(line.saturating_sub(idle));
+                    self.ready.extend(done);
+                }
+            }
+        }
+    }
 }
 
 /// The runs of a stream read from `rdr`; the I/O error that ended it, if

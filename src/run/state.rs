@@ -65,12 +65,12 @@ struct Node {
     spawn_depth: Option<u64>,
     backgrounded: Option<bool>,
     progress_events: u64,
-    last_progress: Option<TaskUsage>,
+    last_progress: Option<TaskUsageSummary>,
     workflow_agents: u64,
     workflow_agents_done: u64,
     updated_status: Option<Sym>,
     notified_status: Option<Sym>,
-    final_usage: Option<TaskUsage>,
+    final_usage: Option<TaskUsageSummary>,
     summary: Option<String>,
     report: Option<String>,
     result_status: Option<Sym>,
@@ -130,7 +130,7 @@ pub(crate) struct RunState {
 
     results: u32,
     last_result: Option<ResultSummary>,
-    model_usage: Vec<ModelUsage>,
+    model_usage: Vec<ModelUsageSummary>,
     model_usage_present: bool,
     usage_checks: Vec<UsageCheck>,
     interrupt_in_round: bool,
@@ -139,7 +139,7 @@ pub(crate) struct RunState {
 
     retries: ApiRetries,
     retry_error: Option<Sym>,
-    denials: Vec<PermissionDenial>,
+    denials: Vec<DeniedToolUse>,
     hooks: Hooks,
     notifications: Vec<Notification>,
     compactions: u64,
@@ -172,9 +172,9 @@ fn number_text(v: &Value<'_>) -> String {
     }
 }
 
-fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsage> {
+fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsageSummary> {
     let u = v.filter(|u| !u.is_null())?;
-    Some(TaskUsage {
+    Some(TaskUsageSummary {
         total_tokens: u64_of(u.get("total_tokens")),
         tool_uses: u64_of(u.get("tool_uses")),
         duration_ms: u64_of(u.get("duration_ms")),
@@ -444,7 +444,7 @@ impl RunState {
                     d.tool_name = name.to_string();
                 }
             }
-            None => self.denials.push(PermissionDenial {
+            None => self.denials.push(DeniedToolUse {
                 tool_name: name.to_string(),
                 tool_use_id: id.to_string(),
                 in_result,
@@ -965,7 +965,7 @@ impl RunState {
             self.model_usage_present = true;
             for (k, v) in mu.entries() {
                 let n = |key| u64_of(v.get(key)).unwrap_or(0);
-                self.model_usage.push(ModelUsage {
+                self.model_usage.push(ModelUsageSummary {
                     model: k.to_string(),
                     tokens: TokenCounts {
                         input_tokens: n("inputTokens"),
@@ -1211,16 +1211,16 @@ impl RunState {
         }
 
         // Tools.
-        let mut tools: Vec<ToolStats> = Vec::new();
+        let mut tools: Vec<ToolTally> = Vec::new();
         let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
         for t in &self.tools {
             let name = names.resolve(t.name);
             let i = match tools.iter().position(|s| s.name == name) {
                 Some(i) => i,
                 None => {
-                    tools.push(ToolStats {
+                    tools.push(ToolTally {
                         name: name.to_string(),
-                        ..ToolStats::default()
+                        ..ToolTally::default()
                     });
                     tools.len() - 1
                 }

@@ -119,10 +119,11 @@ pub struct RoleUsage {
     pub from_model_usage: bool,
 }
 
-/// One `modelUsage` entry of the last result.
+/// One `modelUsage` entry of the last result, folded (the entry as the
+/// reference writes it is [`crate::views::ModelUsage`]).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct ModelUsage {
+pub struct ModelUsageSummary {
     /// The key, as written (`claude-opus-5[1m]`).
     pub model: String,
     /// `inputTokens`, `outputTokens`, `cacheReadInputTokens`,
@@ -155,7 +156,7 @@ pub struct UsageSummary {
     pub by_role: Vec<RoleUsage>,
     /// `modelUsage` of the last result (covers subagents and auxiliary
     /// models).
-    pub by_model: Vec<ModelUsage>,
+    pub by_model: Vec<ModelUsageSummary>,
     /// `modelUsage` summed over the non-auxiliary models.
     pub models: TokenCounts,
     /// `modelUsage` summed over the auxiliary models.
@@ -276,10 +277,11 @@ impl UsageCheck {
     }
 }
 
-/// Per tool name.
+/// The run's count of calls, errors and rejections for one tool name (not
+/// the reference's `toolStats`, which is [`crate::views::ToolStats`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ToolStats {
+pub struct ToolTally {
     /// The tool's name.
     pub name: String,
     /// `tool_use` blocks.
@@ -301,10 +303,11 @@ pub struct ToolStats {
     pub max_ms: u64,
 }
 
-/// A task's `usage` (`task_progress`, `task_notification`).
+/// A task's `usage` (`task_progress`, `task_notification`), copied out of
+/// the event (the borrowed view is [`crate::views::TaskUsage`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct TaskUsage {
+pub struct TaskUsageSummary {
     /// `total_tokens`.
     pub total_tokens: Option<u64>,
     /// `tool_uses`.
@@ -340,13 +343,13 @@ pub struct SubagentNode {
     /// `task_progress` events.
     pub progress_events: u64,
     /// The last progress usage.
-    pub last_progress: Option<TaskUsage>,
+    pub last_progress: Option<TaskUsageSummary>,
     /// `workflow_agent` items in the last `workflow_progress`.
     pub workflow_agents: u64,
     /// Of those, the ones in state `done`.
     pub workflow_agents_done: u64,
     /// `task_notification.usage`.
-    pub final_usage: Option<TaskUsage>,
+    pub final_usage: Option<TaskUsageSummary>,
     /// `task_notification.summary`.
     pub summary: Option<String>,
     /// The handback report (`tool_use_result.handbackReport.text`).
@@ -434,10 +437,12 @@ pub struct ApiErrorMessage {
     pub line: u64,
 }
 
-/// A tool use denied by permissions.
+/// A tool use denied by permissions, from results' `permission_denials` and
+/// `system/permission_denied` events together (one entry of the result's
+/// list is [`crate::views::PermissionDenial`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PermissionDenial {
+pub struct DeniedToolUse {
     /// The tool.
     pub tool_name: String,
     /// The denied tool_use id.
@@ -649,6 +654,32 @@ pub struct ToolCall {
 }
 
 /// What one run did.
+///
+/// Made by [`crate::runs`] (a file), [`RunFolder`](crate::RunFolder) (your
+/// own loop over events), [`RunReader`](crate::run::RunReader) or
+/// [`runs_of_slice`](crate::run::runs_of_slice):
+///
+/// ```
+/// use cctape::Verdict;
+/// use cctape::run::TokenSource;
+///
+/// let stream = br#"{"type":"system","subtype":"init","session_id":"5b1e","model":"claude-sonnet-4-5","claude_code_version":"2.1.41"}
+/// {"type":"assistant","message":{"id":"msg_01","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"cargo test"}}],"stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":85}},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"test result: ok","is_error":false}]},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"assistant","message":{"id":"msg_02","model":"claude-sonnet-4-5","content":[{"type":"text","text":"All tests pass."}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":9}},"parent_tool_use_id":null,"session_id":"5b1e"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"duration_ms":5120,"result":"All tests pass.","total_cost_usd":0.0123,"usage":{"input_tokens":16,"output_tokens":94},"session_id":"5b1e"}
+/// "#;
+/// let runs = cctape::run::runs_of_slice(stream);
+/// let run = &runs[0];
+/// assert_eq!((run.verdict, run.ok()), (Verdict::Success, true));
+/// assert_eq!(run.session_id.as_deref(), Some("5b1e"));
+/// assert_eq!(run.cost.total_cost_usd, Some(0.0123));
+/// // The output tokens to trust, and where they come from.
+/// assert_eq!(run.usage.main.tokens.output_tokens, 94);
+/// assert_eq!(run.usage.main.source, TokenSource::Results);
+/// assert_eq!((run.tool_calls_total(), run.tool_errors_total()), (1, 0));
+/// assert_eq!(run.to_json()["verdict"], "success");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct RunSummary {
@@ -692,7 +723,7 @@ pub struct RunSummary {
     /// Cost.
     pub cost: CostCheck,
     /// Per tool name, by name.
-    pub tools: Vec<ToolStats>,
+    pub tools: Vec<ToolTally>,
     /// tool_results whose tool_use never appeared.
     pub tool_results_without_use: u64,
     /// The subagent tree (roots launched by the main agent).
@@ -704,7 +735,7 @@ pub struct RunSummary {
     /// `<synthetic>` messages.
     pub api_errors: Vec<ApiErrorMessage>,
     /// Permission denials (results' lists and events).
-    pub permission_denials: Vec<PermissionDenial>,
+    pub permission_denials: Vec<DeniedToolUse>,
     /// Hooks.
     pub hooks: Hooks,
     /// `system/notification` events.
@@ -803,9 +834,38 @@ impl RunSummary {
         self.verdict = v;
     }
 
-    /// The run's tool calls, every tool together.
+    /// The run's tool calls, every tool together: the sum of
+    /// [`ToolTally::calls`] over [`tools`](RunSummary::tools) (the list of
+    /// each call, kept on request, is the field
+    /// [`tool_calls`](RunSummary::tool_calls)).
+    ///
+    /// ```
+    /// let stream = br#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-4-5","tools":["Bash","Read"]}
+    /// {"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/nope"}}],"usage":{"input_tokens":3,"output_tokens":40}},"parent_tool_use_id":null,"session_id":"s1"}
+    /// {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false},{"type":"tool_result","tool_use_id":"toolu_2","content":"<tool_use_error>File does not exist.</tool_use_error>","is_error":true}]},"parent_tool_use_id":null,"session_id":"s1"}
+    /// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"done","total_cost_usd":0.002,"session_id":"s1"}
+    /// "#;
+    /// let runs = cctape::run::runs_of_slice(stream);
+    /// assert_eq!(runs[0].tool_calls_total(), 2);
+    /// assert_eq!(runs[0].tool_errors_total(), 1);
+    /// assert_eq!(runs[0].tool_rejections_total(), 0);
+    /// ```
     pub fn tool_calls_total(&self) -> u64 {
         self.tools.iter().map(|t| t.calls).sum()
+    }
+
+    /// The run's tool calls whose result was an error, every tool together
+    /// (the sum of [`ToolTally::errors`]; rejections are apart, in
+    /// [`tool_rejections_total`](RunSummary::tool_rejections_total)). See
+    /// [`tool_calls_total`](RunSummary::tool_calls_total) for an example.
+    pub fn tool_errors_total(&self) -> u64 {
+        self.tools.iter().map(|t| t.errors).sum()
+    }
+
+    /// The run's tool uses rejected without running, every tool together
+    /// (the sum of [`ToolTally::rejections`]).
+    pub fn tool_rejections_total(&self) -> u64 {
+        self.tools.iter().map(|t| t.rejections).sum()
     }
 
     /// Subagents the run launched, from every signal a version writes: the
@@ -828,7 +888,7 @@ impl RunSummary {
     }
 
     /// The tool statistics of one tool name.
-    pub fn tool(&self, name: &str) -> Option<&ToolStats> {
+    pub fn tool(&self, name: &str) -> Option<&ToolTally> {
         self.tools.iter().find(|t| t.name == name)
     }
 
@@ -1148,7 +1208,7 @@ fn usage_json(u: &UsageSummary) -> J {
     })
 }
 
-fn task_usage_json(t: &Option<TaskUsage>) -> J {
+fn task_usage_json(t: &Option<TaskUsageSummary>) -> J {
     match t {
         None => J::Null,
         Some(t) => json!({

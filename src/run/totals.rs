@@ -70,7 +70,27 @@ pub struct WarningTotals {
     pub first: Option<(usize, Option<u64>)>,
 }
 
-/// Counts and sums over runs.
+/// Counts and sums over runs: what `cctape stats` prints, costs summed
+/// exactly.
+///
+/// ```
+/// use cctape::run::{RunTotals, runs_of_slice};
+/// use cctape::Verdict;
+///
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a1","model":"claude-sonnet-4-5"}
+/// {"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"usage":{"input_tokens":10,"output_tokens":70},"session_id":"a1"}
+/// {"type":"system","subtype":"init","session_id":"b2","model":"claude-sonnet-4-5"}
+/// {"type":"result","subtype":"error_max_turns","is_error":false,"num_turns":30,"total_cost_usd":0.5,"usage":{"input_tokens":20,"output_tokens":500},"session_id":"b2"}
+/// "#;
+/// let mut totals = RunTotals::new();
+/// for run in runs_of_slice(log) {
+///     totals.add(&run);
+/// }
+/// assert_eq!(totals.runs, 2);
+/// assert_eq!((totals.count(Verdict::Success), totals.count(Verdict::MaxTurns)), (1, 1));
+/// assert_eq!(totals.main.output_tokens, 570);
+/// assert_eq!(totals.cost.value().as_f64(), Some(0.75));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct RunTotals {

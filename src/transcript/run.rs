@@ -20,7 +20,7 @@
 use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
-    AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolStats,
+    AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolTally,
     WARN_UNPRICED_MODEL, Warning,
 };
 use crate::time::Day;
@@ -141,11 +141,11 @@ impl SessionSummary {
         let mut r = RunSummary::empty();
         r.tools = tools
             .iter()
-            .map(|t| ToolStats {
+            .map(|t| ToolTally {
                 name: t.name.clone(),
                 calls: t.calls,
                 errors: t.errors,
-                ..ToolStats::default()
+                ..ToolTally::default()
             })
             .collect();
         r.session_id = Some(self.session_id.clone());

@@ -59,7 +59,7 @@
 //!   see [`to_json`] for how numbers are rendered).
 
 use crate::event::{Event, EventKind, Field};
-use crate::parse::{Elements, Entries, Value, ValueKind};
+use crate::parse::{ArrayElements, Entries, Value, ValueKind};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -346,7 +346,7 @@ fn read_map<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Map<'d, T
 /// (and counts, as type mismatches) elements of the wrong JSON type.
 pub struct Array<'d, T> {
     value: Value<'d>,
-    elements: Elements<'d>,
+    elements: ArrayElements<'d>,
     _t: PhantomData<fn() -> T>,
 }
 
