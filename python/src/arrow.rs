@@ -248,11 +248,16 @@ pub fn to_arrow(
         transcripts.add(piece);
     }
     let names: &[String] = &inputs.names;
-    if which == Which::Runs
+    if which == Which::Tools {
+        transcripts.record_calls();
+    }
+    if matches!(which, Which::Runs | Which::Tools)
         && let Some((report, files)) = py.detach(|| transcripts.finish(names, &prices, &zone))
     {
+        // A session's run row and its tool calls' rows, as the export
+        // writes them.
         let mut b = Batch::default();
-        b.push_session_runs(
+        b.push_sessions(
             report
                 .sessions
                 .iter()
