@@ -30,7 +30,7 @@
 //! (`target/ccusage/node_modules/@ccusage/*/bin/ccusage`). Missing, the test
 //! says "skipped" and passes, unless `CI` is set: then it fails.
 
-use cctape::pricing::{PriceTable, Usage};
+use cctape::pricing::{PriceTable, RequestTokens};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -306,7 +306,7 @@ fn marginal_long_context_cost(prices: &PriceTable) -> f64 {
 struct Request {
     session: String,
     model: String,
-    usage: Usage,
+    usage: RequestTokens,
     timestamp: String,
     relayed: bool,
 }
@@ -319,7 +319,7 @@ fn add(a: Tokens, b: Tokens) -> Tokens {
     (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
 }
 
-fn tokens_of(u: &Usage) -> Tokens {
+fn tokens_of(u: &RequestTokens) -> Tokens {
     (u.input, u.output, u.cache_write(), u.cache_read)
 }
 
@@ -352,7 +352,7 @@ fn requests(files: &[PathBuf]) -> BTreeMap<(String, String), Request> {
                 ),
                 None => (n("cache_creation_input_tokens"), 0),
             };
-            let usage = Usage {
+            let usage = RequestTokens {
                 input: n("input_tokens"),
                 output: n("output_tokens"),
                 cache_read: n("cache_read_input_tokens"),
@@ -440,7 +440,7 @@ fn compare(tz: &str) {
             let short = prices
                 .cost(
                     "claude-sonnet-4-5-20250929",
-                    &Usage {
+                    &RequestTokens {
                         input: 10,
                         output: 1000,
                         cache_read: 150_000,

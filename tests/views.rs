@@ -5,7 +5,7 @@
 use cctape::SliceEvents;
 use cctape::parse::{Value, ValueKind};
 use cctape::views::{
-    Block, CATALOG, Census, NoVisitor, Reading, ToolUseResult, View, Visitor, to_json,
+    Answer, Block, CATALOG, Census, NoVisitor, ToolUseResult, View, Visitor, to_json,
 };
 use cctape::{EventKind, Field};
 use std::collections::{BTreeSet, HashMap};
@@ -152,7 +152,7 @@ impl<'d> Visitor<'d> for Checker<'d> {
         }
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
         let f = self.stack.last_mut().expect("a field inside a view");
         assert!(std::ptr::eq(
             obj.raw_line().as_ptr(),

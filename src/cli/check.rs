@@ -16,7 +16,7 @@ use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::parse::Value;
 use cctape::transcript::{Record, RecordKind};
-use cctape::views::{Reading, View, Visitor};
+use cctape::views::{Answer, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -223,7 +223,7 @@ impl<'d> Visitor<'d> for Drift {
         self.stack.pop();
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
         if let Some(raw) = obj.get(key)
             && !read.is_present()
         {

@@ -17,10 +17,10 @@
 //! `claude-sonnet-4` prices `claude-sonnet-4-20250514`).
 //!
 //! ```
-//! use cctape::pricing::{PriceTable, Usage};
+//! use cctape::pricing::{PriceTable, RequestTokens};
 //!
 //! let table = PriceTable::builtin();
-//! let usage = Usage { input: 100_000, output: 10_000, ..Usage::default() };
+//! let usage = RequestTokens { input: 100_000, output: 10_000, ..RequestTokens::default() };
 //! // $3 per million input tokens, $15 per million output tokens.
 //! let cost = table.cost("claude-sonnet-4-5-20250929", &usage).unwrap();
 //! assert!((cost - 0.45).abs() < 1e-12);
@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 /// Tokens of one API request, as a price applies to them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Usage {
+pub struct RequestTokens {
     /// Input tokens not read from or written to the cache.
     pub input: u64,
     /// Output tokens.
@@ -48,7 +48,7 @@ pub struct Usage {
     pub fast: bool,
 }
 
-impl Usage {
+impl RequestTokens {
     /// Cache writes of both lifetimes.
     pub fn cache_write(&self) -> u64 {
         self.cache_write_5m + self.cache_write_1h
@@ -84,7 +84,7 @@ pub struct TierPrices {
 }
 
 impl TierPrices {
-    fn cost(&self, u: &Usage) -> f64 {
+    fn cost(&self, u: &RequestTokens) -> f64 {
         (u.input as f64 * self.input
             + u.output as f64 * self.output
             + u.cache_write_5m as f64 * self.cache_write_5m
@@ -112,13 +112,13 @@ impl ModelPrices {
     /// The cost of `usage`, in US dollars.
     ///
     /// ```
-    /// use cctape::pricing::{PriceTable, Usage};
+    /// use cctape::pricing::{PriceTable, RequestTokens};
     /// let p = PriceTable::builtin().prices("claude-sonnet-4-5").unwrap();
     /// // 250k tokens of context: the whole request is long-context.
-    /// let u = Usage { cache_read: 250_000, output: 1_000, ..Usage::default() };
+    /// let u = RequestTokens { cache_read: 250_000, output: 1_000, ..RequestTokens::default() };
     /// assert!((p.cost(&u) - (0.25 * 0.6 + 0.001 * 22.5)).abs() < 1e-12);
     /// ```
-    pub fn cost(&self, usage: &Usage) -> f64 {
+    pub fn cost(&self, usage: &RequestTokens) -> f64 {
         let tier = match self.long_context {
             Some((threshold, ref long)) if usage.context() > threshold => long,
             _ => &self.base,
@@ -136,14 +136,14 @@ impl ModelPrices {
 /// prices were taken and where from.
 ///
 /// ```
-/// use cctape::pricing::{PriceTable, Usage};
+/// use cctape::pricing::{PriceTable, RequestTokens};
 ///
 /// // The shipped table, with one family's prices overridden (the shape of
 /// // `--pricing FILE`).
 /// let mine = PriceTable::from_json(r#"{"taken": "2026-11-01", "source": "our invoice",
 ///   "models": [{"match": "claude-sonnet-4-5", "input": 2, "output": 10}]}"#).unwrap();
 /// let table = PriceTable::builtin().overriding(&mine);
-/// let usage = Usage { input: 1_000_000, output: 100_000, ..Usage::default() };
+/// let usage = RequestTokens { input: 1_000_000, output: 100_000, ..RequestTokens::default() };
 /// let cost = table.cost("claude-sonnet-4-5-20250929", &usage).unwrap();
 /// assert!((cost - 3.0).abs() < 1e-12);
 /// // Families not overridden keep the shipped prices.
@@ -339,7 +339,7 @@ impl PriceTable {
 
     /// The cost of `usage` on `model`, in US dollars; `None` when the model
     /// has no price here.
-    pub fn cost(&self, model: &str, usage: &Usage) -> Option<f64> {
+    pub fn cost(&self, model: &str, usage: &RequestTokens) -> Option<f64> {
         self.prices(model).map(|p| p.cost(usage))
     }
 }
@@ -426,26 +426,26 @@ mod tests {
     fn cache_lifetimes_fast_mode_and_long_context_are_priced_apart() {
         let t = PriceTable::builtin();
         let opus = t.prices("claude-opus-4-8").unwrap();
-        let u = Usage {
+        let u = RequestTokens {
             input: 1_000_000,
             cache_write_5m: 1_000_000,
             cache_write_1h: 1_000_000,
             cache_read: 1_000_000,
-            ..Usage::default()
+            ..RequestTokens::default()
         };
         assert!((opus.cost(&u) - (5.0 + 6.25 + 10.0 + 0.5)).abs() < 1e-9);
-        let fast = Usage { fast: true, ..u };
+        let fast = RequestTokens { fast: true, ..u };
         assert!((opus.cost(&fast) - 2.0 * (5.0 + 6.25 + 10.0 + 0.5)).abs() < 1e-9);
         let sonnet = t.prices("claude-sonnet-4-5").unwrap();
-        let below = Usage {
+        let below = RequestTokens {
             input: 200_000,
-            ..Usage::default()
+            ..RequestTokens::default()
         };
         assert!((sonnet.cost(&below) - 0.6).abs() < 1e-12);
-        let above = Usage {
+        let above = RequestTokens {
             input: 200_001,
             output: 10,
-            ..Usage::default()
+            ..RequestTokens::default()
         };
         assert!((sonnet.cost(&above) - (200_001.0 * 6.0 + 10.0 * 22.5) / 1e6).abs() < 1e-12);
     }

@@ -32,7 +32,7 @@
 use super::{AssistantRecord, Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
-use crate::pricing::{PriceTable, Usage};
+use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
@@ -150,7 +150,7 @@ struct Request {
     session: u32,
     agent: u32,
     model: u32,
-    usage: Usage,
+    usage: RequestTokens,
     millis: Option<i64>,
     sidechain: bool,
     cost_usd: Option<f64>,
@@ -511,7 +511,7 @@ struct MessageFields<'s> {
     id: Option<RawStr<'s>>,
     model: Option<RawStr<'s>>,
     stop_reason: Option<RawStr<'s>>,
-    usage: Option<Usage>,
+    usage: Option<RequestTokens>,
 }
 
 impl<'s> MessageFields<'s> {
@@ -679,8 +679,8 @@ fn last_member<'s>(
 /// walks it, [`super::usage_value`], with the same answers). The CLI writes
 /// such objects; a walk crossing each member with the general skip cost
 /// twice as much (a twelfth of a `stats` over transcripts).
-fn usage_plain(b: &[u8]) -> Option<Usage> {
-    let mut u = Usage::default();
+fn usage_plain(b: &[u8]) -> Option<RequestTokens> {
+    let mut u = RequestTokens::default();
     let (mut write, mut split) = (0, None);
     let mut i = 0;
     plain_members(b, &mut i, |key, b, i| {
@@ -1258,7 +1258,7 @@ impl TranscriptFold {
         session: u32,
         agent: u32,
         model: Option<RawStr<'_>>,
-        usage: Usage,
+        usage: RequestTokens,
         millis: Option<i64>,
         sidechain: bool,
         cost_usd: Option<f64>,
@@ -1835,7 +1835,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add_request(&mut self, u: &Usage, cost: Option<f64>, stated: bool, priced: bool) {
+    fn add_request(&mut self, u: &RequestTokens, cost: Option<f64>, stated: bool, priced: bool) {
         self.input += u.input;
         self.output += u.output;
         self.cache_read += u.cache_read;
@@ -2101,7 +2101,7 @@ mod tests {
         Option<Vec<u8>>,
         Option<Vec<u8>>,
         Option<Vec<u8>>,
-        Option<Usage>,
+        Option<RequestTokens>,
     );
 
     fn seen(m: &MessageFields<'_>) -> Seen {

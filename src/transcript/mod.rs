@@ -50,7 +50,7 @@ pub use fold::{
 
 use crate::error::Position;
 use crate::event::Field;
-use crate::pricing::Usage;
+use crate::pricing::RequestTokens;
 use crate::scan::{RawStr, RawValue, Scanned};
 
 /// What a transcript record is, from its `type` and `subtype`.
@@ -383,7 +383,7 @@ impl<'s> AssistantRecord<'s> {
     /// `message.usage` as priced tokens: the cache writes split by lifetime
     /// from `cache_creation.ephemeral_5m/1h_input_tokens` when present (all
     /// 5-minute otherwise), `speed: "fast"` as fast mode.
-    pub fn usage(&self) -> Option<Usage> {
+    pub fn usage(&self) -> Option<RequestTokens> {
         usage_of(self.0.message()?)
     }
 
@@ -457,16 +457,16 @@ impl<'s> AssistantRecord<'s> {
 }
 
 /// A message's `usage` as priced tokens (see [`AssistantRecord::usage`]).
-pub(crate) fn usage_of(message: RawValue<'_>) -> Option<Usage> {
+pub(crate) fn usage_of(message: RawValue<'_>) -> Option<RequestTokens> {
     usage_value(message.get("usage")?)
 }
 
 /// A `usage` object as priced tokens, its fields found in one walk.
-pub(crate) fn usage_value(u: RawValue<'_>) -> Option<Usage> {
+pub(crate) fn usage_value(u: RawValue<'_>) -> Option<RequestTokens> {
     if u.kind() != Some(crate::parse::ValueKind::Object) {
         return None;
     }
-    let mut usage = Usage::default();
+    let mut usage = RequestTokens::default();
     let (mut write, mut split) = (0, None);
     for (k, v) in u.entries() {
         let n = || v.as_u64().unwrap_or(0);

@@ -169,7 +169,7 @@ impl<'d> Visitor<'d> for Tally<'_> {
         self.stack.pop();
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
         let Some(raw) = obj.get(key) else { return };
         if !read.is_present() {
             let at = format!("{} (is {:?})", self.path(key), raw.kind());

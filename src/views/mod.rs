@@ -64,7 +64,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 /// Defines an object view: the struct, one accessor per field, the known-key
-/// list, `visit_all` and the `Reading` impl, all from one field table.
+/// list, `visit_all` and the `Answer` impl, all from one field table.
 ///
 /// Field kinds: `opt T` (`Option<T>`), `null T` (`Field<T>`), `arr T`
 /// (`Option<Array<T>>`), `nullarr T` (`Field<Array<T>>`), `map T`
@@ -162,7 +162,7 @@ macro_rules! view {
             }
         }
 
-        impl<'d> Reading<'d> for $name<'d> {
+        impl<'d> Answer<'d> for $name<'d> {
             fn is_present(&self) -> bool {
                 true
             }
@@ -195,7 +195,7 @@ macro_rules! view {
     (@read map $v:expr, $key:literal) => { read_map($v, $key) };
 }
 
-/// Implements `FromValue` (objects only, dispatched by `type`), `Reading`,
+/// Implements `FromValue` (objects only, dispatched by `type`), `Answer`,
 /// `value`, `unknown_fields`, `visit_all` and `to_owned_json` for an enum of
 /// views whose every variant wraps an object view.
 macro_rules! view_enum {
@@ -219,7 +219,7 @@ macro_rules! view_enum {
             }
         }
 
-        impl<'d> Reading<'d> for $name<'d> {
+        impl<'d> Answer<'d> for $name<'d> {
             fn is_present(&self) -> bool {
                 true
             }
@@ -540,7 +540,7 @@ impl fmt::Debug for UnknownFields<'_> {
 ///
 /// Calls come in document order: `enter` when a nested view is reached
 /// (its key in the parent, the view's name, its object), then one `field`
-/// per accessor (with the accessor's result, see [`Reading`]) and walks
+/// per accessor (with the accessor's result, see [`Answer`]) and walks
 /// into nested views, then one `unknown` per field the view has no accessor
 /// for, then `leave`. The event's own view is entered with its kind's name.
 pub trait Visitor<'d> {
@@ -554,7 +554,7 @@ pub trait Visitor<'d> {
     fn leave(&mut self) {}
 
     /// The accessor for `key` of `obj` returned `read`.
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
         let _ = (obj, key, read);
     }
 
@@ -571,7 +571,7 @@ pub struct NoVisitor;
 impl<'d> Visitor<'d> for NoVisitor {}
 
 /// What an accessor returned, as a [`Visitor`] sees it.
-pub trait Reading<'d> {
+pub trait Answer<'d> {
     /// True unless the accessor answered "absent" (`None`, [`Field::Missing`]).
     fn is_present(&self) -> bool;
 
@@ -586,7 +586,7 @@ pub trait Reading<'d> {
 
 macro_rules! scalar_reading {
     ($($t:ty => $to:expr),* $(,)?) => {$(
-        impl<'d> Reading<'d> for $t {
+        impl<'d> Answer<'d> for $t {
             #[inline]
             fn is_present(&self) -> bool {
                 true
@@ -612,7 +612,7 @@ scalar_reading! {
     Value<'d> => to_json,
 }
 
-impl<'d, T: Reading<'d>> Reading<'d> for Option<T> {
+impl<'d, T: Answer<'d>> Answer<'d> for Option<T> {
     #[inline]
     fn is_present(&self) -> bool {
         self.is_some()
@@ -628,7 +628,7 @@ impl<'d, T: Reading<'d>> Reading<'d> for Option<T> {
     }
 }
 
-impl<'d, T: Reading<'d>> Reading<'d> for Field<T> {
+impl<'d, T: Answer<'d>> Answer<'d> for Field<T> {
     #[inline]
     fn is_present(&self) -> bool {
         !self.is_missing()
@@ -648,7 +648,7 @@ impl<'d, T: Reading<'d>> Reading<'d> for Field<T> {
     }
 }
 
-impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Array<'d, T> {
+impl<'d, T: FromValue<'d> + Answer<'d>> Answer<'d> for Array<'d, T> {
     #[inline]
     fn is_present(&self) -> bool {
         true
@@ -665,7 +665,7 @@ impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Array<'d, T> {
     }
 }
 
-impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Map<'d, T> {
+impl<'d, T: FromValue<'d> + Answer<'d>> Answer<'d> for Map<'d, T> {
     #[inline]
     fn is_present(&self) -> bool {
         true
@@ -690,7 +690,7 @@ impl<'d, T: FromValue<'d> + Reading<'d>> Reading<'d> for Map<'d, T> {
 /// What every object view has; lets generic code (a drift census, a
 /// re-emitter) handle views alike. Each view also has the same methods
 /// inherently, so callers need not import this trait.
-pub trait ObjectView<'d>: Copy + Reading<'d> + FromValue<'d> {
+pub trait ObjectView<'d>: Copy + Answer<'d> + FromValue<'d> {
     /// The view's name as reported to [`Visitor::enter`] (`"system/init"`,
     /// `"Usage"`, ...).
     const NAME: &'static str;
@@ -883,7 +883,7 @@ impl<'d> View<'d> {
     }
 }
 
-impl<'d> Reading<'d> for View<'d> {
+impl<'d> Answer<'d> for View<'d> {
     fn is_present(&self) -> bool {
         true
     }

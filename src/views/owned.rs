@@ -2,7 +2,7 @@
 //! [`serde_json::Value`] that outlives the line, for callers who keep events
 //! or re-emit them as normalized JSON.
 
-use super::Reading;
+use super::Answer;
 use crate::parse::{Number, Value, ValueKind};
 
 /// An owned copy of `v`.
@@ -58,7 +58,7 @@ pub trait ToOwnedJson {
     fn to_owned_json(&self) -> serde_json::Value;
 }
 
-impl<'d, T: Reading<'d>> ToOwnedJson for T {
+impl<'d, T: Answer<'d>> ToOwnedJson for T {
     fn to_owned_json(&self) -> serde_json::Value {
         self.to_json().unwrap_or(serde_json::Value::Null)
     }

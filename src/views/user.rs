@@ -88,7 +88,7 @@ impl<'d> FromValue<'d> for UserContent<'d> {
     }
 }
 
-impl<'d> Reading<'d> for UserContent<'d> {
+impl<'d> Answer<'d> for UserContent<'d> {
     fn is_present(&self) -> bool {
         true
     }
@@ -140,7 +140,7 @@ impl<'d> FromValue<'d> for ToolResultContent<'d> {
     }
 }
 
-impl<'d> Reading<'d> for ToolResultContent<'d> {
+impl<'d> Answer<'d> for ToolResultContent<'d> {
     fn is_present(&self) -> bool {
         true
     }
@@ -262,7 +262,7 @@ impl<'d> ToolUseResult<'d> {
     }
 }
 
-impl<'d> Reading<'d> for ToolUseResult<'d> {
+impl<'d> Answer<'d> for ToolUseResult<'d> {
     fn is_present(&self) -> bool {
         true
     }

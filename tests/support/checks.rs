@@ -28,7 +28,7 @@ use cctape::framing::{Line, LineDecoder, Lines};
 use cctape::parse::{Number, Parser, Value, ValueKind};
 use cctape::run::{RunFolder, RunSummary};
 use cctape::stats::{PrunedReader, Stats};
-use cctape::views::{Census, Reading, View, Visitor as ViewVisitor};
+use cctape::views::{Answer, Census, View, Visitor as ViewVisitor};
 use cctape::{Counts, ErrorKind, Event, EventKind, EventReader, Field, Position, SliceEvents};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -1341,7 +1341,7 @@ impl<'d> ViewVisitor<'d> for WalkAll {
         self.depth -= 1;
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Reading<'d>) {
+    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
         self.fields += 1;
         let raw = obj.get(key);
         let owned = read.to_json();
