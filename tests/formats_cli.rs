@@ -710,3 +710,65 @@ fn check_and_filter_read_transcripts_in_their_dialect() {
     );
     assert_eq!(n(&["--main"]) + n(&["--subagent"]), all);
 }
+
+/// `--session` and `--subagent` read a transcript's `sessionId` and
+/// `isSidechain` in `filter` and in `fields`: the counts are serde_json's
+/// over the same records.
+#[test]
+fn filters_read_a_transcripts_session_and_side_chain() {
+    let Some(main) = realworld(
+        "wave2/session-format/marot__spotter__test-fixtures-transcripts-258c7280-ae70-4798-800f-63464d01a85d@8cc42b0.jsonl",
+    ) else {
+        return;
+    };
+    let sub = main.with_file_name(
+        "marot__spotter__test-fixtures-transcripts-258c7280-ae70-4798-800f-63464d01a85d-subagents-agent-a881341@8cc42b0.jsonl",
+    );
+    let records: Vec<Value> = [&main, &sub]
+        .iter()
+        .flat_map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|v| v["type"].is_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let session = records
+        .iter()
+        .find_map(|r| r["sessionId"].as_str())
+        .unwrap()
+        .to_owned();
+    let in_session = records
+        .iter()
+        .filter(|r| r["sessionId"] == session.as_str())
+        .count();
+    let side = records.iter().filter(|r| r["isSidechain"] == true).count();
+    assert!(side > 0 && in_session > side, "{in_session} {side}");
+    let total = |args: &[&str]| -> usize {
+        let o = cctape(args, &[&main, &sub]);
+        String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+    };
+    assert_eq!(
+        total(&["filter", "--total", "--session", &session]),
+        in_session
+    );
+    assert_eq!(total(&["filter", "--total", "--subagent"]), side);
+    assert_eq!(
+        total(&["filter", "--total", "--main"]),
+        records.len() - side
+    );
+    let rows = |args: &[&str]| -> usize {
+        let o = cctape(args, &[&main, &sub]);
+        String::from_utf8_lossy(&o.stdout).lines().count()
+    };
+    assert_eq!(
+        rows(&["fields", "--no-header", "-f", "type", "--session", &session]),
+        in_session
+    );
+    assert_eq!(
+        rows(&["fields", "--no-header", "-f", "type", "--subagent"]),
+        side
+    );
+}

@@ -136,6 +136,12 @@ fn tsv_cell(cell: &[u8], out: &mut Vec<u8>) {
 }
 
 impl Sink for FieldsSink<'_> {
+    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
+        // A transcript says its session and agent in `sessionId` and
+        // `isSidechain`.
+        self.matcher.transcript = format == cctape::sniff::Format::Transcript;
+    }
+
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
         if !self.matcher.matches(ev) {
             return;
