@@ -7,7 +7,7 @@
 
 use crate::error::{Error, ErrorKind, Position};
 use crate::framing::Line;
-use crate::parse::{Document, Parser, Value};
+use crate::parse::{Document, ParsedLines, Parser, Value};
 use std::fmt;
 
 /// What an event is, from its `type` and `subtype`.
@@ -435,6 +435,34 @@ pub fn parse_event<'t>(parser: &'t mut Parser, line: &Line<'t>) -> Result<Event<
     let doc = parser.parse(line)?;
     let kind = classify(&doc.root(), line.position())?;
     Ok(Event { doc, kind })
+}
+
+/// [`parse_event`] into a batch of lines parsed ahead: the line's index in
+/// `batch` and its kind.
+pub(crate) fn parse_event_into(
+    parser: &mut Parser,
+    line: &Line<'_>,
+    batch: &mut ParsedLines,
+) -> Result<(usize, EventKind), Error> {
+    let index = parser.parse_into(line, batch)?;
+    let kind = classify(&batch.document(index, line.bytes).root(), line.position())?;
+    Ok((index, kind))
+}
+
+impl<'t> Event<'t> {
+    /// Line `index` of `batch`, classified as `kind` by
+    /// [`parse_event_into`].
+    pub(crate) fn in_batch(
+        batch: &'t ParsedLines,
+        index: usize,
+        raw: &'t [u8],
+        kind: EventKind,
+    ) -> Event<'t> {
+        Event {
+            doc: batch.document(index, raw),
+            kind,
+        }
+    }
 }
 
 fn classify(root: &Value<'_>, pos: Position) -> Result<EventKind, Error> {

@@ -8,8 +8,8 @@
 
 use crate::error::Error;
 use crate::event::{Event, EventKind, parse_event};
-use crate::framing::Line;
-use crate::parse::Parser;
+use crate::framing::{Line, Lines};
+use crate::parse::{ParsedLines, Parser};
 use crate::scan::{Scanner, prune_into};
 use crate::stream::Counts;
 use std::collections::BTreeMap;
@@ -280,6 +280,30 @@ impl PrunedReader {
         Ok(ev)
     }
 
+    /// Take an event that a [`ReadAhead`] read from `line` on another
+    /// thread (`pruned`: from a pruned copy), as [`read`](PrunedReader::read)
+    /// would have read it here: the same event, or `line` parsed again whole
+    /// when it is an assistant line that the chunk's reader pruned before it
+    /// knew that this input carries partial messages (a chunk is read
+    /// without the lines before it).
+    pub fn take_ahead<'a>(
+        &'a mut self,
+        parser: &'a mut Parser,
+        line: &Line<'a>,
+        ahead: Event<'a>,
+        pruned: bool,
+    ) -> Result<Event<'a>, Error> {
+        if pruned && self.partial && ahead.kind() == EventKind::Assistant {
+            return parse_event(parser, line);
+        }
+        if pruned {
+            self.pruned_lines += 1;
+        } else {
+            self.partial |= ahead.kind() == EventKind::StreamEvent;
+        }
+        Ok(ahead)
+    }
+
     /// True once a `stream_event` was read (assistant lines are then read
     /// whole).
     pub fn partial_messages(&self) -> bool {
@@ -289,6 +313,216 @@ impl PrunedReader {
     /// How many lines were read from a pruned copy.
     pub fn pruned_lines(&self) -> u64 {
         self.pruned_lines
+    }
+}
+
+/// What [`ReadAhead`] made of one line.
+#[derive(Debug)]
+enum Ahead {
+    Blank,
+    TooLong,
+    Event {
+        index: usize,
+        kind: EventKind,
+        /// Where the pruned copy is in `pruned`, when the line was pruned.
+        pruned: Option<(usize, usize)>,
+    },
+    Failed(Error),
+}
+
+/// One line of a chunk read ahead, as [`ReadAhead::lines`] hands it out.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AheadLine<'a> {
+    /// Spaces, tabs and CRs only.
+    Blank,
+    /// Longer than the maximum the chunk was read with.
+    TooLong,
+    /// An event: from a pruned copy when `pruned` (pass both to
+    /// [`PrunedReader::take_ahead`]).
+    Event {
+        /// The event.
+        event: Event<'a>,
+        /// Read from a pruned copy of the line.
+        pruned: bool,
+    },
+    /// Not an event: why.
+    Failed(Error),
+}
+
+/// The lines of one chunk of an input read the way `cctape stats` reads
+/// them ([`PrunedReader`], or whole with `exact`), on any thread, into owned
+/// buffers (tapes in a [`ParsedLines`] batch, pruned copies) that another
+/// thread then reads in order ([`lines`](ReadAhead::lines)). This is how
+/// `cctape stats` uses two cores on one file without reading a byte twice:
+/// a pool parses the chunks ahead, one thread folds the runs in input
+/// order, so the result is the one-thread result by construction. Every
+/// buffer is kept from chunk to chunk.
+///
+/// ```
+/// use cctape::framing::Lines;
+/// use cctape::parse::Parser;
+/// use cctape::stats::{AheadLine, PrunedReader, ReadAhead};
+///
+/// let chunk = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\nnot json\n";
+/// let mut ahead = ReadAhead::new(false);
+/// ahead.read(chunk, (0, 1), 1 << 20);
+/// let mut ahead = std::thread::spawn(move || ahead).join().unwrap();
+/// let (mut reader, mut parser) = (PrunedReader::new(), Parser::new());
+/// let mut seen = Vec::new();
+/// for (line, item) in ahead.lines(chunk) {
+///     match item {
+///         AheadLine::Event { event, pruned } => {
+///             let ev = reader.take_ahead(&mut parser, &line, event, pruned).unwrap();
+///             seen.push(format!("{} {}", line.number, ev.raw_type()));
+///         }
+///         AheadLine::Blank => seen.push(format!("{} blank", line.number)),
+///         AheadLine::Failed(e) => seen.push(format!("{} {:?}", line.number, e.kind())),
+///         _ => {}
+///     }
+/// }
+/// assert_eq!(seen, ["1 system", "2 blank", "3 InvalidJson"]);
+/// ```
+#[derive(Debug)]
+pub struct ReadAhead {
+    exact: bool,
+    reader: PrunedReader,
+    parser: Parser,
+    batch: ParsedLines,
+    pruned: Vec<u8>,
+    items: Vec<Ahead>,
+    /// Where the chunk starts in its input (byte offset, line number).
+    start: (u64, u64),
+}
+
+impl ReadAhead {
+    /// A reader with empty buffers; `exact` parses every line whole (as
+    /// `cctape stats --exact`).
+    pub fn new(exact: bool) -> ReadAhead {
+        ReadAhead {
+            exact,
+            reader: PrunedReader::new(),
+            parser: Parser::new(),
+            batch: ParsedLines::new(),
+            pruned: Vec::new(),
+            items: Vec::new(),
+            start: (0, 1),
+        }
+    }
+
+    /// Read the lines of `chunk`, which starts at byte `offset` of its input
+    /// on line `first_line` (offset 0 skips a BOM as an input's start
+    /// does); lines longer than `max_line` are not read. What an earlier
+    /// chunk held is forgotten.
+    pub fn read(&mut self, chunk: &[u8], (offset, first_line): (u64, u64), max_line: usize) {
+        self.batch.clear();
+        self.pruned.clear();
+        self.items.clear();
+        // Each chunk is read as if nothing came before it: take_ahead
+        // mends what that changes.
+        self.reader.partial = false;
+        self.start = (offset, first_line);
+        for line in chunk_lines(chunk, self.start) {
+            let item = if line.bytes.len() > max_line {
+                Ahead::TooLong
+            } else if line.is_blank() {
+                Ahead::Blank
+            } else {
+                match self.read_line(&line) {
+                    Ok(item) => item,
+                    Err(e) => Ahead::Failed(e),
+                }
+            };
+            self.items.push(item);
+        }
+    }
+
+    fn read_line(&mut self, line: &Line<'_>) -> Result<Ahead, Error> {
+        let ReadAhead {
+            exact,
+            reader,
+            parser,
+            batch,
+            pruned,
+            ..
+        } = self;
+        if !*exact && line.bytes.len() >= PRUNE_MIN {
+            let from = pruned.len();
+            let cut = match reader.scanner.scan(line) {
+                Ok(s) if reader.partial && s.kind() == EventKind::Assistant => false,
+                Ok(s) => prune_into(&s, PRUNE_KEEP, &mut reader.pruned),
+                Err(_) => false,
+            };
+            if cut {
+                pruned.extend_from_slice(&reader.pruned);
+                let copy = Line {
+                    bytes: &pruned[from..],
+                    ..*line
+                };
+                let (index, kind) = crate::event::parse_event_into(parser, &copy, batch)?;
+                return Ok(Ahead::Event {
+                    index,
+                    kind,
+                    pruned: Some((from, pruned.len())),
+                });
+            }
+        }
+        let (index, kind) = crate::event::parse_event_into(parser, line, batch)?;
+        reader.partial |= kind == EventKind::StreamEvent;
+        Ok(Ahead::Event {
+            index,
+            kind,
+            pruned: None,
+        })
+    }
+
+    /// The lines of `chunk` (the same bytes given to
+    /// [`read`](ReadAhead::read)) with what was made of each, in order
+    /// (once: the errors are handed over).
+    pub fn lines<'a>(
+        &'a mut self,
+        chunk: &'a [u8],
+    ) -> impl Iterator<Item = (Line<'a>, AheadLine<'a>)> {
+        let ReadAhead {
+            batch,
+            pruned: copies,
+            items,
+            start,
+            ..
+        } = self;
+        let (batch, copies) = (&*batch, &*copies);
+        chunk_lines(chunk, *start)
+            .zip(items.iter_mut())
+            .map(move |(line, item)| {
+                let got = match std::mem::replace(item, Ahead::Blank) {
+                    Ahead::Blank => AheadLine::Blank,
+                    Ahead::TooLong => AheadLine::TooLong,
+                    Ahead::Failed(e) => AheadLine::Failed(e),
+                    Ahead::Event {
+                        index,
+                        kind,
+                        pruned,
+                    } => {
+                        let raw = match pruned {
+                            Some((a, b)) => &copies[a..b],
+                            None => line.bytes,
+                        };
+                        AheadLine::Event {
+                            event: Event::in_batch(batch, index, raw, kind),
+                            pruned: pruned.is_some(),
+                        }
+                    }
+                };
+                (line, got)
+            })
+    }
+}
+
+fn chunk_lines(chunk: &[u8], (offset, first_line): (u64, u64)) -> Lines<'_> {
+    if offset == 0 {
+        Lines::new(chunk)
+    } else {
+        Lines::with_start(chunk, first_line, offset)
     }
 }
 

@@ -409,6 +409,7 @@ fn stats_bytes(paths: &[&Path], jobs: &str) -> Vec<u8> {
         .args(["stats", "--json", "--quiet", "--jobs", jobs])
         .args(paths)
         .env("CCTAPE_SPLIT_AT", "65536")
+        .env("CCTAPE_CHUNK", "20000")
         .output()
         .unwrap();
     assert!(o.status.success() || o.status.code() == Some(2));

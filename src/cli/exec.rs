@@ -41,7 +41,8 @@ use cctape::parse::Parser;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanned, Scanner};
 use cctape::sniff::{Format, FormatChoice, Reading};
-use cctape::source::{ChunkReader, EndReport, LfWatch, Source, SourceKind};
+use cctape::source::{Chunk, ChunkReader, EndReport, LfWatch, Source, SourceKind};
+use cctape::stats::{AheadLine, ReadAhead};
 use cctape::stream::{Counts, EventReader, SliceEvents};
 use cctape::transcript::Record;
 use std::collections::{BTreeMap, HashMap};
@@ -99,6 +100,31 @@ pub trait Sink: Send {
     /// [`error`](Sink::error)).
     fn line(&mut self, piece: &Piece<'_>, line: &Line<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
         let _ = (piece, line, out);
+        Ok(())
+    }
+
+    /// `Some(exact)`: the sink reads lines as `cctape stats` does
+    /// ([`cctape::stats::ReadAhead`]; `exact`: every line parsed whole), so
+    /// a large plain file is parsed ahead on the pool, chunk by chunk, and
+    /// handed to [`line_ahead`](Sink::line_ahead) in input order on one
+    /// thread: a sink that folds in order ([`Split::Never`]) still uses
+    /// every core on one file, and reads each byte once.
+    fn reads_ahead(&self) -> Option<bool> {
+        None
+    }
+
+    /// One non-blank line and the event a [`cctape::stats::ReadAhead`]
+    /// made of it (see [`reads_ahead`](Sink::reads_ahead)); the contract
+    /// of [`line`](Sink::line).
+    fn line_ahead(
+        &mut self,
+        piece: &Piece<'_>,
+        line: &Line<'_>,
+        event: Event<'_>,
+        pruned: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let _ = (piece, line, event, pruned, out);
         Ok(())
     }
 
@@ -175,6 +201,9 @@ pub struct Opts {
     pub split_at: u64,
     /// The longest line read; longer ones are `line_too_long` errors.
     pub max_line: usize,
+    /// The size of the chunks a large file is cut into, when not the
+    /// default of its way of reading (`CCTAPE_CHUNK`, for tests).
+    pub chunk: Option<usize>,
     /// How many inputs past the one being printed may be started: bounds
     /// the finished sinks waiting for their turn.
     pub ahead: usize,
@@ -213,6 +242,11 @@ impl Opts {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(32 << 20),
             max_line: common.max_line.unwrap_or(DEFAULT_MAX_LINE),
+            // CCTAPE_CHUNK (bytes) makes the chunks small, so tests see
+            // many chunk boundaries in small inputs.
+            chunk: std::env::var("CCTAPE_CHUNK")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             ahead: 16 * jobs,
             format: FormatChoice::Auto,
         }
@@ -228,6 +262,12 @@ const BLOCKS_AHEAD: usize = 4;
 /// Chunks of a large plain file read for the pool (at most `jobs + 1` read
 /// and not yet printed).
 const CHUNK: usize = 4 << 20;
+
+/// Chunks parsed ahead for a sink that folds in order: small enough that
+/// a chunk's tapes are still in the shared cache when the folding thread
+/// reads them (on the 256 MB corpora, 256 KiB chunks made two jobs 1.2 to
+/// 1.4 times faster than 4 MiB chunks; BENCHMARKS.md).
+const AHEAD_CHUNK: usize = 256 << 10;
 
 /// An endless line ends the input after this many times the longest line
 /// (the library's rule, shared with the Python package).
@@ -492,14 +532,138 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     && plain
                     && sink.split() == Split::Anywhere
                     && size >= self.opts.split_at;
+                let ahead = self.opts.jobs > 1
+                    && plain
+                    && size >= self.opts.split_at
+                    && Take::of(&sink, format) == Some(Take::Line);
                 let rdr = LfWatch::new(rdr, limit);
                 if split {
                     self.read_chunked(rdr, &report, &piece, format, emit);
+                } else if let (true, Some(exact)) = (ahead, sink.reads_ahead()) {
+                    self.read_ahead(sink, exact, rdr, &report, &piece, format, emit);
                 } else {
                     read_stream(&piece, sink, rdr, &report, max_line, format, emit);
                 }
             }
         }
+    }
+
+    /// The pool for the chunks of large plain files, made on first use.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool
+            .get_or_init(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.opts.jobs)
+                    .thread_name(|i| format!("cctape-chunk-{i}"))
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// A large plain file for a sink that folds in order and reads ahead
+    /// ([`Sink::reads_ahead`]): chunks read here, parsed on the pool (at
+    /// most `jobs + 1` read and not yet folded), folded in input order by
+    /// the one sink on a thread of its own, so that neither reading nor
+    /// folding waits for the other. Counts and errors are the ones
+    /// [`read_stream`] gives.
+    #[allow(clippy::too_many_arguments)]
+    fn read_ahead(
+        &self,
+        sink: S,
+        exact: bool,
+        src: impl Read,
+        report: &EndReport,
+        piece: &Piece<'_>,
+        format: Format,
+        emit: &mut dyn FnMut(Msg<S>),
+    ) {
+        let max_line = self.opts.max_line;
+        let Some(pool) = self.pool() else {
+            read_stream(piece, sink, src, report, max_line, format, emit);
+            return;
+        };
+        let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
+        let mut chunks = ChunkReader::with_max_line(src, size, max_line);
+        let mut failure: Option<Error> = None;
+        let (to_fold, parsed) = mpsc::channel::<(usize, Parsed)>();
+        let (give_back, taken_back) = mpsc::channel::<(ReadAhead, Vec<u8>)>();
+        let (send_out, outs) = mpsc::channel::<Vec<u8>>();
+        let (mut sink, mut counts, mut out) = std::thread::scope(|scope| {
+            let folder = scope.spawn(move || fold_ahead(sink, piece, parsed, give_back, send_out));
+            let mut tokens = self.opts.jobs + 1;
+            let mut spare: Vec<(ReadAhead, Vec<u8>)> = Vec::new();
+            let mut next = 0usize;
+            loop {
+                for b in outs.try_iter() {
+                    emit(Msg::Out(b));
+                }
+                for back in taken_back.try_iter() {
+                    tokens += 1;
+                    spare.push(back);
+                }
+                // Chunks read but not folded stay within the bound.
+                while tokens == 0 {
+                    let Ok(back) = taken_back.recv() else { break };
+                    tokens += 1;
+                    spare.push(back);
+                }
+                let (ahead, buf) = spare
+                    .pop()
+                    .unwrap_or_else(|| (ReadAhead::new(exact), Vec::new()));
+                let item = match chunks.next_chunk(buf) {
+                    None => break,
+                    Some(item) => item,
+                };
+                match item {
+                    Ok(chunk) => {
+                        let to_fold = to_fold.clone();
+                        let k = next;
+                        let mut ahead = ahead;
+                        pool.spawn(move || {
+                            ahead.read(chunk.bytes(), (chunk.offset, chunk.first_line), max_line);
+                            let _ = to_fold.send((k, Parsed::Chunk(Box::new((chunk, ahead)))));
+                        });
+                        tokens -= 1;
+                    }
+                    // A line past the maximum, in its place in the order.
+                    Err(e) if !e.is_fatal() => {
+                        let _ = to_fold.send((next, Parsed::TooLong(e)));
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+                next += 1;
+            }
+            let _ = to_fold.send((next, Parsed::End));
+            drop(to_fold);
+            let folded = folder.join();
+            for b in outs.try_iter() {
+                emit(Msg::Out(b));
+            }
+            folded
+        })
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        if let Some(e) = &failure {
+            // As a stream read says it: after every line before it.
+            counts.errors += 1;
+            if counts.lines > 0 || chunks.bytes_read() > 0 {
+                sink.error(piece, e, None, &mut out);
+            }
+        }
+        finish_input(
+            piece,
+            sink,
+            counts,
+            chunks.bytes_read(),
+            failure,
+            report,
+            format,
+            out,
+            emit,
+        );
     }
 
     /// A large plain file for a sink that looks at lines alone: chunks read
@@ -517,19 +681,13 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             sink.format(piece, format);
             sink
         };
-        let pool = self.pool.get_or_init(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(self.opts.jobs)
-                .thread_name(|i| format!("cctape-chunk-{i}"))
-                .build()
-                .ok()
-        });
-        let Some(pool) = pool else {
+        let Some(pool) = self.pool() else {
             read_stream(piece, make(), src, report, self.opts.max_line, format, emit);
             return;
         };
         let max_line = self.opts.max_line;
-        let mut chunks = ChunkReader::with_max_line(src, CHUNK, max_line);
+        let size = self.opts.chunk.unwrap_or(CHUNK);
+        let mut chunks = ChunkReader::with_max_line(src, size, max_line);
         let in_flight_max = self.opts.jobs + 1;
         let mut failure: Option<Error> = None;
         let mut tail = Counts::default();
@@ -645,6 +803,100 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         done.failure = failure;
         done.unreadable = unreadable;
         emit(Msg::Done(done, out));
+    }
+}
+
+/// A chunk parsed ahead, a line past the maximum between chunks, or the
+/// end of the input, numbered in input order.
+enum Parsed {
+    /// Boxed: the reader's buffers are kept together, moved as one.
+    Chunk(Box<(Chunk, ReadAhead)>),
+    TooLong(Error),
+    End,
+}
+
+/// The folding side of [`Ctx::read_ahead`]: takes the parsed chunks in
+/// input order, hands their lines to `sink`, counting them as
+/// [`LineTaker`] does, and gives each chunk's reader and buffer back for
+/// the next read; output goes out in blocks. Ends at [`Parsed::End`] (or
+/// when every sender is gone).
+fn fold_ahead<S: Sink>(
+    mut sink: S,
+    piece: &Piece<'_>,
+    parsed: mpsc::Receiver<(usize, Parsed)>,
+    give_back: mpsc::Sender<(ReadAhead, Vec<u8>)>,
+    send_out: mpsc::Sender<Vec<u8>>,
+) -> (S, Counts, Vec<u8>) {
+    let mut counts = Counts::default();
+    let mut out = Vec::new();
+    let mut pending: BTreeMap<usize, Parsed> = BTreeMap::new();
+    let mut folded = 0usize;
+    'all: for (k, p) in parsed {
+        pending.insert(k, p);
+        while let Some(p) = pending.remove(&folded) {
+            folded += 1;
+            match p {
+                Parsed::End => break 'all,
+                Parsed::TooLong(e) => {
+                    counts.lines += 1;
+                    counts.errors += 1;
+                    sink.error(piece, &e, None, &mut out);
+                }
+                Parsed::Chunk(parsed) => {
+                    let (chunk, mut ahead) = *parsed;
+                    take_ahead(
+                        &mut sink,
+                        piece,
+                        &mut ahead,
+                        chunk.bytes(),
+                        &mut counts,
+                        &mut out,
+                    );
+                    let _ = give_back.send((ahead, chunk.into_buffer()));
+                }
+            }
+            if out.len() >= FLUSH_AT {
+                let _ = send_out.send(std::mem::take(&mut out));
+            }
+        }
+    }
+    (sink, counts, out)
+}
+
+/// One parsed chunk's lines to `sink`, in order.
+fn take_ahead<S: Sink>(
+    sink: &mut S,
+    piece: &Piece<'_>,
+    ahead: &mut ReadAhead,
+    bytes: &[u8],
+    counts: &mut Counts,
+    out: &mut Vec<u8>,
+) {
+    for (line, item) in ahead.lines(bytes) {
+        counts.lines += 1;
+        let got = match item {
+            AheadLine::Blank => {
+                counts.blank_lines += 1;
+                continue;
+            }
+            AheadLine::TooLong => {
+                counts.errors += 1;
+                let e = cctape::stream::line_too_long(&line);
+                sink.error(piece, &e, None, out);
+                continue;
+            }
+            AheadLine::Event { event, pruned } => sink.line_ahead(piece, &line, event, pruned, out),
+            AheadLine::Failed(e) => Err(e),
+            _ => continue,
+        };
+        match got {
+            Ok(()) => counts.events += 1,
+            Err(e) => {
+                counts.errors += 1;
+                let e = explain(e, Some(line.bytes));
+                sink.error(piece, &e, Some(line.bytes), out);
+            }
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use super::output::{human_bytes, print_json, thousands};
 use super::reading::{Costing, ReadAs};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind};
-use cctape::event::parse_event;
+use cctape::event::{Event, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
 use cctape::report::{
@@ -172,6 +172,29 @@ impl Sink for StatsSink {
         } else {
             self.reader.read(&mut self.parser, line)?
         };
+        self.stats.record_event(&ev);
+        self.runs.push(&ev);
+        Ok(())
+    }
+
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(self.exact)
+    }
+
+    /// The line as [`line`](Sink::line) reads it, parsed ahead on another
+    /// thread.
+    fn line_ahead(
+        &mut self,
+        p: &Piece<'_>,
+        line: &Line<'_>,
+        event: Event<'_>,
+        pruned: bool,
+        _: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        self.drain_idle(p, line.number);
+        let ev = self
+            .reader
+            .take_ahead(&mut self.parser, line, event, pruned)?;
         self.stats.record_event(&ev);
         self.runs.push(&ev);
         Ok(())

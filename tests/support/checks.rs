@@ -27,7 +27,7 @@ use cctape::event::parse_event;
 use cctape::framing::{Line, LineDecoder, Lines};
 use cctape::parse::{Number, Parser, Value, ValueKind};
 use cctape::run::{RunFolder, RunSummary};
-use cctape::stats::{PrunedReader, Stats};
+use cctape::stats::{AheadLine, PrunedReader, ReadAhead, Stats};
 use cctape::views::{Answer, Census, View, Visitor as ViewVisitor};
 use cctape::{Counts, ErrorKind, Event, EventKind, EventReader, Field, Position, SliceEvents};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -1649,6 +1649,65 @@ pub fn stats_read(bytes: &[u8], exact: bool) -> StatsRead {
     }
 }
 
+/// [`stats_read`] (the default read) through [`ReadAhead`], as `cctape
+/// stats` reads a large file on two cores: `bytes` cut after the first LF
+/// at or past every `size` bytes, each chunk read ahead (on another
+/// thread), then folded in order through [`PrunedReader::take_ahead`].
+pub fn stats_read_ahead(bytes: &[u8], size: usize) -> StatsRead {
+    let mut stats = Stats::new();
+    let mut runs = RunFolder::new();
+    let mut parser = Parser::new();
+    let mut reader = PrunedReader::new();
+    let mut counts = Counts::default();
+    let mut ahead = ReadAhead::new(false);
+    let (mut at, mut number) = (0usize, 1u64);
+    while at < bytes.len() {
+        let from = (at + size.max(1)).min(bytes.len()) - 1;
+        let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i + 1);
+        let chunk = &bytes[at..end];
+        ahead.read(
+            chunk,
+            (at as u64, number),
+            cctape::framing::DEFAULT_MAX_LINE,
+        );
+        ahead = std::thread::spawn(move || ahead).join().expect("thread");
+        for (line, item) in ahead.lines(chunk) {
+            counts.lines += 1;
+            let read = match item {
+                AheadLine::Blank => {
+                    counts.blank_lines += 1;
+                    continue;
+                }
+                AheadLine::Event { event, pruned } => {
+                    reader.take_ahead(&mut parser, &line, event, pruned)
+                }
+                AheadLine::Failed(e) => Err(e),
+                other => panic!("line {}: {other:?}", line.number),
+            };
+            match read {
+                Ok(ev) => {
+                    counts.events += 1;
+                    stats.record_event(&ev);
+                    runs.push(&ev);
+                }
+                Err(e) => {
+                    counts.errors += 1;
+                    stats.record_error(0, &e);
+                    runs.push_error(&e);
+                }
+            }
+        }
+        number += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        at = end;
+    }
+    StatsRead {
+        stats,
+        counts,
+        runs: runs.finish(),
+        pruned: reader.pruned_lines(),
+    }
+}
+
 /// The property `cctape stats` relies on: the pruned read gives the same
 /// stats (events by type, counts, errors with positions) and the same run
 /// summaries as building every line whole; and the exact read agrees with
@@ -1668,6 +1727,21 @@ pub fn check_stats_path(bytes: &[u8]) -> u64 {
         runs_json(&pruned.runs),
         "run summaries differ"
     );
+
+    // Read ahead in chunks (one line each, and about a third of the
+    // input each): the same as the one-thread read.
+    for size in [1, bytes.len() / 3] {
+        let ahead = stats_read_ahead(bytes, size);
+        assert_eq!(ahead.counts, pruned.counts, "counts differ ahead");
+        assert_eq!(ahead.stats.by_type(), pruned.stats.by_type());
+        assert_eq!(ahead.stats.errors, pruned.stats.errors, "errors ahead");
+        assert_eq!(
+            runs_json(&ahead.runs),
+            runs_json(&pruned.runs),
+            "run summaries differ ahead"
+        );
+        assert_eq!(ahead.pruned, pruned.pruned, "pruned lines ahead");
+    }
 
     let mut lib = Stats::new();
     lib.read_slice(0, bytes);
