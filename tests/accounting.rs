@@ -402,18 +402,27 @@ fn inputs_without_events_are_not_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `stats --json` with these jobs and the file-splitting size lowered so
-/// that files are cut into chunks and merged.
-fn stats_bytes(paths: &[&Path], jobs: &str) -> Vec<u8> {
+/// `cctape ARGS --quiet --jobs JOBS PATHS` with the file-splitting size and
+/// the chunk size lowered, so that files are cut into many chunks (read
+/// ahead on the pool for the commands that fold runs, merged for the
+/// others): exit code, stdout and stderr.
+fn command_bytes(args: &[&str], paths: &[&Path], jobs: &str) -> (Option<i32>, Vec<u8>, Vec<u8>) {
     let o = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(["stats", "--json", "--quiet", "--jobs", jobs])
+        .args(args)
+        .args(["--quiet", "--jobs", jobs])
         .args(paths)
         .env("CCTAPE_SPLIT_AT", "65536")
         .env("CCTAPE_CHUNK", "20000")
         .output()
         .unwrap();
-    assert!(o.status.success() || o.status.code() == Some(2));
-    o.stdout
+    (o.status.code(), o.stdout, o.stderr)
+}
+
+/// `stats --json` as [`command_bytes`] runs it.
+fn stats_bytes(paths: &[&Path], jobs: &str) -> Vec<u8> {
+    let (code, out, _) = command_bytes(&["stats", "--json"], paths, jobs);
+    assert!(code == Some(0) || code == Some(2));
+    out
 }
 
 #[test]
@@ -437,7 +446,7 @@ fn stats_json_is_the_same_for_any_jobs() {
         assert!(b.success());
     }
     let dir = temp_dir("jobs");
-    for profile in ["archive", "partial"] {
+    for profile in ["archive", "partial", "recurring"] {
         let out = dir.join(format!("{profile}.jsonl"));
         let g = Command::new(&exe)
             .args([
@@ -464,6 +473,20 @@ fn stats_json_is_the_same_for_any_jobs() {
             assert!(
                 stats_bytes(&p, jobs) == one,
                 "{name}: stats --json differs between --jobs 1 and {jobs}"
+            );
+        }
+        // The other commands that fold runs read ahead too.
+        for args in [
+            &["verdict", "--json"][..],
+            &["tree"],
+            &["check", "--json"],
+            &["stats", "--exact"],
+        ] {
+            let one = command_bytes(args, &p, "1");
+            assert!(!one.1.is_empty(), "{name}: {args:?} printed nothing");
+            assert!(
+                command_bytes(args, &p, "2") == one,
+                "{name}: {args:?} differs between --jobs 1 and 2"
             );
         }
     }

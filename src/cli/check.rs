@@ -318,6 +318,11 @@ impl Sink for CheckSink {
         self.add(cat, e.kind().name(), String::new(), p, pos.line, pos.offset);
     }
 
+    /// Whole events, parsed ahead on the pool for a large file.
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(true)
+    }
+
     fn split(&self) -> Split {
         // The version and the tool-use ids follow the input in order.
         Split::Never

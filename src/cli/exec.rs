@@ -103,19 +103,20 @@ pub trait Sink: Send {
         Ok(())
     }
 
-    /// `Some(exact)`: the sink reads lines as `cctape stats` does
-    /// ([`cctape::stats::ReadAhead`]; `exact`: every line parsed whole), so
-    /// a large plain file is parsed ahead on the pool, chunk by chunk, and
-    /// handed to [`line_ahead`](Sink::line_ahead) in input order on one
-    /// thread: a sink that folds in order ([`Split::Never`]) still uses
-    /// every core on one file, and reads each byte once.
+    /// `Some(exact)`: a large plain file may be parsed ahead on the pool,
+    /// chunk by chunk ([`cctape::stats::ReadAhead`]; `exact`: every line
+    /// parsed whole, else as `cctape stats` reads by default), and handed
+    /// to [`line_ahead`](Sink::line_ahead) in input order on one thread: a
+    /// sink that folds in order ([`Split::Never`]) still uses every core on
+    /// one file, and reads each byte once.
     fn reads_ahead(&self) -> Option<bool> {
         None
     }
 
     /// One non-blank line and the event a [`cctape::stats::ReadAhead`]
     /// made of it (see [`reads_ahead`](Sink::reads_ahead)); the contract
-    /// of [`line`](Sink::line).
+    /// of [`line`](Sink::line). By default the event goes to
+    /// [`event`](Sink::event).
     fn line_ahead(
         &mut self,
         piece: &Piece<'_>,
@@ -124,7 +125,8 @@ pub trait Sink: Send {
         pruned: bool,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let _ = (piece, line, event, pruned, out);
+        let _ = (line, pruned);
+        self.event(piece, &event, out);
         Ok(())
     }
 
@@ -535,7 +537,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                 let ahead = self.opts.jobs > 1
                     && plain
                     && size >= self.opts.split_at
-                    && Take::of(&sink, format) == Some(Take::Line);
+                    && matches!(Take::of(&sink, format), Some(Take::Line) | None);
                 let rdr = LfWatch::new(rdr, limit);
                 if split {
                     self.read_chunked(rdr, &report, &piece, format, emit);

@@ -101,6 +101,11 @@ impl Sink for ExportSink {
         self.bad.note(piece.name, e, line);
     }
 
+    /// Whole events, parsed ahead on the pool for a large file.
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(true)
+    }
+
     fn split(&self) -> Split {
         // Runs are followed across lines; inputs still run in parallel.
         Split::Never

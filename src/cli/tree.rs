@@ -50,6 +50,11 @@ impl Sink for TreeSink {
         self.folder.push_error(e);
     }
 
+    /// Whole events, parsed ahead on the pool for a large file.
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(true)
+    }
+
     fn split(&self) -> Split {
         Split::Never
     }

@@ -84,6 +84,11 @@ impl Sink for VerdictSink {
         self.shape.note(line);
     }
 
+    /// Whole events, parsed ahead on the pool for a large file.
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(true)
+    }
+
     fn split(&self) -> Split {
         Split::Never
     }
