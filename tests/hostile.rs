@@ -1202,3 +1202,49 @@ fn a_terminal_on_stdin_gets_a_hint() {
     );
     assert_eq!(r.json()["lines"], 0);
 }
+
+/// `stats` and `verdict` with several jobs on one large plain file read it
+/// ahead on the pool (chunks parsed into owned batches, folded in order):
+/// at most `jobs + 1` chunks are read and not yet folded, so memory stays
+/// near the one-job memory, whatever the file's size.
+#[test]
+fn commands_that_fold_read_a_large_file_ahead_in_bounded_memory() {
+    let dir = temp_dir("ahead");
+    let path = dir.join("big.jsonl");
+    let mut body = String::new();
+    let mut i = 0;
+    // 40 MiB: past the 32 MiB from which a file is read ahead; eight
+    // sessions taking turns, as in an appended log.
+    while body.len() < 40 << 20 {
+        body.push_str(&event(&format!("s{}", (i / 500) % 8), i, 5000));
+        i += 1;
+    }
+    std::fs::write(&path, &body).expect("write");
+    for cmd in [&["stats", "--json", "-q"][..], &["verdict", "--json", "-q"]] {
+        let mut peaks = Vec::new();
+        let mut outputs = Vec::new();
+        for jobs in ["-j1", "-j8"] {
+            let mut a = cmd.to_vec();
+            a.push(jobs);
+            let r = cctape(&args(&a, &path), Input::Null, Output::Keep, 5 * MINUTE);
+            assert!(
+                matches!(r.code(), Some(0 | 1)),
+                "{cmd:?} {jobs}: {}",
+                r.stderr
+            );
+            assert_peak(&r, 64 * MIB, &format!("{cmd:?} {jobs}"));
+            peaks.push(r.peak);
+            outputs.push(r.stdout);
+        }
+        assert_eq!(outputs[0], outputs[1], "{cmd:?}: -j1 and -j8 differ");
+        if let [Some(one), Some(eight)] = peaks[..] {
+            assert!(
+                eight < one + 24 * MIB,
+                "{cmd:?}: -j8 peaked at {} MiB, -j1 at {} MiB",
+                eight / MIB,
+                one / MIB
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("clean");
+}
