@@ -1156,11 +1156,13 @@ fn streamed_tool(
                 "delta": {"type": "input_json_delta", "partial_json": &text[w[0]..w[1]]}}),
         ));
     }
-    out.push(json!({"type": "assistant", "message": {"id": msg, "model": "claude-opus-4-1",
+    out.push(
+        json!({"type": "assistant", "message": {"id": msg, "model": "claude-opus-4-1",
         "content": [{"type": "tool_use", "id": id, "name": name, "input": fin}],
         "stop_reason": null, "usage": {"input_tokens": 3, "output_tokens": 1,
         "cache_read_input_tokens": 2100, "cache_creation_input_tokens": 110}},
-        "parent_tool_use_id": null, "session_id": sid, "uuid": "u"}));
+        "parent_tool_use_id": null, "session_id": sid, "uuid": "u"}),
+    );
     out.push(stream_event(
         sid,
         json!({"type": "content_block_stop", "index": index}),
@@ -1183,8 +1185,10 @@ fn partial_stats_stream(rounds: usize, messages: usize) -> (Vec<u8>, u64, u64) {
     let (mut blocks, mut rewritten) = (0, 0);
     for round in 0..rounds {
         let sid = ["s-a", "s-b", "s-c"][round % 3];
-        out.push(json!({"type": "system", "subtype": "init", "session_id": sid,
-            "model": "claude-opus-4-1", "tools": ["Bash", "Edit"], "uuid": "u"}));
+        out.push(
+            json!({"type": "system", "subtype": "init", "session_id": sid,
+            "model": "claude-opus-4-1", "tools": ["Bash", "Edit"], "uuid": "u"}),
+        );
         for m in 0..messages {
             let msg = format!("msg_{}", m % 4);
             let msg = msg.as_str();
@@ -1242,20 +1246,29 @@ fn partial_stats_stream(rounds: usize, messages: usize) -> (Vec<u8>, u64, u64) {
             streamed_tool(&mut out, sid, msg, 4, "toolu_c", "Bash", &cd, cd_fin);
             blocks += 5;
             rewritten += 2;
-            out.push(se(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use",
+            out.push(se(
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use",
                 "stop_sequence": null}, "usage": {"input_tokens": 3, "output_tokens": 420,
-                "cache_read_input_tokens": 2100, "cache_creation_input_tokens": 110}})));
+                "cache_read_input_tokens": 2100, "cache_creation_input_tokens": 110}}),
+            ));
             out.push(se(json!({"type": "message_stop"})));
-            for (id, content) in [("toolu_a", long.as_str()), ("toolu_b", "ok"), ("toolu_c", "ok")] {
-                out.push(json!({"type": "user", "message": {"role": "user", "content":
+            for (id, content) in [
+                ("toolu_a", long.as_str()),
+                ("toolu_b", "ok"),
+                ("toolu_c", "ok"),
+            ] {
+                out.push(
+                    json!({"type": "user", "message": {"role": "user", "content":
                     [{"type": "tool_result", "tool_use_id": id, "content": content}]},
-                    "parent_tool_use_id": null, "session_id": sid, "uuid": "u"}));
+                    "parent_tool_use_id": null, "session_id": sid, "uuid": "u"}),
+                );
             }
         }
-        out.push(json!({"type": "result", "subtype": "success", "is_error": false,
+        out.push(
+            json!({"type": "result", "subtype": "success", "is_error": false,
             "num_turns": messages, "result": "done", "total_cost_usd": 0.25,
-            "duration_ms": 1000, "usage": {"input_tokens": 3, "output_tokens": 420},
-            "session_id": sid, "uuid": "u"}));
+            "duration_ms": 1000, "session_id": sid, "uuid": "u"}),
+        );
     }
     let mut s = String::new();
     for v in out {
@@ -1293,8 +1306,14 @@ fn stats_read_allocates_nothing_per_line_over_partial_messages() {
     }
     assert!(lines > 10_000, "{lines} lines after the warm-up");
     assert!(reader.partial_messages());
-    assert!(reader.pruned_lines() > 0, "the long tool results were pruned");
-    assert_eq!(allocations, 0, "{allocations} allocations over {lines} lines");
+    assert!(
+        reader.pruned_lines() > 0,
+        "the long tool results were pruned"
+    );
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations over {lines} lines"
+    );
     // What was folded is what the stream holds: every block put together
     // from its deltas equals its assistant event, the rewritten tool inputs
     // only after undoing the CLI's rewrites.

@@ -10,12 +10,18 @@
 //! the middle of a block leaves it incomplete, kept with what had arrived.
 //!
 //! Buffers are reused from block to block: reassembly allocates per block at
-//! most, never per delta once the buffers have grown.
+//! most, never per delta once the buffers have grown. A tool input put
+//! together from its `input_json_delta` fragments is parsed into a tape by a
+//! [`Parser`] kept with the run, and compared with the assistant event's
+//! input tape to tape: no allocation once the parser's buffers have grown.
+//! The few inputs that `serde_json` and the tape could read differently (see
+//! [`tape_safe`]) are compared as before, through `serde_json`.
 
 use super::intern::{Interner, Sym};
-use super::json::same_json;
+use super::json::{Rewrite, last_entry, same_entries, same_json, same_value};
 use super::summary::{BlockMismatch, IncompleteBlock, PartialSummary};
-use crate::parse::Value;
+use crate::framing::Line;
+use crate::parse::{Number, Parser, Value, ValueKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -60,6 +66,8 @@ pub(crate) struct Partials {
     orphan_deltas: u64,
     mismatches: Vec<BlockMismatch>,
     incomplete: Vec<IncompleteBlock>,
+    /// Reads streamed tool inputs; made at the first one.
+    inputs: Option<Box<Parser>>,
 }
 
 fn take_buf(pool: &mut Vec<String>) -> String {
@@ -242,19 +250,15 @@ impl Partials {
                 } else if !name_ok {
                     Some("tool name differs")
                 } else {
-                    match (parse_input(&b.text), block.get("input")) {
-                        (Some(parsed), Some(input)) if same_json(&parsed, &input) => None,
-                        (Some(parsed), Some(input)) => {
-                            match normalized(parsed, &input, name_of(&block)) {
-                                Some(n) if same_json(&n, &input) => {
-                                    normalized_block = true;
-                                    None
-                                }
-                                _ => Some("input differs"),
-                            }
+                    let parser = self.inputs.get_or_insert_with(Box::default);
+                    match check_input(parser, &b.text, block.get("input"), name_of(&block)) {
+                        InputCheck::Same => None,
+                        InputCheck::Rewritten => {
+                            normalized_block = true;
+                            None
                         }
-                        (None, _) => Some("input_json does not parse"),
-                        _ => Some("input differs"),
+                        InputCheck::Differs => Some("input differs"),
+                        InputCheck::Unparsable => Some("input_json does not parse"),
                     }
                 }
             }
@@ -328,13 +332,180 @@ fn normalized(
             obj.get("command").and_then(|c| c.as_str()),
             fin.get("command").and_then(|c| c.as_str()),
         )
-        && s.starts_with("cd ")
-        && s.split_once(" && ").is_some_and(|(_, rest)| rest == f)
+        && undoes_cd(s, f)
     {
         obj.insert("command".into(), serde_json::Value::String(f.to_string()));
         changed = true;
     }
     changed.then_some(streamed)
+}
+
+/// How a streamed tool input compares with the assistant event's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InputCheck {
+    Same,
+    /// Equal once the CLI's rewrites (see [`normalized`]) are undone.
+    Rewritten,
+    Differs,
+    Unparsable,
+}
+
+/// Compare the concatenated `partial_json` of a `tool` call with `fin`, the
+/// assistant event's input: tape to tape when [`tape_safe`] says the tape
+/// reads it as `serde_json` would, through `serde_json` otherwise.
+fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &str) -> InputCheck {
+    let bytes: &[u8] = if text.trim().is_empty() {
+        b"{}"
+    } else {
+        text.as_bytes()
+    };
+    if !tape_safe(bytes) {
+        return check_input_serde(text, fin, tool);
+    }
+    let line = Line {
+        bytes,
+        number: 0,
+        offset: 0,
+        terminated: true,
+    };
+    let Ok(doc) = parser.parse(&line) else {
+        // serde_json says why (or reads what the tape did not).
+        return check_input_serde(text, fin, tool);
+    };
+    let streamed = doc.root();
+    if !plain(&streamed, 1) {
+        return check_input_serde(text, fin, tool);
+    }
+    let Some(fin) = fin else {
+        return InputCheck::Differs;
+    };
+    if same_value(&streamed, &fin) {
+        return InputCheck::Same;
+    }
+    let rewrite = Rewrite {
+        replace_all: tool == "Edit"
+            && streamed.get("replace_all").is_none()
+            && fin.get("replace_all").and_then(|v| v.as_bool()) == Some(false),
+        command: match (
+            last_entry(&streamed, "command").and_then(|c| c.as_str()),
+            fin.get("command").and_then(|c| c.as_str()),
+        ) {
+            (Some(s), Some(f)) if tool == "Bash" && undoes_cd(s, f) => Some(f),
+            _ => None,
+        },
+    };
+    let rewritten = rewrite.replace_all || rewrite.command.is_some();
+    if rewritten && same_entries(&streamed, &fin, rewrite) {
+        InputCheck::Rewritten
+    } else {
+        InputCheck::Differs
+    }
+}
+
+/// The comparison through `serde_json` (allocates): for the inputs the tape
+/// cannot stand in for.
+fn check_input_serde(text: &str, fin: Option<Value<'_>>, tool: &str) -> InputCheck {
+    match (parse_input(text), fin) {
+        (Some(parsed), Some(input)) if same_json(&parsed, &input) => InputCheck::Same,
+        (Some(parsed), Some(input)) => match normalized(parsed, &input, tool) {
+            Some(n) if same_json(&n, &input) => InputCheck::Rewritten,
+            _ => InputCheck::Differs,
+        },
+        (None, _) => InputCheck::Unparsable,
+        _ => InputCheck::Differs,
+    }
+}
+
+/// True when the parser's tape of `json` reads as `serde_json`'s reading
+/// would, as far as a look at the bytes tells: an object (the parser
+/// takes nothing else), no control character, no `\u` escape of a
+/// surrogate (the parser reads a lone one as U+FFFD, `serde_json` refuses
+/// it), and only numbers both read exactly (integers, and fractions of at
+/// most 15 digits without an exponent: `serde_json`'s default float reading
+/// may be one unit in the last place off beyond that).
+fn tape_safe(json: &[u8]) -> bool {
+    let mut i = json
+        .iter()
+        .position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(json.len());
+    if json.get(i) != Some(&b'{') {
+        return false;
+    }
+    while i < json.len() {
+        match json[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match json.get(i) {
+                        None => return false,
+                        Some(b'"') => break,
+                        Some(b'\\') => {
+                            if json.get(i + 1) == Some(&b'u')
+                                && matches!(json.get(i + 2), Some(b'd' | b'D'))
+                                && !matches!(json.get(i + 3), Some(b'0'..=b'7'))
+                            {
+                                return false;
+                            }
+                            i += 2;
+                        }
+                        Some(&c) if c < 0x20 => return false,
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let (mut digits, mut fraction) = (0, false);
+                while let Some(&c) = json.get(i) {
+                    match c {
+                        b'0'..=b'9' => digits += 1,
+                        b'-' => {}
+                        b'.' => fraction = true,
+                        b'e' | b'E' | b'+' => return false,
+                        _ => break,
+                    }
+                    i += 1;
+                }
+                if fraction && digits > 15 {
+                    return false;
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            c if c < 0x20 => return false,
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// The deepest nesting compared tape to tape (`serde_json` stops at 128).
+const MAX_TAPE_DEPTH: usize = 100;
+/// The most entries in an object compared tape to tape (the comparison is
+/// quadratic in them).
+const MAX_TAPE_ENTRIES: usize = 64;
+
+/// True when `v`, at nesting `depth`, holds no big number (`serde_json`
+/// reads those otherwise) and stays within [`MAX_TAPE_DEPTH`] and
+/// [`MAX_TAPE_ENTRIES`].
+fn plain(v: &Value<'_>, depth: usize) -> bool {
+    match v.kind() {
+        ValueKind::Number => !matches!(v.number(), Some(Number::Big(_))),
+        ValueKind::Array => depth < MAX_TAPE_DEPTH && v.elements().all(|e| plain(&e, depth + 1)),
+        ValueKind::Object => {
+            depth < MAX_TAPE_DEPTH
+                && v.len() <= MAX_TAPE_ENTRIES
+                && v.entries().all(|(_, e)| plain(&e, depth + 1))
+        }
+        _ => true,
+    }
+}
+
+/// A Bash command streamed as `cd <dir> && X` that ended as `fin`, `X`.
+fn undoes_cd(streamed: &str, fin: &str) -> bool {
+    streamed.starts_with("cd ")
+        && streamed
+            .split_once(" && ")
+            .is_some_and(|(_, rest)| rest == fin)
 }
 
 /// The concatenated `partial_json` as JSON; no fragments (or only empty

@@ -1005,28 +1005,30 @@ impl RunState {
                 }
             },
         };
+        // The last result replaces the one before: its strings are reused,
+        // so a result line allocates nothing once they are long enough.
+        let old = self.last_result.take().unwrap_or_default();
         let r = ResultSummary {
             line,
-            subtype: subtype.map(str::to_string),
+            subtype: reuse(old.subtype, subtype),
             is_error,
-            terminal_reason: str_of(ev.get("terminal_reason")).map(str::to_string),
-            stop_reason: str_of(ev.get("stop_reason")).map(str::to_string),
+            terminal_reason: reuse(old.terminal_reason, str_of(ev.get("terminal_reason"))),
+            stop_reason: reuse(old.stop_reason, str_of(ev.get("stop_reason"))),
             num_turns,
             duration_ms,
             duration_api_ms,
             total_cost_usd,
             total_cost_text,
-            result_text: str_of(ev.get("result")).map(str::to_string),
+            result_text: reuse(old.result_text, str_of(ev.get("result"))),
             result_index: u64_of(ev.get("result_index")),
             usage,
-            errors: ev
-                .get("errors")
-                .map(|e| {
-                    e.elements()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            errors: reuse_all(
+                old.errors,
+                ev.get("errors")
+                    .into_iter()
+                    .flat_map(|e| e.elements())
+                    .filter_map(|x| x.as_str()),
+            ),
             api_error_status: u64_of(ev.get("api_error_status")),
             subagent_stats: ev
                 .get("subagent_stats")
@@ -1532,4 +1534,30 @@ fn build_tree(
         }
     }
     slots.into_iter().flatten().collect()
+}
+
+/// `text` in `buf`'s storage (allocating only to grow it).
+fn reuse(buf: Option<String>, text: Option<&str>) -> Option<String> {
+    let text = text?;
+    let mut buf = buf.unwrap_or_default();
+    buf.clear();
+    buf.push_str(text);
+    Some(buf)
+}
+
+/// `texts` in `bufs`' storage, string by string.
+fn reuse_all<'a>(mut bufs: Vec<String>, texts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut n = 0;
+    for t in texts {
+        match bufs.get_mut(n) {
+            Some(b) => {
+                b.clear();
+                b.push_str(t);
+            }
+            None => bufs.push(t.to_string()),
+        }
+        n += 1;
+    }
+    bufs.truncate(n);
+    bufs
 }
