@@ -15,7 +15,7 @@
 //! [`Parser`] kept with the run, and compared with the assistant event's
 //! input tape to tape: no allocation once the parser's buffers have grown.
 //! The few inputs that `serde_json` and the tape could read differently (see
-//! [`tape_safe`]) are compared as before, through `serde_json`.
+//! [`tape_unsafe`]) are compared as before, through `serde_json`.
 
 use super::intern::{Interner, Sym};
 use super::json::{Rewrite, last_entry, same_entries, same_json, same_value};
@@ -351,15 +351,16 @@ enum InputCheck {
 }
 
 /// Compare the concatenated `partial_json` of a `tool` call with `fin`, the
-/// assistant event's input: tape to tape when [`tape_safe`] says the tape
-/// reads it as `serde_json` would, through `serde_json` otherwise.
+/// assistant event's input: tape to tape when the tape reads it as
+/// `serde_json` would (see [`tape_unsafe`], [`plain`], [`floats_exact`]),
+/// through `serde_json` otherwise.
 fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &str) -> InputCheck {
     let bytes: &[u8] = if text.trim().is_empty() {
         b"{}"
     } else {
         text.as_bytes()
     };
-    if !tape_safe(bytes) {
+    if tape_unsafe(bytes) {
         return check_input_serde(text, fin, tool);
     }
     let line = Line {
@@ -373,7 +374,9 @@ fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &s
         return check_input_serde(text, fin, tool);
     };
     let streamed = doc.root();
-    if !plain(&streamed, 1) {
+    let mut shape = Shape::default();
+    plain(&streamed, 1, &mut shape);
+    if shape.unsafe_ || (shape.floats && !floats_exact(bytes)) {
         return check_input_serde(text, fin, tool);
     }
     let Some(fin) = fin else {
@@ -416,40 +419,38 @@ fn check_input_serde(text: &str, fin: Option<Value<'_>>, tool: &str) -> InputChe
     }
 }
 
-/// True when the parser's tape of `json` reads as `serde_json`'s reading
-/// would, as far as a look at the bytes tells: an object (the parser
-/// takes nothing else), no control character, no `\u` escape of a
+/// True when the parser may read `json` otherwise than `serde_json`, as
+/// far as a look at the bytes tells before parsing: it is not an object
+/// (the parser takes nothing else), or it holds a `\u` escape of a
 /// surrogate (the parser reads a lone one as U+FFFD, `serde_json` refuses
-/// it), and only numbers both read exactly (integers, and fractions of at
-/// most 15 digits without an exponent: `serde_json`'s default float reading
-/// may be one unit in the last place off beyond that).
-fn tape_safe(json: &[u8]) -> bool {
-    let mut i = json
+/// it; a pair both read alike, but is not worth telling apart). Control
+/// characters in strings both refuse.
+fn tape_unsafe(json: &[u8]) -> bool {
+    let first = json
         .iter()
-        .position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-        .unwrap_or(json.len());
-    if json.get(i) != Some(&b'{') {
-        return false;
-    }
+        .find(|&&c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+    first != Some(&b'{')
+        || memchr::memmem::find_iter(json, b"\\u").any(|i| {
+            matches!(json.get(i + 2), Some(b'd' | b'D'))
+                && !matches!(json.get(i + 3), Some(b'0'..=b'7'))
+        })
+}
+
+/// True when every number of `json` outside strings is one both parsers
+/// read exactly: integers, and fractions of at most 15 digits without an
+/// exponent (`serde_json`'s default float reading may be one unit in the
+/// last place off beyond that). Only looked at when the tape holds a float.
+fn floats_exact(json: &[u8]) -> bool {
+    let mut i = 0;
     while i < json.len() {
         match json[i] {
             b'"' => {
                 i += 1;
-                loop {
-                    match json.get(i) {
-                        None => return false,
-                        Some(b'"') => break,
-                        Some(b'\\') => {
-                            if json.get(i + 1) == Some(&b'u')
-                                && matches!(json.get(i + 2), Some(b'd' | b'D'))
-                                && !matches!(json.get(i + 3), Some(b'0'..=b'7'))
-                            {
-                                return false;
-                            }
-                            i += 2;
-                        }
-                        Some(&c) if c < 0x20 => return false,
-                        Some(_) => i += 1,
+                while let Some(&c) = json.get(i) {
+                    match c {
+                        b'"' => break,
+                        b'\\' => i += 2,
+                        _ => i += 1,
                     }
                 }
                 i += 1;
@@ -470,8 +471,6 @@ fn tape_safe(json: &[u8]) -> bool {
                     return false;
                 }
             }
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-            c if c < 0x20 => return false,
             _ => i += 1,
         }
     }
@@ -484,19 +483,31 @@ const MAX_TAPE_DEPTH: usize = 100;
 /// quadratic in them).
 const MAX_TAPE_ENTRIES: usize = 64;
 
-/// True when `v`, at nesting `depth`, holds no big number (`serde_json`
-/// reads those otherwise) and stays within [`MAX_TAPE_DEPTH`] and
-/// [`MAX_TAPE_ENTRIES`].
-fn plain(v: &Value<'_>, depth: usize) -> bool {
+/// What [`plain`] found in a parsed tool input.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    /// A big number (`serde_json` reads those otherwise), or nesting or an
+    /// object beyond [`MAX_TAPE_DEPTH`] or [`MAX_TAPE_ENTRIES`].
+    unsafe_: bool,
+    /// A number with a fraction or an exponent.
+    floats: bool,
+}
+
+/// Walk `v`, at nesting `depth`, noting into `shape`.
+fn plain(v: &Value<'_>, depth: usize, shape: &mut Shape) {
     match v.kind() {
-        ValueKind::Number => !matches!(v.number(), Some(Number::Big(_))),
-        ValueKind::Array => depth < MAX_TAPE_DEPTH && v.elements().all(|e| plain(&e, depth + 1)),
-        ValueKind::Object => {
-            depth < MAX_TAPE_DEPTH
-                && v.len() <= MAX_TAPE_ENTRIES
-                && v.entries().all(|(_, e)| plain(&e, depth + 1))
+        ValueKind::Number => match v.number() {
+            Some(Number::F64(_)) => shape.floats = true,
+            Some(Number::Big(_)) => shape.unsafe_ = true,
+            _ => {}
+        },
+        ValueKind::Array if depth >= MAX_TAPE_DEPTH => shape.unsafe_ = true,
+        ValueKind::Array => v.elements().for_each(|e| plain(&e, depth + 1, shape)),
+        ValueKind::Object if depth >= MAX_TAPE_DEPTH || v.len() > MAX_TAPE_ENTRIES => {
+            shape.unsafe_ = true
         }
-        _ => true,
+        ValueKind::Object => v.entries().for_each(|(_, e)| plain(&e, depth + 1, shape)),
+        _ => {}
     }
 }
 
@@ -534,5 +545,345 @@ fn incomplete(b: &Block, msg: Option<Sym>, names: &Interner) -> IncompleteBlock 
         input,
         deltas: b.deltas,
         line: b.line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The comparison as run, and through `serde_json` (the oracle: what
+    /// every input went through before).
+    fn both(text: &str, fin: &str, tool: &str) -> (InputCheck, InputCheck) {
+        let wrapped = format!("{{\"input\":{fin}}}");
+        let mut fins = Parser::new();
+        let line = Line {
+            bytes: wrapped.as_bytes(),
+            number: 1,
+            offset: 0,
+            terminated: true,
+        };
+        let doc = fins.parse(&line).unwrap();
+        let fin = doc.root().get("input");
+        let mut p = Parser::new();
+        (
+            check_input(&mut p, text, fin, tool),
+            check_input_serde(text, fin, tool),
+        )
+    }
+
+    #[test]
+    fn tape_and_serde_agree_on_hand_cases() {
+        use InputCheck::*;
+        let cases: &[(&str, &str, &str, InputCheck, bool)] = &[
+            // (streamed, final input, tool, verdict, past the look at the
+            // bytes before parsing)
+            (
+                r#"{"a":1,"b":[1,-2,2.5,true,null]}"#,
+                r#"{"b":[1,-2,2.5,true,null],"a":1}"#,
+                "X",
+                Same,
+                true,
+            ),
+            (r#"{"a":1}"#, r#"{"a":1.0}"#, "X", Same, true),
+            (r#"{"a":1}"#, r#"{"a":2}"#, "X", Differs, true),
+            (r#"{"a":1}"#, r#"{"a":1,"b":2}"#, "X", Differs, true),
+            (r#"{"a":1,"a":2}"#, r#"{"a":2}"#, "X", Same, true),
+            (r#"{"a":1,"a":2}"#, r#"{"a":1}"#, "X", Differs, true),
+            (r#"{"a":2}"#, r#"{"a":2,"a":2}"#, "X", Differs, true),
+            (r#"{"s":"x\ny\u00e9"}"#, r#"{"s":"x\nyé"}"#, "X", Same, true),
+            ("", "{}", "X", Same, true),
+            ("  ", r#"{"a":1}"#, "X", Differs, true),
+            (
+                r#"{"file_path":"/a","old_string":"x","new_string":"y"}"#,
+                r#"{"file_path":"/a","old_string":"x","new_string":"y","replace_all":false}"#,
+                "Edit",
+                Rewritten,
+                true,
+            ),
+            (
+                r#"{"file_path":"/a"}"#,
+                r#"{"file_path":"/a","replace_all":true}"#,
+                "Edit",
+                Differs,
+                true,
+            ),
+            (
+                r#"{"file_path":"/a"}"#,
+                r#"{"file_path":"/a","replace_all":false}"#,
+                "Write",
+                Differs,
+                true,
+            ),
+            (
+                r#"{"command":"cd /w && cargo test","d":1}"#,
+                r#"{"d":1,"command":"cargo test"}"#,
+                "Bash",
+                Rewritten,
+                true,
+            ),
+            (
+                r#"{"command":"cd /w && cargo test"}"#,
+                r#"{"command":"cargo"}"#,
+                "Bash",
+                Differs,
+                true,
+            ),
+            (
+                r#"{"command":"x","command":"cd /w && ls"}"#,
+                r#"{"command":"ls"}"#,
+                "Bash",
+                Rewritten,
+                true,
+            ),
+            (
+                r#"{"command":"cd /w && ls","command":"x"}"#,
+                r#"{"command":"ls"}"#,
+                "Bash",
+                Differs,
+                true,
+            ),
+            (r#"{"a":"#, r#"{"a":1}"#, "X", Unparsable, true),
+            (r#"{"a":1} x"#, r#"{"a":1}"#, "X", Unparsable, true),
+            (r#"[1]"#, r#"[1]"#, "X", Same, false),
+            (
+                r#"{"a":"\ud83d"}"#,
+                r#"{"a":"\ud83d"}"#,
+                "X",
+                Unparsable,
+                false,
+            ),
+            (r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"😀"}"#, "X", Same, false),
+            (r#"{"a":1e2}"#, r#"{"a":100}"#, "X", Same, true),
+            (
+                r#"{"a":0.30000000000000004}"#,
+                r#"{"a":0.30000000000000004}"#,
+                "X",
+                Same,
+                true,
+            ),
+            (
+                r#"{"a":18446744073709551616}"#,
+                r#"{"a":18446744073709551616}"#,
+                "X",
+                Same,
+                true,
+            ),
+            (r#"{"a":1e400}"#, r#"{"a":1e400}"#, "X", Unparsable, true),
+            ("{\"a\":\"x\ty\"}", r#"{"a":"x\ty"}"#, "X", Unparsable, true),
+            // serde_json's default float reading is one unit in the last
+            // place off here (1.2735758765804994 for ...96): the verdict
+            // stays the one it gave.
+            (
+                r#"{"a":1.273575876580499575}"#,
+                r#"{"a":1.273575876580499575}"#,
+                "X",
+                Differs,
+                true,
+            ),
+        ];
+        for &(text, fin, tool, want, tape) in cases {
+            let (got, oracle) = both(text, fin, tool);
+            assert_eq!(oracle, want, "{text} vs {fin}: the oracle");
+            assert_eq!(got, oracle, "{text} vs {fin} ({tool})");
+            assert_eq!(
+                !tape_unsafe(text.as_bytes()) || text.trim().is_empty(),
+                tape,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn reused_parser_reads_each_input_afresh() {
+        let mut p = Parser::new();
+        let mut fins = Parser::new();
+        let line = Line {
+            bytes: br#"{"input":{"a":[1,2,3]}}"#,
+            number: 1,
+            offset: 0,
+            terminated: true,
+        };
+        let doc = fins.parse(&line).unwrap();
+        let fin = doc.root().get("input");
+        for (text, want) in [
+            (r#"{"a":[1,2,3]}"#, InputCheck::Same),
+            (r#"{"a":[1,2]}"#, InputCheck::Differs),
+            (r#"{"a":[1,2,3]}"#, InputCheck::Same),
+            (r#"{"a":[1,2,"#, InputCheck::Unparsable),
+            (r#"{"a":[1,2,3]}"#, InputCheck::Same),
+        ] {
+            assert_eq!(check_input(&mut p, text, fin, "X"), want, "{text}");
+        }
+    }
+
+    /// JSON text, valid or nearly so: the forms the two parsers could read
+    /// differently (numbers of every shape, escapes, lone surrogates,
+    /// control characters, keys given twice).
+    #[derive(Clone, Debug)]
+    enum Tree {
+        Leaf(&'static str),
+        Arr(Vec<Tree>),
+        Obj(Vec<(&'static str, Tree)>),
+    }
+
+    const LEAVES: &[&str] = &[
+        "null",
+        "true",
+        "false",
+        "0",
+        "1",
+        "-1",
+        "-0",
+        "01",
+        "1.",
+        "1.5",
+        "2.50",
+        "1e3",
+        "1E3",
+        "-2.5e-3",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "0.1",
+        "0.30000000000000004",
+        "123456789012345678",
+        "1e400",
+        "1.0",
+        "3.141592653589793",
+        "100",
+        "NaN",
+        "+1",
+        ".5",
+        "\"\"",
+        "\"a\"",
+        "\"x\\ny\"",
+        "\"\\\"q\\\"\"",
+        "\"\\ud83d\\ude00\"",
+        "\"\\ud83d\"",
+        "\"\\udc00x\"",
+        "\"é\"",
+        "\"\\u00e9\"",
+        "\"tab\tin\"",
+        "\"\\\\ud800\"",
+        "\"ls\"",
+        "\"cd /w && ls\"",
+        "\"\\u0000\"",
+        "\"\\x\"",
+        "false",
+        "\"😀\"",
+        "1.273575876580499575",
+        "0.865281517519135031",
+    ];
+    const KEYS: &[&str] = &["a", "b", "command", "replace_all", "file_path", "é"];
+
+    fn tree() -> impl Strategy<Value = Tree> {
+        let leaf = prop::sample::select(LEAVES).prop_map(Tree::Leaf);
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Tree::Arr),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..4)
+                    .prop_map(Tree::Obj),
+            ]
+        })
+    }
+
+    fn render(t: &Tree, out: &mut String) {
+        match t {
+            Tree::Leaf(s) => out.push_str(s),
+            Tree::Arr(xs) => {
+                out.push('[');
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    render(x, out);
+                }
+                out.push(']');
+            }
+            Tree::Obj(es) => {
+                out.push('{');
+                for (i, (k, v)) in es.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push('"');
+                    out.push_str(k);
+                    out.push_str("\":");
+                    render(v, out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// The final input as the CLI could have made it from the streamed one.
+    fn finished(t: &Tree, how: u8, leaf: &'static str) -> Tree {
+        match (t, how) {
+            (Tree::Obj(es), 1) => Tree::Obj(es.iter().rev().cloned().collect()),
+            (Tree::Obj(es), 2) => {
+                let mut es = es.clone();
+                es.push(("replace_all", Tree::Leaf("false")));
+                Tree::Obj(es)
+            }
+            (Tree::Obj(es), 3) => Tree::Obj(
+                es.iter()
+                    .map(|(k, v)| match (*k, v) {
+                        ("command", Tree::Leaf("\"cd /w && ls\"")) => (*k, Tree::Leaf("\"ls\"")),
+                        _ => (*k, v.clone()),
+                    })
+                    .collect(),
+            ),
+            (Tree::Obj(es), 4) if !es.is_empty() => {
+                let mut es = es.clone();
+                es[0].1 = Tree::Leaf(leaf);
+                Tree::Obj(es)
+            }
+            _ => t.clone(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn tape_and_serde_agree(
+            streamed in tree(),
+            how in 0u8..5,
+            leaf in prop::sample::select(LEAVES),
+            tool in prop::sample::select(&["Bash", "Edit", "Read"][..]),
+            cut in prop::option::weighted(0.1, 0usize..64),
+            object in prop::bool::weighted(0.9),
+        ) {
+            let streamed = if object {
+                match streamed {
+                    Tree::Obj(_) => streamed,
+                    other => Tree::Obj(vec![("command", other)]),
+                }
+            } else {
+                streamed
+            };
+            let mut text = String::new();
+            render(&streamed, &mut text);
+            if let Some(c) = cut {
+                let c = c.min(text.len());
+                if text.is_char_boundary(c) {
+                    text.truncate(c);
+                }
+            }
+            let mut fin = String::new();
+            render(&finished(&streamed, how, leaf), &mut fin);
+            let wrapped = format!("{{\"input\":{fin}}}");
+            let mut fins = Parser::new();
+            let line = Line { bytes: wrapped.as_bytes(), number: 1, offset: 0, terminated: true };
+            // Only a final input the parser reads can be compared.
+            if let Ok(doc) = fins.parse(&line) {
+                let fin = doc.root().get("input");
+                let mut p = Parser::new();
+                let got = check_input(&mut p, &text, fin, tool);
+                prop_assert_eq!(got, check_input_serde(&text, fin, tool), "{} vs {}", text, wrapped);
+            }
+        }
     }
 }
