@@ -1170,13 +1170,13 @@ fn streamed_tool(
 }
 
 /// A partial-message stream as `claude -p --include-partial-messages`
-/// writes it: `rounds` rounds over three sessions in turn, each round an
+/// writes it: `rounds` rounds over `sessions` sessions in turn, each round an
 /// init, `messages` streamed messages (a thinking block with a signature,
 /// an escaped text block, three tool calls: one with keys reordered by the
 /// assistant event, an Edit and a `cd && ` Bash that the CLI rewrites),
 /// tool results (one long enough to be pruned) and a result. Returns the
 /// lines and how many blocks and how many rewritten tool inputs it holds.
-fn partial_stats_stream(rounds: usize, messages: usize) -> (Vec<u8>, u64, u64) {
+fn partial_stats_stream(rounds: usize, messages: usize, sessions: usize) -> (Vec<u8>, u64, u64) {
     use serde_json::json;
     let text = "a \"quoted\" line\n\t\u{e9}\u{1F600} \\ back";
     let thinking = "Let me \"think\"\u{2026}\nabout it\u{1F914}";
@@ -1184,7 +1184,8 @@ fn partial_stats_stream(rounds: usize, messages: usize) -> (Vec<u8>, u64, u64) {
     let mut out = Vec::new();
     let (mut blocks, mut rewritten) = (0, 0);
     for round in 0..rounds {
-        let sid = ["s-a", "s-b", "s-c"][round % 3];
+        let sid = format!("s-{}", round % sessions);
+        let sid = sid.as_str();
         out.push(
             json!({"type": "system", "subtype": "init", "session_id": sid,
             "model": "claude-opus-4-1", "tools": ["Bash", "Edit"], "uuid": "u"}),
@@ -1285,8 +1286,8 @@ fn stats_read_allocates_nothing_per_line_over_partial_messages() {
     use cctape::stats::{PrunedReader, Stats};
     // Three sessions in turn, two rounds each to warm up (every run, id and
     // buffer seen), then many more rounds of the same shapes.
-    let (bytes, blocks, rewritten) = partial_stats_stream(36, 6);
-    let warm_rounds = partial_stats_stream(6, 6).0;
+    let (bytes, blocks, rewritten) = partial_stats_stream(36, 6, 3);
+    let warm_rounds = partial_stats_stream(6, 6, 3).0;
     let warm = Lines::new(&warm_rounds).count() as u64;
     let mut parser = Parser::new();
     let mut reader = PrunedReader::new();
@@ -1329,4 +1330,44 @@ fn stats_read_allocates_nothing_per_line_over_partial_messages() {
         normalized += p.normalized;
     }
     assert_eq!((verified, normalized), (blocks, rewritten));
+}
+
+#[test]
+fn runs_share_the_partial_message_buffers() {
+    use cctape::framing::Lines;
+    use cctape::parse::Parser;
+    use cctape::stats::PrunedReader;
+    // A new run every round (a folder of many short runs): a new run's
+    // tables are its own, but the buffers that put its blocks together are
+    // those the runs before grew, so its deltas allocate nothing.
+    let (bytes, blocks, _) = partial_stats_stream(40, 2, 40);
+    let warm = Lines::new(&partial_stats_stream(2, 2, 40).0).count() as u64;
+    let mut parser = Parser::new();
+    let mut reader = PrunedReader::new();
+    let mut folder = RunFolder::new();
+    let (mut deltas, mut allocations) = (0u64, 0u64);
+    for line in Lines::new(&bytes) {
+        let n = alloc::count(|| folder.push(&reader.read(&mut parser, &line).unwrap()));
+        let text = std::str::from_utf8(line.bytes).unwrap();
+        if line.number > warm
+            && ["content_block_delta", "content_block_stop", "message_stop"]
+                .iter()
+                .any(|t| text.contains(&format!(r#""event":{{"type":"{t}""#)))
+        {
+            deltas += 1;
+            allocations += n;
+        }
+    }
+    assert!(deltas > 1000, "{deltas} delta and stop lines");
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations over {deltas} lines"
+    );
+    let runs = folder.finish();
+    assert_eq!(runs.len(), 40);
+    let verified: u64 = runs
+        .iter()
+        .map(|r| r.partial.as_ref().unwrap().verified)
+        .sum();
+    assert_eq!(verified, blocks);
 }

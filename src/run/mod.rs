@@ -127,6 +127,8 @@ pub struct RunFolder {
     by_session: HashMap<Box<str>, usize>,
     current: Option<usize>,
     keep_calls: bool,
+    /// Partial-message buffers, shared by the runs.
+    scratch: partial::Scratch,
 }
 
 impl RunFolder {
@@ -206,7 +208,7 @@ impl RunFolder {
     pub fn push(&mut self, ev: &Event<'_>) {
         let i = self.slot_for(ev.session_id());
         if let Some(run) = self.runs[i].as_mut() {
-            run.push(ev);
+            run.push(ev, &mut self.scratch);
         }
     }
 

@@ -9,10 +9,11 @@
 //! `content_block_stop` or its `assistant` event arrived. A stream cut in
 //! the middle of a block leaves it incomplete, kept with what had arrived.
 //!
-//! Buffers are reused from block to block: reassembly allocates per block at
-//! most, never per delta once the buffers have grown. A tool input put
-//! together from its `input_json_delta` fragments is parsed into a tape by a
-//! [`Parser`] kept with the run, and compared with the assistant event's
+//! Buffers are reused from block to block, and from run to run (a folder's
+//! runs share one [`Scratch`]): reassembly allocates per block at most, never
+//! per delta once the buffers have grown. A tool input put together from its
+//! `input_json_delta` fragments is parsed into a tape by the scratch's
+//! [`Parser`], and compared with the assistant event's
 //! input tape to tape: no allocation once the parser's buffers have grown.
 //! The few inputs that `serde_json` and the tape could read differently (see
 //! [`tape_unsafe`]) are compared as before, through `serde_json`.
@@ -55,7 +56,6 @@ pub(crate) struct Partials {
     /// The open message's id, when known.
     pub(crate) msg: Option<Sym>,
     blocks: Vec<Block>,
-    pool: Vec<String>,
     events: u64,
     messages: u64,
     block_count: u64,
@@ -66,6 +66,18 @@ pub(crate) struct Partials {
     orphan_deltas: u64,
     mismatches: Vec<BlockMismatch>,
     incomplete: Vec<IncompleteBlock>,
+}
+
+/// What reassembly reuses, shared by the runs of a folder: a message's block
+/// buffers come back here when it ends, so the next message of any run
+/// starts with buffers already grown.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// Text, thinking and tool input buffers.
+    texts: Vec<String>,
+    /// Signature buffers (short; kept apart so that a text buffer is not
+    /// handed out for a signature and the text grown again).
+    signatures: Vec<String>,
     /// Reads streamed tool inputs; made at the first one.
     inputs: Option<Box<Parser>>,
 }
@@ -86,15 +98,20 @@ impl Partials {
     }
 
     /// `message_start` of message `id`.
-    pub(crate) fn start_message(&mut self, id: Option<Sym>, names: &Interner) {
-        self.finish_message(names);
+    pub(crate) fn start_message(
+        &mut self,
+        id: Option<Sym>,
+        names: &Interner,
+        scratch: &mut Scratch,
+    ) {
+        self.finish_message(names, scratch);
         self.open = true;
         self.msg = id;
         self.messages += 1;
     }
 
     /// `message_stop`, or anything that ends the open message.
-    pub(crate) fn finish_message(&mut self, names: &Interner) {
+    pub(crate) fn finish_message(&mut self, names: &Interner, scratch: &mut Scratch) {
         for b in self.blocks.drain(..) {
             if !b.stopped && !b.verified {
                 self.incomplete.push(incomplete(&b, self.msg, names));
@@ -108,8 +125,8 @@ impl Partials {
             } = b;
             text.clear();
             signature.clear();
-            self.pool.push(text);
-            self.pool.push(signature);
+            scratch.texts.push(text);
+            scratch.signatures.push(signature);
         }
         self.open = false;
         self.msg = None;
@@ -122,6 +139,7 @@ impl Partials {
         block: Option<Value<'_>>,
         line: u64,
         names: &mut Interner,
+        scratch: &mut Scratch,
     ) {
         if !self.open {
             // An excerpt or a stream that lost its message_start: keep the
@@ -142,7 +160,7 @@ impl Partials {
         let field = |k: &str| block.and_then(|b| b.get(k)).and_then(|v| v.as_str());
         let tool_id = field("id").map(|s| names.intern(s));
         let tool_name = field("name").map(|s| names.intern(s));
-        let mut text = take_buf(&mut self.pool);
+        let mut text = take_buf(&mut scratch.texts);
         // A start block may carry initial text (always "" in practice).
         if let Some(t) = match kind {
             Kind::Text => field("text"),
@@ -151,7 +169,7 @@ impl Partials {
         } {
             text.push_str(t);
         }
-        let signature = take_buf(&mut self.pool);
+        let signature = take_buf(&mut scratch.signatures);
         self.block_count += 1;
         self.blocks.push(Block {
             index,
@@ -200,7 +218,13 @@ impl Partials {
 
     /// An `assistant` event of the main agent carrying `block` of message
     /// `msg`: compare it with the block put together from the deltas.
-    pub(crate) fn check_assistant(&mut self, msg: Option<Sym>, block: Value<'_>, names: &Interner) {
+    pub(crate) fn check_assistant(
+        &mut self,
+        msg: Option<Sym>,
+        block: Value<'_>,
+        names: &Interner,
+        scratch: &mut Scratch,
+    ) {
         if !self.open || self.blocks.is_empty() {
             return;
         }
@@ -250,7 +274,7 @@ impl Partials {
                 } else if !name_ok {
                     Some("tool name differs")
                 } else {
-                    let parser = self.inputs.get_or_insert_with(Box::default);
+                    let parser = scratch.inputs.get_or_insert_with(Box::default);
                     match check_input(parser, &b.text, block.get("input"), name_of(&block)) {
                         InputCheck::Same => None,
                         InputCheck::Rewritten => {
@@ -280,7 +304,8 @@ impl Partials {
 
     /// Close the open message (end of run) and summarise.
     pub(crate) fn summary(&mut self, names: &Interner) -> Option<PartialSummary> {
-        self.finish_message(names);
+        // The run is over: the last buffers go with it.
+        self.finish_message(names, &mut Scratch::default());
         if !self.any() {
             return None;
         }
