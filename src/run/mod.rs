@@ -5,7 +5,8 @@
 //! line: ids and names go into a per-run interner (one growing buffer), maps
 //! are keyed by interned symbols, and what the summary owns is built once at
 //! the end. Partial-message reassembly appends to buffers reused from block
-//! to block.
+//! to block and shared by the folder's runs, and compares a streamed tool
+//! input with its assistant event tape to tape.
 //!
 //! # What a run is
 //!
