@@ -5,7 +5,8 @@
 //! line: ids and names go into a per-run interner (one growing buffer), maps
 //! are keyed by interned symbols, and what the summary owns is built once at
 //! the end. Partial-message reassembly appends to buffers reused from block
-//! to block.
+//! to block and shared by the folder's runs, and compares a streamed tool
+//! input with its assistant event tape to tape.
 //!
 //! # What a run is
 //!
@@ -127,6 +128,8 @@ pub struct RunFolder {
     by_session: HashMap<Box<str>, usize>,
     current: Option<usize>,
     keep_calls: bool,
+    /// Partial-message buffers, shared by the runs.
+    scratch: partial::Scratch,
 }
 
 impl RunFolder {
@@ -206,7 +209,7 @@ impl RunFolder {
     pub fn push(&mut self, ev: &Event<'_>) {
         let i = self.slot_for(ev.session_id());
         if let Some(run) = self.runs[i].as_mut() {
-            run.push(ev);
+            run.push(ev, &mut self.scratch);
         }
     }
 

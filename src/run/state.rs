@@ -9,7 +9,7 @@
 use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
 use super::intern::{Interner, Sym, SymMap};
 use super::json::to_serde;
-use super::partial::Partials;
+use super::partial::{Partials, Scratch};
 use super::summary::*;
 use super::time::parse_millis;
 use super::verdict::{Verdict, classify_result};
@@ -327,7 +327,7 @@ impl RunState {
     }
 
     /// Fold one event in.
-    pub(crate) fn push(&mut self, ev: &Event<'_>) {
+    pub(crate) fn push(&mut self, ev: &Event<'_>, scratch: &mut Scratch) {
         self.events += 1;
         self.see_line(ev.line());
         if let Some(ts) = ev.timestamp() {
@@ -348,9 +348,9 @@ impl RunState {
             }
         }
         match ev.kind() {
-            EventKind::Assistant => self.on_assistant(ev),
+            EventKind::Assistant => self.on_assistant(ev, scratch),
             EventKind::User => self.on_user(ev),
-            EventKind::StreamEvent => self.on_stream_event(ev),
+            EventKind::StreamEvent => self.on_stream_event(ev, scratch),
             EventKind::SystemInit => {
                 self.inits += 1;
                 if self.results > 0 {
@@ -562,7 +562,7 @@ impl RunState {
         }
     }
 
-    fn on_assistant(&mut self, ev: &Event<'_>) {
+    fn on_assistant(&mut self, ev: &Event<'_>, scratch: &mut Scratch) {
         if self.results > 0 {
             self.activity_after_result = true;
         }
@@ -610,7 +610,8 @@ impl RunState {
                 self.on_tool_use(id, name, agent, start, block, ev.line());
             }
             if agent.is_none() && self.partial.any() {
-                self.partial.check_assistant(msg_id, block, &self.names);
+                self.partial
+                    .check_assistant(msg_id, block, &self.names, scratch);
             }
         }
     }
@@ -804,7 +805,7 @@ impl RunState {
         }
     }
 
-    fn on_stream_event(&mut self, ev: &Event<'_>) {
+    fn on_stream_event(&mut self, ev: &Event<'_>, scratch: &mut Scratch) {
         if !matches!(ev.parent_tool_use_id(), Field::Null | Field::Missing) {
             // Subagent calls do not stream (reference); ignore if one does.
             return;
@@ -823,15 +824,18 @@ impl RunState {
                 let usage = m
                     .and_then(|m| m.get("usage"))
                     .map(|u| self.usage_of(u, ev.line()));
-                self.partial.start_message(id, &self.names);
+                self.partial.start_message(id, &self.names, scratch);
                 if id.is_some() {
                     self.record_call(id, None, model, usage, CallUsageSource::Snapshot, ev.line());
                 }
             }
-            "content_block_start" => {
-                self.partial
-                    .start_block(index, e.get("content_block"), ev.line(), &mut self.names)
-            }
+            "content_block_start" => self.partial.start_block(
+                index,
+                e.get("content_block"),
+                ev.line(),
+                &mut self.names,
+                scratch,
+            ),
             "content_block_delta" => self.partial.delta(index, e.get("delta")),
             "content_block_stop" => self.partial.stop_block(index),
             "message_delta" => {
@@ -849,7 +853,7 @@ impl RunState {
                     c.line = ev.line();
                 }
             }
-            "message_stop" => self.partial.finish_message(&self.names),
+            "message_stop" => self.partial.finish_message(&self.names, scratch),
             _ => {}
         }
     }
@@ -1005,28 +1009,30 @@ impl RunState {
                 }
             },
         };
+        // The last result replaces the one before: its strings are reused,
+        // so a result line allocates nothing once they are long enough.
+        let old = self.last_result.take().unwrap_or_default();
         let r = ResultSummary {
             line,
-            subtype: subtype.map(str::to_string),
+            subtype: reuse(old.subtype, subtype),
             is_error,
-            terminal_reason: str_of(ev.get("terminal_reason")).map(str::to_string),
-            stop_reason: str_of(ev.get("stop_reason")).map(str::to_string),
+            terminal_reason: reuse(old.terminal_reason, str_of(ev.get("terminal_reason"))),
+            stop_reason: reuse(old.stop_reason, str_of(ev.get("stop_reason"))),
             num_turns,
             duration_ms,
             duration_api_ms,
             total_cost_usd,
             total_cost_text,
-            result_text: str_of(ev.get("result")).map(str::to_string),
+            result_text: reuse(old.result_text, str_of(ev.get("result"))),
             result_index: u64_of(ev.get("result_index")),
             usage,
-            errors: ev
-                .get("errors")
-                .map(|e| {
-                    e.elements()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            errors: reuse_all(
+                old.errors,
+                ev.get("errors")
+                    .into_iter()
+                    .flat_map(|e| e.elements())
+                    .filter_map(|x| x.as_str()),
+            ),
             api_error_status: u64_of(ev.get("api_error_status")),
             subagent_stats: ev
                 .get("subagent_stats")
@@ -1532,4 +1538,30 @@ fn build_tree(
         }
     }
     slots.into_iter().flatten().collect()
+}
+
+/// `text` in `buf`'s storage (allocating only to grow it).
+fn reuse(buf: Option<String>, text: Option<&str>) -> Option<String> {
+    let text = text?;
+    let mut buf = buf.unwrap_or_default();
+    buf.clear();
+    buf.push_str(text);
+    Some(buf)
+}
+
+/// `texts` in `bufs`' storage, string by string.
+fn reuse_all<'a>(mut bufs: Vec<String>, texts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut n = 0;
+    for t in texts {
+        match bufs.get_mut(n) {
+            Some(b) => {
+                b.clear();
+                b.push_str(t);
+            }
+            None => bufs.push(t.to_string()),
+        }
+        n += 1;
+    }
+    bufs.truncate(n);
+    bufs
 }
