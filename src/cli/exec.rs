@@ -13,10 +13,12 @@
 //! the pipe. The printer writes each input's blocks in order and hands the
 //! finished sink to the command ([`Done`]).
 //!
-//! Sinks that fold runs ([`Split::Never`]) read one input on one worker from
-//! start to end: for this phase there is no parallelism inside one file for
-//! them. A later workstream (issue 14) restores it with a mergeable fold
-//! (fold each chunk, combine at the boundaries), without a second read.
+//! Sinks that fold runs ([`Split::Never`]) see one input in order on one
+//! thread. A large plain file is still read on several cores when the sink
+//! reads ahead ([`Sink::reads_ahead`]): this worker reads its chunks, the
+//! pool parses them into owned batches ([`cctape::stats::ReadAhead`]), and
+//! one folding thread hands their lines to the sink in input order
+//! ([`Ctx::read_ahead`]); the result is the one-job result by construction.
 //! Sinks that look at each line alone ([`Split::Anywhere`]: filter, fields)
 //! read a large plain file through a [`ChunkReader`] on this worker and hand
 //! the chunks, cut after an LF, to a pool: each byte is still read once.

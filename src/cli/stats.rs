@@ -209,7 +209,8 @@ impl Sink for StatsSink {
     }
 
     fn split(&self) -> Split {
-        // Runs are folded in order: one input on one worker (see exec).
+        // Runs are folded in order on one thread (a large file read ahead
+        // on the pool, see exec).
         Split::Never
     }
 

@@ -1628,24 +1628,34 @@ pub fn stats_read(bytes: &[u8], exact: bool) -> StatsRead {
         } else {
             reader.read(&mut parser, &line)
         };
-        match read {
-            Ok(ev) => {
-                counts.events += 1;
-                stats.record_event(&ev);
-                runs.push(&ev);
-            }
-            Err(e) => {
-                counts.errors += 1;
-                stats.record_error(0, &e);
-                runs.push_error(&e);
-            }
-        }
+        fold_read(read, &mut counts, &mut stats, &mut runs);
     }
     StatsRead {
         stats,
         counts,
         runs: runs.finish(),
         pruned: reader.pruned_lines(),
+    }
+}
+
+/// One line's read, counted and folded as the CLI's stats sink does.
+fn fold_read(
+    read: Result<Event<'_>, cctape::Error>,
+    counts: &mut Counts,
+    stats: &mut Stats,
+    runs: &mut RunFolder,
+) {
+    match read {
+        Ok(ev) => {
+            counts.events += 1;
+            stats.record_event(&ev);
+            runs.push(&ev);
+        }
+        Err(e) => {
+            counts.errors += 1;
+            stats.record_error(0, &e);
+            runs.push_error(&e);
+        }
     }
 }
 
@@ -1684,18 +1694,7 @@ pub fn stats_read_ahead(bytes: &[u8], size: usize) -> StatsRead {
                 AheadLine::Failed(e) => Err(e),
                 other => panic!("line {}: {other:?}", line.number),
             };
-            match read {
-                Ok(ev) => {
-                    counts.events += 1;
-                    stats.record_event(&ev);
-                    runs.push(&ev);
-                }
-                Err(e) => {
-                    counts.errors += 1;
-                    stats.record_error(0, &e);
-                    runs.push_error(&e);
-                }
-            }
+            fold_read(read, &mut counts, &mut stats, &mut runs);
         }
         number += memchr::memchr_iter(b'\n', chunk).count() as u64;
         at = end;
