@@ -489,6 +489,34 @@ fn stats_json_is_the_same_for_any_jobs() {
                 "{name}: {args:?} differs between --jobs 1 and 2"
             );
         }
+        // And the export's Parquet files.
+        let mut tables = Vec::new();
+        for jobs in ["1", "2"] {
+            let out = dir.join(format!("export-{name}-{jobs}"));
+            let o = out.to_str().expect("utf-8 path");
+            let (code, _, err) = command_bytes(&["export", "--out", o], &p, jobs);
+            assert_eq!(code, Some(0), "{name}: {}", String::from_utf8_lossy(&err));
+            let mut files: Vec<(String, Vec<u8>)> = ["events", "runs", "tools"]
+                .iter()
+                .flat_map(|t| std::fs::read_dir(out.join(t)).expect("table dir"))
+                .map(|e| {
+                    let path = e.expect("entry").path();
+                    let rel = path
+                        .strip_prefix(&out)
+                        .expect("inside")
+                        .display()
+                        .to_string();
+                    (rel, std::fs::read(&path).expect("read"))
+                })
+                .collect();
+            files.sort();
+            assert!(files.len() >= 3, "{name}: {} Parquet files", files.len());
+            tables.push(files);
+        }
+        assert!(
+            tables[0] == tables[1],
+            "{name}: the export differs between --jobs 1 and 2"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
