@@ -390,9 +390,9 @@ pub struct ReadAhead {
     parser: Parser,
     batch: ParsedLines,
     pruned: Vec<u8>,
-    items: Vec<Ahead>,
-    /// Where the chunk starts in its input (byte offset, line number).
-    start: (u64, u64),
+    /// Each line's place in the chunk (so that the folding thread does not
+    /// look for the line ends again) and what was made of it.
+    items: Vec<(Span, Ahead)>,
 }
 
 impl ReadAhead {
@@ -406,7 +406,6 @@ impl ReadAhead {
             batch: ParsedLines::new(),
             pruned: Vec::new(),
             items: Vec::new(),
-            start: (0, 1),
         }
     }
 
@@ -421,8 +420,7 @@ impl ReadAhead {
         // Each chunk is read as if nothing came before it: take_ahead
         // mends what that changes.
         self.reader.partial = false;
-        self.start = (offset, first_line);
-        for line in chunk_lines(chunk, self.start) {
+        for line in chunk_lines(chunk, (offset, first_line)) {
             let item = if line.bytes.len() > max_line {
                 Ahead::TooLong
             } else if line.is_blank() {
@@ -433,7 +431,17 @@ impl ReadAhead {
                     Err(e) => Ahead::Failed(e),
                 }
             };
-            self.items.push(item);
+            let at = line.bytes.as_ptr() as usize - chunk.as_ptr() as usize;
+            self.items.push((
+                Span {
+                    at,
+                    len: line.bytes.len(),
+                    number: line.number,
+                    offset: line.offset,
+                    terminated: line.terminated,
+                },
+                item,
+            ));
         }
     }
 
@@ -487,35 +495,48 @@ impl ReadAhead {
             batch,
             pruned: copies,
             items,
-            start,
             ..
         } = self;
         let (batch, copies) = (&*batch, &*copies);
-        chunk_lines(chunk, *start)
-            .zip(items.iter_mut())
-            .map(move |(line, item)| {
-                let got = match std::mem::replace(item, Ahead::Blank) {
-                    Ahead::Blank => AheadLine::Blank,
-                    Ahead::TooLong => AheadLine::TooLong,
-                    Ahead::Failed(e) => AheadLine::Failed(e),
-                    Ahead::Event {
-                        index,
-                        kind,
-                        pruned,
-                    } => {
-                        let raw = match pruned {
-                            Some((a, b)) => &copies[a..b],
-                            None => line.bytes,
-                        };
-                        AheadLine::Event {
-                            event: Event::in_batch(batch, index, raw, kind),
-                            pruned: pruned.is_some(),
-                        }
+        items.iter_mut().map(move |(span, item)| {
+            let line = Line {
+                bytes: chunk.get(span.at..span.at + span.len).unwrap_or_default(),
+                number: span.number,
+                offset: span.offset,
+                terminated: span.terminated,
+            };
+            let got = match std::mem::replace(item, Ahead::Blank) {
+                Ahead::Blank => AheadLine::Blank,
+                Ahead::TooLong => AheadLine::TooLong,
+                Ahead::Failed(e) => AheadLine::Failed(e),
+                Ahead::Event {
+                    index,
+                    kind,
+                    pruned,
+                } => {
+                    let raw = match pruned {
+                        Some((a, b)) => &copies[a..b],
+                        None => line.bytes,
+                    };
+                    AheadLine::Event {
+                        event: Event::in_batch(batch, index, raw, kind),
+                        pruned: pruned.is_some(),
                     }
-                };
-                (line, got)
-            })
+                }
+            };
+            (line, got)
+        })
     }
+}
+
+/// Where a line of a chunk read ahead is.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    at: usize,
+    len: usize,
+    number: u64,
+    offset: u64,
+    terminated: bool,
 }
 
 fn chunk_lines(chunk: &[u8], (offset, first_line): (u64, u64)) -> Lines<'_> {
