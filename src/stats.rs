@@ -253,31 +253,32 @@ impl PrunedReader {
         parser: &'a mut Parser,
         line: &Line<'a>,
     ) -> Result<Event<'a>, Error> {
-        let PrunedReader {
-            scanner,
-            pruned,
-            partial,
-            pruned_lines,
-        } = self;
-        if line.bytes.len() >= PRUNE_MIN {
-            let cut = match scanner.scan(line) {
-                Ok(s) if *partial && s.kind() == EventKind::Assistant => false,
-                Ok(s) => prune_into(&s, PRUNE_KEEP, pruned),
-                // The tape's reading of a bad line is the one reported.
-                Err(_) => false,
+        if self.cut(line) {
+            self.pruned_lines += 1;
+            let copy = Line {
+                bytes: &self.pruned[..],
+                ..*line
             };
-            if cut {
-                *pruned_lines += 1;
-                let copy = Line {
-                    bytes: &pruned[..],
-                    ..*line
-                };
-                return parse_event(parser, &copy);
-            }
+            return parse_event(parser, &copy);
         }
         let ev = parse_event(parser, line)?;
-        *partial |= ev.kind() == EventKind::StreamEvent;
+        self.partial |= ev.kind() == EventKind::StreamEvent;
         Ok(ev)
+    }
+
+    /// True when `line` is read from a pruned copy, which is then in
+    /// `self.pruned`: a long line, valid, with something to cut, and not an
+    /// assistant line of a stream with partial messages.
+    fn cut(&mut self, line: &Line<'_>) -> bool {
+        if line.bytes.len() < PRUNE_MIN {
+            return false;
+        }
+        match self.scanner.scan(line) {
+            Ok(s) if self.partial && s.kind() == EventKind::Assistant => false,
+            Ok(s) => prune_into(&s, PRUNE_KEEP, &mut self.pruned),
+            // The tape's reading of a bad line is the one reported.
+            Err(_) => false,
+        }
     }
 
     /// Take an event that a [`ReadAhead`] read from `line` on another
@@ -454,26 +455,19 @@ impl ReadAhead {
             pruned,
             ..
         } = self;
-        if !*exact && line.bytes.len() >= PRUNE_MIN {
+        if !*exact && reader.cut(line) {
             let from = pruned.len();
-            let cut = match reader.scanner.scan(line) {
-                Ok(s) if reader.partial && s.kind() == EventKind::Assistant => false,
-                Ok(s) => prune_into(&s, PRUNE_KEEP, &mut reader.pruned),
-                Err(_) => false,
+            pruned.extend_from_slice(&reader.pruned);
+            let copy = Line {
+                bytes: &pruned[from..],
+                ..*line
             };
-            if cut {
-                pruned.extend_from_slice(&reader.pruned);
-                let copy = Line {
-                    bytes: &pruned[from..],
-                    ..*line
-                };
-                let (index, kind) = crate::event::parse_event_into(parser, &copy, batch)?;
-                return Ok(Ahead::Event {
-                    index,
-                    kind,
-                    pruned: Some((from, pruned.len())),
-                });
-            }
+            let (index, kind) = crate::event::parse_event_into(parser, &copy, batch)?;
+            return Ok(Ahead::Event {
+                index,
+                kind,
+                pruned: Some((from, pruned.len())),
+            });
         }
         let (index, kind) = crate::event::parse_event_into(parser, line, batch)?;
         reader.partial |= kind == EventKind::StreamEvent;
