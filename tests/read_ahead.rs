@@ -145,3 +145,35 @@ fn an_assistant_line_pruned_ahead_in_a_partial_stream_is_read_again_whole() {
     assert_eq!(pruned, 1);
     assert_eq!(assert_same("plain", plain.as_bytes(), &[1]), 0);
 }
+
+/// The CLI on every real capture alone, read ahead from its first byte in
+/// 4 kB chunks (`CCTAPE_SPLIT_AT=1`, `CCTAPE_CHUNK=4096`): `stats --json`
+/// prints the same bytes and exits the same with `--jobs 1` and `--jobs 2`.
+#[test]
+fn every_real_capture_gives_the_same_stats_with_one_and_two_jobs() {
+    let Some(dir) = realworld::realworld_dir() else {
+        return;
+    };
+    let mut files = 0;
+    for path in realworld::all_files(&dir) {
+        let run = |jobs: &str| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_cctape"))
+                .args(["stats", "--json", "--quiet", "--jobs", jobs])
+                .arg(&path)
+                .env("CCTAPE_SPLIT_AT", "1")
+                .env("CCTAPE_CHUNK", "4096")
+                .output()
+                .expect("run cctape")
+        };
+        let (one, two) = (run("1"), run("2"));
+        assert!(!one.stdout.is_empty(), "{}: no output", path.display());
+        assert_eq!(one.status.code(), two.status.code(), "{}", path.display());
+        assert!(
+            one.stdout == two.stdout,
+            "{}: stats --json differs between --jobs 1 and 2",
+            path.display()
+        );
+        files += 1;
+    }
+    assert!(files > 55, "{files} files");
+}
