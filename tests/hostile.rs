@@ -736,12 +736,16 @@ fn file_truncated_under_the_reader_is_an_error_not_a_signal() {
     std::fs::write(&path, &body).expect("write");
     for cmd in [
         &["stats", "--json", "-q", "-j1"][..],
+        // Chunks read ahead on the pool, folded in order.
+        &["stats", "--json", "-q", "-j2"],
         &["filter", "--count", "-q", "-j2"],
     ] {
         std::fs::write(&path, &body).expect("rewrite");
         let mut child = Command::new(bin())
             .args(cmd)
             .arg(&path)
+            // Every file cut into chunks with more than one job.
+            .env("CCTAPE_SPLIT_AT", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
