@@ -110,12 +110,7 @@ impl Parser {
         let mut tape: Tape<'t> = std::mem::replace(home, Tape(Vec::new())).reset();
         let first = simd_json::fill_tape_padded(scratch, len, buffers, &mut tape);
         let result = match first {
-            Err(e)
-                if matches!(
-                    e.error(),
-                    ErrorType::InvalidNumber | ErrorType::InvalidUnicodeCodepoint
-                ) =>
-            {
+            Err(e) if repairable(&e) => {
                 fill_padded(repair, raw);
                 if repair_line(&mut repair[..len], bigs, containers) {
                     base = repair.as_ptr() as usize;
@@ -145,6 +140,15 @@ impl Parser {
             },
         })
     }
+}
+
+/// simd-json rejected the line for what [`repair_line`] rewrites (a lone
+/// surrogate escape, a number out of range): worth a second parse.
+fn repairable(e: &simd_json::Error) -> bool {
+    matches!(
+        e.error(),
+        ErrorType::InvalidNumber | ErrorType::InvalidUnicodeCodepoint
+    )
 }
 
 /// The root of a parsed line must be an object.
@@ -184,10 +188,7 @@ impl Parser {
         let start = nodes.len();
         let mut result = keep_tape(slot, len, buffers, home, nodes);
         if let Err(e) = &result
-            && matches!(
-                e.error(),
-                ErrorType::InvalidNumber | ErrorType::InvalidUnicodeCodepoint
-            )
+            && repairable(e)
         {
             // The first try unescaped part of the slot: start again from
             // the line's bytes.

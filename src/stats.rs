@@ -331,9 +331,9 @@ enum Ahead {
     Failed(Error),
 }
 
-/// One line of a chunk read ahead, as [`ReadAhead::lines`] hands it out.
+/// One line of a chunk read ahead, as [`ReadAhead::lines`] hands it out:
+/// every way a line can end (exhaustive, so that a reader counts each).
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum AheadLine<'a> {
     /// Spaces, tabs and CRs only.
     Blank,
@@ -379,7 +379,7 @@ pub enum AheadLine<'a> {
 ///         }
 ///         AheadLine::Blank => seen.push(format!("{} blank", line.number)),
 ///         AheadLine::Failed(e) => seen.push(format!("{} {:?}", line.number, e.kind())),
-///         _ => {}
+///         AheadLine::TooLong => seen.push(format!("{} too long", line.number)),
 ///     }
 /// }
 /// assert_eq!(seen, ["1 system", "2 blank", "3 InvalidJson"]);

@@ -66,7 +66,7 @@ fn ahead(bytes: &[u8], size: usize) -> (Vec<String>, u64, u64) {
                     text
                 }
                 AheadLine::Failed(e) => format!("{} error {e}", line.number),
-                other => format!("{} {other:?}", line.number),
+                AheadLine::TooLong => format!("{} too long", line.number),
             });
         }
     }

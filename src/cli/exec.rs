@@ -877,29 +877,51 @@ fn take_ahead<S: Sink>(
     out: &mut Vec<u8>,
 ) {
     for (line, item) in ahead.lines(bytes) {
-        counts.lines += 1;
-        let got = match item {
-            AheadLine::Blank => {
-                counts.blank_lines += 1;
-                continue;
+        let taken = match item {
+            AheadLine::Blank => Taken::Blank,
+            AheadLine::TooLong => Taken::TooLong,
+            AheadLine::Event { event, pruned } => {
+                Taken::Read(sink.line_ahead(piece, &line, event, pruned, out))
             }
-            AheadLine::TooLong => {
-                counts.errors += 1;
-                let e = cctape::stream::line_too_long(&line);
-                sink.error(piece, &e, None, out);
-                continue;
-            }
-            AheadLine::Event { event, pruned } => sink.line_ahead(piece, &line, event, pruned, out),
-            AheadLine::Failed(e) => Err(e),
-            _ => continue,
+            AheadLine::Failed(e) => Taken::Read(Err(e)),
         };
-        match got {
-            Ok(()) => counts.events += 1,
-            Err(e) => {
-                counts.errors += 1;
-                let e = explain(e, Some(line.bytes));
-                sink.error(piece, &e, Some(line.bytes), out);
-            }
+        count_line(sink, piece, counts, &line, taken, out);
+    }
+}
+
+/// What became of one line handed to a sink.
+enum Taken {
+    /// Longer than the maximum: not read.
+    TooLong,
+    /// Spaces, tabs and CRs only.
+    Blank,
+    /// Read: an event, or why not.
+    Read(Result<(), Error>),
+}
+
+/// One line counted, and its error (if any) told to the sink with its
+/// bytes, as every line reader does.
+fn count_line<S: Sink>(
+    sink: &mut S,
+    piece: &Piece<'_>,
+    counts: &mut Counts,
+    line: &Line<'_>,
+    taken: Taken,
+    out: &mut Vec<u8>,
+) {
+    counts.lines += 1;
+    match taken {
+        Taken::TooLong => {
+            counts.errors += 1;
+            let e = cctape::stream::line_too_long(line);
+            sink.error(piece, &e, None, out);
+        }
+        Taken::Blank => counts.blank_lines += 1,
+        Taken::Read(Ok(())) => counts.events += 1,
+        Taken::Read(Err(e)) => {
+            counts.errors += 1;
+            let e = explain(e, Some(line.bytes));
+            sink.error(piece, &e, Some(line.bytes), out);
         }
     }
 }
@@ -1010,26 +1032,22 @@ impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
 
     /// One line, counted.
     fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
-        self.counts.lines += 1;
-        if line.bytes.len() > self.max_line {
-            // The same limit as the reader's, so a chunk and a stream agree.
-            self.counts.errors += 1;
-            let e = cctape::stream::line_too_long(line);
-            self.sink.error(self.piece, &e, None, out);
-            return;
-        }
-        if line.is_blank() {
-            self.counts.blank_lines += 1;
-            return;
-        }
-        match self.read(line, out) {
-            Ok(()) => self.counts.events += 1,
-            Err(e) => {
-                self.counts.errors += 1;
-                let e = explain(e, Some(line.bytes));
-                self.sink.error(self.piece, &e, Some(line.bytes), out);
-            }
-        }
+        // The same limit as the reader's, so a chunk and a stream agree.
+        let taken = if line.bytes.len() > self.max_line {
+            Taken::TooLong
+        } else if line.is_blank() {
+            Taken::Blank
+        } else {
+            Taken::Read(self.read(line, out))
+        };
+        count_line(
+            &mut self.sink,
+            self.piece,
+            &mut self.counts,
+            line,
+            taken,
+            out,
+        );
     }
 
     /// One JSON element, read as a line; an error in it is restated at its

@@ -1692,7 +1692,7 @@ pub fn stats_read_ahead(bytes: &[u8], size: usize) -> StatsRead {
                     reader.take_ahead(&mut parser, &line, event, pruned)
                 }
                 AheadLine::Failed(e) => Err(e),
-                other => panic!("line {}: {other:?}", line.number),
+                AheadLine::TooLong => panic!("line {}: past the default maximum", line.number),
             };
             fold_read(read, &mut counts, &mut stats, &mut runs);
         }
