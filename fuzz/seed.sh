@@ -22,7 +22,7 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 
 corpus="$fuzz_dir/corpus"
-mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path,scan_line}
+mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path,scan_line,decompress}
 
 max=65536
 n=0
@@ -34,6 +34,12 @@ while IFS= read -r -d '' f; do
   # varied start.
   head -c "$max" "$f" > "$corpus/run_fold/$name"
   head -c "$max" "$f" > "$corpus/stats_path/$name"
+  # decompress: the first 16 KiB compressed by each tool this machine has,
+  # behind the byte the target reads first.
+  for tool in gzip zstd xz bzip2 lz4; do
+    command -v "$tool" >/dev/null || continue
+    { printf '\x00'; head -c 16384 "$f" | "$tool" -c 2>/dev/null; } > "$corpus/decompress/$name-$tool" || true
+  done
   { printf '\x07\x2a\x13\x05\x03\x02'; head -c "$max" "$f"; } > "$corpus/chunked/$name"
   { printf '\x07\x2a\x13\x05\x03\x02\x00\x40\x00'; head -c "$max" "$f"; } > "$corpus/truncate/$name"
   tmp=$(mktemp -d)

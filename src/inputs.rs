@@ -51,7 +51,8 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// True for names a directory walk picks up: `*.jsonl`, `*.ndjson`,
-/// `*.json`, `*.log` and their `.gz`, `.zst` and `.zstd` forms, in any
+/// `*.json`, `*.log` and their compressed forms (`.gz`, `.zst`, `.zstd`,
+/// `.xz`, `.bz2`, `.lz4`), in any
 /// case. Files named explicitly are read whatever their name. Names that
 /// are not UTF-8 are matched on their bytes.
 ///
@@ -59,6 +60,7 @@ use std::path::{Path, PathBuf};
 /// use cctape::inputs::is_stream_file_name;
 /// use std::path::Path;
 /// assert!(is_stream_file_name(Path::new("runs/a.JSONL.zst")));
+/// assert!(is_stream_file_name(Path::new("runs/2026-11.log.xz")));
 /// assert!(!is_stream_file_name(Path::new("runs/a.jsonl.bak")));
 /// ```
 pub fn is_stream_file_name(path: &Path) -> bool {
@@ -76,6 +78,9 @@ pub fn is_stream_file_name(path: &Path) -> bool {
         .strip_suffix(b".gz")
         .or_else(|| name.strip_suffix(b".zst"))
         .or_else(|| name.strip_suffix(b".zstd"))
+        .or_else(|| name.strip_suffix(b".xz"))
+        .or_else(|| name.strip_suffix(b".bz2"))
+        .or_else(|| name.strip_suffix(b".lz4"))
         .unwrap_or(&name);
     [&b".jsonl"[..], b".ndjson", b".json", b".log"]
         .iter()

@@ -2,7 +2,8 @@
 //! holds, as `cctape verdict` computes them.
 //!
 //! It puts together what the layers offer one by one: [`Source`] opens the
-//! file and undoes gzip or zstd (told by their magic bytes, not the name),
+//! file and undoes its compression (gzip, zstd, xz, bzip2, LZ4: told by
+//! their magic bytes, not the name),
 //! [`sniff_format`] tells the format from the first 64 KiB, and the reader
 //! of that format feeds a [`RunFolder`] (stream-json lines, JSON arrays
 //! and pretty captures, a logger's prefixed values) or a
@@ -34,7 +35,8 @@ const LAST_LINE_KEPT: usize = 4 << 10;
 /// The runs of the file at `path`, with the rules and fields of
 /// `cctape verdict --json` (one [`RunSummary`] per record it prints).
 ///
-/// The file may be plain, gzip or zstd (told by its first bytes), and
+/// The file may be plain or compressed (gzip, zstd, xz, bzip2, LZ4: told
+/// by its first bytes), and
 /// hold stream-json lines, a JSON array or pretty-printed capture
 /// (`--output-format json`), a session transcript, or text. Lines that are
 /// not events do not fail the call: they are counted in the runs'

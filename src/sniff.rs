@@ -34,6 +34,8 @@
 //!     Format::Transcript
 //! );
 //! assert_eq!(sniff_format(b"API Error: Unable to connect to API (ConnectionRefused)\n"), Format::Text);
+//! assert_eq!(sniff_format(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), Format::Binary);
+//! assert_eq!(sniff_format(b"{\"type\":\"user\"}\n\x00\x00\n"), Format::Ndjson);
 //! assert!(Format::JsonArray.describe().contains("jq -c '.[]'"));
 //! ```
 
@@ -64,6 +66,9 @@ pub enum Format {
     CutLines,
     /// Text that does not start like JSON at all.
     Text,
+    /// Binary data: not JSON, and NUL bytes in the first 64 KiB (as
+    /// ripgrep tells binary files); no preview of it is printed.
+    Binary,
     /// A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`):
     /// one JSON object a line, in the transcript dialect (camelCase
     /// `sessionId`, `parentUuid`, `isSidechain`, record types such as
@@ -180,12 +185,12 @@ impl Format {
             Format::JsonArray | Format::PrettyJson => Reading::StreamElements,
             Format::Transcript => Reading::TranscriptLines,
             Format::LoggerPrefixed => Reading::LoggedElements,
-            Format::Empty | Format::CutLines | Format::Text => Reading::NotEvents,
+            Format::Empty | Format::CutLines | Format::Text | Format::Binary => Reading::NotEvents,
         }
     }
 
     /// A short stable name for JSON output and tables (`stream`,
-    /// `json-array`, `json-pretty`, `transcript`, `text`, `empty`,
+    /// `json-array`, `json-pretty`, `transcript`, `text`, `binary`, `empty`,
     /// `logger-prefixed`, `cut-lines`).
     pub fn name(self) -> &'static str {
         match self {
@@ -196,6 +201,7 @@ impl Format {
             Format::LoggerPrefixed => "logger-prefixed",
             Format::CutLines => "cut-lines",
             Format::Text => "text",
+            Format::Binary => "binary",
             Format::Transcript => "transcript",
         }
     }
@@ -225,6 +231,10 @@ impl Format {
                  fixed width): they cannot be read as events; capture the stream without truncation"
             }
             Format::Text => "the input is text, not JSON: it does not start with `{` or `[`",
+            Format::Binary => {
+                "the input is binary data, not JSON or text (it holds NUL bytes): compressed inputs are read \
+                 when they are gzip, zstd, xz, bzip2 or LZ4; decompress other formats first"
+            }
             Format::Transcript => {
                 "a Claude Code session transcript (`~/.claude/projects`): one record a line, read as transcript \
                  records"
@@ -257,7 +267,10 @@ impl std::fmt::Display for Format {
 ///   `parent_tool_use_id`), else [`Format::Ndjson`] (a first line longer
 ///   than the prefix counts as one object; its keys up to the cut are read);
 /// - `[` first but not followed by a JSON value (`[Stream timed out]`),
-///   and anything else: [`Format::Text`].
+///   and anything else: [`Format::Text`], or [`Format::Binary`] when the
+///   prefix holds a NUL byte (a stream whose first line is an object stays a
+///   stream whatever bytes come later: its bad lines are errors at their
+///   places).
 pub fn sniff_format(prefix: &[u8]) -> Format {
     let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
     // Complete lines (with LF) and, when the prefix holds no LF after it, the
@@ -291,6 +304,7 @@ pub fn sniff_format(prefix: &[u8]) -> Format {
     }
     match first[0] {
         b'[' if starts_json_array(first, &nonblank) => Format::JsonArray,
+        _ if first[0] != b'{' && memchr::memchr(0, body).is_some() => Format::Binary,
         b'[' => Format::Text,
         b'{' => {
             if first == b"{" {

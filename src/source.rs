@@ -167,9 +167,21 @@ pub enum Compression {
     /// zstd (`28 b5 2f fd`, or a skippable frame `5? 2a 4d 18` as `pzstd`
     /// writes first); concatenated frames are read as one stream.
     Zstd,
+    /// xz (`fd 37 7a 58 5a 00`); concatenated streams (`xz -T`, `pixz`,
+    /// `cat a.xz b.xz`) are read as one stream, with the zero padding the
+    /// format allows between them.
+    Xz,
+    /// bzip2 (`BZh` and a block size digit); concatenated streams (as
+    /// `pbzip2` writes) are read as one stream.
+    Bzip2,
+    /// LZ4 frames (`04 22 4d 18`, what the `lz4` command writes);
+    /// concatenated frames are read as one stream.
+    Lz4,
 }
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0];
+const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 
 /// A zstd frame or a skippable frame (magic 0x184D2A50..=0x184D2A5F, little
 /// endian) starts here.
@@ -178,8 +190,14 @@ fn is_zstd_frame(b: &[u8]) -> bool {
         || (b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18])
 }
 
+/// A bzip2 stream starts here: `BZh` and a block size of 1 to 9 (100k
+/// units).
+fn is_bzip2_stream(b: &[u8]) -> bool {
+    b.len() >= 4 && b.starts_with(b"BZh") && (b'1'..=b'9').contains(&b[3])
+}
+
 impl Compression {
-    /// Tell the compression from an input's first bytes (four are enough).
+    /// Tell the compression from an input's first bytes (six are enough).
     ///
     /// ```
     /// use cctape::source::Compression;
@@ -187,24 +205,39 @@ impl Compression {
     /// assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
     /// // pzstd starts with a skippable frame.
     /// assert_eq!(Compression::detect(&[0x50, 0x2a, 0x4d, 0x18]), Compression::Zstd);
+    /// assert_eq!(Compression::detect(b"\xfd7zXZ\x00\x00\x04"), Compression::Xz);
+    /// assert_eq!(Compression::detect(b"BZh91AY&SY"), Compression::Bzip2);
+    /// assert_eq!(Compression::detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Compression::Lz4);
     /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
+    /// // Text that happens to start with `BZh` is not bzip2.
+    /// assert_eq!(Compression::detect(b"BZhello"), Compression::None);
     /// ```
     pub fn detect(prefix: &[u8]) -> Compression {
         if prefix.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
         } else if is_zstd_frame(prefix) {
             Compression::Zstd
+        } else if prefix.starts_with(&XZ_MAGIC) {
+            Compression::Xz
+        } else if is_bzip2_stream(prefix) {
+            Compression::Bzip2
+        } else if prefix.starts_with(&LZ4_MAGIC) {
+            Compression::Lz4
         } else {
             Compression::None
         }
     }
 
-    /// The name used in messages (`gzip`, `zstd`, `none`).
+    /// The name used in messages (`gzip`, `zstd`, `xz`, `bzip2`, `lz4`,
+    /// `none`).
     pub fn name(self) -> &'static str {
         match self {
             Compression::None => "none",
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+            Compression::Bzip2 => "bzip2",
+            Compression::Lz4 => "lz4",
         }
     }
 
@@ -216,11 +249,15 @@ impl Compression {
         rdr: R,
         report: &EndReport,
     ) -> io::Result<Box<dyn Read + 'a>> {
-        Ok(match self {
-            Compression::None => Box::new(rdr),
-            Compression::Gzip => Box::new(GzipMembers::new(rdr, report.clone())),
-            Compression::Zstd => Box::new(ZstdFrames::new(rdr, report.clone())?),
-        })
+        let codec = match self {
+            Compression::None => return Ok(Box::new(rdr)),
+            Compression::Zstd => return Ok(Box::new(ZstdFrames::new(rdr, report.clone())?)),
+            Compression::Gzip => Codec::Gzip,
+            Compression::Xz => Codec::Xz,
+            Compression::Bzip2 => Codec::Bzip2,
+            Compression::Lz4 => Codec::Lz4,
+        };
+        Ok(Box::new(Members::new(codec, rdr, report.clone())))
     }
 }
 
@@ -345,50 +382,163 @@ fn trailer<R: Read>(
     }
 }
 
-/// gzip members one after another, with precise messages: a member cut
-/// short or corrupt is an error naming the member and its compressed byte
-/// offsets; what follows the last member (zero padding, garbage) ends the
-/// stream cleanly and is left in the [`EndReport`].
-struct GzipMembers<R: Read> {
-    state: GzState<R>,
+/// The formats read as members one after another, each member through a
+/// decoder of its own that stops at the member's end: gzip (`flate2`), xz
+/// (`liblzma`), bzip2 (`bzip2`, its pure-Rust back end) and LZ4 frames
+/// (`lz4_flex`), all well-kept crates rather than decoders of our own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Codec {
+    Gzip,
+    Xz,
+    Bzip2,
+    Lz4,
+}
+
+impl Codec {
+    fn name(self) -> &'static str {
+        match self {
+            Codec::Gzip => "gzip",
+            Codec::Xz => "xz",
+            Codec::Bzip2 => "bzip2",
+            Codec::Lz4 => "lz4",
+        }
+    }
+
+    /// What one member is called in this format's own documentation.
+    fn unit(self) -> &'static str {
+        match self {
+            Codec::Gzip => "member",
+            Codec::Xz | Codec::Bzip2 => "stream",
+            Codec::Lz4 => "frame",
+        }
+    }
+
+    /// Bytes needed to tell whether another member starts.
+    fn magic_len(self) -> usize {
+        match self {
+            Codec::Gzip => 2,
+            Codec::Xz => XZ_MAGIC.len(),
+            Codec::Bzip2 | Codec::Lz4 => 4,
+        }
+    }
+
+    fn starts_member(self, head: &[u8]) -> bool {
+        match self {
+            Codec::Gzip => head.starts_with(&[0x1f, 0x8b]),
+            Codec::Xz => head.starts_with(&XZ_MAGIC),
+            Codec::Bzip2 => is_bzip2_stream(head),
+            Codec::Lz4 => head.starts_with(&LZ4_MAGIC),
+        }
+    }
+
+    fn member<R: Read>(self, inner: Counted<R>) -> Member<R> {
+        match self {
+            Codec::Gzip => Member::Gzip(Box::new(flate2::bufread::GzDecoder::new(inner))),
+            Codec::Xz => Member::Xz(Box::new(liblzma::bufread::XzDecoder::new(inner))),
+            Codec::Bzip2 => Member::Bzip2(Box::new(bzip2::bufread::BzDecoder::new(inner))),
+            Codec::Lz4 => Member::Lz4(Box::new(lz4_flex::frame::FrameDecoder::new(inner))),
+        }
+    }
+}
+
+/// One member being decoded; each decoder reads only its member's bytes.
+enum Member<R: Read> {
+    Gzip(Box<flate2::bufread::GzDecoder<Counted<R>>>),
+    Xz(Box<liblzma::bufread::XzDecoder<Counted<R>>>),
+    Bzip2(Box<bzip2::bufread::BzDecoder<Counted<R>>>),
+    Lz4(Box<lz4_flex::frame::FrameDecoder<Counted<R>>>),
+}
+
+impl<R: Read> Member<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Member::Gzip(d) => d.read(buf),
+            Member::Xz(d) => d.read(buf),
+            Member::Bzip2(d) => d.read(buf),
+            Member::Lz4(d) => d.read(buf),
+        }
+    }
+
+    fn consumed(&self) -> u64 {
+        match self {
+            Member::Gzip(d) => d.get_ref().consumed,
+            Member::Xz(d) => d.get_ref().consumed,
+            Member::Bzip2(d) => d.get_ref().consumed,
+            Member::Lz4(d) => d.get_ref().consumed,
+        }
+    }
+
+    fn into_inner(self) -> Counted<R> {
+        match self {
+            Member::Gzip(d) => d.into_inner(),
+            Member::Xz(d) => d.into_inner(),
+            Member::Bzip2(d) => d.into_inner(),
+            Member::Lz4(d) => d.into_inner(),
+        }
+    }
+}
+
+/// Members one after another, with precise messages: a member cut short or
+/// corrupt is an error naming the member and its compressed byte offsets;
+/// what follows the last member (zero padding, garbage) ends the stream
+/// cleanly and is left in the [`EndReport`]. xz's own stream padding (zero
+/// bytes in fours between or after streams) is part of the format and
+/// passes quietly.
+struct Members<R: Read> {
+    codec: Codec,
+    state: MemberState<R>,
     member: u64,
     member_start: u64,
     report: EndReport,
 }
 
-enum GzState<R: Read> {
-    Member(Box<flate2::bufread::GzDecoder<Counted<R>>>),
+enum MemberState<R: Read> {
+    In(Member<R>),
     Between(Counted<R>),
     Done,
 }
 
-impl<R: Read> GzipMembers<R> {
-    fn new(rdr: R, report: EndReport) -> GzipMembers<R> {
-        GzipMembers {
-            state: GzState::Between(Counted::new(rdr)),
+impl<R: Read> Members<R> {
+    fn new(codec: Codec, rdr: R, report: EndReport) -> Members<R> {
+        Members {
+            codec,
+            state: MemberState::Between(Counted::new(rdr)),
             member: 0,
             member_start: 0,
             report,
         }
     }
+
+    /// Skip xz stream padding (zero bytes, a multiple of four) before the
+    /// next stream or the end; other runs of zeros are left to [`trailer`].
+    fn skip_xz_padding(&self, inner: &mut Counted<R>) -> io::Result<()> {
+        loop {
+            let head = inner.peek(4)?;
+            if head.len() >= 4 && head[..4] == [0; 4] {
+                inner.consume(4);
+            } else {
+                return Ok(());
+            }
+        }
+    }
 }
 
-impl<R: Read> Read for GzipMembers<R> {
+impl<R: Read> Read for Members<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
         }
         loop {
-            match std::mem::replace(&mut self.state, GzState::Done) {
-                GzState::Done => return Ok(0),
-                GzState::Member(mut d) => match d.read(buf) {
-                    Ok(0) => self.state = GzState::Between(d.into_inner()),
+            match std::mem::replace(&mut self.state, MemberState::Done) {
+                MemberState::Done => return Ok(0),
+                MemberState::In(mut d) => match d.read(buf) {
+                    Ok(0) => self.state = MemberState::Between(d.into_inner()),
                     Ok(n) => {
-                        self.state = GzState::Member(d);
+                        self.state = MemberState::In(d);
                         return Ok(n);
                     }
                     Err(e) => {
-                        let at = d.get_ref().consumed;
+                        let at = d.consumed();
                         let what = if e.kind() == io::ErrorKind::UnexpectedEof {
                             "the input ends inside it".to_string()
                         } else {
@@ -397,26 +547,32 @@ impl<R: Read> Read for GzipMembers<R> {
                         return Err(io::Error::new(
                             e.kind(),
                             format!(
-                                "gzip: member {} (from compressed byte {}): {what}; \
+                                "{}: {} {} (from compressed byte {}): {what}; \
                                  stopped at compressed byte {at}",
-                                self.member, self.member_start
+                                self.codec.name(),
+                                self.codec.unit(),
+                                self.member,
+                                self.member_start
                             ),
                         ));
                     }
                 },
-                GzState::Between(mut inner) => {
-                    let head = inner.peek(2)?;
+                MemberState::Between(mut inner) => {
+                    if self.codec == Codec::Xz && self.member > 0 {
+                        self.skip_xz_padding(&mut inner)?;
+                    }
+                    let head = inner.peek(self.codec.magic_len())?;
                     if head.is_empty() && self.member > 0 {
                         return Ok(0);
                     }
-                    if head.starts_with(&[0x1f, 0x8b]) || self.member == 0 {
+                    if self.codec.starts_member(head) || self.member == 0 {
                         self.member += 1;
                         self.member_start = inner.consumed;
-                        self.state =
-                            GzState::Member(Box::new(flate2::bufread::GzDecoder::new(inner)));
+                        self.state = MemberState::In(self.codec.member(inner));
                         continue;
                     }
-                    if let Some(e) = trailer(&mut inner, "gzip", "member", self.member)? {
+                    let (name, unit) = (self.codec.name(), self.codec.unit());
+                    if let Some(e) = trailer(&mut inner, name, unit, self.member)? {
                         self.report.set(e);
                     }
                     return Ok(0);
@@ -541,6 +697,7 @@ impl<R: Read> Read for ZstdFrames<R> {
 pub struct Source<'a> {
     kind: SourceKind,
     compression: Compression,
+    utf16: bool,
     reader: Box<dyn Read + 'a>,
     report: EndReport,
 }
@@ -563,7 +720,8 @@ impl<'a> Source<'a> {
         kind: SourceKind,
         report: &EndReport,
     ) -> io::Result<Source<'a>> {
-        let mut head = [0u8; 4];
+        // Six bytes tell every format apart (xz's magic is the longest).
+        let mut head = [0u8; 6];
         let mut n = 0;
         let mut ended = false;
         while n < head.len() {
@@ -578,6 +736,7 @@ impl<'a> Source<'a> {
             }
         }
         let compression = Compression::detect(&head[..n]);
+        let utf16 = utf16_bom(&head[..n]);
         let head = io::Cursor::new(head).take(n as u64);
         // A terminal's end of input (Ctrl-D) is read once: past it, never
         // read the raw input again.
@@ -586,10 +745,15 @@ impl<'a> Source<'a> {
         } else {
             Box::new(head.chain(raw))
         };
+        let reader = match utf16 {
+            Some(order) => Box::new(Utf16::new(whole, order)),
+            None => compression.decoder(whole, report)?,
+        };
         Ok(Source {
             kind,
             compression,
-            reader: compression.decoder(whole, report)?,
+            utf16: utf16.is_some(),
+            reader,
             report: report.clone(),
         })
     }
@@ -611,11 +775,20 @@ impl<'a> Source<'a> {
         self.compression
     }
 
+    /// True when the text was UTF-16 with a byte order mark (as Windows
+    /// PowerShell's `>` writes it) and is handed out as UTF-8: offsets then
+    /// count the UTF-8 bytes, not the file's.
+    pub fn is_utf16(&self) -> bool {
+        self.utf16
+    }
+
     /// True when the decoded bytes are the file's bytes (a regular file, not
-    /// compressed): the only kind of input that may be cut into chunks by
-    /// offset.
+    /// compressed, not transcoded): the only kind of input that may be cut
+    /// into chunks by offset.
     pub fn is_plain_file(&self) -> bool {
-        matches!(self.kind, SourceKind::Regular { .. }) && self.compression == Compression::None
+        matches!(self.kind, SourceKind::Regular { .. })
+            && self.compression == Compression::None
+            && !self.utf16
     }
 
     /// Where the reason the source ended early is left.
@@ -629,7 +802,114 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Open a stream, detecting gzip or zstd by its first bytes: the bytes read
+/// UTF-16 text told by its byte order mark, handed out as UTF-8 (as
+/// ripgrep reads it): Windows PowerShell 5.1's `>` writes a command's output
+/// as UTF-16LE. The decoding is std's `char::decode_utf16`; a lone
+/// surrogate becomes U+FFFD. The mark itself is dropped.
+/// `Some(big_endian)` when `head` starts with a UTF-16 byte order mark.
+fn utf16_bom(head: &[u8]) -> Option<bool> {
+    match head {
+        [0xff, 0xfe, ..] => Some(false),
+        [0xfe, 0xff, ..] => Some(true),
+        _ => None,
+    }
+}
+
+struct Utf16<R> {
+    inner: R,
+    big_endian: bool,
+    /// Raw bytes read and not yet decoded (an odd byte, a high surrogate).
+    raw: Vec<u8>,
+    /// UTF-8 ready to hand out, from `out_at`.
+    out: Vec<u8>,
+    out_at: usize,
+    bom_left: bool,
+    eof: bool,
+}
+
+impl<R: Read> Utf16<R> {
+    fn new(inner: R, big_endian: bool) -> Utf16<R> {
+        Utf16 {
+            inner,
+            big_endian,
+            raw: Vec::new(),
+            out: Vec::new(),
+            out_at: 0,
+            bom_left: true,
+            eof: false,
+        }
+    }
+
+    /// Decode what `raw` holds into `out`, keeping an odd last byte and a
+    /// high surrogate at the end for the next read (unless the input ended).
+    fn decode(&mut self) {
+        let big_endian = self.big_endian;
+        let unit = |b: &[u8]| {
+            let pair = [b[0], b[1]];
+            if big_endian {
+                u16::from_be_bytes(pair)
+            } else {
+                u16::from_le_bytes(pair)
+            }
+        };
+        let mut units: Vec<u16> = self.raw.chunks_exact(2).map(unit).collect();
+        let mut keep = self.raw.len() % 2;
+        if !self.eof && units.last().is_some_and(|u| (0xd800..0xdc00).contains(u)) {
+            units.pop();
+            keep += 2;
+        }
+        let mut skip = 0;
+        if self.bom_left && !units.is_empty() {
+            self.bom_left = false;
+            skip = usize::from(units[0] == 0xfeff);
+        }
+        self.out.clear();
+        self.out_at = 0;
+        let mut utf8 = [0u8; 4];
+        for c in char::decode_utf16(units.into_iter().skip(skip)) {
+            let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.out
+                .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        }
+        let used = self.raw.len() - keep;
+        self.raw.drain(..used);
+        if self.eof && !self.raw.is_empty() {
+            // An odd byte at the very end: not a character.
+            self.raw.clear();
+            self.out.extend_from_slice(
+                char::REPLACEMENT_CHARACTER
+                    .encode_utf8(&mut utf8)
+                    .as_bytes(),
+            );
+        }
+    }
+}
+
+impl<R: Read> Read for Utf16<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_at == self.out.len() {
+            if self.eof {
+                return Ok(0);
+            }
+            let mut chunk = [0u8; 8 << 10];
+            let n = loop {
+                match self.inner.read(&mut chunk) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    r => break r?,
+                }
+            };
+            self.raw.extend_from_slice(&chunk[..n]);
+            self.eof = n == 0;
+            self.decode();
+        }
+        let n = buf.len().min(self.out.len() - self.out_at);
+        buf[..n].copy_from_slice(&self.out[self.out_at..self.out_at + n]);
+        self.out_at += n;
+        Ok(n)
+    }
+}
+
+/// Open a stream, detecting gzip, zstd, xz, bzip2 or LZ4 by its first bytes: the bytes read
 /// to sniff are put back in front of the stream. What ends compressed data
 /// early (zero padding, garbage after the last member) ends the stream
 /// quietly here; use [`Source::new`] to get it reported.
@@ -1024,6 +1304,84 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(body).unwrap();
         gz.finish().unwrap()
+    }
+
+    /// A reader handing out at most `step` bytes a call, cycling 1..=step.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        at: usize,
+        step: usize,
+        next: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.next = self.next % self.step + 1;
+            let n = self.next.min(buf.len()).min(self.bytes.len() - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn utf16_with_a_byte_order_mark_reads_as_utf8() {
+        // Surrogate pairs (emoji) and U+2028 across every read boundary,
+        // past the 8 KiB the decoder reads at once.
+        let text: String = (0..3000)
+            .map(|i| {
+                format!("{{\"type\":\"user\",\"n\":{i},\"t\":\"\u{1F600}a\u{2028}\u{e9}\"}}\n")
+            })
+            .collect();
+        for big_endian in [false, true] {
+            let mut bytes = if big_endian {
+                vec![0xfe, 0xff]
+            } else {
+                vec![0xff, 0xfe]
+            };
+            for u in text.encode_utf16() {
+                let pair = if big_endian {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                };
+                bytes.extend_from_slice(&pair);
+            }
+            for step in [1, 3, 7, 4096, 1 << 20] {
+                let src = Trickle {
+                    bytes: &bytes,
+                    at: 0,
+                    step,
+                    next: 0,
+                };
+                let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
+                assert!(s.is_utf16());
+                assert!(!s.is_plain_file());
+                assert_eq!(s.compression(), Compression::None);
+                let got = read_all(s.into_reader()).unwrap();
+                assert!(
+                    got == text.as_bytes(),
+                    "big endian {big_endian}, step {step}"
+                );
+            }
+            // A lone high surrogate at the end and an odd last byte become
+            // U+FFFD each; nothing is lost before them.
+            let mut cut = bytes.clone();
+            let hi = if big_endian {
+                [0xd8, 0x3d]
+            } else {
+                [0x3d, 0xd8]
+            };
+            cut.extend_from_slice(&hi);
+            cut.push(b'x');
+            let s = Source::new(&cut[..], SourceKind::Stream, &EndReport::new()).unwrap();
+            let got = read_all(s.into_reader()).unwrap();
+            assert_eq!(&got[..text.len()], text.as_bytes());
+            assert_eq!(&got[text.len()..], "\u{FFFD}\u{FFFD}".as_bytes());
+        }
+        // No mark: bytes pass untouched.
+        let s = Source::new(&b"{}\n"[..], SourceKind::Stream, &EndReport::new()).unwrap();
+        assert!(!s.is_utf16());
     }
 
     #[test]

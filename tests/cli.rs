@@ -146,7 +146,7 @@ fn stats_of_many_runs_in_one_file_cut_between_runs_equal_one_job() {
 }
 
 #[test]
-fn directories_gzip_zstd_and_stdin_read_the_same_events() {
+fn directories_compressed_files_and_stdin_read_the_same_events() {
     let dir = temp_dir("inputs");
     let src = std::fs::read(stream("two-subagents.jsonl")).expect("read");
     let nested = dir.join("a/b");
@@ -161,29 +161,58 @@ fn directories_gzip_zstd_and_stdin_read_the_same_events() {
         zstd::encode_all(&src[..], 3).expect("zstd"),
     )
     .expect("write");
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    xz.write_all(&src).expect("xz");
+    std::fs::write(dir.join("a/s1.jsonl.xz"), xz.finish().expect("xz")).expect("write");
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(&src).expect("bzip2");
+    std::fs::write(dir.join("a/s2.jsonl.bz2"), bz.finish().expect("bzip2")).expect("write");
+    let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    lz.write_all(&src).expect("lz4");
+    std::fs::write(dir.join("a/s3.jsonl.lz4"), lz.finish().expect("lz4")).expect("write");
     // Not picked up by the walk.
     std::fs::write(dir.join("a/notes.txt"), b"not a stream").expect("write");
     let out = cctape(&["stats", "--json", dir.to_str().expect("path")]);
     assert_eq!(out.status.code(), Some(0));
     let v = json(&out);
-    assert_eq!(v["files"], 3);
+    assert_eq!(v["files"], 6);
     let per_file = v["per_file"].as_array().expect("per_file");
     let names: Vec<&str> = per_file
         .iter()
         .map(|f| f["file"].as_str().expect("name"))
         .collect();
-    assert!(names[0].ends_with("a/b/plain.jsonl"), "{names:?}");
-    assert!(names[1].ends_with("a/run.log.gz"), "{names:?}");
-    assert!(names[2].ends_with("a/run.ndjson.zst"), "{names:?}");
+    for (i, end) in [
+        "a/b/plain.jsonl",
+        "a/run.log.gz",
+        "a/run.ndjson.zst",
+        "a/s1.jsonl.xz",
+        "a/s2.jsonl.bz2",
+        "a/s3.jsonl.lz4",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(names[i].ends_with(end), "{names:?}");
+    }
+    let oracle = src.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count() as u64;
+    assert_eq!(per_file[0]["events"].as_u64(), Some(oracle));
     for f in per_file {
-        assert_eq!(f["by_type"], per_file[0]["by_type"]);
-        assert_eq!(f["bytes"].as_u64(), Some(src.len() as u64));
+        assert_eq!(f["by_type"], per_file[0]["by_type"], "{}", f["file"]);
+        assert_eq!(f["bytes"].as_u64(), Some(src.len() as u64), "{}", f["file"]);
+        assert_eq!(f["error_count"], 0, "{}", f["file"]);
     }
     let via_stdin = json(&cctape_stdin(&["stats", "--json", "-"], &src));
     assert_eq!(via_stdin["by_type"], per_file[0]["by_type"]);
-    let gz = std::fs::read(dir.join("a/run.log.gz")).expect("read");
-    let gz_stdin = json(&cctape_stdin(&["stats", "--json"], &gz));
-    assert_eq!(gz_stdin["by_type"], per_file[0]["by_type"]);
+    for name in [
+        "a/run.log.gz",
+        "a/s1.jsonl.xz",
+        "a/s2.jsonl.bz2",
+        "a/s3.jsonl.lz4",
+    ] {
+        let packed = std::fs::read(dir.join(name)).expect("read");
+        let piped = json(&cctape_stdin(&["stats", "--json"], &packed));
+        assert_eq!(piped["by_type"], per_file[0]["by_type"], "{name} on stdin");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1266,4 +1295,77 @@ fn stats_reports_an_invalid_byte_at_its_column() {
         text.contains("<stdin>:1: byte 0, column 22: invalid_utf8"),
         "{text}"
     );
+}
+
+#[test]
+fn utf16_captures_read_as_their_utf8_text_and_binary_files_are_one_finding() {
+    let dir = temp_dir("utf16");
+    let src = std::fs::read_to_string(stream("two-subagents.jsonl")).expect("read");
+    // Windows PowerShell 5.1's `>` writes UTF-16LE with a byte order mark.
+    let mut le = vec![0xff, 0xfe];
+    let mut be = vec![0xfe, 0xff];
+    for u in src.encode_utf16() {
+        le.extend_from_slice(&u.to_le_bytes());
+        be.extend_from_slice(&u.to_be_bytes());
+    }
+    std::fs::write(dir.join("a.jsonl"), &src).expect("write");
+    std::fs::write(dir.join("b-le.jsonl"), &le).expect("write");
+    std::fs::write(dir.join("c-be.jsonl"), &be).expect("write");
+    let out = cctape(&["stats", "--json", dir.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    let per_file = v["per_file"].as_array().expect("per_file");
+    assert_eq!(per_file.len(), 3);
+    let lines = src.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+    for f in per_file {
+        assert_eq!(f["events"].as_u64(), Some(lines), "{}", f["file"]);
+        assert_eq!(f["by_type"], per_file[0]["by_type"], "{}", f["file"]);
+        assert_eq!(f["error_count"], 0, "{}", f["file"]);
+    }
+    // The lines printed are the UTF-8 text, byte for byte.
+    let le_lines = cctape(&[
+        "filter",
+        "--type",
+        "assistant",
+        &dir.join("b-le.jsonl").to_string_lossy(),
+    ]);
+    let utf8_lines = cctape(&[
+        "filter",
+        "--type",
+        "assistant",
+        &dir.join("a.jsonl").to_string_lossy(),
+    ]);
+    assert!(!utf8_lines.stdout.is_empty());
+    assert!(le_lines.stdout == utf8_lines.stdout);
+    let piped = json(&cctape_stdin(&["stats", "--json"], &be));
+    assert_eq!(piped["by_type"], per_file[0]["by_type"]);
+
+    // A binary file (NUL bytes, not JSON) is one finding with no preview;
+    // a stream whose first line is an event stays a stream whatever follows.
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
+    png.extend_from_slice(&[0u8; 300]);
+    std::fs::write(dir.join("d.json"), &png).expect("write");
+    let mut nul_later = src.clone().into_bytes();
+    nul_later.extend_from_slice(b"\x00\x00\x00\n");
+    std::fs::write(dir.join("e.jsonl"), &nul_later).expect("write");
+    let v = json(&cctape(&[
+        "stats",
+        "--json",
+        &dir.join("d.json").to_string_lossy(),
+        &dir.join("e.jsonl").to_string_lossy(),
+    ]));
+    let formats: Vec<&str> = v["per_file"]
+        .as_array()
+        .expect("per_file")
+        .iter()
+        .map(|f| f["format"].as_str().expect("format"))
+        .collect();
+    assert_eq!(formats, ["binary", "stream"]);
+    assert_eq!(v["per_file"][1]["events"].as_u64(), Some(lines));
+    assert_eq!(v["per_file"][1]["error_count"], 1);
+    let human = cctape(&["stats", &dir.join("d.json").to_string_lossy()]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("d.json: binary\n"), "{text}");
+    assert!(!text.contains("PNG"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

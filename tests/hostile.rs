@@ -1145,6 +1145,89 @@ fn gzip_with_trailing_garbage_or_zero_padding_says_where() {
     std::fs::remove_dir_all(&dir).expect("clean");
 }
 
+/// `body` compressed by `codec` (`xz`, `bzip2`, `lz4`).
+fn packed(codec: &str, body: &[u8]) -> Vec<u8> {
+    match codec {
+        "xz" => {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            e.write_all(body).expect("xz");
+            e.finish().expect("xz")
+        }
+        "bzip2" => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            e.write_all(body).expect("bzip2");
+            e.finish().expect("bzip2")
+        }
+        _ => {
+            let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            e.write_all(body).expect("lz4");
+            e.finish().expect("lz4")
+        }
+    }
+}
+
+/// `bytes` written to `path`, then `cctape stats --json -q` of it.
+fn stats_of(path: &Path, bytes: &[u8]) -> Ran {
+    std::fs::write(path, bytes).expect("write");
+    cctape(
+        &args(&["stats", "--json", "-q"], path),
+        Input::Null,
+        Output::Keep,
+        MINUTE,
+    )
+}
+
+#[test]
+fn xz_bzip2_lz4_cut_short_or_followed_by_garbage_say_where() {
+    let dir = temp_dir("xz-bz2-lz4");
+    let body: String = (0..400).map(|i| event("s", i, 300)).collect();
+    let lines = body.lines().count();
+    for (codec, unit) in [("xz", "stream"), ("bzip2", "stream"), ("lz4", "frame")] {
+        let whole = packed(codec, body.as_bytes());
+        // Two members one after another, as `cat a.xz b.xz` or pbzip2 make.
+        let twice = [whole.clone(), whole.clone()].concat();
+        let r = stats_of(&dir.join(format!("twice.{codec}")), &twice);
+        assert_eq!(r.code(), Some(0), "{codec}: {}", r.stderr);
+        assert_eq!(r.json()["events"], 2 * lines, "{codec}");
+        assert_eq!(r.json()["error_count"], 0, "{codec}");
+
+        // Cut inside the second member: every event of the first is read,
+        // then one positioned error naming the member.
+        let cut = &twice[..whole.len() + whole.len() / 2];
+        let r = stats_of(&dir.join(format!("cut.{codec}")), cut);
+        assert_eq!(r.code(), Some(2), "{codec}: {}", r.stderr);
+        let j = r.json();
+        assert!(
+            j["events"].as_u64().expect("events") >= lines as u64,
+            "{codec}: {}",
+            j["events"]
+        );
+        assert_eq!(j["error_count"], 1, "{codec}");
+        let says = format!("{codec}: {unit} 2 (from compressed byte {})", whole.len());
+        assert!(r.stderr.contains(&says), "{codec}: {}", r.stderr);
+
+        // Garbage after the last member ends the stream; it is reported
+        // with its offset after every event is read.
+        let mut tailed = whole.clone();
+        tailed.extend_from_slice(b"\n\ngarbage");
+        let r = stats_of(&dir.join(format!("garbage.{codec}")), &tailed);
+        assert_eq!(r.code(), Some(2), "{codec}: {}", r.stderr);
+        assert_eq!(r.json()["events"], lines, "{codec}");
+        let says = format!(
+            "trailing data that is not {codec} at compressed byte {}",
+            whole.len()
+        );
+        assert!(r.stderr.contains(&says), "{codec}: {}", r.stderr);
+    }
+    // xz allows zero padding in fours between and after streams: no error.
+    let whole = packed("xz", body.as_bytes());
+    let padded = [whole.clone(), vec![0; 8], whole.clone(), vec![0; 4]].concat();
+    let r = stats_of(&dir.join("padded.xz"), &padded);
+    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    assert_eq!(r.json()["events"], 2 * lines);
+    std::fs::remove_dir_all(&dir).expect("clean");
+}
+
 #[test]
 fn fields_with_an_unknown_at_name_is_a_usage_error() {
     let r = cctape(

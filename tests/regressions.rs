@@ -352,3 +352,79 @@ fn pruned_read_keeps_values_of_escaped_keys_whole() {
     );
     assert_eq!(check_stats_path(input.as_bytes()), 1);
 }
+
+#[test]
+fn replay_decompress_inputs() {
+    replay("decompress", |b| {
+        check_decompress(b);
+    });
+}
+
+/// A compressed stream cut at any byte decodes to a prefix of what was
+/// compressed, then ends (an error or the end): never other bytes, never a
+/// panic. gzip, zstd, xz, bzip2 and LZ4, each compressed by its crate.
+#[test]
+fn compressed_streams_cut_anywhere_decode_a_prefix() {
+    use std::io::{Read, Write};
+    let body: Vec<u8> = (0..300)
+        .flat_map(|i| {
+            format!(
+                "{{\"type\":\"user\",\"n\":{i},\"text\":\"{}\"}}\n",
+                "ab\\n".repeat(i % 17)
+            )
+            .into_bytes()
+        })
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&body).unwrap();
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 1);
+    xz.write_all(&body).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    bz.write_all(&body).unwrap();
+    let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    lz.write_all(&body).unwrap();
+    let packed = [
+        ("gzip", gz.finish().unwrap()),
+        ("zstd", zstd::encode_all(&body[..], 3).unwrap()),
+        ("xz", xz.finish().unwrap()),
+        ("bzip2", bz.finish().unwrap()),
+        ("lz4", lz.finish().unwrap()),
+    ];
+    for (name, whole) in &packed {
+        let step = (whole.len() / 150).max(1);
+        for cut in (0..=whole.len()).step_by(step).chain([whole.len()]) {
+            let report = cctape::source::EndReport::new();
+            let src = cctape::source::Source::new(
+                &whole[..cut],
+                cctape::source::SourceKind::Stream,
+                &report,
+            )
+            .unwrap();
+            let mut rdr = src.into_reader();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 777];
+            let ok = loop {
+                match rdr.read(&mut buf) {
+                    Ok(0) => break true,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                    Err(_) => break false,
+                }
+            };
+            assert!(body.starts_with(&got), "{name} cut at {cut}: not a prefix");
+            if cut == whole.len() {
+                assert!(ok, "{name}: the whole stream fails");
+                assert_eq!(got.len(), body.len(), "{name}: whole stream short");
+            } else if cut >= 8 {
+                // Cut inside the data: said, never a quiet short read.
+                assert!(
+                    !ok,
+                    "{name} cut at {cut}: a cut stream ends without an error"
+                );
+            }
+        }
+        // The fuzz check's own reading of the whole stream.
+        let mut data = vec![0u8];
+        data.extend_from_slice(whole);
+        assert_eq!(check_decompress(&data), body.len() as u64, "{name}");
+    }
+}

@@ -28,8 +28,9 @@ mod watch;
 /// filters and fields, fast.
 ///
 /// Inputs are files, directories (walked for *.jsonl, *.ndjson, *.json,
-/// *.log and their .gz/.zst forms) and `-` for stdin; gzip and zstd are
-/// detected by their first bytes whatever the name.
+/// *.log and their .gz/.zst/.xz/.bz2/.lz4 forms) and `-` for stdin; gzip,
+/// zstd, xz, bzip2 and LZ4 are detected by their first bytes whatever the
+/// name.
 ///
 /// Every input is read once, from start to end, whatever it is (a file, a
 /// pipe, a FIFO, a device); output streams in input order.

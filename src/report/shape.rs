@@ -164,10 +164,12 @@ impl Shape {
             Format::Text => self.last_line.as_deref().and_then(FinalError::of_line),
             _ => None,
         };
+        // Binary data has no line worth showing.
+        let binary = format == Format::Binary;
         NoEvents {
             format,
-            first_line: first_line(&self.prefix),
-            last_line: self.last_line.clone(),
+            first_line: first_line(&self.prefix).filter(|_| !binary),
+            last_line: self.last_line.clone().filter(|_| !binary),
             final_error,
             advice: format.describe(),
         }

@@ -21,12 +21,16 @@
 //!   runs of the exact read.
 //! - [`check_scan_line`]: the scanner, on every backend this CPU runs,
 //!   against [`parse_event`] on one line.
+//! - [`check_decompress`]: any bytes behind a compressed format's magic
+//!   (gzip, zstd, xz, bzip2, LZ4) read through [`Source`] to their end, an
+//!   error or a cap, and never past it.
 #![allow(dead_code)]
 
 use cctape::event::parse_event;
 use cctape::framing::{Line, LineDecoder, Lines};
 use cctape::parse::{Number, Parser, Value, ValueKind};
 use cctape::run::{RunFolder, RunSummary};
+use cctape::source::{Compression, EndReport, Source, SourceKind};
 use cctape::stats::{AheadLine, PrunedReader, ReadAhead, Stats};
 use cctape::views::{Answer, Census, View, Visitor as ViewVisitor};
 use cctape::{Counts, ErrorKind, Event, EventKind, EventReader, Field, Position, SliceEvents};
@@ -1843,4 +1847,60 @@ pub fn check_scan_line(data: &[u8]) {
             }
         }
     }
+}
+
+/// The magic bytes [`check_decompress`] puts in front of its input, chosen
+/// by the input's first byte.
+const MAGICS: [&[u8]; 5] = [
+    &[0x1f, 0x8b],
+    &[0x28, 0xb5, 0x2f, 0xfd],
+    b"\xfd7zXZ\x00",
+    b"BZh9",
+    &[0x04, 0x22, 0x4d, 0x18],
+];
+
+/// Decoded bytes read per input at most: a few bytes of a compressed
+/// format can stand for gigabytes.
+const DECODED_CAP: u64 = 32 << 20;
+
+/// Any bytes read as a compressed input: the first byte picks a format
+/// whose magic goes in front of the rest (unless the rest already starts
+/// with one, as mutated seeds do). The read ends (end, error or
+/// [`DECODED_CAP`]) without a panic, and a read after an error or the end
+/// ends too. Returns the decoded byte count.
+pub fn check_decompress(data: &[u8]) -> u64 {
+    let Some((&pick, rest)) = data.split_first() else {
+        return 0;
+    };
+    let bytes = if Compression::detect(rest) == Compression::None {
+        [MAGICS[pick as usize % MAGICS.len()], rest].concat()
+    } else {
+        rest.to_vec()
+    };
+    let report = EndReport::new();
+    let Ok(src) = Source::new(&bytes[..], SourceKind::Stream, &report) else {
+        return 0;
+    };
+    assert_ne!(src.compression(), Compression::None);
+    let mut rdr = src.into_reader();
+    let mut buf = [0u8; 4096];
+    let mut total = 0u64;
+    let ended = loop {
+        match rdr.read(&mut buf) {
+            Ok(0) => break true,
+            Ok(n) => {
+                assert!(n <= buf.len());
+                total += n as u64;
+                if total > DECODED_CAP {
+                    break false;
+                }
+            }
+            Err(_) => break true,
+        }
+    };
+    if ended {
+        // Past the end or an error, a reader stays ended.
+        assert!(matches!(rdr.read(&mut buf), Ok(0) | Err(_)));
+    }
+    total
 }
