@@ -1369,3 +1369,88 @@ fn utf16_captures_read_as_their_utf8_text_and_binary_files_are_one_finding() {
     assert!(!text.contains("PNG"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The lines of a stream file whose `type` passes `keep` (serde_json as
+/// the oracle), each with its LF.
+fn lines_where(path: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("read")
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()
+                .and_then(|v| v["type"].as_str().map(&keep))
+                .unwrap_or(false)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn filter_inverts_stops_at_max_count_and_lists_inputs_as_grep() {
+    let mixed = stream("mixed-bad.jsonl");
+    let two = stream("two-subagents.jsonl");
+    // -v: the events that fail the tests.
+    let not_assistant = lines_where(&two, |t| t != "assistant");
+    assert!(!not_assistant.is_empty());
+    let out = cctape(&["filter", "-v", "--type", "assistant", &two]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), not_assistant.concat());
+    // Bad lines are not events: -v leaves them out too, so the events are
+    // split between the two without overlap.
+    let count = |a: &[&str]| -> u64 { stdout(&cctape(a)).trim().parse().expect("a count") };
+    let events = json(&cctape(&["stats", "--json", &mixed]))["events"]
+        .as_u64()
+        .expect("events");
+    assert_eq!(
+        count(&["filter", "-c", "--type", "assistant", &mixed])
+            + count(&["filter", "-v", "-c", "--type", "assistant", &mixed]),
+        events
+    );
+
+    // -m: the first NUM lines of each input, with any number of jobs.
+    let assistant = lines_where(&two, |t| t == "assistant");
+    assert!(assistant.len() > 3);
+    for jobs in ["1", "2"] {
+        let out = cctape(&["filter", "-j", jobs, "-m", "3", "--type", "assistant", &two]);
+        assert_eq!(stdout(&out), assistant[..3].concat(), "-j {jobs}");
+    }
+    let both = cctape(&[
+        "filter",
+        "-c",
+        "-m",
+        "2",
+        "--type",
+        "assistant",
+        &two,
+        &mixed,
+    ]);
+    let mixed_n = lines_where(&mixed, |t| t == "assistant").len().min(2);
+    assert_eq!(stdout(&both), format!("{two}:2\n{mixed}:{mixed_n}\n"));
+
+    // -l and --files-without-match: names, one a line or NUL-ended.
+    let results = stream("success-basic.jsonl");
+    let no_result = stream("no-result.jsonl");
+    assert!(lines_where(&no_result, |t| t == "result").is_empty());
+    assert!(!lines_where(&results, |t| t == "result").is_empty());
+    let l = cctape(&["filter", "-l", "--type", "result", &results, &no_result]);
+    assert_eq!(l.status.code(), Some(0));
+    assert_eq!(stdout(&l), format!("{results}\n"));
+    let w = cctape(&[
+        "filter",
+        "--files-without-match",
+        "-0",
+        "--type",
+        "result",
+        &results,
+        &no_result,
+    ]);
+    assert_eq!(stdout(&w), format!("{no_result}\0"));
+    // Nothing listed: exit 1, as grep -l.
+    let none = cctape(&["filter", "-l", "--type", "result", &no_result]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(none.stdout.is_empty());
+    // -v and --errors ask for opposite things.
+    let clash = cctape(&["filter", "-v", "--errors", &mixed]);
+    assert_eq!(clash.status.code(), Some(2));
+}

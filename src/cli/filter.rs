@@ -2,7 +2,8 @@
 //! unchanged. The fast answer to `jq -c 'select(...)'`, with grep's and
 //! ripgrep's habits: exit 1 when nothing matched, file names before lines
 //! from several inputs (`-H`, `--no-filename`, `--null`), `--count` per
-//! input.
+//! input, `-v` to invert, `-m` to stop at a number of lines, `-l` and
+//! `--files-without-match` to list inputs.
 //!
 //! The tests themselves ([`Filters`], [`Matcher`]) are shared with `cctape
 //! fields`: OR among the values of one flag, AND across flags.
@@ -313,6 +314,14 @@ pub struct Args {
     /// are not kept): it is named on stderr instead, and not counted.
     #[arg(long)]
     errors: bool,
+    /// The events that do not pass the tests (as grep -v); bad lines are
+    /// not events and stay out (see --errors).
+    #[arg(long, short = 'v', conflicts_with = "errors")]
+    invert_match: bool,
+    /// At most NUM lines per input (as grep -m): each input is then read
+    /// in order on one worker, and its count stops at NUM.
+    #[arg(long, short = 'm', value_name = "NUM")]
+    max_count: Option<u64>,
     /// Print only how many lines would be printed, per input: `NAME:N` when
     /// names are shown (inputs with none left out unless --include-zero, as
     /// ripgrep does), else `N` (0 included, as grep -c). --total gives one
@@ -326,6 +335,19 @@ pub struct Args {
     /// With --count, list the inputs with no line too.
     #[arg(long, requires = "count", help_heading = "Output")]
     include_zero: bool,
+    /// Print only the names of the inputs with a line to print, one a line
+    /// (NUL-ended with --null), as grep -l and ripgrep -l.
+    #[arg(
+        long,
+        short = 'l',
+        conflicts_with_all = ["count", "total", "files_without_match"],
+        help_heading = "Output"
+    )]
+    files_with_matches: bool,
+    /// Print only the names of the inputs with no line to print (an input
+    /// that could not be read is not listed: its error is said on stderr).
+    #[arg(long, conflicts_with_all = ["count", "total"], help_heading = "Output")]
+    files_without_match: bool,
     /// Print each line's input name first (`NAME:LINE`). The default when
     /// more than one path is given or a directory is walked.
     #[arg(
@@ -387,8 +409,17 @@ struct Conf<'a> {
 }
 
 impl Conf<'_> {
+    /// Lines are counted, not printed.
     fn counting(&self) -> bool {
-        self.args.count || self.args.total
+        self.args.count
+            || self.args.total
+            || self.args.files_with_matches
+            || self.args.files_without_match
+    }
+
+    /// One more line may be taken from an input that has `matched`.
+    fn room(&self, matched: u64) -> bool {
+        self.args.max_count.is_none_or(|m| matched < m)
     }
 
     /// Append one matched line with its name and number as asked.
@@ -425,7 +456,10 @@ impl Sink for FilterSink<'_> {
     }
 
     fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
-        if self.conf.args.errors || !self.matcher.matches(s) {
+        // The matcher sees every event (a --tool test follows calls), then
+        // the answer is inverted for -v.
+        let selected = self.matcher.matches(s) != self.conf.args.invert_match;
+        if self.conf.args.errors || !selected || !self.conf.room(self.matched) {
             return;
         }
         self.matched += 1;
@@ -443,6 +477,9 @@ impl Sink for FilterSink<'_> {
             // A broken input is reported by the driver; it is not a line.
             return;
         }
+        if !self.conf.room(self.matched) {
+            return;
+        }
         let Some(line) = line else {
             self.unprinted
                 .push(format!("{e}; not printed (its bytes are not kept)"));
@@ -455,7 +492,12 @@ impl Sink for FilterSink<'_> {
     }
 
     fn split(&self) -> Split {
-        self.conf.args.filters.split()
+        if self.conf.args.max_count.is_some() {
+            // The first NUM lines of an input are known only in order.
+            Split::Never
+        } else {
+            self.conf.args.filters.split()
+        }
     }
 }
 
@@ -494,6 +536,7 @@ pub fn run(args: &Args) -> i32 {
     let conf = Conf { args, prefixes };
     let mut total = 0u64;
     let mut per_input = 0u64;
+    let mut listed = 0u64;
     exec::run(
         &inputs,
         &opts,
@@ -512,6 +555,16 @@ pub fn run(args: &Args) -> i32 {
             }
             // An input that could not be read has no count (grep and
             // ripgrep print none): its error was said on stderr.
+            let listing = args.files_with_matches || args.files_without_match;
+            if done.last && listing && !done.unreadable {
+                let n = std::mem::take(&mut per_input);
+                if (n > 0) == args.files_with_matches {
+                    listed += 1;
+                    let mut out = printed_name(&inputs[done.input], terminal);
+                    out.push(if args.null { 0 } else { b'\n' });
+                    exec::write_out(&mut out);
+                }
+            }
             if done.last && args.count && !done.unreadable {
                 let n = std::mem::take(&mut per_input);
                 let mut out = Vec::new();
@@ -529,6 +582,10 @@ pub fn run(args: &Args) -> i32 {
     );
     if args.total {
         exec::write_out(&mut format!("{total}\n").into_bytes());
+    }
+    if args.files_with_matches || args.files_without_match {
+        // As ripgrep: 0 when a name was printed.
+        return select_exit_code(failed, listed);
     }
     select_exit_code(failed, total)
 }

@@ -98,6 +98,8 @@ Examples:
   cctape filter --type result,assistant run.jsonl          OR inside a flag (or repeat it)
   cctape filter --type system --subtype api_retry --total runs/    one number
   cctape filter --count --tool Bash runs/    NAME:N per file with a Bash call or result
+  cctape filter -l --type result --subtype error_max_turns runs/   the files of runs that hit max turns
+  cctape filter -v --type stream_event run.jsonl    everything but the partial-message deltas
   cctape filter --tool Bash --subagent run.jsonl
   cctape filter --errors -n runs/            the lines that are not events, NAME:LINE:...
 Exit codes: 0 a line was printed (or counted), 1 none, 2 an input could not be read.";
