@@ -852,31 +852,29 @@ impl<R: Read> Utf16<R> {
                 u16::from_le_bytes(pair)
             }
         };
-        let mut units: Vec<u16> = self.raw.chunks_exact(2).map(unit).collect();
-        let mut keep = self.raw.len() % 2;
-        if !self.eof && units.last().is_some_and(|u| (0xd800..0xdc00).contains(u)) {
-            units.pop();
-            keep += 2;
+        let Utf16 { raw, out, .. } = self;
+        let mut units = raw.len() / 2;
+        if !self.eof && units > 0 && (0xd800..0xdc00).contains(&unit(&raw[2 * units - 2..])) {
+            units -= 1;
         }
         let mut skip = 0;
-        if self.bom_left && !units.is_empty() {
+        if self.bom_left && units > 0 {
             self.bom_left = false;
-            skip = usize::from(units[0] == 0xfeff);
+            skip = usize::from(unit(raw) == 0xfeff);
         }
-        self.out.clear();
+        out.clear();
         self.out_at = 0;
         let mut utf8 = [0u8; 4];
-        for c in char::decode_utf16(units.into_iter().skip(skip)) {
+        let decoded = raw[..2 * units].chunks_exact(2).map(unit).skip(skip);
+        for c in char::decode_utf16(decoded) {
             let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
-            self.out
-                .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
         }
-        let used = self.raw.len() - keep;
-        self.raw.drain(..used);
-        if self.eof && !self.raw.is_empty() {
+        raw.drain(..2 * units);
+        if self.eof && !raw.is_empty() {
             // An odd byte at the very end: not a character.
-            self.raw.clear();
-            self.out.extend_from_slice(
+            raw.clear();
+            out.extend_from_slice(
                 char::REPLACEMENT_CHARACTER
                     .encode_utf8(&mut utf8)
                     .as_bytes(),
