@@ -29,7 +29,7 @@
 //! Nothing is allocated per line once the sessions, models and requests seen
 //! are known: new names and new requests are the only allocations.
 
-use super::{AssistantRecord, Record, RecordKind, RecordView};
+use super::{Record, RecordKind, RecordView};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, RequestTokens};
@@ -39,7 +39,7 @@ use crate::stream::Counts;
 use crate::time::{Day, Zone};
 use memchr::memmem::{Finder, FinderRev};
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::io::Read;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -408,6 +408,11 @@ pub struct TranscriptFold {
     /// hash (the buffers are reused: no allocation once warm).
     last_session: Recent,
     last_version: Recent,
+    /// The same for `agentId` and a message's `model`.
+    last_agent: Recent,
+    last_model: Recent,
+    /// Timestamps read, the last hour kept.
+    clock: Clock,
     /// Tool calls by their `tool_use` id's key (a call replayed in another
     /// file is one call), and their results by the same key.
     tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
@@ -418,6 +423,55 @@ pub struct TranscriptFold {
     /// [`finish`](TranscriptFold::finish) lists each call
     /// ([`SessionSummary::calls`]).
     keep_calls: bool,
+}
+
+/// Timestamps to milliseconds, the hour of the last one kept: the CLI
+/// writes `YYYY-MM-DDTHH:MM:SS.mmmZ`, and consecutive records share their
+/// hour, so only the minutes, seconds and milliseconds are read for them;
+/// any other shape (an offset, no fraction, another hour) goes to
+/// [`crate::time::parse_millis`]. The same answers: the hour's start is
+/// taken from `parse_millis` itself.
+#[derive(Debug, Default)]
+struct Clock {
+    /// `YYYY-MM-DDTHH` of the last timestamp of the CLI's shape, and the
+    /// milliseconds at the start of that hour.
+    hour: Option<([u8; 13], i64)>,
+}
+
+impl Clock {
+    fn millis(&mut self, s: &str) -> Option<i64> {
+        let b = s.as_bytes();
+        let Some(within) = hour_millis(b) else {
+            return crate::time::parse_millis(s);
+        };
+        if let Some((hour, start)) = &self.hour
+            && b[..13] == hour[..]
+        {
+            return Some(start + within);
+        }
+        let ms = crate::time::parse_millis(s)?;
+        let mut hour = [0u8; 13];
+        hour.copy_from_slice(&b[..13]);
+        self.hour = Some((hour, ms - within));
+        Some(ms)
+    }
+}
+
+/// For a timestamp shaped `…THH:MM:SS.mmmZ` (24 bytes), the milliseconds
+/// since its hour began (minutes and seconds in range); `None` for any
+/// other shape.
+fn hour_millis(b: &[u8]) -> Option<i64> {
+    if b.len() != 24 || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z' {
+        return None;
+    }
+    let d = |i: usize| {
+        let c = b[i].wrapping_sub(b'0');
+        (c < 10).then_some(i64::from(c))
+    };
+    let minute = d(14)? * 10 + d(15)?;
+    let second = d(17)? * 10 + d(18)?;
+    let milli = d(20)? * 100 + d(21)? * 10 + d(22)?;
+    (minute < 60 && second < 60).then_some(minute * 60_000 + second * 1000 + milli)
 }
 
 /// Where a record is: its file's name id (`NONE` without one) and line.
@@ -497,6 +551,9 @@ struct Top<'s> {
     sidechain: Option<bool>,
     version: Option<RawStr<'s>>,
     message: Option<RawValue<'s>>,
+    /// The first `message` (what [`Record::message`] reads; `message` is
+    /// the last, should a line give two).
+    first_message: Option<RawValue<'s>>,
     data: Option<RawValue<'s>>,
     request_id: Option<RawStr<'s>>,
     cost_usd: Option<RawValue<'s>>,
@@ -504,14 +561,34 @@ struct Top<'s> {
     parent_tool_use_id: Option<RawStr<'s>>,
 }
 
+impl Top<'_> {
+    /// The keys read, for keys written with escapes.
+    const KEYS: [&'static str; 11] = [
+        "sessionId",
+        "timestamp",
+        "agentId",
+        "isSidechain",
+        "version",
+        "message",
+        "data",
+        "requestId",
+        "costUSD",
+        "isApiErrorMessage",
+        "parentToolUseID",
+    ];
+}
+
 /// A message's fields the fold reads, found in one walk (`usage` comes
 /// after the content, which a lookup per field would cross each time).
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct MessageFields<'s> {
     id: Option<RawStr<'s>>,
     model: Option<RawStr<'s>>,
     stop_reason: Option<RawStr<'s>>,
     usage: Option<RequestTokens>,
+    /// Where the first `content`'s value starts, when the plain read
+    /// ([`MessageFields::plain`]) passed it.
+    content: Option<usize>,
 }
 
 impl<'s> MessageFields<'s> {
@@ -523,6 +600,9 @@ impl<'s> MessageFields<'s> {
     /// transcripts).
     fn of(message: RawValue<'s>) -> MessageFields<'s> {
         let raw = message.raw();
+        if let Some(m) = Self::plain(raw) {
+            return m;
+        }
         let mut m = MessageFields::default();
         let mut entries = message.entries();
         for (k, v) in entries.by_ref() {
@@ -546,11 +626,52 @@ impl<'s> MessageFields<'s> {
         m
     }
 
+    /// [`MessageFields::of`] for a message whose members up to `content`
+    /// are plain (keys and strings without escapes, `usage` a plain
+    /// object, [`usage_plain_at`]), read in one pass without the general
+    /// walk; `None` for any other message (then it is walked).
+    fn plain(raw: &'s [u8]) -> Option<MessageFields<'s>> {
+        let mut m = MessageFields::default();
+        let mut i = 0;
+        plain_members(raw, &mut i, |key, _, i| {
+            match key {
+                b"content" => {
+                    // `from` is where the key's text ends, as in `of`.
+                    let from = key.as_ptr() as usize + key.len() - raw.as_ptr() as usize;
+                    m.content = Some(*i);
+                    m = std::mem::take(&mut m).after_content(raw, from)?;
+                    // Nothing more to read here: stop the members' walk
+                    // (`None`), telling it apart from a failure below.
+                    *i = usize::MAX;
+                    return None;
+                }
+                b"id" => m.id = plain_str(raw, i)?,
+                b"model" => m.model = plain_str(raw, i)?,
+                b"stop_reason" => m.stop_reason = plain_str(raw, i)?,
+                b"usage" => {
+                    let (u, end) = usage_plain_at(raw, *i)?;
+                    m.usage = Some(u);
+                    *i = end;
+                }
+                _ => *i = plain_value_end(raw, *i)?,
+            }
+            Some(())
+        })
+        .map_or((i == usize::MAX).then_some(()), |()| {
+            // Every member read, no content: the message ends here.
+            (i == raw.len()).then_some(())
+        })?;
+        Some(m)
+    }
+
     /// `stop_reason` and `usage` among the members after `from` (the
     /// content's first byte), each the last depth-1 member of its name;
     /// `None` when the bytes after the content are not plain members (then
     /// the message is walked).
     fn after_content(mut self, raw: &'s [u8], from: usize) -> Option<MessageFields<'s>> {
+        if let Some(m) = self.tail_plain(raw, from) {
+            return Some(m);
+        }
         static USAGE: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(b"\"usage\""));
         static STOP_REASON: LazyLock<FinderRev<'static>> =
             LazyLock::new(|| FinderRev::new(b"\"stop_reason\""));
@@ -558,27 +679,100 @@ impl<'s> MessageFields<'s> {
         // (where the CLI writes it), where the members up to `usage`'s key
         // are all that is left to see.
         let closes = |i: usize| members_close(raw, i, None);
+        let ends = |i: usize| value_end(raw, i);
+        // A plain usage object is read where its end is found (once).
+        let parsed = std::cell::Cell::new(None);
+        let usage_end = |i: usize| match usage_plain_at(raw, i) {
+            Some((u, end)) => {
+                parsed.set(Some((i, u)));
+                end
+            }
+            None => value_end(raw, i),
+        };
         let mut usage_at = None;
-        if let Some((key, end, v)) = last_member(raw, &USAGE, from, raw.len(), closes)? {
-            self.usage = match usage_plain(v) {
-                Some(u) => Some(u),
-                None => super::usage_value(RawValue::starting(v)),
+        if let Some((key, end, v)) = last_member(raw, &USAGE, from, raw.len(), usage_end, closes)? {
+            let start = v.as_ptr() as usize - raw.as_ptr() as usize;
+            self.usage = match parsed.get() {
+                Some((at, u)) if at == start => Some(u),
+                _ => super::usage_value(RawValue::starting(v)),
             };
             usage_at = Some((key, end));
         }
         let found = match usage_at {
-            Some((u, u_end)) => match last_member(raw, &STOP_REASON, u_end, raw.len(), closes)? {
-                None => last_member(raw, &STOP_REASON, from, u, |i| {
-                    members_close(raw, i, Some(u))
-                })?,
-                after => after,
-            },
-            None => last_member(raw, &STOP_REASON, from, raw.len(), closes)?,
+            Some((u, u_end)) => {
+                match last_member(raw, &STOP_REASON, u_end, raw.len(), ends, closes)? {
+                    None => last_member(raw, &STOP_REASON, from, u, ends, |i| {
+                        members_close(raw, i, Some(u))
+                    })?,
+                    after => after,
+                }
+            }
+            None => last_member(raw, &STOP_REASON, from, raw.len(), ends, closes)?,
         };
         if let Some((_, _, v)) = found {
             self.stop_reason = RawValue::starting(v).as_raw_str();
         }
         Some(self)
+    }
+
+    /// [`after_content`](MessageFields::after_content) for the tail the
+    /// CLI writes: `usage` a plain object and the message's last member,
+    /// and the members just before it plain (`null` or strings without
+    /// escapes: `"stop_reason":null,"stop_sequence":null`), read backwards
+    /// from the message's end without a search; `None` when the tail is
+    /// not of that shape. The same answers: the `usage` found is checked
+    /// forwards as `after_content` checks an occurrence (an unescaped key,
+    /// its value a plain object closing the message), and no later
+    /// occurrence could pass (inside a plain object a key is nested);
+    /// `stop_reason` is the first member named so walking back from
+    /// `usage` over plain members, which is the last one before it.
+    fn tail_plain(mut self, raw: &'s [u8], from: usize) -> Option<MessageFields<'s>> {
+        // The message's closing brace, then the usage object's.
+        (raw.last() == Some(&b'}')).then_some(())?;
+        let close = back_ws(raw, raw.len().checked_sub(2)?)?;
+        (raw[close] == b'}').then_some(())?;
+        let mut depth = 0usize;
+        let mut j = close;
+        let start = loop {
+            let k = memchr::memrchr2(b'{', b'}', &raw[..=j])?;
+            if raw[k] == b'}' {
+                depth += 1;
+            } else {
+                depth -= 1;
+                if depth == 0 {
+                    break k;
+                }
+            }
+            j = k.checked_sub(1)?;
+        };
+        let (usage, end) = usage_plain_at(raw, start)?;
+        (end == close + 1).then_some(())?;
+        let key = plain_key_before(raw, start)?;
+        (key.0 >= from && key.1 == b"usage").then_some(())?;
+        self.usage = Some(usage);
+        // Members before `usage`, walked back: `"key": value,`.
+        let mut at = key.0;
+        for _ in 0..4 {
+            let comma = back_ws(raw, at.checked_sub(1)?)?;
+            (raw[comma] == b',').then_some(())?;
+            let last = back_ws(raw, comma.checked_sub(1)?)?;
+            let (value_start, value) = if raw[last] == b'"' {
+                let q = plain_open_quote(raw, last)?;
+                (q, Some(RawStr::new(&raw[q + 1..last], false)))
+            } else if raw[..=last].ends_with(b"null") {
+                (last - 3, None)
+            } else {
+                return None;
+            };
+            let (k, name) = plain_key_before(raw, value_start)?;
+            (k >= from).then_some(())?;
+            if name == b"stop_reason" {
+                self.stop_reason = value;
+                return Some(self);
+            }
+            at = k;
+        }
+        None
     }
 
     /// Every member walked (the last of a name given twice wins, as in
@@ -598,6 +792,33 @@ impl<'s> MessageFields<'s> {
     }
 }
 
+/// The last byte at or before `i` that is not whitespace.
+fn back_ws(b: &[u8], i: usize) -> Option<usize> {
+    b.get(..=i)?
+        .iter()
+        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// The opening quote of the string whose closing quote is `b[close]`,
+/// when the string holds no backslash and its opening quote is not
+/// escaped (so that the quote found is where the string starts).
+fn plain_open_quote(b: &[u8], close: usize) -> Option<usize> {
+    let q = memchr::memrchr(b'"', &b[..close])?;
+    (memchr::memchr(b'\\', &b[q + 1..close]).is_none()).then_some(())?;
+    (q == 0 || b[q - 1] != b'\\').then_some(q)
+}
+
+/// The plain key (no backslash) of the member whose value starts at
+/// `b[value]`: where its opening quote is, and its text.
+fn plain_key_before(b: &[u8], value: usize) -> Option<(usize, &[u8])> {
+    let colon = back_ws(b, value.checked_sub(1)?)?;
+    (b[colon] == b':').then_some(())?;
+    let close = back_ws(b, colon.checked_sub(1)?)?;
+    (b[close] == b'"').then_some(())?;
+    let open = plain_open_quote(b, close)?;
+    Some((open, &b[open + 1..close]))
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
         i += 1;
@@ -606,9 +827,59 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The end of the JSON value that starts at `b[i]` (the bytes are
-/// validated).
+/// validated): a plain one's ([`plain_value_end`]: a string without
+/// escapes found with one byte search), else the general skip's.
 fn value_end(b: &[u8], i: usize) -> usize {
-    i + RawValue::starting(&b[i..]).raw().len()
+    let general = || i + RawValue::starting(&b[i..]).raw().len();
+    match b.get(i) {
+        // A nested value may hold escapes: the general skip at once.
+        Some(b'{' | b'[') => general(),
+        _ => plain_value_end(b, i).unwrap_or_else(general),
+    }
+}
+
+/// The members of an object, each value with its exact bytes (its end
+/// found once, where the walk crosses it): a value kept from the walk is
+/// not crossed again when it is read. For objects whose values are read
+/// after the walk (a relayed message inside `data`).
+struct Members<'s> {
+    b: &'s [u8],
+    i: usize,
+    first: bool,
+}
+
+impl<'s> Members<'s> {
+    fn of(obj: RawValue<'s>) -> Members<'s> {
+        let b = obj.raw();
+        let i = if b.first() == Some(&b'{') { 1 } else { b.len() };
+        Members { b, i, first: true }
+    }
+}
+
+impl<'s> Iterator for Members<'s> {
+    type Item = (RawStr<'s>, RawValue<'s>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.b;
+        let mut i = skip_ws(b, self.i);
+        if !std::mem::take(&mut self.first) {
+            (b.get(i) == Some(&b',')).then_some(())?;
+            i = skip_ws(b, i + 1);
+        }
+        self.i = b.len();
+        let key = RawValue::starting(b.get(i..)?).as_raw_str()?;
+        let j = skip_ws(b, i + key.raw().len() + 2);
+        (b.get(j) == Some(&b':')).then_some(())?;
+        let start = skip_ws(b, j + 1);
+        (start < b.len()).then_some(())?;
+        let end = value_end(b, start).min(b.len());
+        self.i = end;
+        let value = match b[start] {
+            b'"' => RawValue::starting(&b[start..end]),
+            _ => RawValue::exact(&b[start..end], false),
+        };
+        Some((key, value))
+    }
 }
 
 /// True when, from `i`, the object `obj` ends with plain members: `(,
@@ -640,7 +911,7 @@ fn members_close(obj: &[u8], mut i: usize, known: Option<usize>) -> bool {
 
 /// The last member `key` (given with its quotes) of the object `obj` whose
 /// key lies in `from..before`, searched from the end: where its key starts,
-/// and its value. An occurrence counts when its opening quote is not
+/// and its value (which ends where `ends` says). An occurrence counts when its opening quote is not
 /// escaped (a key, not text inside a string) and the members after its
 /// value close `obj` (`closes`: it is a member of `obj`, not of an object
 /// nested in it). `Some(None)`: there is none; `None`: an occurrence could
@@ -650,6 +921,7 @@ fn last_member<'s>(
     key: &FinderRev<'_>,
     from: usize,
     before: usize,
+    ends: impl Fn(usize) -> usize,
     closes: impl Fn(usize) -> bool,
 ) -> Option<Option<(usize, usize, &'s [u8])>> {
     let mut end = before;
@@ -665,7 +937,7 @@ fn last_member<'s>(
             continue;
         }
         let start = skip_ws(obj, i + 1);
-        let stop = value_end(obj, start);
+        let stop = ends(start);
         if closes(stop) {
             return Some(Some((pos, stop, &obj[start..stop])));
         }
@@ -673,36 +945,39 @@ fn last_member<'s>(
     Some(None)
 }
 
-/// A `usage` object (its exact bytes) read in one pass when it is plain:
+/// A `usage` object read in one pass when it is plain:
 /// unescaped keys, the counts plain digits, `cache_creation` an object of
 /// plain counts, `speed` a plain string; `None` otherwise (the caller then
 /// walks it, [`super::usage_value`], with the same answers). The CLI writes
 /// such objects; a walk crossing each member with the general skip cost
 /// twice as much (a twelfth of a `stats` over transcripts).
-fn usage_plain(b: &[u8]) -> Option<RequestTokens> {
+///
+/// The object starts at `b[i]`; returns the counts and where it ends.
+fn usage_plain_at(b: &[u8], mut i: usize) -> Option<(RequestTokens, usize)> {
     let mut u = RequestTokens::default();
     let (mut write, mut split) = (0, None);
-    let mut i = 0;
+    // Keys told apart by their length first: one comparison of bytes per
+    // member at most (a match on the names alone compares each in turn).
     plain_members(b, &mut i, |key, b, i| {
         let mut n = || plain_u64(b, i);
-        match key {
-            b"input_tokens" => u.input = n()?,
-            b"output_tokens" => u.output = n()?,
-            b"cache_read_input_tokens" => u.cache_read = n()?,
-            b"cache_creation_input_tokens" => write = n()?,
-            b"cache_creation" if b.get(*i) == Some(&b'{') => {
+        match key.len() {
+            12 if key == b"input_tokens" => u.input = n()?,
+            13 if key == b"output_tokens" => u.output = n()?,
+            23 if key == b"cache_read_input_tokens" => u.cache_read = n()?,
+            27 if key == b"cache_creation_input_tokens" => write = n()?,
+            14 if key == b"cache_creation" && b.get(*i) == Some(&b'{') => {
                 let (mut m5, mut h1) = (0, 0);
                 plain_members(b, i, |key, b, i| {
-                    match key {
-                        b"ephemeral_5m_input_tokens" => m5 = plain_u64(b, i)?,
-                        b"ephemeral_1h_input_tokens" => h1 = plain_u64(b, i)?,
+                    match key.len() {
+                        25 if key == b"ephemeral_5m_input_tokens" => m5 = plain_u64(b, i)?,
+                        25 if key == b"ephemeral_1h_input_tokens" => h1 = plain_u64(b, i)?,
                         _ => *i = plain_value_end(b, *i)?,
                     }
                     Some(())
                 })?;
                 split = Some((m5, h1));
             }
-            b"speed" => {
+            5 if key == b"speed" => {
                 let end = plain_value_end(b, *i)?;
                 u.fast = &b[*i..end] == b"\"fast\"";
                 *i = end;
@@ -711,9 +986,23 @@ fn usage_plain(b: &[u8]) -> Option<RequestTokens> {
         }
         Some(())
     })?;
-    (i == b.len()).then_some(())?;
     (u.cache_write_5m, u.cache_write_1h) = split.unwrap_or((write, 0));
-    Some(u)
+    Some((u, i))
+}
+
+/// The string at `b[*i]` when it has no escape (`Some(Some)`), or `null`
+/// (`Some(None)`, as [`RawValue::as_raw_str`] reads it), `*i` moved past
+/// it; `None` for anything else.
+fn plain_str<'s>(b: &'s [u8], i: &mut usize) -> Option<Option<RawStr<'s>>> {
+    let start = *i;
+    if b.get(start..start + 4) == Some(b"null") {
+        *i = start + 4;
+        return Some(None);
+    }
+    (b.get(start) == Some(&b'"')).then_some(())?;
+    let end = plain_value_end(b, start)?;
+    *i = end;
+    Some(Some(RawStr::new(&b[start + 1..end - 1], false)))
 }
 
 /// The members of the object at `b[*i]` (`{`), each key (unescaped) handed
@@ -732,7 +1021,7 @@ fn plain_members(
     }
     loop {
         (b.get(*i) == Some(&b'"')).then_some(())?;
-        let len = memchr::memchr2(b'"', b'\\', b.get(*i + 1..)?)?;
+        let len = quote_or_backslash(b.get(*i + 1..)?)?;
         let key = &b[*i + 1..*i + 1 + len];
         (b[*i + 1 + len] == b'"').then_some(())?;
         *i = skip_ws(b, *i + len + 2);
@@ -749,6 +1038,38 @@ fn plain_members(
             _ => return None,
         }
     }
+}
+
+/// The first `"` or `\\` of `b` (what `memchr::memchr2` finds), eight
+/// bytes at a time without a call: the strings searched here (keys, ids,
+/// short values) are a few dozen bytes, where the call and setup of the
+/// vector search cost more than the search (3% of a `stats` over
+/// transcripts).
+#[inline]
+fn quote_or_backslash(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let w = u64::from_le_bytes(w);
+        // A byte of `x` is zero where `w` has the byte searched; the
+        // lowest flagged byte is exact (a borrow only flags bytes above a
+        // zero one).
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let found = zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .map(|p| at + p)
 }
 
 /// A plain count at `b[*i]` (digits only, as [`RawValue::as_u64`] reads
@@ -775,7 +1096,7 @@ fn plain_u64(b: &[u8], i: &mut usize) -> Option<u64> {
 fn plain_value_end(b: &[u8], i: usize) -> Option<usize> {
     match *b.get(i)? {
         b'"' => {
-            let len = memchr::memchr2(b'"', b'\\', b.get(i + 1..)?)?;
+            let len = quote_or_backslash(b.get(i + 1..)?)?;
             (b[i + 1 + len] == b'"').then_some(i + len + 2)
         }
         b'{' | b'[' => {
@@ -810,38 +1131,65 @@ fn plain_value_end(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The `tool_use` blocks of `a`, as [`AssistantRecord::tool_uses`] gives
-/// them, except that `input` is read only for the calls that spawn an agent
-/// (`Task`, `Agent`: the fold reads its `subagent_type` and `description`):
+/// The `tool_use` blocks of a message's `content`, as
+/// [`super::AssistantRecord::tool_uses`] gives them, except that `input`
+/// is read only for the calls that spawn an agent (`Task`, `Agent`: the
+/// fold reads its `subagent_type` and `description`):
 /// a block's walk stops once its type, id and name are known, before the
 /// input (a `Write` call's input is a whole file), and at once for a block
 /// of another type.
 #[allow(clippy::type_complexity)]
 fn tool_calls_of<'s>(
-    a: &AssistantRecord<'s>,
+    content: Option<RawValue<'s>>,
 ) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
-    a.content().filter_map(|b| {
-        let (mut ty, mut id, mut name, mut input) = (None, None, None, None);
-        for (k, v) in b.entries() {
-            match k.raw() {
-                b"type" => ty = Some(v.str_eq("tool_use")),
-                b"id" => id = v.as_raw_str(),
-                b"name" => name = v.as_raw_str(),
-                b"input" => input = Some(v),
-                _ => {}
-            }
-            match (ty, id, name) {
-                (Some(false), ..) => return None,
-                (Some(true), Some(_), Some(n))
-                    if input.is_some() || !(n.str_eq("Task") || n.str_eq("Agent")) =>
-                {
-                    break;
+    content
+        .into_iter()
+        .flat_map(|c| c.elements())
+        .filter_map(|b| {
+            let (mut ty, mut id, mut name, mut input) = (None, None, None, None);
+            for (k, v) in b.entries() {
+                match k.raw() {
+                    b"type" => ty = Some(v.str_eq("tool_use")),
+                    b"id" => id = v.as_raw_str(),
+                    b"name" => name = v.as_raw_str(),
+                    b"input" => input = Some(v),
+                    _ => {}
                 }
-                _ => {}
+                match (ty, id, name) {
+                    (Some(false), ..) => return None,
+                    (Some(true), Some(_), Some(n))
+                        if input.is_some() || !(n.str_eq("Task") || n.str_eq("Agent")) =>
+                    {
+                        break;
+                    }
+                    _ => {}
+                }
             }
+            Some((id?, name?, input)).filter(|_| ty == Some(true))
+        })
+}
+
+/// The first message's `content` (what [`super::UserRecord::content`] and
+/// [`super::AssistantRecord::content`] read), `message` its bytes: found by a
+/// plain walk of the members before it (the CLI writes `role`, `model`,
+/// `id` there), else by the general lookup.
+fn content_of<'s>(rec: &Record<'s>, message: &'s [u8]) -> Option<RawValue<'s>> {
+    let mut found = None;
+    let mut i = 0;
+    let walked = plain_members(message, &mut i, |key, _, i| {
+        if key == b"content" {
+            found = Some(*i);
+            return None;
         }
-        Some((id?, name?, input)).filter(|_| ty == Some(true))
-    })
+        *i = plain_value_end(message, *i)?;
+        Some(())
+    });
+    match (found, walked) {
+        (Some(at), _) => Some(RawValue::starting(&message[at..])),
+        // Every member plain, none of them `content`.
+        (None, Some(())) if i == message.len() => None,
+        _ => rec.message()?.get("content"),
+    }
 }
 
 /// True when `key` is followed somewhere in `raw` by `:` and `true`
@@ -903,17 +1251,76 @@ impl Hasher for KeyHasher {
 
 type Requests = HashMap<u128, Request, std::hash::BuildHasherDefault<KeyHasher>>;
 
-/// A 128-bit key for (message id, request id): two SipHash passes with
-/// different prefixes (collisions are out of reach for any archive).
+/// A 128-bit key for (message id, request id), or for a tool call's id
+/// (`request` `None`): two 64-bit lanes of multiply-fold mixing over the
+/// bytes, eight at a time, with the lengths mixed in so that `("ab", "c")`
+/// and `("a", "bc")` differ. Hand-written rather than a hashing crate: a
+/// key is made per assistant record and per tool block, the inputs are
+/// short ids (`msg_…`, `req_…`, `toolu_…`, 20 to 40 bytes), and two
+/// SipHash passes cost 4.5% of a `stats` over transcripts; this costs a
+/// tenth of that. Accidental collisions of 128 bits are out of reach for
+/// any archive (the keys only tell ids apart, never leave the process).
 fn request_key(message: &[u8], request: Option<&[u8]>) -> u128 {
-    let half = |seed: u8| {
-        let mut h = std::hash::DefaultHasher::new();
-        seed.hash(&mut h);
-        message.hash(&mut h);
-        request.hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(1)) << 64) | u128::from(half(2))
+    let mut k = KeyMix::new();
+    k.bytes(message);
+    match request {
+        Some(r) => {
+            k.word(1);
+            k.bytes(r);
+        }
+        None => k.word(2),
+    }
+    k.finish()
+}
+
+/// The two lanes of [`request_key`].
+struct KeyMix(u64, u64);
+
+impl KeyMix {
+    const A: u64 = 0x9E37_79B9_7F4A_7C15;
+    const B: u64 = 0xD6E8_FEB8_6659_FD93;
+
+    fn new() -> KeyMix {
+        KeyMix(0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344)
+    }
+
+    /// The high and low halves of a 128-bit product, folded.
+    #[inline(always)]
+    fn fold(x: u64, k: u64) -> u64 {
+        let p = u128::from(x) * u128::from(k);
+        (p as u64) ^ ((p >> 64) as u64)
+    }
+
+    #[inline(always)]
+    fn word(&mut self, w: u64) {
+        self.0 = Self::fold(self.0 ^ w, Self::A);
+        self.1 = Self::fold(self.1 ^ w.rotate_left(29), Self::B).rotate_left(17);
+    }
+
+    /// The bytes, then their length (so that where one input ends is part
+    /// of the key).
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) {
+        let mut chunks = b.chunks_exact(8);
+        for c in chunks.by_ref() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.word(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        self.word(u64::from_le_bytes(w));
+        self.word(b.len() as u64);
+    }
+
+    fn finish(self) -> u128 {
+        let (a, b) = (
+            Self::fold(self.0 ^ self.1.rotate_left(32), Self::B),
+            Self::fold(self.1 ^ self.0.rotate_left(32), Self::A),
+        );
+        (u128::from(a) << 64) | u128::from(b)
+    }
 }
 
 impl TranscriptFold {
@@ -989,28 +1396,43 @@ impl TranscriptFold {
         // (a lookup per field would walk it once each).
         let mut top = Top::default();
         for (k, v) in rec.scanned().entries() {
-            match () {
-                _ if key_is(k, "sessionId") => top.session = v.as_raw_str(),
-                _ if key_is(k, "timestamp") => top.timestamp = v.as_raw_str(),
-                _ if key_is(k, "agentId") => top.agent = v.as_raw_str(),
-                _ if key_is(k, "isSidechain") => top.sidechain = v.as_bool(),
-                _ if key_is(k, "version") => top.version = v.as_raw_str(),
-                _ if key_is(k, "message") => top.message = Some(v),
-                _ if key_is(k, "data") => top.data = Some(v),
-                _ if key_is(k, "requestId") => top.request_id = v.as_raw_str(),
-                _ if key_is(k, "costUSD") => top.cost_usd = Some(v),
-                _ if key_is(k, "isApiErrorMessage") => top.api_error = Some(v),
-                _ if key_is(k, "parentToolUseID") => top.parent_tool_use_id = v.as_raw_str(),
+            // Keys as written, told apart by their length first (one
+            // comparison of bytes at most); an escaped key is compared
+            // decoded with each name read.
+            let key = if k.has_escapes() {
+                Top::KEYS
+                    .iter()
+                    .find(|n| k.str_eq(n))
+                    .map_or(&b""[..], |n| n.as_bytes())
+            } else {
+                k.raw()
+            };
+            match key.len() {
+                9 if key == b"sessionId" => top.session = v.as_raw_str(),
+                9 if key == b"timestamp" => top.timestamp = v.as_raw_str(),
+                9 if key == b"requestId" => top.request_id = v.as_raw_str(),
+                7 if key == b"agentId" => top.agent = v.as_raw_str(),
+                7 if key == b"version" => top.version = v.as_raw_str(),
+                7 if key == b"message" => {
+                    top.message = Some(v);
+                    top.first_message.get_or_insert(v);
+                }
+                7 if key == b"costUSD" => top.cost_usd = Some(v),
+                11 if key == b"isSidechain" => top.sidechain = v.as_bool(),
+                4 if key == b"data" => top.data = Some(v),
+                17 if key == b"isApiErrorMessage" => top.api_error = Some(v),
+                15 if key == b"parentToolUseID" => top.parent_tool_use_id = v.as_raw_str(),
                 _ => {}
             }
         }
         let sid = self.session_of(top.session, file);
+        let clock = &mut self.clock;
         let ms = top
             .timestamp
             .and_then(|t| t.as_str())
-            .and_then(crate::time::parse_millis);
+            .and_then(|t| clock.millis(t));
         let agent = match (top.agent, &file.agent) {
-            (Some(a), _) => self.strings.id_raw(a, &mut self.buf),
+            (Some(a), _) => self.last_agent.id(a, &mut self.strings, &mut self.buf),
             (None, Some(a)) => self.strings.id(a),
             (None, None) => NONE,
         };
@@ -1038,10 +1460,13 @@ impl TranscriptFold {
                 f.agent(agent).records += 1;
             }
         }
-        let raw = rec.scanned().raw();
+        // What the byte searches below look in: the message the views
+        // read (the first), not the whole line (a user record repeats a
+        // tool's output in `toolUseResult`).
+        let raw = top.first_message.map_or(&b""[..], |m| m.raw());
         let line = rec.position().line;
         match rec.view() {
-            RecordView::Assistant(a) => {
+            RecordView::Assistant(_) => {
                 let api_error = top.api_error.and_then(|v| v.as_bool()).unwrap_or(false);
                 let at = (ms.unwrap_or(i64::MIN), order);
                 if api_error {
@@ -1072,7 +1497,15 @@ impl TranscriptFold {
                 }
                 // Tool calls: only records that hold the bytes are walked.
                 if TOOL_USE.find(raw).is_some() {
-                    for (id, name, input) in tool_calls_of(&a) {
+                    // The content where the message's read found it (the
+                    // same message: the first), else found here.
+                    let content = match msg.content {
+                        Some(at) if std::ptr::eq(m.raw(), raw) => {
+                            Some(RawValue::starting(&raw[at..]))
+                        }
+                        _ => content_of(rec, raw),
+                    };
+                    for (id, name, input) in tool_calls_of(content) {
                         let key = request_key(id.raw(), None);
                         let (mut subagent_type, mut description) = (NONE, NONE);
                         if name.str_eq("Task") || name.str_eq("Agent") {
@@ -1135,7 +1568,8 @@ impl TranscriptFold {
                             }
                         }
                     } else {
-                        for b in u.content().into_iter().flat_map(|c| c.elements()) {
+                        let content = content_of(rec, raw);
+                        for b in content.into_iter().flat_map(|c| c.elements()) {
                             let (mut ty, mut id) = (None, None);
                             for (k, v) in b.entries() {
                                 match k.raw() {
@@ -1182,7 +1616,7 @@ impl TranscriptFold {
                 let Some(data) = top.data else { return };
                 // One walk over `data` for what an agent_progress holds.
                 let (mut is_agent, mut agent_id, mut relayed) = (false, None, None);
-                for (k, v) in data.entries() {
+                for (k, v) in Members::of(data) {
                     match () {
                         _ if key_is(k, "type") => {
                             is_agent = v.str_eq("agent_progress");
@@ -1213,7 +1647,7 @@ impl TranscriptFold {
                 // request as in the subagent's own file, when there is one.
                 let Some(relayed) = relayed else { return };
                 let (mut assistant, mut m, mut request, mut at) = (false, None, None, None);
-                for (k, v) in relayed.entries() {
+                for (k, v) in Members::of(relayed) {
                     match () {
                         _ if key_is(k, "type") => assistant = v.str_eq("assistant"),
                         _ if key_is(k, "message") => m = Some(v),
@@ -1227,7 +1661,7 @@ impl TranscriptFold {
                     if let Some(usage) = msg.usage {
                         let millis = at
                             .and_then(|t| t.as_str())
-                            .and_then(crate::time::parse_millis)
+                            .and_then(|t| self.clock.millis(t))
                             .or(ms);
                         let req = self.request(sid, agent, msg.model, usage, millis, true, None);
                         self.count(msg.id, request, req);
@@ -1264,7 +1698,7 @@ impl TranscriptFold {
         cost_usd: Option<f64>,
     ) -> Request {
         let model = match model {
-            Some(m) => self.strings.id_raw(m, &mut self.buf),
+            Some(m) => self.last_model.id(m, &mut self.strings, &mut self.buf),
             None => NONE,
         };
         Request {
@@ -2116,6 +2550,16 @@ mod tests {
         let mut n = 0;
         for line in Lines::new(bytes) {
             let Ok(s) = scanner.scan(&line) else { continue };
+            // The content found by the plain reads is the lookup's.
+            if let Some(m) = s.get("message") {
+                let looked_up = m.get("content").map(|c| c.raw());
+                let found = content_of(&Record::new(s), m.raw()).map(|c| c.raw());
+                assert_eq!(found, looked_up, "line {}", line.number);
+                if let Some(at) = MessageFields::of(m).content {
+                    let read = RawValue::starting(&m.raw()[at..]).raw();
+                    assert_eq!(Some(read), looked_up, "line {}", line.number);
+                }
+            }
             let messages = [s.get("message"), s.get_path("data.message.message")];
             for m in messages.into_iter().flatten() {
                 assert_eq!(
@@ -2155,6 +2599,33 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[],"usage":{ }}}"#,
             r#"{"type":"assistant","message":{"content":[],"usage":{"speed":"fast","output_tokens":1,"speed":0}}}"#,
             r#"{"type":"assistant","message":{"content":[],"usage":{"cache_creation":7,"cache_creation_input_tokens":3, "input_tokens" : 2 , "speed" : "fast" }}}"#,
+            // Members before the content read plainly ([`MessageFields::plain`]),
+            // and those it leaves to the walk: escapes, other types, a
+            // usage before the content, no content, a key given twice.
+            r#"{"type":"assistant","message":{"model":"claude-haiku-4-5","id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"output_tokens":6}}}"#,
+            r#"{"type":"assistant","message":{"model":"a\u0062c","id":"m\"1","content":[],"usage":{"input_tokens":4}}}"#,
+            r#"{"type":"assistant","message":{"id":12,"model":null,"stop_reason":"end_turn","content":[]}}"#,
+            r#"{"type":"assistant","message":{"id":"x","usage":{"input_tokens":4},"content":[],"stop_reason":"tool_use"}}"#,
+            r#"{"type":"assistant","message":{"id":"x","usage":{"input_tokens":4,"speed":"fa\u0073t"},"content":[]}}"#,
+            r#"{"type":"assistant","message":{"id":"x","id":"y","model":"m","stop_reason":"s","usage":{"output_tokens":2},"usage":{"output_tokens":3}}}"#,
+            r#"{"type":"assistant","message":{"id":"x","extra":{"a":[1,2,{"b":"}"}]},"n":-1.5e3,"t":true,"content":[]}}"#,
+            r#"{"type":"assistant","message":{ "id" : "x" , "content" : [ ] , "usage" : { "input_tokens" : 1 } }}"#,
+            r#"{"type":"assistant","message":{}}"#,
+            // Tails read backwards ([`MessageFields::tail_plain`]) and
+            // those it leaves to the search.
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"service_tier":"a{b}c"}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"x","stop_sequence":"y", "usage" : { "output_tokens" : 2 } }}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a\"b","usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","stop_sequence":7,"usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","a":1,"b":2,"c":3,"d":4,"usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","a":"1","b":"2","c":"3","d":"4","usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":"a","a":"1","b":"2","c":"3","usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":[{"stop_reason":"q","usage":{"output_tokens":1}}],"usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":["\"stop_reason\":\"q\",\"usage\":{}"],"usage":{"output_tokens":2}}}"#,
+            r#"{"type":"assistant","message":{"content":"\"usage\":{\"output_tokens\":9}"}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":null,"usage":{"output_tokens":2},"usage":{"input_tokens":5}}}"#,
+            r#"{"type":"assistant","message":{"content":[],"stop_reason":null,"usage":{"cache_creation":{"ephemeral_1h_input_tokens":3}}}}"#,
         ];
         for c in cases {
             assert_eq!(check(c.as_bytes()), 1, "{c}");
@@ -2174,5 +2645,89 @@ mod tests {
             }
         }
         assert!(n > 1000 || !dir.is_dir(), "{n} messages");
+    }
+
+    #[test]
+    fn clock_reads_timestamps_as_parse_millis_does() {
+        let cases = [
+            "2026-02-11T23:30:00.000Z",
+            "2026-02-11T23:59:59.999Z",
+            "2026-02-11T23:05:07.120Z",
+            "2026-02-12T00:00:00.001Z",
+            "2026-02-11T23:30:00Z",
+            "2026-02-11T23:30:00.5Z",
+            "2026-02-11T23:30:00.000+09:00",
+            "2026-02-11T23:60:00.000Z",
+            "2026-02-11T23:30:60.000Z",
+            "2026-02-11T24:30:00.000Z",
+            "2026-02-30T10:30:00.000Z",
+            "2026-02-11T10:3a:00.000Z",
+            "2026-02-11t10:30:00.000z",
+            "2026-02-11 10:30:00.000Z",
+            "1969-12-31T23:59:59.999Z",
+            "<TIMESTAMP>",
+            "",
+        ];
+        let mut clock = Clock::default();
+        // Each case after each other (the hour kept from the one before).
+        for a in cases {
+            for b in cases {
+                for t in [a, b] {
+                    assert_eq!(
+                        clock.millis(t),
+                        crate::time::parse_millis(t),
+                        "{a} then {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn request_keys_tell_ids_apart() {
+        let ids: Vec<String> = (0..2000)
+            .map(|i| format!("msg_01{i:0>22}"))
+            .chain((0..64).map(|n| "a".repeat(n)))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for m in &ids {
+            assert!(seen.insert(request_key(m.as_bytes(), None)));
+            for r in ["req_1", "", "req_011C2496ganCNXMrXclC92"] {
+                assert!(seen.insert(request_key(m.as_bytes(), Some(r.as_bytes()))));
+            }
+        }
+        // Where one id ends and the other starts is part of the key.
+        assert_ne!(
+            request_key(b"ab", Some(b"c")),
+            request_key(b"a", Some(b"bc"))
+        );
+        assert_ne!(request_key(b"abc", None), request_key(b"abc", Some(b"")));
+        assert_ne!(request_key(b"ab\0", None), request_key(b"ab", None));
+    }
+
+    #[test]
+    fn quote_or_backslash_finds_what_memchr2_finds() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|k| match (x >> (k % 60)) % 23 {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => 0x80 | (k as u8),
+                    3 => 0x22 ^ 0x80,
+                    4 => 0x5c ^ 0x01,
+                    _ => b'a' + (k % 26) as u8,
+                })
+                .collect();
+            assert_eq!(
+                quote_or_backslash(&b),
+                memchr::memchr2(b'"', b'\\', &b),
+                "{b:?}"
+            );
+        }
     }
 }
