@@ -177,6 +177,36 @@ impl Day {
     pub fn day(&self) -> i8 {
         self.day
     }
+
+    /// The Monday of this day's ISO 8601 week (the key of ccusage's
+    /// `weekly` report).
+    ///
+    /// ```
+    /// use cctape::time::{Day, Zone};
+    /// // 2026-01-01 was a Thursday; its week began on Monday 2025-12-29.
+    /// let thursday = Day::of_timestamp("2026-01-01T12:00:00Z", &Zone::utc()).unwrap();
+    /// assert_eq!(thursday.week_start().to_string(), "2025-12-29");
+    /// assert_eq!(thursday.week_start().week_start(), thursday.week_start());
+    /// ```
+    pub fn week_start(&self) -> Day {
+        let Ok(d) = jiff::civil::Date::new(self.year, self.month, self.day) else {
+            return *self;
+        };
+        let back = i64::from(d.weekday().to_monday_zero_offset());
+        match d.checked_sub(jiff::Span::new().days(back)) {
+            Ok(m) => Day {
+                year: m.year(),
+                month: m.month(),
+                day: m.day(),
+            },
+            Err(_) => *self,
+        }
+    }
+
+    /// `YYYY-MM`: the key of ccusage's `monthly` report.
+    pub fn month_key(&self) -> String {
+        format!("{:04}-{:02}", self.year, self.month)
+    }
 }
 
 impl fmt::Display for Day {

@@ -8,7 +8,8 @@
 //! written lines that show where the two differ on purpose; a tree made by
 //! `examples/gentranscripts.rs` (many projects and sessions, subagent
 //! files) is the second input. ccusage reads each offline (`HOME=<tmp>
-//! ccusage session|daily --offline --json -z TZ`); the cctape CLI reads the
+//! ccusage session|daily --offline --json -z TZ`, and on the generated tree
+//! `weekly|monthly` too); the cctape CLI reads the
 //! same folder with no flag but the prices ccusage embeds
 //! (`cctape stats --by session|day --json --pricing
 //! tests/data/ccusage-20.0.24-prices.json --timezone TZ`, the prices taken
@@ -583,7 +584,12 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
             .all(|r| r.usage.context() < 200_000 && !r.relayed)
     );
     for tz in ["UTC", "Asia/Tokyo"] {
-        for (by, report, key) in [("session", "session", "session"), ("day", "daily", "daily")] {
+        for (by, report, key) in [
+            ("session", "session", "session"),
+            ("day", "daily", "daily"),
+            ("week", "weekly", "weekly"),
+            ("month", "monthly", "monthly"),
+        ] {
             let theirs = their_rows(&run(&bin, &tmp.0, report, tz), key);
             let ours = ours(&projects, by, tz);
             assert_eq!(

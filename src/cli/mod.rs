@@ -158,7 +158,7 @@ enum Command {
     /// Counts and sums: events by type/subtype, errors, runs and verdicts,
     /// tokens and cost per model, tools, subagents, api retries.
     ///
-    /// Group run figures with --by file|session|project|model|version|day;
+    /// Group run figures with --by file|session|project|model|version|day|week|month;
     /// --json and --csv for scripts.
     ///
     /// Every format is read, each input in its own: stream-json, JSON arrays

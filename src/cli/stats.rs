@@ -47,6 +47,12 @@ pub enum By {
     /// One row per day (local, or --timezone): a run on the day it started,
     /// a transcript's requests each on the day it was made.
     Day,
+    /// One row per ISO week (Monday to Sunday, keyed by its Monday, as
+    /// ccusage weekly), days as --by day takes them.
+    Week,
+    /// One row per month (YYYY-MM, as ccusage monthly), days as --by day
+    /// takes them.
+    Month,
 }
 
 impl By {
@@ -58,6 +64,8 @@ impl By {
             By::Model => GroupBy::Model,
             By::Version => GroupBy::Version,
             By::Day => GroupBy::Day,
+            By::Week => GroupBy::Week,
+            By::Month => GroupBy::Month,
         }
     }
 }

@@ -38,11 +38,17 @@ pub enum GroupBy {
     /// One row per day in the report's time zone: a run on the day it
     /// started, a transcript's requests each on its own day.
     Day,
+    /// One row per ISO 8601 week (Monday to Sunday, keyed by its Monday, as
+    /// ccusage's `weekly`), days taken as [`GroupBy::Day`] takes them.
+    Week,
+    /// One row per month (`YYYY-MM`, as ccusage's `monthly`), days taken as
+    /// [`GroupBy::Day`] takes them.
+    Month,
 }
 
 impl GroupBy {
-    /// `file`, `session`, `project`, `model`, `version`, `day`: the key
-    /// column's name.
+    /// `file`, `session`, `project`, `model`, `version`, `day`, `week`,
+    /// `month`: the key column's name.
     pub fn name(self) -> &'static str {
         match self {
             GroupBy::File => "file",
@@ -51,6 +57,25 @@ impl GroupBy {
             GroupBy::Model => "model",
             GroupBy::Version => "version",
             GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
+        }
+    }
+
+    /// True for the groupings by calendar period (day, week, month), which
+    /// take days in the report's time zone.
+    pub fn is_calendar(self) -> bool {
+        matches!(self, GroupBy::Day | GroupBy::Week | GroupBy::Month)
+    }
+
+    /// The key of the period `day` falls in, for a calendar grouping
+    /// (`unknown` without a day).
+    fn period_key(self, day: Option<Day>) -> String {
+        match (self, day) {
+            (_, None) => UNKNOWN.to_string(),
+            (GroupBy::Week, Some(d)) => d.week_start().to_string(),
+            (GroupBy::Month, Some(d)) => d.month_key(),
+            (_, Some(d)) => d.to_string(),
         }
     }
 }
@@ -75,12 +100,6 @@ pub type GroupKey = (String, Option<ModelRole>);
 fn folder_of(file: &str) -> Option<String> {
     let p = Path::new(file).parent()?.file_name()?;
     Some(p.to_string_lossy().into_owned())
-}
-
-/// The day key of an instant written as a timestamp.
-fn day_key(t: Option<&str>, zone: &Zone) -> String {
-    t.and_then(|t| Day::of_timestamp(t, zone))
-        .map_or_else(|| UNKNOWN.to_string(), |d| d.to_string())
 }
 
 /// Runs summed over all inputs and per group (`cctape stats --by`).
@@ -132,12 +151,15 @@ impl RunFigures {
             return;
         }
         self.all.add_from(&r, input);
-        if g.by != Some(GroupBy::Day) {
-            self.add_grouped(input, file, s.project.as_deref(), &r, g);
-            return;
-        }
+        let by = match g.by {
+            Some(by) if by.is_calendar() => by,
+            _ => {
+                self.add_grouped(input, file, s.project.as_deref(), &r, g);
+                return;
+            }
+        };
         for (day, slice) in s.day_runs() {
-            let key = day.map_or_else(|| UNKNOWN.to_string(), |d| d.to_string());
+            let key = by.period_key(day);
             self.groups
                 .entry((key, None))
                 .or_default()
@@ -178,7 +200,11 @@ impl RunFigures {
                 .claude_code_version
                 .clone()
                 .unwrap_or_else(|| UNKNOWN.into()),
-            GroupBy::Day => day_key(r.started_at.as_deref(), &g.zone),
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => by.period_key(
+                r.started_at
+                    .as_deref()
+                    .and_then(|t| Day::of_timestamp(t, &g.zone)),
+            ),
         };
         self.groups
             .entry((key, None))
@@ -201,7 +227,9 @@ impl RunFigures {
         let mut v: Vec<_> = self.groups.iter().collect();
         match by {
             GroupBy::Version => v.sort_by(|a, b| crate::version::version_order(&a.0.0, &b.0.0)),
-            GroupBy::Day => v.sort_by_key(|g| (g.0.0 == UNKNOWN, g.0.0.clone())),
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+                v.sort_by_key(|g| (g.0.0 == UNKNOWN, g.0.0.clone()));
+            }
             _ => {}
         }
         v
@@ -446,7 +474,7 @@ impl StatsFigures {
         }
         runs_json(&self.total.runs.all, names, &mut obj);
         if let Some(by) = self.grouping.by {
-            if by == GroupBy::Day {
+            if by.is_calendar() {
                 obj.insert("time_zone".into(), json!(self.grouping.zone.name()));
             }
             let groups: Vec<Value> = self
