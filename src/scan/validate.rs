@@ -62,14 +62,15 @@ pub(crate) fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
 /// end fails.
 pub(crate) struct Input<'a> {
     pub b: &'a [u8],
-    tail: [u8; 128],
+    tail: &'a [u8; 128],
     base: usize,
 }
 
 impl<'a> Input<'a> {
+    /// `tail` is the caller's zeroed buffer (the caller's, so that the
+    /// 128 bytes are written once, not built here and moved).
     #[inline(always)]
-    pub(crate) fn new(b: &'a [u8]) -> Input<'a> {
-        let mut tail = [0u8; 128];
+    pub(crate) fn new(b: &'a [u8], tail: &'a mut [u8; 128]) -> Input<'a> {
         let base = b.len().saturating_sub(64);
         // A copy of constant length where the line allows it: inline moves,
         // not a call to `memcpy`, once per line.
@@ -327,7 +328,7 @@ fn next(b: &[u8], i: usize) -> (usize, u8) {
 /// one bounds check and two compares.
 #[inline(always)]
 fn past(b: &[u8], i: usize, sep: u8) -> Result<(usize, u8), usize> {
-    if let Some(&[s, t]) = b.get(i..i + 2)
+    if let Some(&[s, t]) = b.get(i..).and_then(|r| r.first_chunk::<2>())
         && s == sep
         && t > b' '
     {
@@ -369,7 +370,8 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
         subtype_at,
         keys_plain,
     } = s;
-    let inp = Input::new(b);
+    let mut tail = [0u8; 128];
+    let inp = Input::new(b, &mut tail);
     let mut win = Window::EMPTY;
     let mut stack = [0u64; MAX_DEPTH / 64];
     let (mut i, first) = next(b, 0);
