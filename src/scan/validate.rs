@@ -328,11 +328,8 @@ fn next(b: &[u8], i: usize) -> (usize, u8) {
 /// one bounds check and two compares.
 #[inline(always)]
 fn past(b: &[u8], i: usize, sep: u8) -> Result<(usize, u8), usize> {
-    if let Some(&[s, t]) = b.get(i..).and_then(|r| r.first_chunk::<2>())
-        && s == sep
-        && t > b' '
-    {
-        return Ok((i + 1, t));
+    if i < b.len().saturating_sub(1) && b[i] == sep && b[i + 1] > b' ' {
+        return Ok((i + 1, b[i + 1]));
     }
     let (j, s) = next(b, i);
     if s != sep {
@@ -418,44 +415,48 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
                 }
                 *slot = Some(entries.len() as u32);
             }
-            // The entry goes in before its value is walked, and its end is
-            // set after: nothing about the key stays live (in registers)
-            // through the walk of a nested value.
-            entries.push(Entry {
-                key_start: kstart as u32,
-                key_end: (kend - 1) as u32,
-                val_start: vstart as u32,
-                val_end: vstart as u32,
-                kind: kind_of_first(v),
-                key_escaped: kesc,
-                val_escaped: false,
-            });
-            // Its value.
-            let mut vesc = false;
+            macro_rules! entry {
+                ($end:expr, $vesc:expr) => {
+                    Entry {
+                        key_start: kstart as u32,
+                        key_end: (kend - 1) as u32,
+                        val_start: vstart as u32,
+                        val_end: $end as u32,
+                        kind: kind_of_first(v),
+                        key_escaped: kesc,
+                        val_escaped: $vesc,
+                    }
+                };
+            }
+            // Its value, and its entry.
             match v {
                 b'"' => {
                     let Some((end, esc)) = string(c, &inp, &mut win, i + 1) else {
                         return bad(i);
                     };
                     i = end;
-                    vesc = esc;
+                    entries.push(entry!(i, esc));
                 }
                 b'{' | b'[' => {
+                    // The entry goes in before a container is walked, its
+                    // end set after: nothing about the key stays live (in
+                    // registers) through the walk.
+                    entries.push(entry!(vstart, false));
                     i = match nested(c, &inp, &mut win, &mut stack, i, 1) {
                         Ok(end) => end,
                         Err(stop) => return stop,
                     };
+                    if let Some(e) = entries.last_mut() {
+                        e.val_end = i as u32;
+                    }
                 }
                 _ => {
                     i = match scalar(b, i, v) {
                         Some(end) => end,
                         None => return bad(i),
                     };
+                    entries.push(entry!(i, false));
                 }
-            }
-            if let Some(e) = entries.last_mut() {
-                e.val_end = i as u32;
-                e.val_escaped = vesc;
             }
             match past(b, i, b',') {
                 Ok((j, k)) => {
