@@ -338,11 +338,9 @@ fn past(b: &[u8], i: usize, sep: u8) -> Result<(usize, u8), usize> {
     Ok(next(b, j + 1))
 }
 
-/// Why a walk stopped: the outcome to return.
-type Stop = Outcome;
-
+/// An invalid line, the walk stopped at `at`.
 #[inline(always)]
-fn bad(at: usize) -> Stop {
+fn bad(at: usize) -> Outcome {
     Outcome::Invalid { depth: false, at }
 }
 
@@ -499,7 +497,7 @@ fn root_value<C: Classify>(
     win: &mut Window,
     stack: &mut [u64; MAX_DEPTH / 64],
     i: usize,
-) -> Result<usize, Stop> {
+) -> Result<usize, Outcome> {
     match at(inp.b, i) {
         b'"' => string(c, inp, win, i + 1).map(|(end, _)| end).ok_or(bad(i)),
         b'[' => nested(c, inp, win, stack, i, 0),
@@ -519,7 +517,7 @@ fn nested<C: Classify>(
     stack: &mut [u64; MAX_DEPTH / 64],
     mut i: usize,
     base: usize,
-) -> Result<usize, Stop> {
+) -> Result<usize, Outcome> {
     let b = inp.b;
     let mut depth = base;
     let mut in_obj = false;
