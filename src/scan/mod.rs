@@ -140,6 +140,15 @@ pub(crate) struct Entry {
 #[derive(Default)]
 pub(crate) struct Scratch {
     pub entries: Vec<Entry>,
+    /// Where the validator saw the top-level keys `type` and `subtype`
+    /// (entry indexes), when [`Scratch::keys_plain`] holds.
+    pub type_at: Option<u32>,
+    /// As `type_at`, for `subtype`.
+    pub subtype_at: Option<u32>,
+    /// No top-level key was escaped and neither `type` nor `subtype` came
+    /// twice: `type_at` and `subtype_at` are the whole answer, no need to
+    /// compare every key again.
+    pub keys_plain: bool,
 }
 
 /// Validates and indexes lines, reusing its buffers: after the first lines
@@ -187,6 +196,7 @@ impl Scanner {
         Scanner {
             scratch: Scratch {
                 entries: Vec::with_capacity(64),
+                ..Scratch::default()
             },
             backend: Backend::detect(),
             type_buf: String::new(),
@@ -257,33 +267,39 @@ impl Scanner {
         let pos = line.position();
         let mut ty: Option<&Entry> = None;
         let mut sub: Option<&Entry> = None;
-        for e in entries {
-            let raw = &b[e.key_start as usize..e.key_end as usize];
-            let slot = if e.key_escaped {
-                let key = RawStr::new(raw, true);
-                if key.str_eq("type") {
-                    &mut ty
-                } else if key.str_eq("subtype") {
-                    &mut sub
+        if scratch.keys_plain {
+            // The validator noted where they are.
+            ty = scratch.type_at.and_then(|k| entries.get(k as usize));
+            sub = scratch.subtype_at.and_then(|k| entries.get(k as usize));
+        } else {
+            for e in entries {
+                let raw = &b[e.key_start as usize..e.key_end as usize];
+                let slot = if e.key_escaped {
+                    let key = RawStr::new(raw, true);
+                    if key.str_eq("type") {
+                        &mut ty
+                    } else if key.str_eq("subtype") {
+                        &mut sub
+                    } else {
+                        continue;
+                    }
                 } else {
-                    continue;
-                }
-            } else {
-                match raw {
-                    b"type" => &mut ty,
-                    b"subtype" => &mut sub,
-                    _ => continue,
-                }
-            };
-            match slot {
-                None => *slot = Some(e),
-                Some(prev) => {
-                    if !same_scalar(b, prev, e, subtype_buf) {
-                        return Err(Error::new(
-                            ErrorKind::DuplicateKey,
-                            pos,
-                            "top-level `type` or `subtype` given twice with different values",
-                        ));
+                    match raw {
+                        b"type" => &mut ty,
+                        b"subtype" => &mut sub,
+                        _ => continue,
+                    }
+                };
+                match slot {
+                    None => *slot = Some(e),
+                    Some(prev) => {
+                        if !same_scalar(b, prev, e, subtype_buf) {
+                            return Err(Error::new(
+                                ErrorKind::DuplicateKey,
+                                pos,
+                                "top-level `type` or `subtype` given twice with different values",
+                            ));
+                        }
                     }
                 }
             }

@@ -62,14 +62,15 @@ pub(crate) fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
 /// end fails.
 pub(crate) struct Input<'a> {
     pub b: &'a [u8],
-    tail: [u8; 128],
+    tail: &'a [u8; 128],
     base: usize,
 }
 
 impl<'a> Input<'a> {
+    /// `tail` is the caller's zeroed buffer (the caller's, so that the
+    /// 128 bytes are written once, not built here and moved).
     #[inline(always)]
-    pub(crate) fn new(b: &'a [u8]) -> Input<'a> {
-        let mut tail = [0u8; 128];
+    pub(crate) fn new(b: &'a [u8], tail: &'a mut [u8; 128]) -> Input<'a> {
         let base = b.len().saturating_sub(64);
         // A copy of constant length where the line allows it: inline moves,
         // not a call to `memcpy`, once per line.
@@ -181,9 +182,14 @@ fn string_slow<C: Classify>(
         if esc_here & region != 0 {
             let e = c.classify_esc(blk);
             let u = escaped & e.u;
-            let need_hex = (u << 1) | (u << 2) | (u << 3) | (u << 4) | hex_carry;
-            bad |= (escaped & !e.esc) | (need_hex & !e.hex);
-            hex_carry = (u >> 60) | (u >> 61) | (u >> 62) | (u >> 63);
+            bad |= escaped & !e.esc;
+            // `\u` is rare (text is UTF-8 here, not `\uXXXX`): the hex digits
+            // are checked only where one is.
+            if u | hex_carry != 0 {
+                let need_hex = (u << 1) | (u << 2) | (u << 3) | (u << 4) | hex_carry;
+                bad |= need_hex & !e.hex;
+                hex_carry = (u >> 60) | (u >> 61) | (u >> 62) | (u >> 63);
+            }
         } else {
             hex_carry = 0;
         }
@@ -302,6 +308,311 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Option<usize> {
     Some(i)
 }
 
+/// The first byte at or after `i` that is not JSON whitespace, and its
+/// index (0 past the end). Minified JSON has no whitespace between tokens:
+/// one compare decides.
+#[inline(always)]
+fn next(b: &[u8], i: usize) -> (usize, u8) {
+    match b.get(i) {
+        Some(&c) if c > b' ' => (i, c),
+        _ => {
+            let i = skip_ws(b, i);
+            (i, at(b, i))
+        }
+    }
+}
+
+/// Past the separator `sep` (`:` or `,`) expected at `i`, whitespace
+/// allowed around it: the next token's index and first byte, or the index
+/// of the byte found instead of `sep`. Minified JSON (`":"`, `","`) takes
+/// one bounds check and two compares.
+#[inline(always)]
+fn past(b: &[u8], i: usize, sep: u8) -> Result<(usize, u8), usize> {
+    if i < b.len().saturating_sub(1) && b[i] == sep && b[i + 1] > b' ' {
+        return Ok((i + 1, b[i + 1]));
+    }
+    let (j, s) = next(b, i);
+    if s != sep {
+        return Err(j);
+    }
+    Ok(next(b, j + 1))
+}
+
+/// An invalid line, the walk stopped at `at`.
+#[inline(always)]
+fn bad(at: usize) -> Outcome {
+    Outcome::Invalid { depth: false, at }
+}
+
+/// Validate the whole line `b` and index its top-level object into `s`.
+///
+/// The top-level object has a loop of its own (a key, a value, one entry
+/// pushed with everything known); the values inside it are walked by
+/// [`nested`], which keeps no index. Neither asks at every token which level
+/// it is on.
+#[inline(always)]
+pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome {
+    s.entries.clear();
+    s.type_at = None;
+    s.subtype_at = None;
+    s.keys_plain = true;
+    if b.len() > u32::MAX as usize - 64 {
+        return Outcome::TooLarge;
+    }
+    let Scratch {
+        entries,
+        type_at,
+        subtype_at,
+        keys_plain,
+    } = s;
+    let mut tail = [0u8; 128];
+    let inp = Input::new(b, &mut tail);
+    let mut win = Window::EMPTY;
+    let mut stack = [0u64; MAX_DEPTH / 64];
+    let (mut i, first) = next(b, 0);
+    if first != b'{' {
+        return match root_value(c, &inp, &mut win, &mut stack, i) {
+            Ok(end) if skip_ws(b, end) == b.len() => Outcome::NotObject,
+            Ok(end) => bad(end),
+            Err(stop) => stop,
+        };
+    }
+    let (j, mut t) = next(b, i + 1);
+    i = j;
+    if t == b'}' {
+        i += 1;
+    } else {
+        loop {
+            // A key.
+            if t != b'"' {
+                return bad(i);
+            }
+            let kstart = i + 1;
+            let Some((kend, kesc)) = string(c, &inp, &mut win, kstart) else {
+                return bad(i);
+            };
+            let (vstart, v) = match past(b, kend, b':') {
+                Ok(next) => next,
+                Err(j) => return bad(j),
+            };
+            i = vstart;
+            // `type` and `subtype` noted on the way (the scanner reads
+            // them next), unless a key needs unescaping or comes twice.
+            let slot = match b.get(kstart..kend - 1) {
+                _ if kesc => {
+                    *keys_plain = false;
+                    None
+                }
+                Some(b"type") => Some(&mut *type_at),
+                Some(b"subtype") => Some(&mut *subtype_at),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                if slot.is_some() {
+                    *keys_plain = false;
+                }
+                *slot = Some(entries.len() as u32);
+            }
+            macro_rules! entry {
+                ($end:expr, $vesc:expr) => {
+                    Entry {
+                        key_start: kstart as u32,
+                        key_end: (kend - 1) as u32,
+                        val_start: vstart as u32,
+                        val_end: $end as u32,
+                        kind: kind_of_first(v),
+                        key_escaped: kesc,
+                        val_escaped: $vesc,
+                    }
+                };
+            }
+            // Its value, and its entry.
+            match v {
+                b'"' => {
+                    let Some((end, esc)) = string(c, &inp, &mut win, i + 1) else {
+                        return bad(i);
+                    };
+                    i = end;
+                    entries.push(entry!(i, esc));
+                }
+                b'{' | b'[' => {
+                    // The entry goes in before a container is walked, its
+                    // end set after: nothing about the key stays live (in
+                    // registers) through the walk.
+                    entries.push(entry!(vstart, false));
+                    i = match nested(c, &inp, &mut win, &mut stack, i, 1) {
+                        Ok(end) => end,
+                        Err(stop) => return stop,
+                    };
+                    if let Some(e) = entries.last_mut() {
+                        e.val_end = i as u32;
+                    }
+                }
+                _ => {
+                    i = match scalar(b, i, v) {
+                        Some(end) => end,
+                        None => return bad(i),
+                    };
+                    entries.push(entry!(i, false));
+                }
+            }
+            match past(b, i, b',') {
+                Ok((j, k)) => {
+                    i = j;
+                    t = k;
+                }
+                Err(j) if at(b, j) == b'}' => {
+                    i = j + 1;
+                    break;
+                }
+                Err(j) => return bad(j),
+            }
+        }
+    }
+    if skip_ws(b, i) == b.len() {
+        Outcome::Object
+    } else {
+        bad(i)
+    }
+}
+
+/// A literal or a number starting with `v` at `i`: its end.
+#[inline(always)]
+fn scalar(b: &[u8], i: usize, v: u8) -> Option<usize> {
+    match v {
+        b't' => (b.get(i..i + 4) == Some(b"true")).then_some(i + 4),
+        b'f' => (b.get(i..i + 5) == Some(b"false")).then_some(i + 5),
+        b'n' => (b.get(i..i + 4) == Some(b"null")).then_some(i + 4),
+        b'-' | b'0'..=b'9' => number(b, i),
+        _ => None,
+    }
+}
+
+/// A root that is not an object (valid or not, the line fails; this only
+/// tells which way): its end.
+#[inline(never)]
+fn root_value<C: Classify>(
+    c: C,
+    inp: &Input<'_>,
+    win: &mut Window,
+    stack: &mut [u64; MAX_DEPTH / 64],
+    i: usize,
+) -> Result<usize, Outcome> {
+    match at(inp.b, i) {
+        b'"' => string(c, inp, win, i + 1).map(|(end, _)| end).ok_or(bad(i)),
+        b'[' => nested(c, inp, win, stack, i, 0),
+        v => scalar(inp.b, i, v).ok_or(bad(i)),
+    }
+}
+
+/// Validate the container opening at `i` (`{` or `[`) with `base` levels
+/// already open; returns the index after its closing bracket. Whether the
+/// innermost open container is an object is kept in a register and read
+/// back from the bit stack only when one closes.
+#[inline(always)]
+fn nested<C: Classify>(
+    c: C,
+    inp: &Input<'_>,
+    win: &mut Window,
+    stack: &mut [u64; MAX_DEPTH / 64],
+    mut i: usize,
+    base: usize,
+) -> Result<usize, Outcome> {
+    let b = inp.b;
+    let mut depth = base;
+    let mut in_obj = false;
+
+    // `"key"` `:` at `i` (the quote checked by the caller): `i` becomes the
+    // index of the value.
+    macro_rules! key {
+        () => {{
+            let Some((kend, _)) = string(c, inp, win, i + 1) else {
+                return Err(bad(i));
+            };
+            i = match past(b, kend, b':') {
+                Ok((j, _)) => j,
+                Err(j) => return Err(bad(j)),
+            };
+        }};
+    }
+    // The container just closed (`i` past its bracket): back to its parent,
+    // or done.
+    macro_rules! close {
+        () => {{
+            depth -= 1;
+            if depth == base {
+                return Ok(i);
+            }
+            in_obj = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
+        }};
+    }
+
+    'value: loop {
+        let v = at(b, i);
+        if v == b'"' {
+            let Some((end, _)) = string(c, inp, win, i + 1) else {
+                return Err(bad(i));
+            };
+            i = end;
+        } else if v == b'{' || v == b'[' {
+            if depth >= MAX_DEPTH {
+                return Err(Outcome::Invalid { depth: true, at: i });
+            }
+            in_obj = v == b'{';
+            let (w, bit) = (depth / 64, 1u64 << (depth % 64));
+            if in_obj {
+                stack[w] |= bit;
+            } else {
+                stack[w] &= !bit;
+            }
+            depth += 1;
+            let (j, t) = next(b, i + 1);
+            i = j;
+            if in_obj {
+                if t == b'"' {
+                    key!();
+                    continue 'value;
+                }
+                if t != b'}' {
+                    return Err(bad(i));
+                }
+            } else if t != b']' {
+                continue 'value;
+            }
+            i += 1;
+            close!();
+        } else {
+            i = match scalar(b, i, v) {
+                Some(end) => end,
+                None => return Err(bad(i)),
+            };
+        }
+        // A value ends at `i`.
+        loop {
+            match past(b, i, b',') {
+                Ok((j, t)) => {
+                    i = j;
+                    if in_obj {
+                        if t != b'"' {
+                            return Err(bad(i));
+                        }
+                        key!();
+                    }
+                    continue 'value;
+                }
+                Err(j) => {
+                    i = j;
+                    if at(b, i) != if in_obj { b'}' } else { b']' } {
+                        return Err(bad(i));
+                    }
+                    i += 1;
+                    close!();
+                }
+            }
+        }
+    }
+}
+
 #[inline(always)]
 fn kind_of_first(c: u8) -> ValueKind {
     match c {
@@ -311,165 +622,5 @@ fn kind_of_first(c: u8) -> ValueKind {
         b't' | b'f' => ValueKind::Bool,
         b'n' => ValueKind::Null,
         _ => ValueKind::Number,
-    }
-}
-
-/// Validate the whole line `b` and index its top-level object into `s`.
-#[inline(always)]
-pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome {
-    s.entries.clear();
-    if b.len() > u32::MAX as usize - 64 {
-        return Outcome::TooLarge;
-    }
-    let entries = &mut s.entries;
-    let inp = Input::new(b);
-    let mut win = Window::EMPTY;
-    let mut i = skip_ws(b, 0);
-    let root_obj = at(b, i) == b'{';
-    let mut depth = 0usize;
-    let mut stack = [0u64; MAX_DEPTH / 64];
-
-    macro_rules! bad {
-        () => {
-            Outcome::Invalid {
-                depth: false,
-                at: i,
-            }
-        };
-    }
-
-    // Parse `"key"` `:` at `i` (a quote expected) and return the index of the
-    // value; record the entry when the key is top-level.
-    macro_rules! key {
-        () => {{
-            if at(b, i) != b'"' {
-                return bad!();
-            }
-            let Some((kend, kesc)) = string(c, &inp, &mut win, i + 1) else {
-                return bad!();
-            };
-            let kstart = i + 1;
-            i = skip_ws(b, kend);
-            if at(b, i) != b':' {
-                return bad!();
-            }
-            i = skip_ws(b, i + 1);
-            if depth == 1 && root_obj {
-                entries.push(Entry {
-                    key_start: kstart as u32,
-                    key_end: (kend - 1) as u32,
-                    val_start: i as u32,
-                    val_end: i as u32,
-                    kind: kind_of_first(at(b, i)),
-                    key_escaped: kesc,
-                    val_escaped: false,
-                });
-            }
-        }};
-    }
-
-    'value: loop {
-        match at(b, i) {
-            b'"' => {
-                let Some((end, esc)) = string(c, &inp, &mut win, i + 1) else {
-                    return bad!();
-                };
-                i = end;
-                if esc
-                    && depth == 1
-                    && root_obj
-                    && let Some(e) = entries.last_mut()
-                {
-                    e.val_escaped = true;
-                }
-            }
-            open @ (b'{' | b'[') => {
-                if depth >= MAX_DEPTH {
-                    return Outcome::Invalid { depth: true, at: i };
-                }
-                let is_obj = open == b'{';
-                let (w, bit) = (depth / 64, 1u64 << (depth % 64));
-                if is_obj {
-                    stack[w] |= bit;
-                } else {
-                    stack[w] &= !bit;
-                }
-                depth += 1;
-                i = skip_ws(b, i + 1);
-                let close = if is_obj { b'}' } else { b']' };
-                if at(b, i) == close {
-                    i += 1;
-                    depth -= 1;
-                } else {
-                    if is_obj {
-                        key!();
-                    }
-                    continue 'value;
-                }
-            }
-            b't' => {
-                if b.get(i..i + 4) != Some(b"true") {
-                    return bad!();
-                }
-                i += 4;
-            }
-            b'f' => {
-                if b.get(i..i + 5) != Some(b"false") {
-                    return bad!();
-                }
-                i += 5;
-            }
-            b'n' => {
-                if b.get(i..i + 4) != Some(b"null") {
-                    return bad!();
-                }
-                i += 4;
-            }
-            b'-' | b'0'..=b'9' => match number(b, i) {
-                Some(end) => i = end,
-                None => return bad!(),
-            },
-            _ => return bad!(),
-        }
-        // A value ends at `i`.
-        loop {
-            if depth == 0 {
-                return if skip_ws(b, i) == b.len() {
-                    if root_obj {
-                        Outcome::Object
-                    } else {
-                        Outcome::NotObject
-                    }
-                } else {
-                    bad!()
-                };
-            }
-            if depth == 1
-                && root_obj
-                && let Some(e) = entries.last_mut()
-            {
-                e.val_end = i as u32;
-            }
-            i = skip_ws(b, i);
-            let is_obj = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
-            match at(b, i) {
-                b',' => {
-                    i = skip_ws(b, i + 1);
-                    if is_obj {
-                        key!();
-                    }
-                    continue 'value;
-                }
-                b'}' if is_obj => {
-                    i += 1;
-                    depth -= 1;
-                }
-                b']' if !is_obj => {
-                    i += 1;
-                    depth -= 1;
-                }
-                _ => return bad!(),
-            }
-        }
     }
 }
