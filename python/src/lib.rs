@@ -8,7 +8,6 @@
 //! several inputs in parallel as the command does. The Python package
 //! (`python/cctape/__init__.py`) adds `follow` and `runs` and the docs.
 
-mod ahead;
 mod arrow;
 mod decoder;
 mod items;
@@ -97,9 +96,7 @@ impl ExitCodes {
 }
 
 /// The verdict records of every run, as `cctape verdict --json` prints them
-/// (transcript sessions' after every input's). Inputs are read in
-/// parallel, and a large plain file of stream-json lines on two cores
-/// (parsed in chunks, folded in order: see `ahead`).
+/// (transcript sessions' after every input's).
 #[pyfunction]
 #[pyo3(signature = (source, *, exit_code=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
 #[allow(clippy::too_many_arguments)]

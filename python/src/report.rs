@@ -5,7 +5,7 @@
 //! across inputs and their sessions' records after every input's.
 
 use crate::json::serde_to_py;
-use crate::sources::{Input, Inputs, Src, read_input};
+use crate::sources::{Input, Inputs, read_input};
 use cctape::error::Error;
 use cctape::event::Event;
 use cctape::inputs::{InputEnd, Item, ReadOptions};
@@ -203,31 +203,17 @@ fn input_records(
         pruned: true,
         ..*opts
     };
-    // A large file on two cores when the pool has them (`jobs` > 1).
-    let ahead = match &input.src {
-        Src::Path(p) if rayon::current_num_threads() > 1 => {
-            crate::ahead::fold_path(p, &opts, &mut runs)
-        }
-        _ => None,
-    };
-    let end = match ahead {
-        Some(end) => end,
-        None => {
-            let (end, piece) = read_folding(input, &opts, |item| match item {
-                Item::Event(ev) => runs.push(ev),
-                Item::Error { error, bytes } => runs.push_error(error, bytes),
-                Item::NotEvents(shape) => runs.not_events(shape),
-                // Records are folded; scanned lines are not asked for.
-                _ => {}
-            });
-            let failed = end.failure.is_some() && end.unreadable;
-            if !failed && end.format == Some(Format::Transcript) && end.counts.events > 0 {
-                return (Vec::new(), Some(piece));
-            }
-            end
-        }
-    };
+    let (end, piece) = read_folding(input, &opts, |item| match item {
+        Item::Event(ev) => runs.push(ev),
+        Item::Error { error, bytes } => runs.push_error(error, bytes),
+        Item::NotEvents(shape) => runs.not_events(shape),
+        // Records are folded; scanned lines are not asked for.
+        _ => {}
+    });
     let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
+    if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
+        return (Vec::new(), Some(piece));
+    }
     let records = runs.records(&input.name, end.counts.events, unreadable, exit_code);
     (records, None)
 }

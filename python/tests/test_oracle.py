@@ -71,38 +71,3 @@ def test_a_whole_folder_in_parallel_equals_the_command_in_order(realworld):
     for f, line in seen:
         assert line >= last.get(f, 0)
         last[f] = line
-
-
-@pytest.fixture(scope="module")
-def big_stream(tmp_path_factory, realworld):
-    """Every stream-json capture of both folders end to end (plain files
-    only), with blank lines, bad lines and a long line between them: about
-    20 MB, its longest lines 0.4 and 1.1 MB."""
-    parts = []
-    for p in realworld:
-        if p.suffix in (".jsonl", ".ndjson"):
-            data = p.read_bytes()
-            parts.append(data if data.endswith(b"\n") else data + b"\n")
-    parts.insert(3, b"\n  \n")
-    parts.insert(5, b'{"type":"user","message":{"content":"' + b"z" * 400000 + b'"}}\n')
-    parts.insert(7, b"not json\n")
-    path = tmp_path_factory.mktemp("big") / "big.jsonl"
-    path.write_bytes(b"".join(parts))
-    return path
-
-
-@pytest.mark.parametrize("chunk", ["1", "3000", "65536", "1000000"])
-def test_a_large_file_folded_on_two_cores_equals_the_command(big_stream, monkeypatch, chunk):
-    # The file is read in chunks of `chunk` bytes (CCTAPE_CHUNK), two at a
-    # time parsed at once, folded in order: the command's records, read on
-    # one thread, whatever the chunk size; lines past the maximum too.
-    monkeypatch.setenv("CCTAPE_SPLIT_AT", "1")
-    monkeypatch.setenv("CCTAPE_CHUNK", chunk)
-    want = cli_json_lines("verdict", "--json", "--quiet", "--jobs", "1", big_stream)
-    assert len(want) > 50
-    assert cctape.verdict(str(big_stream), jobs=2) == want
-    assert cctape.verdict(str(big_stream), jobs=1) == want
-    # The two longest lines are past this maximum: errors in their places.
-    want = cli_json_lines("verdict", "--json", "--quiet", "--jobs", "1", "--max-line", "300000", big_stream)
-    assert sum(r["bad_lines"] for r in want) >= 3
-    assert cctape.verdict(str(big_stream), jobs=2, max_line=300000) == want
