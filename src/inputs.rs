@@ -44,6 +44,7 @@ use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
 use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, LfWatch, Source};
+use crate::stats::PrunedReader;
 use crate::stream::{Counts, ElementEventReader};
 use crate::transcript::Record;
 use std::io::{self, Read};
@@ -275,6 +276,13 @@ pub struct ReadOptions {
     /// [`Item::Record`] (scanned and validated) instead of as events.
     /// Default false.
     pub records: bool,
+    /// True (and `scan` is `None`): lines are read as `cctape stats` reads
+    /// them by default ([`PrunedReader`]): a long line with long tool
+    /// payloads is validated and its event built from a pruned copy, so
+    /// [`Event::raw`] is that copy. For readers that fold runs or count
+    /// (the same figures as every line parsed whole), not for readers that
+    /// hand payloads on. Default false.
+    pub pruned: bool,
 }
 
 impl Default for ReadOptions {
@@ -284,6 +292,7 @@ impl Default for ReadOptions {
             max_line: DEFAULT_MAX_LINE,
             scan: None,
             records: false,
+            pruned: false,
         }
     }
 }
@@ -517,6 +526,8 @@ pub fn read_source(
                 Take::Record
             } else if let Some(mode) = opts.scan {
                 Take::Scan(mode)
+            } else if opts.pruned {
+                Take::Pruned
             } else {
                 Take::Event
             };
@@ -564,6 +575,9 @@ pub fn read_source(
 enum Take {
     /// Parsed: [`Item::Event`].
     Event,
+    /// Parsed, long lines from a pruned copy ([`PrunedReader`]):
+    /// [`Item::Event`].
+    Pruned,
     /// Scanned: [`Item::Scanned`].
     Scan(ScanMode),
     /// Scanned, validated, as a transcript record: [`Item::Record`].
@@ -603,6 +617,7 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
     fn lines(&mut self, rdr: impl Read, max_line: usize, take: Take) -> (Counts, u64) {
         let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
         let (mut scanner, mut parser) = (Scanner::new(), Parser::new());
+        let mut pruning = PrunedReader::new();
         let mut counts = Counts::default();
         while !self.stopped {
             let span = match lines.next_span() {
@@ -628,6 +643,9 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                 Take::Event => {
                     parse_event(&mut parser, &line).map(|ev| self.item(Item::Event(&ev)))
                 }
+                Take::Pruned => pruning
+                    .read(&mut parser, &line)
+                    .map(|ev| self.item(Item::Event(&ev))),
                 Take::Scan(mode) => scanner
                     .scan_with(&line, mode)
                     .map(|s| self.item(Item::Scanned(&s))),
@@ -645,7 +663,7 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                     // record's is the scanner's, as the command reports it.
                     let e = match take {
                         Take::Scan(_) => parse_event(&mut parser, &line).err().unwrap_or(e),
-                        Take::Event | Take::Record => e,
+                        Take::Event | Take::Pruned | Take::Record => e,
                     };
                     self.error(e, Some(line.bytes));
                 }

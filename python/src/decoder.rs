@@ -5,7 +5,7 @@
 //! every event is folded into runs as it passes, so that the verdict is
 //! ready when the stream ends.
 
-use crate::items::{Batch, item_object};
+use crate::items::{Batch, HotStrings, item_object};
 use crate::report::{InputRuns, records_to_py};
 use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, LineDecoder};
@@ -34,6 +34,7 @@ pub struct Decoder {
     counts: Counts,
     names: Arc<Vec<String>>,
     finished: bool,
+    hot: HotStrings,
 }
 
 impl Decoder {
@@ -73,11 +74,11 @@ impl Decoder {
         batch
     }
 
-    fn objects<'py>(py: Python<'py>, batch: Batch) -> PyResult<Bound<'py, PyList>> {
+    fn objects<'py>(&mut self, py: Python<'py>, batch: Batch) -> PyResult<Bound<'py, PyList>> {
         let batch = Arc::new(batch);
         let list = PyList::empty(py);
         for i in 0..batch.recs.len() {
-            list.append(item_object(py, &batch, i)?)?;
+            list.append(item_object(py, &batch, i, &mut self.hot)?)?;
         }
         Ok(list)
     }
@@ -98,6 +99,7 @@ impl Decoder {
             counts: Counts::default(),
             names: Arc::new(vec![name.to_string()]),
             finished: false,
+            hot: HotStrings::default(),
         }
     }
 
@@ -113,7 +115,7 @@ impl Decoder {
             self.dec.push(data);
             self.drain()
         });
-        Decoder::objects(py, batch)
+        self.objects(py, batch)
     }
 
     /// Say the input ended; returns what its last line (without LF) holds.
@@ -126,7 +128,7 @@ impl Decoder {
             self.dec.finish();
             self.drain()
         });
-        Decoder::objects(py, batch)
+        self.objects(py, batch)
     }
 
     /// The runs as `cctape verdict --json` records (plain dicts, keys in

@@ -16,7 +16,7 @@ use cctape::parse::Parser;
 use cctape::scan::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyString};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::Arc;
@@ -93,6 +93,8 @@ pub const BATCH_RECORDS: usize = 1024;
 pub const BATCH_BYTES: usize = 1 << 20;
 
 impl Batch {
+    /// An empty batch that grows as needed (a live reader's, which holds
+    /// what one chunk completes).
     pub fn new(names: Arc<Vec<String>>) -> Batch {
         Batch {
             names,
@@ -100,8 +102,28 @@ impl Batch {
         }
     }
 
+    /// An empty batch whose line buffer is made once at its full size
+    /// ([`BATCH_BYTES`]), for a reader that hands it on before a line would
+    /// make it grow ([`fits`](Batch::fits)): lines are copied once, never
+    /// moved again by a reallocation.
+    pub fn sized(names: Arc<Vec<String>>) -> Batch {
+        Batch {
+            names,
+            buf: Vec::with_capacity(BATCH_BYTES),
+            strs: String::new(),
+            recs: Vec::with_capacity(BATCH_RECORDS),
+        }
+    }
+
     pub fn is_full(&self) -> bool {
         self.recs.len() >= BATCH_RECORDS || self.buf.len() >= BATCH_BYTES
+    }
+
+    /// True when a line of `len` bytes goes in without growing the line
+    /// buffer, or the batch is empty (a longer line then has a batch of
+    /// its own).
+    pub fn fits(&self, len: usize) -> bool {
+        self.recs.is_empty() || self.buf.len() + len <= self.buf.capacity()
     }
 
     fn put_str(&mut self, s: &str) -> Range<usize> {
@@ -211,18 +233,70 @@ impl Batch {
     }
 }
 
+/// Python strings of the hot fields, made once and handed to every event
+/// that has the same value: a stream has a few types and kinds and runs of
+/// one `session_id`, so an event's getters return a shared object (no
+/// string built per event, its hash kept for `set`s and `dict`s).
+#[derive(Default)]
+pub struct HotStrings {
+    /// `type` and kind names seen (few: a linear search is cheapest).
+    names: Vec<(Box<str>, Py<PyString>)>,
+    /// The last `session_id`.
+    session: Option<(Box<str>, Py<PyString>)>,
+}
+
+/// How many distinct type and kind names are kept.
+const NAMES_KEPT: usize = 64;
+
+impl HotStrings {
+    fn name(&mut self, py: Python<'_>, s: &str) -> Py<PyString> {
+        if let Some((_, o)) = self.names.iter().find(|(k, _)| &**k == s) {
+            return o.clone_ref(py);
+        }
+        let o = PyString::new(py, s).unbind();
+        if self.names.len() < NAMES_KEPT {
+            self.names.push((s.into(), o.clone_ref(py)));
+        }
+        o
+    }
+
+    fn session(&mut self, py: Python<'_>, s: &str) -> Py<PyString> {
+        match &self.session {
+            Some((k, o)) if &**k == s => o.clone_ref(py),
+            _ => {
+                let o = PyString::new(py, s).unbind();
+                self.session = Some((s.into(), o.clone_ref(py)));
+                o
+            }
+        }
+    }
+}
+
 /// The Python object for record `i` of `batch`.
-pub fn item_object(py: Python<'_>, batch: &Arc<Batch>, i: usize) -> PyResult<Py<PyAny>> {
+pub fn item_object(
+    py: Python<'_>,
+    batch: &Arc<Batch>,
+    i: usize,
+    hot: &mut HotStrings,
+) -> PyResult<Py<PyAny>> {
     let rec = &batch.recs[i];
     match &rec.what {
-        What::Event { .. } => Ok(Py::new(
-            py,
-            Event {
+        What::Event {
+            name,
+            ty,
+            session_id,
+            ..
+        } => {
+            let strs = &batch.strs;
+            let ev = Event {
+                ty: hot.name(py, &strs[ty.clone()]),
+                kind: hot.name(py, &strs[name.clone()]),
+                session_id: session_id.clone().map(|r| hot.session(py, &strs[r])),
                 batch: Arc::clone(batch),
                 i,
-            },
-        )?
-        .into_any()),
+            };
+            Ok(Py::new(py, ev)?.into_any())
+        }
         What::Error(e) => Ok(Py::new(py, LineError::of(batch, rec, e))?.into_any()),
     }
 }
@@ -243,6 +317,10 @@ thread_local! {
 pub struct Event {
     batch: Arc<Batch>,
     i: usize,
+    /// `type`, kind and `session_id` as Python strings ([`HotStrings`]).
+    ty: Py<PyString>,
+    kind: Py<PyString>,
+    session_id: Option<Py<PyString>>,
 }
 
 impl Event {
@@ -309,8 +387,8 @@ impl Event {
 impl Event {
     /// `type`, as written.
     #[getter(r#type)]
-    fn type_(&self) -> &str {
-        self.hot().0
+    fn type_(&self, py: Python<'_>) -> Py<PyString> {
+        self.ty.clone_ref(py)
     }
 
     /// `subtype`, when it is a string.
@@ -323,14 +401,14 @@ impl Event {
     /// with a subtype), `type` otherwise: the keys of `cctape stats`
     /// `by_type`.
     #[getter]
-    fn kind(&self) -> &str {
-        self.hot().2
+    fn kind(&self, py: Python<'_>) -> Py<PyString> {
+        self.kind.clone_ref(py)
     }
 
     /// `session_id` (None when absent).
     #[getter]
-    fn session_id(&self) -> Option<&str> {
-        self.hot().3
+    fn session_id(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        self.session_id.as_ref().map(|s| s.clone_ref(py))
     }
 
     /// The 1-based line number in the input (the first line of a JSON

@@ -9,7 +9,7 @@
 //! consumer (the Python loop) takes the batches of input 0, then 1, ...
 //! Dropping the iterator stops the workers at their next batch.
 
-use crate::items::{Batch, item_object};
+use crate::items::{Batch, HotStrings, item_object};
 use crate::sources::{Input, Inputs, read_input};
 use cctape::inputs::{Item, ReadOptions};
 use pyo3::create_exception;
@@ -104,9 +104,22 @@ fn read_one(
     opts: &ReadOptions,
     tx: &SyncSender<Msg>,
 ) {
-    let mut batch = Batch::new(Arc::clone(names));
+    let mut batch = Batch::sized(Arc::clone(names));
     let idx = i as u32;
     let end = read_input(input, opts, |item| {
+        // A line that would make the batch's buffer grow starts a new one.
+        let len = match &item {
+            Item::Scanned(sc) => sc.raw().len(),
+            Item::Event(ev) => ev.raw().len(),
+            Item::Error { bytes, .. } => bytes.map_or(0, <[u8]>::len),
+            _ => 0,
+        };
+        if !batch.fits(len) {
+            let full = std::mem::replace(&mut batch, Batch::sized(Arc::clone(names)));
+            if tx.send(Msg::Batch(Arc::new(full))).is_err() {
+                return ControlFlow::Break(());
+            }
+        }
         match item {
             Item::Event(ev) => batch.push_event(idx, ev),
             Item::Scanned(sc) => batch.push_scanned(idx, sc),
@@ -116,7 +129,7 @@ fn read_one(
             _ => {}
         }
         if batch.is_full() {
-            let full = std::mem::replace(&mut batch, Batch::new(Arc::clone(names)));
+            let full = std::mem::replace(&mut batch, Batch::sized(Arc::clone(names)));
             if tx.send(Msg::Batch(Arc::new(full))).is_err() {
                 return ControlFlow::Break(());
             }
@@ -145,6 +158,7 @@ pub struct Reader {
     counts: cctape::stream::Counts,
     /// Inputs finished.
     done: usize,
+    hot: HotStrings,
 }
 
 impl Reader {
@@ -190,6 +204,7 @@ impl Reader {
             sched,
             counts: Default::default(),
             done: 0,
+            hot: HotStrings::default(),
         }
     }
 }
@@ -218,7 +233,7 @@ impl Reader {
                     if is_error && self.on_error == OnError::Skip {
                         continue;
                     }
-                    let obj = item_object(py, batch, i)?;
+                    let obj = item_object(py, batch, i, &mut self.hot)?;
                     if is_error && self.on_error == OnError::Raise {
                         let err = ReadError::new_err(obj.bind(py).str()?.to_string());
                         err.value(py).setattr("error", obj)?;

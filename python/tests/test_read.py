@@ -156,3 +156,47 @@ def test_stopping_early_and_reading_from_threads():
     for t in ts:
         t.join()
     assert len(set(out.values())) == 1 and out[0] > 100
+
+
+def test_hot_fields_equal_json_loads_over_many_types_and_sessions():
+    # More distinct types than the reader keeps as shared strings, and
+    # sessions that change from line to line and come back: every event's
+    # type, kind and session_id are still its own line's (json.loads).
+    lines = []
+    for i in range(300):
+        d = {"type": f"t{i % 97}", "session_id": f"s{(i * 7) % 5}"}
+        if i % 3 == 0:
+            d = {"type": "system", "subtype": f"sub{i % 11}", "session_id": d["session_id"]}
+        if i % 13 == 0:
+            del d["session_id"]
+        if i % 17 == 0:
+            d["session_id"] = "s\u00e9"
+        # Written as \u00e9 escapes on every other line, as UTF-8 on the rest.
+        lines.append(json.dumps(d, ensure_ascii=i % 2 == 0))
+    data = ("\n".join(lines) + "\n").encode()
+    got = [(x.type, x.kind, x.session_id) for x in cctape.read(data)]
+    want = []
+    for line in data.splitlines():
+        d = json.loads(line)
+        kind = f"{d['type']}/{d['subtype']}" if "subtype" in d else d["type"]
+        want.append((d["type"], kind, d.get("session_id")))
+    assert got == want
+    assert "s\u00e9" in {s for _, _, s in got}
+
+
+def test_lines_longer_than_a_batch_come_whole_and_in_order():
+    # Lines of 0.3 to 1.5 MiB between short ones: batches are handed on
+    # before a line would not fit, and a line longer than a batch has one
+    # of its own; each event is still its line, at its offset.
+    sizes = [10, 300_000, 20, 1_500_000, 700_000, 5, 400_000, 400_000, 300_000, 1]
+    lines = [json.dumps({"type": "user", "session_id": f"s{i}", "pad": "x" * n}).encode() for i, n in enumerate(sizes)]
+    data = b"\n".join(lines) + b"\n"
+    items = list(cctape.read(data))
+    assert [x.raw for x in items] == lines
+    offsets = [0]
+    for l in lines[:-1]:
+        offsets.append(offsets[-1] + len(l) + 1)
+    assert [(x.line, x.offset, x.session_id) for x in items] == [
+        (i + 1, offsets[i], f"s{i}") for i in range(len(lines))
+    ]
+    assert [len(x["pad"]) for x in items] == sizes
