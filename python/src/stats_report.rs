@@ -29,9 +29,12 @@ pub fn group_by(s: Option<&str>) -> PyResult<Option<GroupBy>> {
         Some("model") => Some(GroupBy::Model),
         Some("version") => Some(GroupBy::Version),
         Some("day") => Some(GroupBy::Day),
+        Some("week") => Some(GroupBy::Week),
+        Some("month") => Some(GroupBy::Month),
         Some(o) => {
             return Err(PyValueError::new_err(format!(
-                "by must be 'file', 'session', 'project', 'model', 'version' or 'day', not {o:?}"
+                "by must be 'file', 'session', 'project', 'model', 'version', 'day', 'week' or \
+                 'month', not {o:?}"
             )));
         }
     })

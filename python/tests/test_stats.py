@@ -14,7 +14,9 @@ def test_stats_of_each_capture_equal_the_commands(path):
     assert cctape.stats(str(path), format=CLI_FORMAT) == cli_json("stats", "--json", "--quiet", path)
 
 
-@pytest.mark.parametrize("by", [None, "file", "session", "project", "model", "version", "day"])
+@pytest.mark.parametrize(
+    "by", [None, "file", "session", "project", "model", "version", "day", "week", "month"]
+)
 def test_stats_of_everything_by_every_key_equal_the_commands(by):
     roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
     args = ["stats", "--json", "--quiet", *(["--by", by] if by else []), *roots]
