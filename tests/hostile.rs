@@ -1166,6 +1166,38 @@ fn packed(codec: &str, body: &[u8]) -> Vec<u8> {
     }
 }
 
+#[test]
+fn filter_max_count_and_listing_stop_reading_an_endless_pipe() {
+    // An endless stream of events on stdin, as `yes` writes it: grep -m 1
+    // and grep -l stop reading, and so must these.
+    for (flags, want) in [
+        (
+            &["-m", "2", "-n"][..],
+            "1:{\"type\":\"user\"}\n2:{\"type\":\"user\"}\n",
+        ),
+        (&["-l"][..], "<stdin>\n"),
+        (&["-c", "-m", "3"][..], "3\n"),
+    ] {
+        let mut yes = Command::new("yes")
+            .arg("{\"type\":\"user\"}")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("yes");
+        let mut a = vec!["filter", "--type", "user"];
+        a.extend_from_slice(flags);
+        let r = cctape(
+            &a,
+            Input::Stdio(Stdio::from(yes.stdout.take().expect("stdout"))),
+            Output::Keep,
+            MINUTE,
+        );
+        let _ = yes.kill();
+        let _ = yes.wait();
+        assert_eq!(r.code(), Some(0), "{flags:?}: {}", r.stderr);
+        assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{flags:?}");
+    }
+}
+
 /// `bytes` written to `path`, then `cctape stats --json -q` of it.
 fn stats_of(path: &Path, bytes: &[u8]) -> Ran {
     std::fs::write(path, bytes).expect("write");

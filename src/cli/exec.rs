@@ -132,6 +132,14 @@ pub trait Sink: Send {
         Ok(())
     }
 
+    /// True once the sink wants no more of this input (`filter -m`, `-l`):
+    /// a stream read stops there, as grep stops reading, and a pipe's
+    /// writer gets SIGPIPE. Only asked of inputs read in order on one
+    /// worker ([`Split::Never`]).
+    fn has_enough(&self) -> bool {
+        false
+    }
+
     /// The format the input is read as, before its first line or finding
     /// (every piece of a chunked input is told).
     fn format(&mut self, piece: &Piece<'_>, format: Format) {
@@ -1156,7 +1164,12 @@ fn read_stream<S: Sink>(
         loop {
             match lines.next_span() {
                 None => break,
-                Some(Ok(span)) => taker.take(&lines.line(span), &mut out),
+                Some(Ok(span)) => {
+                    taker.take(&lines.line(span), &mut out);
+                    if taker.sink.has_enough() {
+                        break;
+                    }
+                }
                 Some(Err(e)) => {
                     let c = &mut taker.counts;
                     c.errors += 1;
@@ -1184,6 +1197,9 @@ fn read_stream<S: Sink>(
                 None => break,
                 Some(Ok(ev)) => {
                     sink.event(piece, &ev, &mut out);
+                    if sink.has_enough() {
+                        break;
+                    }
                     None
                 }
                 Some(Err(e)) => Some(e),
@@ -1239,7 +1255,12 @@ fn read_elements<S: Sink>(
     loop {
         match els.next_span() {
             None => break,
-            Some(Ok(span)) => taker.take_element(&els.element(span), &mut out),
+            Some(Ok(span)) => {
+                taker.take_element(&els.element(span), &mut out);
+                if taker.sink.has_enough() {
+                    break;
+                }
+            }
             Some(Err(e)) => {
                 taker.counts.errors += 1;
                 if e.is_fatal() {

@@ -319,7 +319,8 @@ pub struct Args {
     #[arg(long, short = 'v', conflicts_with = "errors")]
     invert_match: bool,
     /// At most NUM lines per input (as grep -m): each input is then read
-    /// in order on one worker, and its count stops at NUM.
+    /// in order on one worker, its count stops at NUM, and its reading
+    /// stops there.
     #[arg(long, short = 'm', value_name = "NUM")]
     max_count: Option<u64>,
     /// Print only how many lines would be printed, per input: `NAME:N` when
@@ -422,6 +423,14 @@ impl Conf<'_> {
         self.args.max_count.is_none_or(|m| matched < m)
     }
 
+    /// An input with `matched` lines needs reading no further: its first
+    /// NUM lines are out (`-m`), or one line decides its listing (`-l`,
+    /// `--files-without-match`).
+    fn enough(&self, matched: u64) -> bool {
+        let listing = self.args.files_with_matches || self.args.files_without_match;
+        !self.room(matched) || (listing && matched > 0)
+    }
+
     /// Append one matched line with its name and number as asked.
     fn line(&self, input: usize, number: u64, line: &[u8], out: &mut Vec<u8>) {
         if let Some(p) = &self.prefixes {
@@ -491,9 +500,15 @@ impl Sink for FilterSink<'_> {
         }
     }
 
+    fn has_enough(&self) -> bool {
+        self.conf.enough(self.matched)
+    }
+
     fn split(&self) -> Split {
-        if self.conf.args.max_count.is_some() {
-            // The first NUM lines of an input are known only in order.
+        let args = self.conf.args;
+        if args.max_count.is_some() || args.files_with_matches || args.files_without_match {
+            // The first NUM lines of an input are known only in order, and
+            // reading stops there (or at the first line, for a listing).
             Split::Never
         } else {
             self.conf.args.filters.split()
