@@ -183,6 +183,9 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0];
 const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 
+/// Bytes that tell every format apart (xz's magic is the longest).
+const MAGIC_MAX: usize = XZ_MAGIC.len();
+
 /// A zstd frame or a skippable frame (magic 0x184D2A50..=0x184D2A5F, little
 /// endian) starts here.
 fn is_zstd_frame(b: &[u8]) -> bool {
@@ -395,13 +398,19 @@ enum Codec {
 }
 
 impl Codec {
-    fn name(self) -> &'static str {
+    /// The compression this codec reads: its name and its magic bytes are
+    /// that of [`Compression`], told by one [`Compression::detect`].
+    fn compression(self) -> Compression {
         match self {
-            Codec::Gzip => "gzip",
-            Codec::Xz => "xz",
-            Codec::Bzip2 => "bzip2",
-            Codec::Lz4 => "lz4",
+            Codec::Gzip => Compression::Gzip,
+            Codec::Xz => Compression::Xz,
+            Codec::Bzip2 => Compression::Bzip2,
+            Codec::Lz4 => Compression::Lz4,
         }
+    }
+
+    fn name(self) -> &'static str {
+        self.compression().name()
     }
 
     /// What one member is called in this format's own documentation.
@@ -413,22 +422,10 @@ impl Codec {
         }
     }
 
-    /// Bytes needed to tell whether another member starts.
-    fn magic_len(self) -> usize {
-        match self {
-            Codec::Gzip => 2,
-            Codec::Xz => XZ_MAGIC.len(),
-            Codec::Bzip2 | Codec::Lz4 => 4,
-        }
-    }
-
+    /// True when another member of this format starts at `head` (at
+    /// least [`MAGIC_MAX`] bytes, unless the input ends first).
     fn starts_member(self, head: &[u8]) -> bool {
-        match self {
-            Codec::Gzip => head.starts_with(&[0x1f, 0x8b]),
-            Codec::Xz => head.starts_with(&XZ_MAGIC),
-            Codec::Bzip2 => is_bzip2_stream(head),
-            Codec::Lz4 => head.starts_with(&LZ4_MAGIC),
-        }
+        Compression::detect(head) == self.compression()
     }
 
     fn member<R: Read>(self, inner: Counted<R>) -> Member<R> {
@@ -561,7 +558,7 @@ impl<R: Read> Read for Members<R> {
                     if self.codec == Codec::Xz && self.member > 0 {
                         self.skip_xz_padding(&mut inner)?;
                     }
-                    let head = inner.peek(self.codec.magic_len())?;
+                    let head = inner.peek(MAGIC_MAX)?;
                     if head.is_empty() && self.member > 0 {
                         return Ok(0);
                     }
@@ -720,8 +717,7 @@ impl<'a> Source<'a> {
         kind: SourceKind,
         report: &EndReport,
     ) -> io::Result<Source<'a>> {
-        // Six bytes tell every format apart (xz's magic is the longest).
-        let mut head = [0u8; 6];
+        let mut head = [0u8; MAGIC_MAX];
         let mut n = 0;
         let mut ended = false;
         while n < head.len() {
