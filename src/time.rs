@@ -215,6 +215,78 @@ impl fmt::Display for Day {
     }
 }
 
+impl Day {
+    /// The day a date names: `YYYY-MM-DD` (ISO 8601) or `YYYYMMDD` (as
+    /// ccusage's `--since` takes it); `None` when it is neither or no such
+    /// day exists (`2026-02-30`).
+    ///
+    /// ```
+    /// use cctape::time::Day;
+    /// assert_eq!(Day::parse("20260214").unwrap().to_string(), "2026-02-14");
+    /// assert_eq!(Day::parse("2026-02-14"), Day::parse("20260214"));
+    /// assert_eq!(Day::parse("2026-02-30"), None);
+    /// assert_eq!(Day::parse("2026-2-14"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<Day> {
+        let b = s.as_bytes();
+        let digits = |r: std::ops::Range<usize>| -> Option<i16> {
+            let part = b.get(r)?;
+            part.iter().try_fold(0i16, |n, &c| {
+                c.is_ascii_digit().then(|| n * 10 + i16::from(c - b'0'))
+            })
+        };
+        let (y, m, d) = match b.len() {
+            8 => (digits(0..4)?, digits(4..6)?, digits(6..8)?),
+            10 if b[4] == b'-' && b[7] == b'-' => (digits(0..4)?, digits(5..7)?, digits(8..10)?),
+            _ => return None,
+        };
+        // Month and day have two digits each, so they fit in an i8.
+        let date = jiff::civil::Date::new(y, m as i8, d as i8).ok()?;
+        Some(Day {
+            year: date.year(),
+            month: date.month(),
+            day: date.day(),
+        })
+    }
+}
+
+/// The days a report keeps (`--since` and `--until`, both inclusive, in the
+/// report's time zone): a request or a run whose day is outside, or that
+/// has no day while a bound is set, is left out.
+///
+/// ```
+/// use cctape::time::{Day, DayRange};
+/// let range = DayRange { since: Day::parse("2026-02-10"), until: Day::parse("2026-02-15") };
+/// assert!(range.contains(Day::parse("2026-02-10")));
+/// assert!(range.contains(Day::parse("2026-02-15")));
+/// assert!(!range.contains(Day::parse("2026-02-16")));
+/// assert!(!range.contains(None));
+/// assert!(DayRange::default().contains(None));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DayRange {
+    /// The first day kept; `None`: no lower bound.
+    pub since: Option<Day>,
+    /// The last day kept; `None`: no upper bound.
+    pub until: Option<Day>,
+}
+
+impl DayRange {
+    /// True when neither bound is set (every day and no day are kept).
+    pub fn is_all(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
+    /// Whether `day` is kept.
+    pub fn contains(&self, day: Option<Day>) -> bool {
+        if self.is_all() {
+            return true;
+        }
+        let Some(day) = day else { return false };
+        self.since.is_none_or(|s| s <= day) && self.until.is_none_or(|u| day <= u)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -185,8 +185,14 @@ fn rule_lines(projects: &Path) -> Vec<PathBuf> {
 }
 
 fn run(bin: &Path, home: &Path, report: &str, tz: &str) -> Value {
+    run_with(bin, home, report, tz, &[])
+}
+
+/// ccusage's `report` with more arguments (`--since`, `--until`).
+fn run_with(bin: &Path, home: &Path, report: &str, tz: &str, extra: &[&str]) -> Value {
     let out = Command::new(bin)
         .args([report, "--offline", "--json", "-z", tz])
+        .args(extra)
         .env("HOME", home)
         .env("TZ", tz)
         .env_remove("CLAUDE_CONFIG_DIR")
@@ -208,7 +214,12 @@ fn price_file() -> PathBuf {
 
 /// `cctape stats --by KEY --json` over a projects folder, as ccusage's rows:
 /// key -> (tokens, cost).
-fn ours(projects: &Path, by: &str, tz: &str) -> BTreeMap<String, (Tokens, f64)> {
+fn ours(projects: &Path, by: &str, tz: &str) -> Figures {
+    ours_with(projects, by, tz, &[])
+}
+
+/// [`ours`] with more arguments (`--since`, `--until`).
+fn ours_with(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Figures {
     let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
         .args([
             "stats",
@@ -221,6 +232,7 @@ fn ours(projects: &Path, by: &str, tz: &str) -> BTreeMap<String, (Tokens, f64)> 
             "--pricing",
         ])
         .arg(price_file())
+        .args(extra)
         .arg(projects)
         .output()
         .unwrap();
@@ -605,6 +617,113 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
                     ours[k].1
                 );
             }
+        }
+    }
+}
+
+/// `--since` and `--until` keep each request by its own day in the zone,
+/// in every report: the days, weeks and months equal ccusage's with the
+/// same bounds, and every session's figures equal the sum of its kept
+/// requests, so the totals of `--by session` equal those of `--by day`.
+///
+/// ccusage 20.0.24's `session` report takes its bounds otherwise: it keeps
+/// whole sessions by their last activity, and its `--until` compares that
+/// timestamp with the day as text, so a session last active on the
+/// `--until` day is dropped while `daily` keeps the day. On a generated tree
+/// each session's requests fall on one day, where a session's kept figures
+/// are all or nothing: ccusage's unbounded row when its day is kept.
+#[test]
+fn since_and_until_keep_each_request_by_its_day() {
+    let Some(bin) = ccusage() else { return };
+    let tmp = TempDir::new("ccusage-since");
+    let opts = gentranscripts::Opts {
+        projects: 3,
+        sessions: 4,
+        turns: 8,
+        seed: 5,
+    };
+    gentranscripts::generate(&tmp.0, &opts).unwrap();
+    let projects = tmp.0.join(".claude/projects");
+    for tz in ["UTC", "Asia/Tokyo"] {
+        let days: Vec<String> = their_rows(&run(&bin, &tmp.0, "daily", tz), "daily")
+            .into_keys()
+            .collect();
+        assert!(days.len() >= 6, "{} days in {tz}", days.len());
+        let (since, until) = (&days[days.len() / 3], &days[2 * days.len() / 3]);
+        let compact = |d: &str| d.replace('-', "");
+        // ccusage takes YYYYMMDD only; cctape both forms.
+        let theirs_args = ["--since", &compact(since), "--until", &compact(until)];
+        let ours_args = ["--since", since.as_str(), "--until", &compact(until)];
+        let tokens = |f: &Figures| f.values().map(|(t, _)| sum(*t)).sum::<u64>();
+        let mut kept_tokens = 0;
+        for (by, report, key) in [
+            ("day", "daily", "daily"),
+            ("week", "weekly", "weekly"),
+            ("month", "monthly", "monthly"),
+        ] {
+            let all = their_rows(&run(&bin, &tmp.0, report, tz), key);
+            let theirs = their_rows(&run_with(&bin, &tmp.0, report, tz, &theirs_args), key);
+            let ours = ours_with(&projects, by, tz, &ours_args);
+            assert!(
+                tokens(&theirs) < tokens(&all) && tokens(&theirs) > 0,
+                "{since}..{until} keeps part of the {by} tokens in {tz}"
+            );
+            kept_tokens = tokens(&theirs);
+            assert_eq!(
+                ours.keys().collect::<Vec<_>>(),
+                theirs.keys().collect::<Vec<_>>(),
+                "{by} keys from {since} to {until} in {tz}"
+            );
+            for (k, (t, cost)) in &theirs {
+                assert_eq!(ours[k].0, *t, "tokens of {by} {k} in {tz}");
+                assert!(
+                    (ours[k].1 - cost).abs() < 1e-6,
+                    "cost of {by} {k} in {tz}: ccusage {cost}, cctape {}",
+                    ours[k].1
+                );
+            }
+        }
+        // Sessions: each on one day here, so kept whole or not at all.
+        let sessions = run(&bin, &tmp.0, "session", tz);
+        let zone = cctape::time::Zone::named(tz).unwrap();
+        let (lo, hi) = (
+            cctape::time::Day::parse(since).unwrap(),
+            cctape::time::Day::parse(until).unwrap(),
+        );
+        let whole = their_rows(&sessions, "session");
+        let mut expected = Figures::new();
+        for row in sessions["session"].as_array().unwrap() {
+            let id = row["period"].as_str().unwrap();
+            let last = row["metadata"]["lastActivity"].as_str().unwrap();
+            let day = cctape::time::Day::of_timestamp(last, &zone).unwrap();
+            if lo <= day && day <= hi {
+                expected.insert(id.to_owned(), whole[id]);
+            }
+        }
+        // Each session on one day: the kept sessions, whole, hold the kept
+        // days' tokens.
+        assert_eq!(
+            tokens(&expected),
+            kept_tokens,
+            "sessions on one day each in {tz}"
+        );
+        let ours = ours_with(&projects, "session", tz, &ours_args);
+        assert_eq!(
+            tokens(&ours),
+            kept_tokens,
+            "--by session and --by day agree in {tz}"
+        );
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>(),
+            "sessions from {since} to {until} in {tz}"
+        );
+        for (k, (t, cost)) in &expected {
+            assert_eq!(ours[k].0, *t, "tokens of session {k} in {tz}");
+            assert!(
+                (ours[k].1 - cost).abs() < 1e-6,
+                "cost of session {k} in {tz}"
+            );
         }
     }
 }

@@ -1454,3 +1454,97 @@ fn filter_inverts_stops_at_max_count_and_lists_inputs_as_grep() {
     let clash = cctape(&["filter", "-v", "--errors", &mixed]);
     assert_eq!(clash.status.code(), Some(2));
 }
+
+/// `stats --since/--until` on streams: a run is kept by the day its first
+/// `timestamp` falls on in the report's zone (an offset time on its real
+/// day), a run without one is left out while a bound is set, and a day that
+/// is no day, or bounds the wrong way round, are usage errors (exit 2).
+#[test]
+fn stats_since_and_until_keep_runs_by_the_day_they_started() {
+    let dir = temp_dir("since");
+    // (session, first timestamp, cost): the third starts at 23:30 at
+    // UTC-05:00, which is 04:30 on March 2nd in UTC; the fourth has none.
+    let runs = [
+        ("a", Some("2026-02-28T10:00:00Z"), 0.5),
+        ("b", Some("2026-03-01T09:00:00.250Z"), 0.25),
+        ("c", Some("2026-03-01T23:30:00-05:00"), 0.125),
+        ("d", None, 2.0),
+    ];
+    let mut body = String::new();
+    for (id, ts, cost) in runs {
+        let ts = ts.map_or(String::new(), |t| format!(",\"timestamp\":\"{t}\""));
+        body.push_str(&format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"{ts}}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\",\"total_cost_usd\":{cost}}}\n"
+        ));
+    }
+    let file = dir.join("runs.jsonl");
+    std::fs::write(&file, body).expect("write");
+    let f = file.to_str().expect("path");
+    let stats = |args: &[&str]| {
+        let mut all = vec!["stats", "--json", "--timezone", "UTC"];
+        all.extend_from_slice(args);
+        all.push(f);
+        json(&cctape(&all))
+    };
+    let kept = |v: &serde_json::Value| (v["runs"].as_u64(), v["total_cost_usd"].as_f64());
+    let whole = stats(&[]);
+    assert_eq!(kept(&whole), (Some(4), Some(2.875)));
+    assert!(whole.get("since").is_none() && whole.get("time_zone").is_none());
+    let v = stats(&["--since", "2026-03-01"]);
+    assert_eq!(kept(&v), (Some(2), Some(0.375)));
+    assert_eq!(
+        (v["since"].as_str(), v["until"].as_str()),
+        (Some("2026-03-01"), None)
+    );
+    assert_eq!(v["time_zone"], "UTC");
+    // Events and lines are counted whole: a line has no day of its own.
+    assert_eq!(v["events"], whole["events"]);
+    assert_eq!(
+        kept(&stats(&["--until", "20260301"])),
+        (Some(2), Some(0.75))
+    );
+    assert_eq!(
+        kept(&stats(&["--since", "20260301", "--until", "2026-03-01"])),
+        (Some(1), Some(0.25))
+    );
+    let by_day = stats(&["--since", "2026-03-02", "--by", "day"]);
+    let keys: Vec<&str> = by_day["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .filter_map(|g| g["key"].as_str())
+        .collect();
+    assert_eq!(keys, ["2026-03-02"]);
+    // In New York the third run started on March 1st.
+    let ny = json(&cctape(&[
+        "stats",
+        "--json",
+        "--timezone",
+        "America/New_York",
+        "--since",
+        "2026-03-01",
+        "--until",
+        "2026-03-01",
+        f,
+    ]));
+    assert_eq!(kept(&ny), (Some(2), Some(0.375)));
+    for bad in [
+        &["--since", "2026-02-30"][..],
+        &["--since", "2026-3-1"],
+        &["--until", "yesterday"],
+        &["--since", "20260302", "--until", "20260301"],
+    ] {
+        let mut args = vec!["stats"];
+        args.extend_from_slice(bad);
+        args.push(f);
+        let out = cctape(&args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("YYYY-MM-DD") || err.contains("after --until"),
+            "{bad:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
+}

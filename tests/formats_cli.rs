@@ -528,9 +528,20 @@ fn a_mixed_folder_gives_one_clean_report() {
     assert_eq!(s["cost_by_source"]["price_table"], 1.0);
     assert_eq!(s["total_cost_usd"], 1.875);
     assert_eq!(s["verdicts"]["max_turns"], 1);
-    // The keys, in the order docs/accounting.md lists ("stats keys").
+    // The keys, in the order docs/accounting.md lists ("stats keys"); a
+    // bound gives `since` and `until`.
     let s = json_of(&cctape(
-        &["stats", "--json", "-q", "--by", "day", "--timezone", "UTC"],
+        &[
+            "stats",
+            "--json",
+            "-q",
+            "--by",
+            "day",
+            "--timezone",
+            "UTC",
+            "--since",
+            "2000-01-01",
+        ],
         &[&dir],
     ));
     let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();

@@ -32,6 +32,7 @@ Run verdicts and the stats report, as ``cctape verdict --json`` and
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Union
 
@@ -325,6 +326,8 @@ def stats(
     name: Optional[str] = None,
     pricing: Optional[PathLike] = None,
     timezone: Optional[str] = None,
+    since: Union[None, str, "datetime.date"] = None,
+    until: Union[None, str, "datetime.date"] = None,
 ) -> Dict[str, Any]:
     r"""The report ``cctape stats --json [--by KEY]`` prints, as one dict
     (keys in the documented order, ``docs/accounting.md``); ``by`` is
@@ -333,7 +336,10 @@ def stats(
     ``pricing`` (a JSON price file overriding the shipped table) and
     ``timezone`` (an IANA name; the system's by default) are ``--pricing``
     and ``--timezone``: what session transcripts' requests cost, and the
-    day each was made on.
+    day each was made on. ``since`` and ``until`` (``--since``/``--until``:
+    a ``datetime.date`` or ``"YYYY-MM-DD"``/``"YYYYMMDD"``, both included)
+    keep the runs that started, and the transcript requests made, on those
+    days in that zone.
 
     >>> s = stats(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.5}\n')
     >>> s["runs"], s["verdicts"]["success"], s["total_cost_usd"]
@@ -348,4 +354,17 @@ def stats(
         name=name,
         pricing=pricing,
         timezone=timezone,
+        since=_day(since),
+        until=_day(until),
     )
+
+
+def _day(d: Any) -> Optional[str]:
+    """A ``since``/``until`` value as the day string the extension takes."""
+    if d is None or isinstance(d, str):
+        return d
+    if isinstance(d, datetime.datetime):
+        d = d.date()
+    if isinstance(d, datetime.date):
+        return d.isoformat()
+    raise TypeError(f"expected a datetime.date or a string, got {type(d).__name__}")

@@ -159,6 +159,8 @@ def stats(
     name: Optional[str] = None,
     pricing: Union[None, str, "os.PathLike[str]"] = None,
     timezone: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def to_arrow(
     source: _Source,

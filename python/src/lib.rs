@@ -129,7 +129,7 @@ fn verdict<'py>(
 
 /// The report `cctape stats --json [--by KEY]` prints, as one dict.
 #[pyfunction]
-#[pyo3(signature = (source, *, by=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
+#[pyo3(signature = (source, *, by=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None, since=None, until=None))]
 #[allow(clippy::too_many_arguments)]
 fn stats<'py>(
     py: Python<'py>,
@@ -141,12 +141,16 @@ fn stats<'py>(
     name: Option<&str>,
     pricing: Option<std::path::PathBuf>,
     timezone: Option<&str>,
+    since: Option<&str>,
+    until: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let by = stats_report::group_by(by)?;
     let opts = read_options(format, max_line)?;
     let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
+    let range = stats_report::day_range(since, until)?;
     let inputs = Inputs::of(source, name)?;
-    let report = stats_report::stats_report(py, &inputs, by, &opts, jobs, prices, zone)?;
+    let grouping = cctape::report::Grouping { by, zone, range };
+    let report = stats_report::stats_report(py, &inputs, grouping, &opts, jobs, prices)?;
     json::serde_to_py(py, &report)
 }
 

@@ -13,7 +13,7 @@ use cctape::report::{GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsRe
 use cctape::run::RunFolder;
 use cctape::sniff::Format;
 use cctape::stats::Stats;
-use cctape::time::Zone;
+use cctape::time::{Day, DayRange};
 use cctape::transcript::TranscriptFold;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -98,17 +98,42 @@ fn input_figures(
     (f, piece.fold)
 }
 
+/// `since=` and `until=` (`YYYY-MM-DD` or `YYYYMMDD`) as the days kept;
+/// `ValueError` for anything else, or a `since` after the `until`.
+pub fn day_range(since: Option<&str>, until: Option<&str>) -> PyResult<DayRange> {
+    let day = |what: &str, s: Option<&str>| -> PyResult<Option<Day>> {
+        s.map(|s| {
+            Day::parse(s).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{what}: expected a day as YYYY-MM-DD or YYYYMMDD, got {s:?}"
+                ))
+            })
+        })
+        .transpose()
+    };
+    let range = DayRange {
+        since: day("since", since)?,
+        until: day("until", until)?,
+    };
+    if let (Some(a), Some(b)) = (range.since, range.until)
+        && a > b
+    {
+        return Err(PyValueError::new_err(format!(
+            "since {a} is after until {b}: no day is kept"
+        )));
+    }
+    Ok(range)
+}
+
 /// The report, as `cctape stats --json` prints it.
 pub fn stats_report(
     py: Python<'_>,
     inputs: &Inputs,
-    by: Option<GroupBy>,
+    grouping: Grouping,
     opts: &ReadOptions,
     jobs: usize,
     prices: PriceTable,
-    zone: Zone,
 ) -> PyResult<Value> {
-    let grouping = Grouping { by, zone };
     let per_input = crate::report::map_inputs(py, inputs, jobs, |i, input| {
         input_figures(i, input, opts, &grouping)
     })?;

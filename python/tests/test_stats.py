@@ -37,3 +37,44 @@ def test_every_forced_format_equals_the_commands(fmt):
     assert cctape.stats([str(r) for r in roots], format=fmt) == want
     want = cli_json_lines("verdict", "--json", "--quiet", "--format", fmt, *roots)
     assert cctape.verdict([str(r) for r in roots], format=fmt) == want
+
+
+@pytest.mark.parametrize("by", [None, "session", "day", "model"])
+def test_since_and_until_equal_the_commands(by):
+    # `since=`/`until=` are `--since`/`--until`: the days are taken from the
+    # real captures' own report, and given as dates and as both strings.
+    import datetime
+
+    roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
+    days = [
+        g["key"]
+        for g in cli_json("stats", "--json", "--quiet", "--by", "day", "--timezone", "UTC", *roots)[
+            "groups"
+        ]
+        if g["key"] != "unknown"
+    ]
+    assert len(days) >= 3, days
+    since, until = days[len(days) // 3], days[2 * len(days) // 3]
+    args = ["--since", since, "--until", until.replace("-", ""), "--timezone", "UTC"]
+    want = cli_json("stats", "--json", "--quiet", *args, *(["--by", by] if by else []), *roots)
+    assert 0 < want["runs"]
+    got = cctape.stats(
+        [str(r) for r in roots],
+        by=by,
+        format=CLI_FORMAT,
+        timezone="UTC",
+        since=datetime.date.fromisoformat(since),
+        until=until.replace("-", ""),
+    )
+    assert got == want
+    assert (got["since"], got["until"]) == (since, until)
+    assert got["runs"] < cli_json("stats", "--json", "--quiet", *roots)["runs"]
+
+
+def test_since_and_until_that_are_no_days_raise():
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        cctape.stats(str(REPO / "corpus"), since="2026-02-30")
+    with pytest.raises(ValueError, match="after until"):
+        cctape.stats(str(REPO / "corpus"), since="20260302", until="2026-03-01")
+    with pytest.raises(TypeError):
+        cctape.stats(str(REPO / "corpus"), since=20260301)

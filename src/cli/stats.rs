@@ -24,6 +24,7 @@ use cctape::report::{
 use cctape::run::{RunFolder, RunSummary, Verdict};
 use cctape::sniff::Format;
 use cctape::stats::{PrunedReader, Stats};
+use cctape::time::{Day, DayRange};
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -87,6 +88,14 @@ pub struct Args {
     /// flags, the first 256 bytes of each string); the figures are the same.
     #[arg(long)]
     exact: bool,
+    /// Keep only the runs that started, and the transcript requests made,
+    /// on or after this day (YYYY-MM-DD, or YYYYMMDD as ccusage takes it),
+    /// in the report's time zone.
+    #[arg(long, value_name = "DAY", value_parser = parse_day)]
+    since: Option<Day>,
+    /// Keep only what happened on or before this day (as --since).
+    #[arg(long, value_name = "DAY", value_parser = parse_day)]
+    until: Option<Day>,
     #[command(flatten)]
     read: ReadAs,
     #[command(flatten)]
@@ -115,6 +124,11 @@ struct StatsSink {
     /// A transcript's records, and what its path says.
     transcripts: TranscriptFold,
     file: TranscriptFile,
+}
+
+/// A `--since`/`--until` value.
+fn parse_day(s: &str) -> Result<Day, String> {
+    Day::parse(s).ok_or_else(|| format!("expected a day as YYYY-MM-DD or YYYYMMDD, got `{s}`"))
 }
 
 /// Runs with a result and no line in the last this many lines are summed
@@ -291,9 +305,20 @@ pub fn run(args: &Args) -> i32 {
         (None, true) => Some(By::File),
         (b, _) => b,
     };
+    let range = DayRange {
+        since: args.since,
+        until: args.until,
+    };
+    if let (Some(a), Some(b)) = (range.since, range.until)
+        && a > b
+    {
+        exec::note(&format!("--since {a} is after --until {b}: no day is kept"));
+        return 2;
+    }
     let grouping = Grouping {
         by: by.map(By::library),
         zone,
+        range,
     };
     let mut report = StatsReport::new(names.clone(), grouping.clone(), prices);
     exec::run(
@@ -385,6 +410,17 @@ fn print_human(f: &StatsFigures, names: &[String]) {
             String::new()
         }
     );
+    let range = &f.grouping.range;
+    if !range.is_all() {
+        let day = |d: Option<Day>| d.map_or("any day".into(), |d| d.to_string());
+        let _ = writeln!(
+            o,
+            "days kept: {} to {} ({}): runs by the day they started, requests by their own",
+            day(range.since),
+            day(range.until),
+            f.grouping.zone.name().unwrap_or("local time"),
+        );
+    }
     let sources: Vec<String> = r
         .cost_by_source
         .iter()

@@ -14,7 +14,7 @@ use crate::pricing::PriceTable;
 use crate::run::{ModelRole, RunSummary, RunTotals, SumValue, Verdict, tokens_json};
 use crate::sniff::Format;
 use crate::stats::Stats;
-use crate::time::{Day, Zone};
+use crate::time::{Day, DayRange, Zone};
 use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -91,6 +91,9 @@ pub struct Grouping {
     pub by: Option<GroupBy>,
     /// The zone days are taken in.
     pub zone: Zone,
+    /// The days kept (`--since`, `--until`): runs by the day they started,
+    /// transcript requests and tool calls each by its own day.
+    pub range: DayRange,
 }
 
 /// A group of `--by`: its key, and for `--by model` the role.
@@ -114,7 +117,7 @@ fn folder_of(file: &str) -> Option<String> {
 /// {"type":"system","subtype":"init","session_id":"b2","model":"claude-sonnet-4-5","claude_code_version":"2.1.158"}
 /// {"type":"result","subtype":"success","is_error":false,"num_turns":4,"total_cost_usd":0.5,"session_id":"b2"}
 /// "#;
-/// let g = Grouping { by: Some(GroupBy::Version), zone: Zone::utc() };
+/// let g = Grouping { by: Some(GroupBy::Version), zone: Zone::utc(), range: Default::default() };
 /// let mut figures = RunFigures::default();
 /// for run in runs_of_slice(log) {
 ///     figures.add(0, "runs/log.jsonl", &run, &g);
@@ -137,6 +140,15 @@ impl RunFigures {
         if r.events == 0 {
             // Bad lines alone are not a run (they are counted as errors).
             return;
+        }
+        if !g.range.is_all() {
+            let day = r
+                .started_at
+                .as_deref()
+                .and_then(|t| Day::of_timestamp(t, &g.zone));
+            if !g.range.contains(day) {
+                return;
+            }
         }
         self.all.add_from(r, input);
         let project = folder_of(file);
@@ -331,7 +343,7 @@ impl NoEventInputs {
 /// use cctape::report::{Grouping, InputFigures, StatsReport};
 /// use cctape::time::Zone;
 ///
-/// let grouping = Grouping { by: None, zone: Zone::utc() };
+/// let grouping = Grouping { by: None, zone: Zone::utc(), range: Default::default() };
 /// let mut report = StatsReport::new(vec!["-".into()], grouping, PriceTable::builtin().clone());
 /// report.add_input(0, InputFigures::default());
 /// let figures = report.finish();
@@ -392,7 +404,7 @@ impl StatsReport {
             fold,
         } = self;
         let transcripts = (fold.records() > 0).then(|| {
-            let report = fold.finish(&prices, &grouping.zone);
+            let report = fold.finish_within(&prices, &grouping.zone, &grouping.range);
             let index: HashMap<&str, usize> = names
                 .iter()
                 .enumerate()
@@ -473,10 +485,16 @@ impl StatsFigures {
             );
         }
         runs_json(&self.total.runs.all, names, &mut obj);
+        let range = &self.grouping.range;
+        if !range.is_all() {
+            obj.insert("since".into(), json!(range.since.map(|d| d.to_string())));
+            obj.insert("until".into(), json!(range.until.map(|d| d.to_string())));
+        }
+        let calendar = self.grouping.by.is_some_and(GroupBy::is_calendar);
+        if calendar || !range.is_all() {
+            obj.insert("time_zone".into(), json!(self.grouping.zone.name()));
+        }
         if let Some(by) = self.grouping.by {
-            if by.is_calendar() {
-                obj.insert("time_zone".into(), json!(self.grouping.zone.name()));
-            }
             let groups: Vec<Value> = self
                 .total
                 .runs

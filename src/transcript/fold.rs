@@ -36,7 +36,7 @@ use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
-use crate::time::{Day, Zone};
+use crate::time::{Day, DayRange, Zone};
 use memchr::memmem::{Finder, FinderRev};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hasher;
@@ -1910,6 +1910,14 @@ impl TranscriptFold {
     /// Price the requests and group everything by session and by day in
     /// `zone`.
     pub fn finish(self, prices: &PriceTable, zone: &Zone) -> Report {
+        self.finish_within(prices, zone, &DayRange::default())
+    }
+
+    /// [`finish`](TranscriptFold::finish), keeping only the requests and
+    /// tool calls made on a day in `range` (in `zone`), and the sessions
+    /// with any: `cctape stats --since/--until`, which ccusage's reports
+    /// take the same way (each request by its own day, in every report).
+    pub fn finish_within(self, prices: &PriceTable, zone: &Zone, range: &DayRange) -> Report {
         let TranscriptFold {
             sessions,
             strings,
@@ -1939,6 +1947,7 @@ impl TranscriptFold {
                 r.session = alias[r.session as usize].unwrap_or(r.session);
                 r
             })
+            .filter(|r| range.contains(r.millis.map(|ms| Day::of_millis(ms, zone))))
             .collect();
         // Sessions in name order, as ranks: the sort compares numbers.
         let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
@@ -1951,6 +1960,10 @@ impl TranscriptFold {
         let name = |i: u32| strings.get(i).map(str::to_owned);
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
         for (key, call) in &tool_calls {
+            let day = call.millis.map(|ms| Day::of_millis(ms, zone));
+            if !range.contains(day) {
+                continue;
+            }
             let session = alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
             let result = results.get(key);
@@ -1990,7 +2003,6 @@ impl TranscriptFold {
             if call.agent != NONE {
                 *s.agent_tools.entry(call.agent).or_default() += 1;
             }
-            let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             let t = s.day_tools.entry((day, tool)).or_default();
             t.0 += 1;
             t.1 += error;
@@ -2103,6 +2115,10 @@ impl TranscriptFold {
                 }
             }
             by_day.sort_by_key(|d| d.day);
+            if by_day.is_empty() && !range.is_all() {
+                // No request and no tool call on a day kept.
+                continue;
+            }
             let mut files: Vec<(String, bool)> = f
                 .files
                 .iter()
