@@ -147,12 +147,115 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
 /// ```
 #[derive(Debug, Default)]
 pub struct Walk {
+    /// Which entries the walk keeps beyond the stream file names
+    /// (`--glob`); none by default.
+    pub globs: Globs,
     /// The stream files found, in the walk's order (entries sorted by name).
     pub files: Vec<PathBuf>,
     /// Directories (or entries) that could not be read: errors.
     pub errors: Vec<(PathBuf, io::Error)>,
     /// Entries passed over, with why: notes for the user.
     pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Globs that choose what a directory walk reads, as ripgrep's `-g`/`--glob`
+/// and `--iglob` do, matched by the `ignore` crate's overrides (ripgrep's
+/// own matcher, rather than a second reading of gitignore syntax here):
+///
+/// - a glob is gitignore syntax, matched against the path below the walked
+///   directory (one without a `/` matches a name at any depth);
+/// - `!GLOB` passes over what matches, and a directory that matches is not
+///   entered;
+/// - where several match, the one given last wins;
+/// - with any glob that is not `!`, a file must match one to be read, and a
+///   file that matches is read whatever its name (`-g '*.txt'` reads text
+///   outputs, which the walk passes over by name);
+/// - files named explicitly are read whatever the globs say.
+///
+/// ```
+/// use cctape::inputs::{Globs, Walk};
+/// let mut globs = Globs::default();
+/// globs.add("!*basic*", false)?;
+/// let mut w = Walk { globs, ..Walk::default() };
+/// w.dir(std::path::Path::new("corpus/streams"), false);
+/// assert!(!w.files.is_empty());
+/// assert!(w.files.iter().all(|f| !f.to_string_lossy().contains("basic")));
+/// # Ok::<(), cctape::inputs::GlobError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Globs {
+    /// Each glob, and whether it ignores case, in the order given.
+    globs: Vec<(String, bool)>,
+}
+
+/// A glob that is not one (an unclosed `[`, a bad `{`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobError {
+    glob: String,
+    why: String,
+}
+
+impl std::fmt::Display for GlobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "glob `{}`: {}", self.glob, self.why)
+    }
+}
+
+impl std::error::Error for GlobError {}
+
+impl Globs {
+    /// Add a glob (`!` in front: pass over what it matches), ignoring case
+    /// with `case_insensitive` (`--iglob`); an error when it is no glob.
+    pub fn add(&mut self, glob: &str, case_insensitive: bool) -> Result<(), GlobError> {
+        let mut check = ignore::overrides::OverrideBuilder::new("");
+        check
+            .case_insensitive(case_insensitive)
+            .and_then(|b| b.add(glob))
+            .map_err(|e| GlobError {
+                glob: glob.to_owned(),
+                why: glob_error_text(&e),
+            })?;
+        self.globs.push((glob.to_owned(), case_insensitive));
+        Ok(())
+    }
+
+    /// True when no glob was given.
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_empty()
+    }
+
+    /// The matcher for a walk of `root`; `None` without globs. Globs were
+    /// checked when added, so building cannot fail on them.
+    fn matcher(&self, root: &Path) -> Option<ignore::overrides::Override> {
+        if self.globs.is_empty() {
+            return None;
+        }
+        // ripgrep adds its case-sensitive globs first, then --iglob's; the
+        // builder takes case per glob as it is added.
+        let mut b = ignore::overrides::OverrideBuilder::new(root);
+        for (g, ci) in &self.globs {
+            let _ = b.case_insensitive(*ci).and_then(|b| b.add(g));
+        }
+        b.build().ok()
+    }
+}
+
+/// The text of a glob error without the glob repeated.
+fn glob_error_text(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::Glob { err, .. } => err.clone(),
+        e => e.to_string(),
+    }
+}
+
+/// Whether a walk reads the file at `path`: what the globs say, else its
+/// name.
+fn walk_reads(globs: Option<&ignore::overrides::Override>, path: &Path) -> bool {
+    match globs.map(|o| o.matched(path, false)) {
+        Some(ignore::Match::Whitelist(_)) => true,
+        Some(ignore::Match::Ignore(_)) => false,
+        Some(ignore::Match::None) | None => is_stream_file_name(path),
+    }
 }
 
 /// What a non-regular file is, for a note.
@@ -177,9 +280,19 @@ impl Walk {
     /// followed with `follow` (a loop is noted, not entered), adding what
     /// it finds.
     pub fn dir(&mut self, dir: &Path, follow: bool) {
+        let globs = self.globs.matcher(dir);
+        let globs = globs.as_ref();
         let walker = walkdir::WalkDir::new(dir)
             .follow_links(follow)
-            .sort_by_file_name();
+            .sort_by_file_name()
+            .into_iter()
+            // A directory a `!` glob matches is not entered (the walked
+            // directory itself is always read).
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !e.file_type().is_dir()
+                    || !globs.is_some_and(|o| o.matched(e.path(), true).is_ignore())
+            });
         for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
@@ -198,7 +311,7 @@ impl Walk {
                 // read, anything else is said.
                 match std::fs::metadata(path) {
                     Ok(m) if m.is_file() => {
-                        if is_stream_file_name(path) {
+                        if walk_reads(globs, path) {
                             self.files.push(entry.into_path());
                         }
                     }
@@ -207,20 +320,20 @@ impl Walk {
                         "a symlink to a directory, not followed (-L follows links)".into(),
                     )),
                     Ok(m) => {
-                        if is_stream_file_name(path) {
+                        if walk_reads(globs, path) {
                             let why =
                                 format!("a symlink to {}, not read", file_kind(&m.file_type()));
                             self.skipped.push((entry.into_path(), why));
                         }
                     }
                     Err(_) => {
-                        if is_stream_file_name(path) {
+                        if walk_reads(globs, path) {
                             self.skipped
                                 .push((entry.into_path(), "a broken symlink".into()));
                         }
                     }
                 }
-            } else if is_stream_file_name(path) {
+            } else if walk_reads(globs, path) {
                 if ft.is_file() {
                     self.files.push(entry.into_path());
                 } else {

@@ -1548,3 +1548,113 @@ fn stats_since_and_until_keep_runs_by_the_day_they_started() {
         assert!(out.stdout.is_empty(), "{bad:?}");
     }
 }
+
+/// `-g/--glob` and `--iglob` choose what a walk reads, as ripgrep's do: a
+/// `!` glob passes over files and whole folders, any other glob makes the
+/// walk read only what matches (whatever its name), the last glob that
+/// matches wins, a glob with a `/` is matched from the walked folder, and
+/// files named on the command line are always read. A bad glob is a usage
+/// error.
+#[test]
+fn globs_choose_what_a_walk_reads_as_ripgrep() {
+    let dir = temp_dir("globs");
+    let run = |id: &str| {
+        format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\"}}\n"
+        )
+    };
+    let files = [
+        "a/run1.jsonl",
+        "a/run2.jsonl",
+        "a/notes.txt",
+        "b/node_modules/dep.jsonl",
+        "b/run3.JSONL",
+        "c/out.txt",
+    ];
+    for (i, f) in files.iter().enumerate() {
+        let p = dir.join(f);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, run(&format!("s{i}"))).expect("write");
+    }
+    let root = dir.to_str().expect("path");
+    let read = |args: &[&str], paths: &[&str]| -> Vec<String> {
+        let mut all = vec!["stats", "--json", "-q"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(paths);
+        let v = json(&cctape(&all));
+        v["per_file"]
+            .as_array()
+            .expect("per_file")
+            .iter()
+            .map(|f| {
+                let name = f["file"].as_str().expect("name");
+                name.strip_prefix(root)
+                    .map_or(name, |n| n.trim_start_matches('/'))
+                    .to_owned()
+            })
+            .collect()
+    };
+    let jsonl = [
+        "a/run1.jsonl",
+        "a/run2.jsonl",
+        "b/node_modules/dep.jsonl",
+        "b/run3.JSONL",
+    ];
+    assert_eq!(read(&[], &[root]), jsonl);
+    assert_eq!(
+        read(&["-g", "!node_modules"], &[root]),
+        ["a/run1.jsonl", "a/run2.jsonl", "b/run3.JSONL"]
+    );
+    assert_eq!(
+        read(&["-g", "*.txt"], &[root]),
+        ["a/notes.txt", "c/out.txt"]
+    );
+    assert_eq!(
+        read(&["-g", "*.jsonl", "-g", "!run1*"], &[root]),
+        ["a/run2.jsonl", "b/node_modules/dep.jsonl"]
+    );
+    assert_eq!(
+        read(&["-g", "!run1*", "-g", "*.jsonl"], &[root]),
+        ["a/run1.jsonl", "a/run2.jsonl", "b/node_modules/dep.jsonl"]
+    );
+    assert_eq!(
+        read(&["-g", "*.jsonl"], &[root]),
+        ["a/run1.jsonl", "a/run2.jsonl", "b/node_modules/dep.jsonl"]
+    );
+    assert_eq!(
+        read(&["--iglob", "*.jsonl"], &[root]),
+        [
+            "a/run1.jsonl",
+            "a/run2.jsonl",
+            "b/node_modules/dep.jsonl",
+            "b/run3.JSONL"
+        ]
+    );
+    assert_eq!(
+        read(&["--glob", "a/*"], &[root]),
+        ["a/notes.txt", "a/run1.jsonl", "a/run2.jsonl"]
+    );
+    let named = dir.join("a/run1.jsonl");
+    let named = named.to_str().expect("path");
+    assert_eq!(
+        read(&["-g", "!*.jsonl"], &[named, root]),
+        ["a/run1.jsonl", "b/run3.JSONL"]
+    );
+    // The same choice in every command: filter lists what stats reads.
+    let listed = cctape(&[
+        "filter",
+        "-l",
+        "--type",
+        "result",
+        "-g",
+        "!node_modules",
+        "-g",
+        "!*.txt",
+        root,
+    ]);
+    assert_eq!(stdout(&listed).lines().count(), 3);
+    let bad = cctape(&["stats", "-g", "[a", root]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("glob `[a`"));
+}

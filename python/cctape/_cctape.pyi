@@ -174,4 +174,10 @@ def to_arrow(
     pricing: Union[None, str, "os.PathLike[str]"] = None,
     timezone: Optional[str] = None,
 ) -> ArrowTable: ...
-def walk(path: Union[str, "os.PathLike[str]"], *, follow_links: bool = False) -> List[str]: ...
+def walk(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    follow_links: bool = False,
+    glob: List[str] = ...,
+    iglob: List[str] = ...,
+) -> List[str]: ...

@@ -181,13 +181,31 @@ fn to_arrow(
 /// directory walked recursively in name order for stream files (`*.jsonl`,
 /// `*.ndjson`, `*.json`, `*.log` and their `.gz`/`.zst` forms). Entries passed
 /// over are warned about; directories that cannot be read raise `OSError`.
+/// `glob` and `iglob` are the command's `--glob` and `--iglob` (ripgrep's).
 #[pyfunction]
-#[pyo3(signature = (path, *, follow_links=false))]
-fn walk(py: Python<'_>, path: std::path::PathBuf, follow_links: bool) -> PyResult<Vec<String>> {
+#[pyo3(signature = (path, *, follow_links=false, glob=Vec::new(), iglob=Vec::new()))]
+fn walk(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    follow_links: bool,
+    glob: Vec<String>,
+    iglob: Vec<String>,
+) -> PyResult<Vec<String>> {
     if !path.is_dir() {
         return Ok(vec![path.display().to_string()]);
     }
-    let mut w = cctape::inputs::Walk::default();
+    let mut globs = cctape::inputs::Globs::default();
+    for (list, ci) in [(&glob, false), (&iglob, true)] {
+        for g in list {
+            globs
+                .add(g, ci)
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        }
+    }
+    let mut w = cctape::inputs::Walk {
+        globs,
+        ..Default::default()
+    };
     py.detach(|| w.dir(&path, follow_links));
     sources::warn_skipped(py, &w.skipped)?;
     if let Some((p, e)) = w.errors.into_iter().next() {

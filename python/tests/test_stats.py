@@ -78,3 +78,18 @@ def test_since_and_until_that_are_no_days_raise():
         cctape.stats(str(REPO / "corpus"), since="20260302", until="2026-03-01")
     with pytest.raises(TypeError):
         cctape.stats(str(REPO / "corpus"), since=20260301)
+
+
+def test_walk_globs_equal_the_commands():
+    # `walk(glob=, iglob=)` picks what `--glob`/`--iglob` pick, and stats
+    # over it equal the command's with the same globs.
+    root = REALWORLD if REALWORLD.is_dir() else REPO / "corpus"
+    for globs, iglobs in [(["!wave2"], []), (["*.ndjson"], []), ([], ["*.JSON"]), (["!*.gz", "*/session-format/*"], [])]:
+        flags = [a for g in globs for a in ("-g", g)] + [a for g in iglobs for a in ("--iglob", g)]
+        want = cli_json("stats", "--json", "--quiet", *flags, root)
+        files = cctape.walk(str(root), glob=globs, iglob=iglobs)
+        assert [f["file"] for f in want["per_file"]] == files
+        assert 0 < len(files) < len(cctape.walk(str(root)))
+        assert cctape.stats(files, format=CLI_FORMAT) == want
+    with pytest.raises(ValueError, match="unclosed"):
+        cctape.walk(str(root), glob=["[a"])

@@ -81,8 +81,9 @@ pub struct Walked {
 }
 
 /// The inputs for a list of arguments, directories walked recursively in
-/// name order (symlinks followed with `follow`); none means standard input.
-pub fn collect(args: &[PathBuf], follow: bool) -> Walked {
+/// name order (symlinks followed with `follow`, entries chosen by `globs`);
+/// none means standard input.
+pub fn collect(args: &[PathBuf], follow: bool, globs: &cctape::inputs::Globs) -> Walked {
     let mut w = Walked::default();
     if args.is_empty() {
         w.inputs.push(Input::Stdin);
@@ -91,7 +92,10 @@ pub fn collect(args: &[PathBuf], follow: bool) -> Walked {
         if a.as_os_str() == "-" {
             w.inputs.push(Input::Stdin);
         } else if a.is_dir() {
-            let mut walk = cctape::inputs::Walk::default();
+            let mut walk = cctape::inputs::Walk {
+                globs: globs.clone(),
+                ..Default::default()
+            };
             walk.dir(a, follow);
             w.inputs.extend(walk.files.into_iter().map(Input::File));
             w.errors.extend(walk.errors);

@@ -70,6 +70,38 @@ pub struct Common {
     /// noted and not entered).
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// Read only the walked files that match GLOB, or with `!GLOB` pass
+    /// over the files and folders that do (ripgrep's -g: gitignore syntax,
+    /// from the walked folder; the last glob that matches wins; repeat it).
+    /// A file that matches is read whatever its name (`-g '*.txt'`); files
+    /// named on the command line are always read.
+    #[arg(long, short = 'g', value_name = "GLOB", value_parser = glob_arg)]
+    pub glob: Vec<String>,
+    /// As --glob, ignoring case.
+    #[arg(long, value_name = "GLOB", value_parser = glob_arg)]
+    pub iglob: Vec<String>,
+}
+
+/// A `--glob` value, checked (an unclosed `[` is a usage error).
+fn glob_arg(s: &str) -> Result<String, String> {
+    cctape::inputs::Globs::default()
+        .add(s, false)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+impl Common {
+    /// The walk's globs: `--glob` then `--iglob`, as ripgrep adds them.
+    pub fn globs(&self) -> cctape::inputs::Globs {
+        let mut g = cctape::inputs::Globs::default();
+        for (list, ci) in [(&self.glob, false), (&self.iglob, true)] {
+            for s in list {
+                // Checked when parsed.
+                let _ = g.add(s, ci);
+            }
+        }
+        g
+    }
 }
 
 // Examples, shown by both -h and --help (clap's after_help), one block per
@@ -253,7 +285,7 @@ pub fn run() -> i32 {
 /// stdin, says what it waits for.
 pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
     use std::io::IsTerminal;
-    let w = inputs::collect(&common.paths, common.follow);
+    let w = inputs::collect(&common.paths, common.follow, &common.globs());
     for (p, e) in &w.errors {
         exec::note_for(&inputs::shown_path(p), e);
     }
