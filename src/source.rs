@@ -741,14 +741,17 @@ impl<'a> Source<'a> {
         } else {
             Box::new(head.chain(raw))
         };
-        let reader = match utf16 {
-            Some(order) => Box::new(Utf16::new(whole, order)),
-            None => compression.decoder(whole, report)?,
+        let (reader, utf16): (Box<dyn Read + 'a>, _) = match utf16 {
+            Some(order) => (Box::new(Utf16::new(whole, order)), true),
+            None if compression == Compression::None => (whole, false),
+            // A UTF-16 capture compressed (`gzip out.jsonl` after
+            // PowerShell's `>`): the mark is looked for in the decoded bytes.
+            None => decoded_utf16(compression.decoder(whole, report)?),
         };
         Ok(Source {
             kind,
             compression,
-            utf16: utf16.is_some(),
+            utf16,
             reader,
             report: report.clone(),
         })
@@ -808,6 +811,48 @@ fn utf16_bom(head: &[u8]) -> Option<bool> {
         [0xff, 0xfe, ..] => Some(false),
         [0xfe, 0xff, ..] => Some(true),
         _ => None,
+    }
+}
+
+/// The decoded bytes of a compressed input, read as UTF-8 when they start
+/// with a UTF-16 byte order mark; true when they did. The first two bytes
+/// are read to tell, and handed out again; an error reading them is handed
+/// out where it happened, as the decoder would have.
+fn decoded_utf16<'a>(mut decoded: Box<dyn Read + 'a>) -> (Box<dyn Read + 'a>, bool) {
+    let mut head = [0u8; 2];
+    let mut n = 0;
+    let mut failed = None;
+    while n < head.len() {
+        match decoded.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let order = utf16_bom(&head[..n]);
+    let whole = io::Cursor::new(head)
+        .take(n as u64)
+        .chain(FailOnce(failed))
+        .chain(decoded);
+    match order {
+        Some(order) => (Box::new(Utf16::new(whole, order)), true),
+        None => (Box::new(whole), false),
+    }
+}
+
+/// A reader that returns its error once, then ends.
+struct FailOnce(Option<io::Error>);
+
+impl Read for FailOnce {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
     }
 }
 
@@ -1376,6 +1421,42 @@ mod tests {
         // No mark: bytes pass untouched.
         let s = Source::new(&b"{}\n"[..], SourceKind::Stream, &EndReport::new()).unwrap();
         assert!(!s.is_utf16());
+    }
+
+    #[test]
+    fn utf16_compressed_reads_as_utf8_and_other_decoded_bytes_pass_untouched() {
+        let text = "{\"type\":\"user\",\"t\":\"\u{1F600}\u{e9}\"}\n".repeat(500);
+        let mut le = vec![0xff, 0xfe];
+        for u in text.encode_utf16() {
+            le.extend_from_slice(&u.to_le_bytes());
+        }
+        let zst = zstd::encode_all(&le[..], 3).unwrap();
+        for (packed, how) in [(gzip(&le), Compression::Gzip), (zst, Compression::Zstd)] {
+            for step in [1, 5, 1 << 20] {
+                let src = Trickle {
+                    bytes: &packed,
+                    at: 0,
+                    step,
+                    next: 0,
+                };
+                let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
+                assert_eq!((s.compression(), s.is_utf16()), (how, true));
+                assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
+            }
+        }
+        // Without a mark, and shorter than one (one byte, none), the
+        // decoded bytes are handed out whole.
+        for body in [&b"{\"type\":\"user\"}\n"[..], b"x", b""] {
+            let packed = gzip(body);
+            let s = Source::new(&packed[..], SourceKind::Stream, &EndReport::new()).unwrap();
+            assert!(!s.is_utf16());
+            assert_eq!(read_all(s.into_reader()).unwrap(), body);
+        }
+        // A member cut inside its first bytes: the error is handed out by
+        // the reader, as before the mark was looked for.
+        let cut = gzip(b"{\"type\":\"user\"}\n");
+        let s = Source::new(&cut[..12], SourceKind::Stream, &EndReport::new()).unwrap();
+        assert!(read_all(s.into_reader()).is_err());
     }
 
     #[test]
