@@ -137,6 +137,98 @@ pub fn format_millis(millis: i64) -> Option<String> {
     Some(ts.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
 }
 
+/// Five-hour billing blocks, as ccusage's `blocks` report makes them (the
+/// windows in which a Claude subscription's usage limits are counted):
+/// instants in time order, a block starting at the UTC hour of its first
+/// instant, and a new block whenever an instant is more than five hours
+/// after its block's start or after the instant before it. Each block is
+/// keyed by its start (`2026-01-05T19:00:00.000Z`, ccusage's block `id`).
+///
+/// ```
+/// use cctape::time::{Blocks, parse_millis};
+/// let t = |s: &str| parse_millis(s).unwrap();
+/// let blocks = Blocks::new(vec![
+///     t("2026-01-05T19:40:00Z"),
+///     t("2026-01-05T23:59:00Z"),
+///     t("2026-01-06T00:41:00Z"), // past 19:00 + 5h: a new block at 00:00
+///     t("2026-01-06T09:00:00Z"), // more than 5h after the last: another
+/// ]);
+/// let key = |s: &str| blocks.block_of(t(s)).map(|b| b.to_string());
+/// assert_eq!(key("2026-01-05T23:59:00Z").as_deref(), Some("2026-01-05T19:00:00.000Z"));
+/// assert_eq!(key("2026-01-06T00:41:00Z").as_deref(), Some("2026-01-06T00:00:00.000Z"));
+/// assert_eq!(key("2026-01-06T09:00:00Z").as_deref(), Some("2026-01-06T09:00:00.000Z"));
+/// assert_eq!(blocks.len(), 3);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Blocks {
+    /// Each block's start and its last instant, in time order.
+    spans: Vec<(i64, i64)>,
+}
+
+/// A block's start, printed as ccusage prints its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockStart(i64);
+
+impl fmt::Display for BlockStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match format_millis(self.0) {
+            Some(s) => f.write_str(&s),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl BlockStart {
+    /// The start, in milliseconds since the Unix epoch.
+    pub fn millis(self) -> i64 {
+        self.0
+    }
+}
+
+/// A block's length: five hours.
+pub const BLOCK_MILLIS: i64 = 5 * 3_600_000;
+
+impl Blocks {
+    /// The blocks of these instants (in any order).
+    pub fn new(mut instants: Vec<i64>) -> Blocks {
+        instants.sort_unstable();
+        let mut spans: Vec<(i64, i64)> = Vec::new();
+        for t in instants {
+            match spans.last_mut() {
+                Some((start, last)) if t - *start <= BLOCK_MILLIS && t - *last <= BLOCK_MILLIS => {
+                    *last = t;
+                }
+                _ => spans.push((t - t.rem_euclid(3_600_000), t)),
+            }
+        }
+        Blocks { spans }
+    }
+
+    /// How many blocks there are.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// True when there is no block.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The block an instant falls in: for one of the instants the blocks
+    /// were made of, its own block (where a block ends on the instant the
+    /// next starts, the earlier); for another, the block that started last
+    /// before it, while within five hours of its start; else none.
+    pub fn block_of(&self, t: i64) -> Option<BlockStart> {
+        let after = self.spans.partition_point(|&(start, _)| start <= t);
+        let j = after.checked_sub(1)?;
+        if j > 0 && t <= self.spans[j - 1].1 {
+            return Some(BlockStart(self.spans[j - 1].0));
+        }
+        let (start, _) = self.spans[j];
+        (t - start <= BLOCK_MILLIS).then_some(BlockStart(start))
+    }
+}
+
 /// A calendar day (proleptic Gregorian), printed `YYYY-MM-DD`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day {

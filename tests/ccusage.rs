@@ -728,6 +728,68 @@ fn since_and_until_keep_each_request_by_its_day() {
     }
 }
 
+/// `--by block` gives ccusage's `blocks`: the same five-hour blocks (each
+/// keyed by its start, ccusage's `id`; its gap blocks hold no usage and are
+/// no group), the same tokens and cost in each, in any time zone (blocks
+/// start on UTC hours).
+#[test]
+fn blocks_equal_ccusage_blocks() {
+    let Some(bin) = ccusage() else { return };
+    let tmp = TempDir::new("ccusage-blocks");
+    let opts = gentranscripts::Opts {
+        projects: 4,
+        sessions: 6,
+        turns: 10,
+        seed: 3,
+    };
+    gentranscripts::generate(&tmp.0, &opts).unwrap();
+    let projects = tmp.0.join(".claude/projects");
+    for tz in ["UTC", "Asia/Kolkata"] {
+        let v = run(&bin, &tmp.0, "blocks", tz);
+        let mut theirs = Figures::new();
+        let mut gaps = 0;
+        for b in v["blocks"].as_array().unwrap() {
+            if b["isGap"].as_bool().unwrap() {
+                gaps += 1;
+                continue;
+            }
+            let t = &b["tokenCounts"];
+            let n = |k: &str| t[k].as_u64().unwrap();
+            theirs.insert(
+                b["id"].as_str().unwrap().to_owned(),
+                (
+                    (
+                        n("inputTokens"),
+                        n("outputTokens"),
+                        n("cacheCreationInputTokens"),
+                        n("cacheReadInputTokens"),
+                    ),
+                    b["costUSD"].as_f64().unwrap(),
+                ),
+            );
+        }
+        assert!(
+            theirs.len() >= 10 && gaps > 0,
+            "{} blocks, {gaps} gaps",
+            theirs.len()
+        );
+        let ours = ours(&projects, "block", tz);
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "blocks in {tz}"
+        );
+        for (k, (t, cost)) in &theirs {
+            assert_eq!(ours[k].0, *t, "tokens of block {k} in {tz}");
+            assert!(
+                (ours[k].1 - cost).abs() < 1e-6,
+                "cost of block {k} in {tz}: ccusage {cost}, cctape {}",
+                ours[k].1
+            );
+        }
+    }
+}
+
 #[path = "support/realworld.rs"]
 mod realworld_files;
 use realworld_files::realworld_dir;

@@ -1658,3 +1658,69 @@ fn globs_choose_what_a_walk_reads_as_ripgrep() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("glob `[a`"));
 }
+
+/// `stats --by block` on streams: a run is one entry at its start; blocks
+/// start on the UTC hour of their first entry and end five hours later, or
+/// earlier where more than five hours pass without an entry.
+#[test]
+fn stats_by_block_puts_stream_runs_in_five_hour_blocks() {
+    let dir = temp_dir("blocks");
+    let runs = [
+        ("a", Some("2026-02-28T10:40:00Z"), 0.5),
+        // 4h59m after the block's start: the same block.
+        ("b", Some("2026-02-28T14:59:00+00:00"), 0.25),
+        // Past 15:00: a new block, from 15:00.
+        ("c", Some("2026-02-28T11:30:00-04:00"), 0.125),
+        ("d", None, 2.0),
+    ];
+    let mut body = String::new();
+    for (id, ts, cost) in runs {
+        let ts = ts.map_or(String::new(), |t| format!(",\"timestamp\":\"{t}\""));
+        body.push_str(&format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"{ts}}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\",\"total_cost_usd\":{cost}}}\n"
+        ));
+    }
+    let file = dir.join("runs.jsonl");
+    std::fs::write(&file, body).expect("write");
+    let v = json(&cctape(&[
+        "stats",
+        "--json",
+        "--by",
+        "block",
+        file.to_str().expect("path"),
+    ]));
+    let groups: Vec<(String, u64, f64)> = v["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| {
+            (
+                g["key"].as_str().expect("key").to_owned(),
+                g["runs"].as_u64().expect("runs"),
+                g["total_cost_usd"].as_f64().expect("cost"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("2026-02-28T10:00:00.000Z".to_string(), 2, 0.75),
+            ("2026-02-28T15:00:00.000Z".to_string(), 1, 0.125),
+            ("unknown".to_string(), 1, 2.0),
+        ]
+    );
+    // The same with one job and in any zone: blocks start on UTC hours.
+    let again = json(&cctape(&[
+        "stats",
+        "--json",
+        "--by",
+        "block",
+        "-j",
+        "1",
+        "--timezone",
+        "Asia/Kolkata",
+        file.to_str().expect("path"),
+    ]));
+    assert_eq!(again["groups"], v["groups"]);
+}

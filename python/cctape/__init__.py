@@ -332,7 +332,8 @@ def stats(
     r"""The report ``cctape stats --json [--by KEY]`` prints, as one dict
     (keys in the documented order, ``docs/accounting.md``); ``by`` is
     ``file``, ``session``, ``project``, ``model``, ``version``, ``day``,
-    ``week`` (ISO weeks, keyed by their Monday) or ``month``.
+    ``week`` (ISO weeks, keyed by their Monday), ``month`` or ``block``
+    (ccusage's five-hour billing blocks, keyed by their start).
     ``pricing`` (a JSON price file overriding the shipped table) and
     ``timezone`` (an IANA name; the system's by default) are ``--pricing``
     and ``--timezone``: what session transcripts' requests cost, and the

@@ -31,10 +31,11 @@ pub fn group_by(s: Option<&str>) -> PyResult<Option<GroupBy>> {
         Some("day") => Some(GroupBy::Day),
         Some("week") => Some(GroupBy::Week),
         Some("month") => Some(GroupBy::Month),
+        Some("block") => Some(GroupBy::Block),
         Some(o) => {
             return Err(PyValueError::new_err(format!(
-                "by must be 'file', 'session', 'project', 'model', 'version', 'day', 'week' or \
-                 'month', not {o:?}"
+                "by must be 'file', 'session', 'project', 'model', 'version', 'day', 'week', \
+                 'month' or 'block', not {o:?}"
             )));
         }
     })

@@ -15,7 +15,7 @@ def test_stats_of_each_capture_equal_the_commands(path):
 
 
 @pytest.mark.parametrize(
-    "by", [None, "file", "session", "project", "model", "version", "day", "week", "month"]
+    "by", [None, "file", "session", "project", "model", "version", "day", "week", "month", "block"]
 )
 def test_stats_of_everything_by_every_key_equal_the_commands(by):
     roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]

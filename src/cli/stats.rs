@@ -54,6 +54,10 @@ pub enum By {
     /// One row per month (YYYY-MM, as ccusage monthly), days as --by day
     /// takes them.
     Month,
+    /// One row per five-hour billing block (as ccusage blocks, keyed by its
+    /// start in UTC): a transcript's requests each in its own block, a
+    /// stream's run in the block it started in.
+    Block,
 }
 
 impl By {
@@ -67,6 +71,7 @@ impl By {
             By::Day => GroupBy::Day,
             By::Week => GroupBy::Week,
             By::Month => GroupBy::Month,
+            By::Block => GroupBy::Block,
         }
     }
 }

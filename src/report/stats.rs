@@ -14,7 +14,7 @@ use crate::pricing::PriceTable;
 use crate::run::{ModelRole, RunSummary, RunTotals, SumValue, Verdict, tokens_json};
 use crate::sniff::Format;
 use crate::stats::Stats;
-use crate::time::{Day, DayRange, Zone};
+use crate::time::{Blocks, Day, DayRange, Zone, parse_millis};
 use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -44,6 +44,10 @@ pub enum GroupBy {
     /// One row per month (`YYYY-MM`, as ccusage's `monthly`), days taken as
     /// [`GroupBy::Day`] takes them.
     Month,
+    /// One row per five-hour billing block (ccusage's `blocks`, keyed by
+    /// its start: [`Blocks`]), made of every transcript request and every
+    /// stream run's start; a transcript's requests each in its own block.
+    Block,
 }
 
 impl GroupBy {
@@ -59,6 +63,7 @@ impl GroupBy {
             GroupBy::Day => "day",
             GroupBy::Week => "week",
             GroupBy::Month => "month",
+            GroupBy::Block => "block",
         }
     }
 
@@ -82,6 +87,10 @@ impl GroupBy {
 
 /// The key of runs without one (no session id, version or date).
 const UNKNOWN: &str = "unknown";
+
+/// In front of a stream run's start (milliseconds) in its `--by block` key,
+/// until blocks are made.
+const INSTANT: &str = "@";
 
 /// How run figures are grouped: by what, and days in which zone (see
 /// [`RunFigures`] for an example).
@@ -164,6 +173,16 @@ impl RunFigures {
         }
         self.all.add_from(&r, input);
         let by = match g.by {
+            Some(GroupBy::Block) => {
+                for (block, slice) in s.block_runs() {
+                    let key = block.map_or_else(|| UNKNOWN.to_string(), |b| b.to_string());
+                    self.groups
+                        .entry((key, None))
+                        .or_default()
+                        .add_from(&slice, input);
+                }
+                return;
+            }
             Some(by) if by.is_calendar() => by,
             _ => {
                 self.add_grouped(input, file, s.project.as_deref(), &r, g);
@@ -217,11 +236,38 @@ impl RunFigures {
                     .as_deref()
                     .and_then(|t| Day::of_timestamp(t, &g.zone)),
             ),
+            // The run's start for now: blocks are made once every instant
+            // is known ([`StatsReport::finish`] puts the run in its block).
+            GroupBy::Block => match r.started_at.as_deref().and_then(parse_millis) {
+                Some(ms) => format!("{INSTANT}{ms}"),
+                None => UNKNOWN.to_string(),
+            },
         };
         self.groups
             .entry((key, None))
             .or_default()
             .add_from(r, input);
+    }
+
+    /// The stream runs' starts kept in `--by block` keys.
+    fn run_instants(&self) -> impl Iterator<Item = i64> + '_ {
+        self.groups
+            .keys()
+            .filter_map(|(k, _)| k.strip_prefix(INSTANT)?.parse().ok())
+    }
+
+    /// Each stream run moved from its start to the block it falls in.
+    fn rekey_by_block(&mut self, blocks: &Blocks) {
+        let groups = std::mem::take(&mut self.groups);
+        for ((key, role), g) in groups {
+            let key = match key.strip_prefix(INSTANT).and_then(|ms| ms.parse().ok()) {
+                Some(ms) => blocks
+                    .block_of(ms)
+                    .map_or_else(|| UNKNOWN.to_string(), |b| b.to_string()),
+                None => key,
+            };
+            self.groups.entry((key, role)).or_default().merge(&g, 0);
+        }
     }
 
     /// Add another set of figures.
@@ -239,7 +285,7 @@ impl RunFigures {
         let mut v: Vec<_> = self.groups.iter().collect();
         match by {
             GroupBy::Version => v.sort_by(|a, b| crate::version::version_order(&a.0.0, &b.0.0)),
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+            GroupBy::Day | GroupBy::Week | GroupBy::Month | GroupBy::Block => {
                 v.sort_by_key(|g| (g.0.0 == UNKNOWN, g.0.0.clone()));
             }
             _ => {}
@@ -403,8 +449,22 @@ impl StatsReport {
             mut inputs,
             fold,
         } = self;
+        // Blocks are made of every request and every stream run's start.
+        let blocks = (grouping.by == Some(GroupBy::Block)).then(|| {
+            let mut instants = fold.request_instants(&grouping.zone, &grouping.range);
+            for f in &inputs {
+                instants.extend(f.runs.run_instants());
+            }
+            Blocks::new(instants)
+        });
+        if let Some(b) = &blocks {
+            for f in &mut inputs {
+                f.runs.rekey_by_block(b);
+            }
+        }
         let transcripts = (fold.records() > 0).then(|| {
-            let report = fold.finish_within(&prices, &grouping.zone, &grouping.range);
+            let report =
+                fold.finish_within(&prices, &grouping.zone, &grouping.range, blocks.as_ref());
             let index: HashMap<&str, usize> = names
                 .iter()
                 .enumerate()

@@ -36,7 +36,7 @@ use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::scan::{RawStr, RawValue, Scanner};
 use crate::stream::Counts;
-use crate::time::{Day, DayRange, Zone};
+use crate::time::{BlockStart, Blocks, Day, DayRange, Zone};
 use memchr::memmem::{Finder, FinderRev};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hasher;
@@ -154,6 +154,9 @@ struct Request {
     millis: Option<i64>,
     sidechain: bool,
     cost_usd: Option<f64>,
+    /// A copy relayed to the parent's transcript (`agent_progress`), not the
+    /// subagent's own record.
+    relayed: bool,
 }
 
 impl Request {
@@ -166,7 +169,14 @@ impl Request {
         if a != b {
             return a > b;
         }
-        // Same usage: the earliest record, then the smaller session name,
+        // Same usage: the subagent's own record rather than a copy relayed
+        // to its parent, whose time may be the relaying record's (when the
+        // relayed message has none): the request's own time places it in
+        // its day and its billing block.
+        if self.relayed != old.relayed {
+            return old.relayed;
+        }
+        // Then the earliest record, then the smaller session name,
         // so that the choice does not depend on the order of the files.
         let t = |r: &Request| r.millis.unwrap_or(i64::MAX);
         if t(self) != t(old) {
@@ -1663,7 +1673,10 @@ impl TranscriptFold {
                             .and_then(|t| t.as_str())
                             .and_then(|t| self.clock.millis(t))
                             .or(ms);
-                        let req = self.request(sid, agent, msg.model, usage, millis, true, None);
+                        let req = Request {
+                            relayed: true,
+                            ..self.request(sid, agent, msg.model, usage, millis, true, None)
+                        };
                         self.count(msg.id, request, req);
                     }
                 }
@@ -1710,6 +1723,7 @@ impl TranscriptFold {
             millis,
             sidechain,
             cost_usd,
+            relayed: false,
         }
     }
 
@@ -1910,14 +1924,33 @@ impl TranscriptFold {
     /// Price the requests and group everything by session and by day in
     /// `zone`.
     pub fn finish(self, prices: &PriceTable, zone: &Zone) -> Report {
-        self.finish_within(prices, zone, &DayRange::default())
+        self.finish_within(prices, zone, &DayRange::default(), None)
+    }
+
+    /// The instants of the requests folded (each request once, those with a
+    /// date on a day in `range`): what [`Blocks`] are made of.
+    pub fn request_instants(&self, zone: &Zone, range: &DayRange) -> Vec<i64> {
+        self.requests
+            .values()
+            .chain(&self.loose)
+            .filter_map(|r| r.millis)
+            .filter(|&ms| range.contains(Some(Day::of_millis(ms, zone))))
+            .collect()
     }
 
     /// [`finish`](TranscriptFold::finish), keeping only the requests and
     /// tool calls made on a day in `range` (in `zone`), and the sessions
     /// with any: `cctape stats --since/--until`, which ccusage's reports
     /// take the same way (each request by its own day, in every report).
-    pub fn finish_within(self, prices: &PriceTable, zone: &Zone, range: &DayRange) -> Report {
+    /// With `blocks`, each session's figures are also split by billing
+    /// block ([`SessionSummary::by_block`]).
+    pub fn finish_within(
+        self,
+        prices: &PriceTable,
+        zone: &Zone,
+        range: &DayRange,
+        blocks: Option<&Blocks>,
+    ) -> Report {
         let TranscriptFold {
             sessions,
             strings,
@@ -1964,6 +1997,7 @@ impl TranscriptFold {
             if !range.contains(day) {
                 continue;
             }
+            let block = blocks.and_then(|b| b.block_of(call.millis?));
             let session = alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
             let result = results.get(key);
@@ -2006,6 +2040,11 @@ impl TranscriptFold {
             let t = s.day_tools.entry((day, tool)).or_default();
             t.0 += 1;
             t.1 += error;
+            if blocks.is_some() {
+                let t = s.block_tools.entry((block, tool)).or_default();
+                t.0 += 1;
+                t.1 += error;
+            }
         }
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<&str, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
@@ -2040,6 +2079,10 @@ impl TranscriptFold {
             add(s.roles.entry((model, role)).or_default());
             let day = r.millis.map(|ms| Day::of_millis(ms, zone));
             add(s.days.entry((day, model, role)).or_default());
+            if let Some(b) = blocks {
+                let block = r.millis.and_then(|ms| b.block_of(ms));
+                add(s.blocks.entry((block, model, role)).or_default());
+            }
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
             }
@@ -2076,8 +2119,10 @@ impl TranscriptFold {
                 agents: per_agent,
                 roles,
                 days,
+                blocks: per_block,
                 tools,
                 day_tools,
+                block_tools,
                 agent_tools,
                 mut calls,
             } = per;
@@ -2091,30 +2136,22 @@ impl TranscriptFold {
                 role,
                 totals,
             };
-            let mut by_day: Vec<SessionDay> = Vec::new();
-            for ((day, model, role), t) in days {
-                if by_day.last().is_none_or(|d| d.day != day) {
-                    by_day.push(SessionDay {
-                        day,
-                        by_role: Vec::new(),
-                        tools: Vec::new(),
-                    });
-                }
-                if let Some(d) = by_day.last_mut() {
-                    d.by_role.push(row(((model, role), t)));
-                }
-            }
-            for ((day, name), counts) in day_tools {
-                match by_day.iter_mut().find(|d| d.day == day) {
-                    Some(d) => d.tools.push(tool((name, counts))),
-                    None => by_day.push(SessionDay {
-                        day,
-                        by_role: Vec::new(),
-                        tools: vec![tool((name, counts))],
-                    }),
-                }
-            }
-            by_day.sort_by_key(|d| d.day);
+            let by_day: Vec<SessionDay> = periods(days, day_tools)
+                .into_iter()
+                .map(|(day, by_role, tools)| SessionDay {
+                    day,
+                    by_role,
+                    tools,
+                })
+                .collect();
+            let by_block: Vec<SessionBlock> = periods(per_block, block_tools)
+                .into_iter()
+                .map(|(block, by_role, tools)| SessionBlock {
+                    block,
+                    by_role,
+                    tools,
+                })
+                .collect();
             if by_day.is_empty() && !range.is_all() {
                 // No request and no tool call on a day kept.
                 continue;
@@ -2171,6 +2208,7 @@ impl TranscriptFold {
                 models: models(per_model),
                 by_role: roles.into_iter().map(row).collect(),
                 by_day,
+                by_block,
                 tools: tools.into_iter().map(tool).collect(),
                 calls,
                 facts: SessionFacts {
@@ -2246,10 +2284,14 @@ struct PerSession<'a> {
     agents: BTreeMap<u32, Totals>,
     roles: BTreeMap<(&'a str, ModelRole), Totals>,
     days: BTreeMap<(Option<Day>, &'a str, ModelRole), Totals>,
-    /// Tool calls and errors per tool name, and per day; calls per agent.
+    /// Per billing block, when blocks were asked for.
+    blocks: BTreeMap<(Option<BlockStart>, &'a str, ModelRole), Totals>,
+    /// Tool calls and errors per tool name, and per day (and block); calls
+    /// per agent.
     tools: BTreeMap<&'a str, (u64, u64)>,
     agent_tools: BTreeMap<u32, u64>,
     day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
+    block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
     calls: Vec<SessionToolCall>,
 }
 
@@ -2339,6 +2381,43 @@ pub struct SessionDay {
     pub by_role: Vec<ModelRoleTotals>,
     /// Tool calls made that day.
     pub tools: Vec<ToolCount>,
+}
+
+/// A session's requests of one billing block (`None`: their time is not a
+/// date); see [`Blocks`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionBlock {
+    /// The block, by its start.
+    pub block: Option<BlockStart>,
+    /// Per model and role.
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Tool calls made in it.
+    pub tools: Vec<ToolCount>,
+}
+
+/// Per period (a day, a block; `None` first), its rows per model and role
+/// and its tool counts, in period order.
+#[allow(clippy::type_complexity)]
+fn periods<K: Ord + Copy>(
+    rows: BTreeMap<(Option<K>, &str, ModelRole), Totals>,
+    tools: BTreeMap<(Option<K>, &str), (u64, u64)>,
+) -> Vec<(Option<K>, Vec<ModelRoleTotals>, Vec<ToolCount>)> {
+    let mut out: BTreeMap<Option<K>, (Vec<ModelRoleTotals>, Vec<ToolCount>)> = BTreeMap::new();
+    for ((period, model, role), totals) in rows {
+        out.entry(period).or_default().0.push(ModelRoleTotals {
+            model: model.to_owned(),
+            role,
+            totals,
+        });
+    }
+    for ((period, name), (calls, errors)) in tools {
+        out.entry(period).or_default().1.push(ToolCount {
+            name: name.to_owned(),
+            calls,
+            errors,
+        });
+    }
+    out.into_iter().map(|(k, (r, t))| (k, r, t)).collect()
 }
 
 /// A tool's calls in a session (each `tool_use` block once, whatever file
@@ -2501,6 +2580,9 @@ pub struct SessionSummary {
     pub by_role: Vec<ModelRoleTotals>,
     /// Per day, then model and role (undated requests first, `day: None`).
     pub by_day: Vec<SessionDay>,
+    /// Per billing block, then model and role; empty unless blocks were
+    /// asked for ([`TranscriptFold::finish_within`]).
+    pub by_block: Vec<SessionBlock>,
     /// Tool calls per tool, by name.
     pub tools: Vec<ToolCount>,
     /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
@@ -2696,6 +2778,53 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A subagent's request relayed to its parent without a time of its own
+    /// (the relaying record's is earlier) counts once, at the time of the
+    /// subagent's own record: on its day and in its billing block.
+    #[test]
+    fn a_relayed_request_takes_the_time_of_the_subagents_own_record() {
+        let usage = r#"{"input_tokens":3,"output_tokens":9,"cache_creation_input_tokens":0,"cache_read_input_tokens":50}"#;
+        let parent = format!(
+            "{{\"type\":\"progress\",\"sessionId\":\"s1\",\"isSidechain\":false,\"timestamp\":\"2026-01-01T23:59:00.000Z\",\"data\":{{\"type\":\"agent_progress\",\"agentId\":\"a1\",\"message\":{{\"type\":\"assistant\",\"requestId\":\"r1\",\"message\":{{\"id\":\"m1\",\"model\":\"claude-opus-4-6\",\"usage\":{usage}}}}}}}}}\n"
+        );
+        let own = format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"s1\",\"isSidechain\":true,\"agentId\":\"a1\",\"timestamp\":\"2026-01-02T00:01:00.000Z\",\"requestId\":\"r1\",\"message\":{{\"id\":\"m1\",\"model\":\"claude-opus-4-6\",\"usage\":{usage}}}}}\n"
+        );
+        let utc = Zone::utc();
+        let prices = PriceTable::builtin();
+        // Either file first: the choice does not depend on the order.
+        for parent_first in [true, false] {
+            let mut fold = TranscriptFold::new();
+            let mut scanner = Scanner::new();
+            let files = [
+                (parent.as_str(), "p/s1.jsonl"),
+                (own.as_str(), "p/s1/subagents/agent-a1.jsonl"),
+            ];
+            let order = if parent_first { [0, 1] } else { [1, 0] };
+            for i in order {
+                let (text, path) = files[i];
+                let f = TranscriptFile::from_path(std::path::Path::new(path));
+                fold.read_slice(&mut scanner, text.as_bytes(), &f, |e| panic!("{e}"));
+            }
+            let instants = fold.request_instants(&utc, &DayRange::default());
+            let own_ms = crate::time::parse_millis("2026-01-02T00:01:00Z").unwrap();
+            assert_eq!(instants, [own_ms]);
+            let blocks = Blocks::new(instants);
+            let report = fold.finish_within(prices, &utc, &DayRange::default(), Some(&blocks));
+            assert_eq!(report.total.requests, 1);
+            let days: Vec<String> = report.days.iter().map(|d| d.day.to_string()).collect();
+            assert_eq!(days, ["2026-01-02"]);
+            let s = &report.sessions[0];
+            let block: Vec<_> = s
+                .by_block
+                .iter()
+                .map(|b| b.block.map(|b| b.to_string()))
+                .collect();
+            assert_eq!(block, [Some("2026-01-02T00:00:00.000Z".to_string())]);
+            assert_eq!(s.by_block[0].by_role[0].role, ModelRole::Subagent);
         }
     }
 

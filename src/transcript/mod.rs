@@ -43,8 +43,8 @@ mod fold;
 mod run;
 
 pub use fold::{
-    AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionDay, SessionEnd,
-    SessionFacts, SessionSummary, SessionToolCall, ToolCount, Totals, TranscriptFile,
+    AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
+    SessionEnd, SessionFacts, SessionSummary, SessionToolCall, ToolCount, Totals, TranscriptFile,
     TranscriptFold,
 };
 

@@ -23,7 +23,7 @@ use crate::run::{
     AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolTally,
     WARN_UNPRICED_MODEL, Warning,
 };
-use crate::time::Day;
+use crate::time::{BlockStart, Day};
 
 /// The CLI's own messages (`/model` output, API errors): not model calls.
 const SYNTHETIC: &str = "<synthetic>";
@@ -128,12 +128,26 @@ impl SessionSummary {
     pub fn day_runs(&self) -> Vec<(Option<Day>, RunSummary)> {
         self.by_day
             .iter()
-            .map(|d| {
-                let mut r = self.run_of(&d.by_role, &d.tools);
-                r.events = d.by_role.iter().map(|x| x.totals.requests).sum();
-                (d.day, r)
-            })
+            .map(|d| (d.day, self.part_run(&d.by_role, &d.tools)))
             .collect()
+    }
+
+    /// The session's requests of each billing block (`None`: not a date),
+    /// each as a run holding that block's figures; empty unless blocks were
+    /// asked for.
+    pub fn block_runs(&self) -> Vec<(Option<BlockStart>, RunSummary)> {
+        self.by_block
+            .iter()
+            .map(|b| (b.block, self.part_run(&b.by_role, &b.tools)))
+            .collect()
+    }
+
+    /// A part of the session (a day, a block) as a run: its requests are
+    /// its events.
+    fn part_run(&self, rows: &[ModelRoleTotals], tools: &[ToolCount]) -> RunSummary {
+        let mut r = self.run_of(rows, tools);
+        r.events = rows.iter().map(|x| x.totals.requests).sum();
+        r
     }
 
     /// A run of the requests in `rows` and the tool calls in `tools`.
