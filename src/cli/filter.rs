@@ -376,6 +376,13 @@ pub struct Args {
     line_number: bool,
 }
 
+impl Args {
+    /// `-l` or `--files-without-match`: input names are printed, not lines.
+    fn lists_inputs(&self) -> bool {
+        self.files_with_matches || self.files_without_match
+    }
+}
+
 /// True when names are shown by default: more than one path, or a
 /// directory (as grep -r and ripgrep decide).
 pub fn several_inputs(common: &Common) -> bool {
@@ -427,7 +434,7 @@ impl Conf<'_> {
     /// NUM lines are out (`-m`), or one line decides its listing (`-l`,
     /// `--files-without-match`).
     fn enough(&self, matched: u64) -> bool {
-        let listing = self.args.files_with_matches || self.args.files_without_match;
+        let listing = self.args.lists_inputs();
         !self.room(matched) || (listing && matched > 0)
     }
 
@@ -506,7 +513,7 @@ impl Sink for FilterSink<'_> {
 
     fn split(&self) -> Split {
         let args = self.conf.args;
-        if args.max_count.is_some() || args.files_with_matches || args.files_without_match {
+        if args.max_count.is_some() || args.lists_inputs() {
             // The first NUM lines of an input are known only in order, and
             // reading stops there (or at the first line, for a listing).
             Split::Never
@@ -570,7 +577,7 @@ pub fn run(args: &Args) -> i32 {
             }
             // An input that could not be read has no count (grep and
             // ripgrep print none): its error was said on stderr.
-            let listing = args.files_with_matches || args.files_without_match;
+            let listing = args.lists_inputs();
             if done.last && listing && !done.unreadable {
                 let n = std::mem::take(&mut per_input);
                 if (n > 0) == args.files_with_matches {
@@ -598,7 +605,7 @@ pub fn run(args: &Args) -> i32 {
     if args.total {
         exec::write_out(&mut format!("{total}\n").into_bytes());
     }
-    if args.files_with_matches || args.files_without_match {
+    if args.lists_inputs() {
         // As ripgrep: 0 when a name was printed.
         return select_exit_code(failed, listed);
     }
