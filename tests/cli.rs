@@ -1724,3 +1724,58 @@ fn stats_by_block_puts_stream_runs_in_five_hour_blocks() {
     ]));
     assert_eq!(again["groups"], v["groups"]);
 }
+
+/// With no path and a terminal on stdin, the hint names where Claude Code
+/// keeps transcripts: every folder of a comma-separated
+/// `$CLAUDE_CONFIG_DIR` (as ccusage reads it), else both
+/// `~/.config/claude/projects` and `~/.claude/projects`, those that exist.
+/// Run under `script` (util-linux) for the terminal; skipped without it.
+#[test]
+fn the_terminal_hint_names_every_transcript_folder() {
+    let found = Command::new("script").arg("--version").output();
+    if !found.is_ok_and(|o| o.status.success()) {
+        eprintln!("no `script` here: skipped");
+        return;
+    }
+    let dir = temp_dir("hint");
+    for d in [
+        ".claude/projects",
+        ".config/claude/projects",
+        "c1/projects",
+        "c2/projects",
+    ] {
+        std::fs::create_dir_all(dir.join(d)).expect("mkdir");
+    }
+    let bin = env!("CARGO_BIN_EXE_cctape");
+    let hint = |config: Option<String>| {
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", &format!("{bin} stats"), "/dev/null"])
+            .env("HOME", dir.to_path_buf())
+            .stdin(Stdio::null());
+        match config {
+            Some(c) => cmd.env("CLAUDE_CONFIG_DIR", c),
+            None => cmd.env_remove("CLAUDE_CONFIG_DIR"),
+        };
+        let out = cmd.output().expect("script");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.contains("sessions are in"))
+            .map(str::to_owned)
+    };
+    let home = dir.to_str().expect("path");
+    let line = hint(None).expect("a hint");
+    assert!(
+        line.contains(&format!(
+            "in {home}/.config/claude/projects and {home}/.claude/projects:"
+        )),
+        "{line}"
+    );
+    let line = hint(Some(format!("{home}/c1, {home}/c2,{home}/none"))).expect("a hint");
+    assert!(
+        line.ends_with(&format!(
+            "cctape COMMAND {home}/c1/projects {home}/c2/projects"
+        )),
+        "{line}"
+    );
+    assert_eq!(hint(Some(format!("{home}/none"))), None);
+}

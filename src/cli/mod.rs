@@ -310,10 +310,15 @@ pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
             "reading a stream-json event stream from standard input (the terminal); \
              end it with Ctrl-D, or name files or directories to read: cctape COMMAND PATH...",
         );
-        if let Some(p) = reading::projects_folder() {
+        let folders: Vec<String> = reading::projects_folders()
+            .iter()
+            .map(|p| inputs::shown_path(p))
+            .collect();
+        if !folders.is_empty() {
             exec::note(&format!(
-                "your Claude Code sessions are in {}: cctape COMMAND {0}",
-                inputs::shown_path(&p)
+                "your Claude Code sessions are in {}: cctape COMMAND {}",
+                folders.join(" and "),
+                folders.join(" ")
             ));
         }
     }

@@ -104,13 +104,30 @@ impl Costing {
 // (shared with the Python package).
 pub use cctape::report::{TranscriptPiece, Transcripts};
 
-/// Where Claude Code keeps session transcripts, when that folder exists:
-/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. Never read
-/// unless named: only said in the terminal hint.
-pub fn projects_folder() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR") {
-        Some(d) => PathBuf::from(d).join("projects"),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".claude/projects"),
+/// Where Claude Code keeps session transcripts, the folders that exist:
+/// each of `$CLAUDE_CONFIG_DIR`'s folders (a comma-separated list, as
+/// ccusage reads it) with `projects` below it, else
+/// `~/.config/claude/projects` (where Claude Code keeps them since 1.0.30)
+/// and `~/.claude/projects`. Never read unless named: only said in the
+/// terminal hint.
+pub fn projects_folders() -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = match std::env::var("CLAUDE_CONFIG_DIR") {
+        Ok(list) if !list.trim().is_empty() => list
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| PathBuf::from(d).join("projects"))
+            .collect(),
+        _ => match std::env::var_os("HOME") {
+            Some(h) => {
+                let home = PathBuf::from(h);
+                vec![
+                    home.join(".config/claude/projects"),
+                    home.join(".claude/projects"),
+                ]
+            }
+            None => Vec::new(),
+        },
     };
-    dir.is_dir().then_some(dir)
+    dirs.into_iter().filter(|d| d.is_dir()).collect()
 }
