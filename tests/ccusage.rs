@@ -8,10 +8,10 @@
 //! written lines that show where the two differ on purpose; a tree made by
 //! `examples/gentranscripts.rs` (many projects and sessions, subagent
 //! files) is the second input. ccusage reads each offline (`HOME=<tmp>
-//! ccusage session|daily --offline --json -z TZ`, and on the generated tree
-//! `weekly|monthly` too); the cctape CLI reads the
-//! same folder with no flag but the prices ccusage embeds
-//! (`cctape stats --by session|day --json --pricing
+//! ccusage session|daily|blocks --offline --json -z TZ`, and on the
+//! generated tree `weekly|monthly` and `--since`/`--until` too); the cctape
+//! CLI reads the same folder with no flag but the prices ccusage embeds
+//! (`cctape stats --by session|day|block --json --pricing
 //! tests/data/ccusage-20.0.24-prices.json --timezone TZ`, the prices taken
 //! from its binary). Tokens per session and per day must be equal and cost
 //! equal within 1e-6, apart from the documented rules (docs/transcripts.md),
@@ -24,8 +24,11 @@
 //!    by bucket; Anthropic (and cctape) bill the whole request at it;
 //! 3. a subagent's requests that show only in its parent's `agent_progress`
 //!    records (its own `agent-*.jsonl` absent): ccusage's `daily` counts
-//!    them, its `session` does not (so its two reports disagree on the same
-//!    files); cctape counts them in both.
+//!    them, its `session` and `blocks` do not (so its reports disagree on
+//!    the same files); cctape counts them in all;
+//! 4. `session --since/--until` keeps whole sessions by their last activity
+//!    (and drops the `--until` day); cctape keeps each request by its day,
+//!    as ccusage's `daily`, `weekly` and `monthly` do.
 //!
 //! ccusage is found at `$CCUSAGE`, else where `.ci/run` installs it
 //! (`target/ccusage/node_modules/@ccusage/*/bin/ccusage`). Missing, the test
@@ -516,6 +519,75 @@ fn compare(tz: &str) {
         );
     }
     assert!(sessions.len() >= 15);
+
+    // Blocks: ccusage's blocks leave out what its session report leaves out
+    // (rules 1 and 3); each relayed-only request goes back into the ccusage
+    // block it falls in, and the undated ones are cctape's `unknown` block.
+    let blocks = run(&bin, &tmp.0, "blocks", tz);
+    let ours_blocks = ours(&projects, "block", tz);
+    let mut want_blocks = Figures::new();
+    let mut spans = Vec::new();
+    for b in blocks["blocks"].as_array().unwrap() {
+        if b["isGap"].as_bool().unwrap() {
+            continue;
+        }
+        let t = &b["tokenCounts"];
+        let n = |k: &str| t[k].as_u64().unwrap();
+        let id = b["id"].as_str().unwrap().to_owned();
+        let ms = |k: &str| cctape::time::parse_millis(b[k].as_str().unwrap()).unwrap();
+        spans.push((ms("startTime"), ms("endTime"), id.clone()));
+        want_blocks.insert(
+            id,
+            (
+                (
+                    n("inputTokens"),
+                    n("outputTokens"),
+                    n("cacheCreationInputTokens"),
+                    n("cacheReadInputTokens"),
+                ),
+                b["costUSD"].as_f64().unwrap(),
+            ),
+        );
+    }
+    let mut moved = 0;
+    for r in reqs.values().filter(|r| r.relayed) {
+        let Some(t) = cctape::time::parse_millis(&r.timestamp) else {
+            continue;
+        };
+        let (_, _, id) = spans
+            .iter()
+            .find(|(a, b, _)| *a <= t && t <= *b)
+            .unwrap_or_else(|| panic!("a ccusage block for {}", r.timestamp));
+        let slot = want_blocks.get_mut(id).unwrap();
+        slot.0 = add(slot.0, tokens_of(&r.usage));
+        slot.1 += prices.cost(&r.model, &r.usage).unwrap_or(0.0);
+        moved += 1;
+    }
+    assert!(moved >= 5, "{moved} relayed-only requests");
+    want_blocks.insert("unknown".into(), (total(&undated), 0.0));
+    assert_eq!(
+        ours_blocks.keys().collect::<Vec<_>>(),
+        want_blocks.keys().collect::<Vec<_>>(),
+        "blocks in {tz}"
+    );
+    for (k, (t, cost)) in &want_blocks {
+        assert_eq!(ours_blocks[k].0, *t, "tokens of block {k} in {tz}");
+        if k == "unknown" {
+            continue;
+        }
+        let mut want_cost = *cost;
+        if sessions.contains_key("rule-long-context")
+            && ours_sessions["rule-long-context"].0 == ours_blocks[k].0
+        {
+            // Rule 2's session alone in its block: ccusage's marginal price.
+            want_cost += ours_sessions["rule-long-context"].1 - sessions["rule-long-context"].1;
+        }
+        assert!(
+            (ours_blocks[k].1 - want_cost).abs() < 1e-6,
+            "cost of block {k} in {tz}: ccusage and the relayed {want_cost}, cctape {}",
+            ours_blocks[k].1
+        );
+    }
 
     // Days: the same days, and what has no date on no day ("unknown").
     let (unknown, _) = ours_days["unknown"];
