@@ -1934,7 +1934,7 @@ impl TranscriptFold {
             .values()
             .chain(&self.loose)
             .filter_map(|r| r.millis)
-            .filter(|&ms| range.contains(Some(Day::of_millis(ms, zone))))
+            .filter(|&ms| range.is_all() || range.contains(Some(Day::of_millis(ms, zone))))
             .collect()
     }
 
@@ -1980,7 +1980,10 @@ impl TranscriptFold {
                 r.session = alias[r.session as usize].unwrap_or(r.session);
                 r
             })
-            .filter(|r| range.contains(r.millis.map(|ms| Day::of_millis(ms, zone))))
+            // Without bounds no day is needed here.
+            .filter(|r| {
+                range.is_all() || range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
+            })
             .collect();
         // Sessions in name order, as ranks: the sort compares numbers.
         let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
