@@ -1452,6 +1452,22 @@ mod tests {
             assert!(!s.is_utf16());
             assert_eq!(read_all(s.into_reader()).unwrap(), body);
         }
+        // Cut anywhere: what is handed out before the error (or the end) is
+        // the text's start, but for one U+FFFD where a character was cut.
+        let packed = gzip(&le);
+        for cut in (0..packed.len()).step_by(7) {
+            let Ok(s) = Source::new(&packed[..cut], SourceKind::Stream, &EndReport::new()) else {
+                continue;
+            };
+            let mut got = Vec::new();
+            let mut r = s.into_reader();
+            let mut buf = [0u8; 333];
+            while let Ok(n @ 1..) = r.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+            let got = got.strip_suffix("\u{FFFD}".as_bytes()).unwrap_or(&got);
+            assert!(text.as_bytes().starts_with(got), "cut at {cut}");
+        }
         // A member cut inside its first bytes: the error is handed out by
         // the reader, as before the mark was looked for.
         let cut = gzip(b"{\"type\":\"user\"}\n");
