@@ -274,6 +274,23 @@ fn ours_with(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Figures {
         .collect()
 }
 
+/// The same keys, the same tokens and cost within 1e-6 for each.
+fn same_figures(ours: &Figures, want: &Figures, keys: &str, what: &str) {
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "{keys}"
+    );
+    for (k, (t, cost)) in want {
+        assert_eq!(ours[k].0, *t, "tokens of {what} {k}");
+        assert!(
+            (ours[k].1 - cost).abs() < 1e-6,
+            "cost of {what} {k}: ccusage {cost}, cctape {}",
+            ours[k].1
+        );
+    }
+}
+
 /// input, output, cache writes, cache reads.
 type Tokens = (u64, u64, u64, u64);
 
@@ -676,19 +693,12 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
         ] {
             let theirs = their_rows(&run(&bin, &tmp.0, report, tz), key);
             let ours = ours(&projects, by, tz);
-            assert_eq!(
-                ours.keys().collect::<Vec<_>>(),
-                theirs.keys().collect::<Vec<_>>(),
-                "{by} keys in {tz}"
+            same_figures(
+                &ours,
+                &theirs,
+                &format!("{by} keys in {tz}"),
+                &format!("{by} in {tz}"),
             );
-            for (k, (t, cost)) in &theirs {
-                assert_eq!(ours[k].0, *t, "tokens of {by} {k} in {tz}");
-                assert!(
-                    (ours[k].1 - cost).abs() < 1e-6,
-                    "cost of {by} {k} in {tz}: ccusage {cost}, cctape {}",
-                    ours[k].1
-                );
-            }
         }
     }
 }
@@ -741,19 +751,12 @@ fn since_and_until_keep_each_request_by_its_day() {
                 "{since}..{until} keeps part of the {by} tokens in {tz}"
             );
             kept_tokens = tokens(&theirs);
-            assert_eq!(
-                ours.keys().collect::<Vec<_>>(),
-                theirs.keys().collect::<Vec<_>>(),
-                "{by} keys from {since} to {until} in {tz}"
+            same_figures(
+                &ours,
+                &theirs,
+                &format!("{by} keys from {since} to {until} in {tz}"),
+                &format!("{by} in {tz}"),
             );
-            for (k, (t, cost)) in &theirs {
-                assert_eq!(ours[k].0, *t, "tokens of {by} {k} in {tz}");
-                assert!(
-                    (ours[k].1 - cost).abs() < 1e-6,
-                    "cost of {by} {k} in {tz}: ccusage {cost}, cctape {}",
-                    ours[k].1
-                );
-            }
         }
         // Sessions: each on one day here, so kept whole or not at all.
         let sessions = run(&bin, &tmp.0, "session", tz);
@@ -785,18 +788,12 @@ fn since_and_until_keep_each_request_by_its_day() {
             kept_tokens,
             "--by session and --by day agree in {tz}"
         );
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            expected.keys().collect::<Vec<_>>(),
-            "sessions from {since} to {until} in {tz}"
+        same_figures(
+            &ours,
+            &expected,
+            &format!("sessions from {since} to {until} in {tz}"),
+            &format!("session in {tz}"),
         );
-        for (k, (t, cost)) in &expected {
-            assert_eq!(ours[k].0, *t, "tokens of session {k} in {tz}");
-            assert!(
-                (ours[k].1 - cost).abs() < 1e-6,
-                "cost of session {k} in {tz}"
-            );
-        }
     }
 }
 
@@ -846,19 +843,12 @@ fn blocks_equal_ccusage_blocks() {
             theirs.len()
         );
         let ours = ours(&projects, "block", tz);
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "blocks in {tz}"
+        same_figures(
+            &ours,
+            &theirs,
+            &format!("blocks in {tz}"),
+            &format!("block in {tz}"),
         );
-        for (k, (t, cost)) in &theirs {
-            assert_eq!(ours[k].0, *t, "tokens of block {k} in {tz}");
-            assert!(
-                (ours[k].1 - cost).abs() < 1e-6,
-                "cost of block {k} in {tz}: ccusage {cost}, cctape {}",
-                ours[k].1
-            );
-        }
     }
 }
 

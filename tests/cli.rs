@@ -1455,6 +1455,22 @@ fn filter_inverts_stops_at_max_count_and_lists_inputs_as_grep() {
     assert_eq!(clash.status.code(), Some(2));
 }
 
+/// A stream file of one successful run per (session, first timestamp,
+/// cost), each an init and a result.
+fn runs_file(dir: &Path, runs: &[(&str, Option<&str>, f64)]) -> PathBuf {
+    let mut body = String::new();
+    for (id, ts, cost) in runs {
+        let ts = ts.map_or(String::new(), |t| format!(",\"timestamp\":\"{t}\""));
+        body.push_str(&format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"{ts}}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\",\"total_cost_usd\":{cost}}}\n"
+        ));
+    }
+    let file = dir.join("runs.jsonl");
+    std::fs::write(&file, body).expect("write");
+    file
+}
+
 /// `stats --since/--until` on streams: a run is kept by the day its first
 /// `timestamp` falls on in the report's zone (an offset time on its real
 /// day), a run without one is left out while a bound is set, and a day that
@@ -1470,16 +1486,7 @@ fn stats_since_and_until_keep_runs_by_the_day_they_started() {
         ("c", Some("2026-03-01T23:30:00-05:00"), 0.125),
         ("d", None, 2.0),
     ];
-    let mut body = String::new();
-    for (id, ts, cost) in runs {
-        let ts = ts.map_or(String::new(), |t| format!(",\"timestamp\":\"{t}\""));
-        body.push_str(&format!(
-            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"{ts}}}\n\
-             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\",\"total_cost_usd\":{cost}}}\n"
-        ));
-    }
-    let file = dir.join("runs.jsonl");
-    std::fs::write(&file, body).expect("write");
+    let file = runs_file(&dir, &runs);
     let f = file.to_str().expect("path");
     let stats = |args: &[&str]| {
         let mut all = vec!["stats", "--json", "--timezone", "UTC"];
@@ -1673,16 +1680,7 @@ fn stats_by_block_puts_stream_runs_in_five_hour_blocks() {
         ("c", Some("2026-02-28T11:30:00-04:00"), 0.125),
         ("d", None, 2.0),
     ];
-    let mut body = String::new();
-    for (id, ts, cost) in runs {
-        let ts = ts.map_or(String::new(), |t| format!(",\"timestamp\":\"{t}\""));
-        body.push_str(&format!(
-            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"{id}\"{ts}}}\n\
-             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"{id}\",\"total_cost_usd\":{cost}}}\n"
-        ));
-    }
-    let file = dir.join("runs.jsonl");
-    std::fs::write(&file, body).expect("write");
+    let file = runs_file(&dir, &runs);
     let v = json(&cctape(&[
         "stats",
         "--json",
