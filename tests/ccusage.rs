@@ -274,6 +274,73 @@ fn ours_with(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Figures {
         .collect()
 }
 
+/// Per (row key, model): ccusage's `modelBreakdowns` of each row of
+/// `key`.
+fn their_models(v: &Value, key: &str) -> Figures {
+    let mut out = Figures::new();
+    for r in v[key].as_array().unwrap() {
+        for m in r["modelBreakdowns"].as_array().unwrap() {
+            let n = |k: &str| m[k].as_u64().unwrap();
+            out.insert(
+                format!(
+                    "{} {}",
+                    r["period"].as_str().unwrap(),
+                    m["modelName"].as_str().unwrap()
+                ),
+                (
+                    (
+                        n("inputTokens"),
+                        n("outputTokens"),
+                        n("cacheCreationTokens"),
+                        n("cacheReadTokens"),
+                    ),
+                    m["cost"].as_f64().unwrap(),
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// Per (group key, model): each `--by KEY` group's `by_model`.
+fn our_models(projects: &Path, by: &str, tz: &str) -> Figures {
+    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args([
+            "stats",
+            "--json",
+            "--quiet",
+            "--by",
+            by,
+            "--timezone",
+            tz,
+            "--pricing",
+        ])
+        .arg(price_file())
+        .arg(projects)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut figures = Figures::new();
+    for g in v["groups"].as_array().unwrap() {
+        for (model, m) in g["by_model"].as_object().unwrap() {
+            let n = |k: &str| m[k].as_u64().unwrap();
+            figures.insert(
+                format!("{} {model}", g["key"].as_str().unwrap()),
+                (
+                    (
+                        n("input_tokens"),
+                        n("output_tokens"),
+                        n("cache_creation_input_tokens"),
+                        n("cache_read_input_tokens"),
+                    ),
+                    m["cost_usd"].as_f64().unwrap_or(0.0),
+                ),
+            );
+        }
+    }
+    figures
+}
+
 /// The same keys, the same tokens and cost within 1e-6 for each.
 fn same_figures(ours: &Figures, want: &Figures, keys: &str, what: &str) {
     assert_eq!(
@@ -691,13 +758,19 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
             ("week", "weekly", "weekly"),
             ("month", "monthly", "monthly"),
         ] {
-            let theirs = their_rows(&run(&bin, &tmp.0, report, tz), key);
-            let ours = ours(&projects, by, tz);
+            let v = run(&bin, &tmp.0, report, tz);
             same_figures(
-                &ours,
-                &theirs,
+                &ours(&projects, by, tz),
+                &their_rows(&v, key),
                 &format!("{by} keys in {tz}"),
                 &format!("{by} in {tz}"),
+            );
+            // Each row per model: ccusage's `modelBreakdowns`.
+            same_figures(
+                &our_models(&projects, by, tz),
+                &their_models(&v, key),
+                &format!("{by} and model keys in {tz}"),
+                &format!("{by} and model in {tz}"),
             );
         }
     }

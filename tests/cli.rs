@@ -1777,3 +1777,52 @@ fn the_terminal_hint_names_every_transcript_folder() {
     );
     assert_eq!(hint(Some(format!("{home}/none"))), None);
 }
+
+/// `stats --breakdown`: under each group's row, a row per model with the
+/// figures each group's `by_model` holds in `--json` (ccusage's
+/// `--breakdown` and `modelBreakdowns`); the models' output tokens add up
+/// to the group's.
+#[test]
+fn stats_breakdown_rows_are_the_groups_by_model() {
+    let v = json(&cctape(&["stats", "--json", "--by", "file", STREAMS]));
+    let table = stdout(&cctape(&["stats", "--by", "file", "--breakdown", STREAMS]));
+    let lines: Vec<&str> = table
+        .lines()
+        .skip_while(|l| *l != "by file")
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let groups = v["groups"].as_array().expect("groups");
+    let mut at = 0;
+    let mut with_models = 0;
+    for g in groups {
+        let key = g["key"].as_str().expect("key");
+        assert!(
+            lines[at].trim_start().starts_with(key),
+            "{key}: {}",
+            lines[at]
+        );
+        at += 1;
+        let models = g["by_model"].as_object().expect("by_model");
+        let mut output = 0;
+        for (model, m) in models {
+            let row = lines[at];
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!(&cells[..2], ["└", model.as_str()], "{row}");
+            let out = m["output_tokens"].as_u64().expect("output");
+            assert_eq!(cells[4].replace(',', ""), out.to_string(), "{row}");
+            output += out;
+            at += 1;
+        }
+        if !models.is_empty() {
+            with_models += 1;
+            assert_eq!(
+                output,
+                g["tokens"]["output_tokens"].as_u64().expect("tokens"),
+                "{key}"
+            );
+        }
+    }
+    assert_eq!(at, lines.len());
+    assert!(with_models >= 5, "{with_models} groups with models");
+}

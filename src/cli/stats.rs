@@ -93,6 +93,11 @@ pub struct Args {
     /// flags, the first 256 bytes of each string); the figures are the same.
     #[arg(long)]
     exact: bool,
+    /// Under each group of the table, a row per model (its runs, cost and
+    /// output tokens), as ccusage's --breakdown; `--json` always has them
+    /// (`by_model` in each group).
+    #[arg(long)]
+    breakdown: bool,
     /// Keep only the runs that started, and the transcript requests made,
     /// on or after this day (YYYY-MM-DD, or YYYYMMDD as ccusage takes it),
     /// in the report's time zone.
@@ -350,7 +355,7 @@ pub fn run(args: &Args) -> i32 {
         }
     } else {
         let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
-        print_human(&figures, &shown);
+        print_human(&figures, &shown, args.breakdown);
     }
     if failed { 2 } else { 0 }
 }
@@ -372,7 +377,7 @@ fn tokens_cell(n: u64, lower: bool) -> String {
     format!("{}{}", if lower { "≥" } else { "" }, thousands(n))
 }
 
-fn print_human(f: &StatsFigures, names: &[String]) {
+fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
     let total = &f.total;
     let by = f.grouping.by;
     let no_events = &f.no_events;
@@ -668,6 +673,21 @@ fn print_human(f: &StatsFigures, names: &[String]) {
                 thousands(g.api_retries),
             ]);
             t.row(row);
+            if breakdown && by != GroupBy::Model {
+                for (model, m) in g.per_model() {
+                    let mut row = vec![format!("  └ {}", clean(model))];
+                    row.extend([
+                        thousands(m.runs),
+                        String::new(),
+                        money_sum(&m.cost.value()),
+                        thousands(m.tokens.output_tokens),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                    ]);
+                    t.row(row);
+                }
+            }
         }
         let _ = write!(o, "\nby {}\n{}", by.name(), t.render());
     }

@@ -690,6 +690,8 @@ fn group_json(g: &RunTotals) -> Map<String, Value> {
     o.insert("tool_errors".into(), json!(errors));
     o.insert("subagents".into(), json!(g.subagent_count));
     o.insert("api_retries".into(), json!(g.api_retries));
+    // ccusage's `modelBreakdowns`: the group's figures per model.
+    o.insert("by_model".into(), g.by_model_json());
     o
 }
 

@@ -378,6 +378,36 @@ impl RunTotals {
             .fold((0, 0), |(c, e), t| (c + t.calls, e + t.errors))
     }
 
+    /// The figures per model, its roles added up.
+    pub fn per_model(&self) -> BTreeMap<&str, RoleTotals> {
+        let mut out: BTreeMap<&str, RoleTotals> = BTreeMap::new();
+        for ((m, _), t) in &self.by_role {
+            out.entry(m).or_default().merge(t);
+        }
+        out
+    }
+
+    /// `{model: {"runs", counts, "cost_usd", "roles": {role: {...}}}}`: the
+    /// figures per model, and per role within it.
+    pub fn by_model_json(&self) -> J {
+        let mut models: Map<String, J> = Map::new();
+        for (m, total) in self.per_model() {
+            let mut e = match total.to_json() {
+                J::Object(e) => e,
+                _ => Map::new(),
+            };
+            let roles: Map<String, J> = self
+                .by_role
+                .iter()
+                .filter(|((mm, _), _)| mm == m)
+                .map(|((_, r), t)| (r.as_str().to_string(), t.to_json()))
+                .collect();
+            e.insert("roles".into(), J::Object(roles));
+            models.insert((*m).to_string(), J::Object(e));
+        }
+        J::Object(models)
+    }
+
     /// `{"runs", "verdicts": {class: count} (every class), "total_cost_usd",
     /// "costs_not_summed", "usage": {"main", "subagents", "all_models"},
     /// "cost_by_role", "cost_by_source", "by_model": {model: {"runs", counts, "cost_usd",
@@ -427,26 +457,7 @@ impl RunTotals {
             by_source.insert(source.as_str().into(), v.value().to_json());
         }
         o.insert("cost_by_source".into(), J::Object(by_source));
-        let mut models: Map<String, J> = Map::new();
-        let mut model_totals: BTreeMap<&str, RoleTotals> = BTreeMap::new();
-        for ((m, _), t) in &self.by_role {
-            model_totals.entry(m).or_default().merge(t);
-        }
-        for (m, total) in &model_totals {
-            let mut e = match total.to_json() {
-                J::Object(e) => e,
-                _ => Map::new(),
-            };
-            let roles: Map<String, J> = self
-                .by_role
-                .iter()
-                .filter(|((mm, _), _)| mm == m)
-                .map(|((_, r), t)| (r.as_str().to_string(), t.to_json()))
-                .collect();
-            e.insert("roles".into(), J::Object(roles));
-            models.insert((*m).to_string(), J::Object(e));
-        }
-        o.insert("by_model".into(), J::Object(models));
+        o.insert("by_model".into(), self.by_model_json());
         let tools: Map<String, J> = self
             .tools
             .iter()
