@@ -867,6 +867,41 @@ fn since_and_until_keep_each_request_by_its_day() {
             &format!("sessions from {since} to {until} in {tz}"),
             &format!("session in {tz}"),
         );
+        // `verdict` with the same bounds: a record for each session kept,
+        // with the kept requests' cost.
+        let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args([
+                "verdict",
+                "--json",
+                "--quiet",
+                "--timezone",
+                tz,
+                "--pricing",
+            ])
+            .arg(price_file())
+            .args(ours_args)
+            .arg(&projects)
+            .output()
+            .unwrap();
+        let records: BTreeMap<String, f64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (
+                    v["session_id"].as_str().unwrap().to_owned(),
+                    v["total_cost_usd"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            records.keys().collect::<Vec<_>>(),
+            ours.keys().collect::<Vec<_>>(),
+            "verdict's sessions from {since} to {until} in {tz}"
+        );
+        for (id, cost) in &records {
+            assert!((cost - ours[id].1).abs() < 1e-9, "verdict cost of {id}");
+        }
     }
 }
 

@@ -1826,3 +1826,69 @@ fn stats_breakdown_rows_are_the_groups_by_model() {
     assert_eq!(at, lines.len());
     assert!(with_models >= 5, "{with_models} groups with models");
 }
+
+/// `verdict --since/--until` keeps the runs `stats` keeps: by the day they
+/// started; an input without events (no date) is left out, and the exit
+/// code is the kept runs'.
+#[test]
+fn verdict_since_and_until_keep_the_runs_stats_keeps() {
+    let dir = temp_dir("verdict-since");
+    runs_file(
+        &dir,
+        &[
+            ("a", Some("2026-02-28T10:00:00Z"), 0.5),
+            ("b", Some("2026-03-01T09:00:00Z"), 0.25),
+            ("c", Some("2026-03-01T23:30:00-05:00"), 0.125),
+            ("d", None, 2.0),
+        ],
+    );
+    // A failed run on the 2nd, and a text output (no date).
+    let failed = dir.join("failed.jsonl");
+    std::fs::write(
+        &failed,
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"e\",\"timestamp\":\"2026-03-02T08:00:00Z\"}\n\
+         {\"type\":\"result\",\"subtype\":\"error_max_turns\",\"is_error\":true,\"session_id\":\"e\"}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("out.txt"), "Error: Reached max turns (30)\n").expect("write");
+    let root = dir.to_str().expect("path");
+    let verdict = |args: &[&str]| {
+        let mut all = vec!["verdict", "--json", "--timezone", "UTC", "-g", "*"];
+        all.extend_from_slice(args);
+        all.push(root);
+        let out = cctape(&all);
+        let ids: Vec<String> = stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("record");
+                v["session_id"].as_str().unwrap_or("-").to_owned()
+            })
+            .collect();
+        (ids, out.status.code())
+    };
+    // Everything: five runs and the text output; a failure, so exit 1.
+    let (all, code) = verdict(&[]);
+    assert_eq!(all.len(), 6, "{all:?}");
+    assert_eq!(code, Some(1));
+    let (ids, code) = verdict(&["--since", "2026-03-01", "--until", "20260301"]);
+    assert_eq!(ids, ["b"]);
+    assert_eq!(code, Some(0));
+    let (ids, code) = verdict(&["--since", "2026-03-02"]);
+    assert_eq!(ids, ["e", "c"]);
+    assert_eq!(code, Some(1));
+    // The same runs as stats counts.
+    let s = json(&cctape(&[
+        "stats",
+        "--json",
+        "--timezone",
+        "UTC",
+        "-g",
+        "*",
+        "--since",
+        "2026-03-02",
+        root,
+    ]));
+    assert_eq!(s["runs"], 2);
+    let (_, code) = verdict(&["--since", "20260302", "--until", "20260301"]);
+    assert_eq!(code, Some(2));
+}

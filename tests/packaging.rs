@@ -116,7 +116,10 @@ fn bash_completion_offers_every_command() {
         assert!(offered.contains(&c), "{c} not offered: {offered:?}");
     }
     // Options of a command, and the shells of `completions`.
-    assert_eq!(bash_complete(&file, &["cctape", "stats", "--b"]), ["--by"]);
+    assert_eq!(
+        bash_complete(&file, &["cctape", "stats", "--b"]),
+        ["--by", "--breakdown"]
+    );
     assert_eq!(
         bash_complete(&file, &["cctape", "completions", "f"]),
         ["fish"]

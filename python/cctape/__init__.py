@@ -45,10 +45,10 @@ from ._cctape import (
     ReadError,
     Reader,
     read,
-    verdict,
     walk,
 )
 from ._cctape import stats as _stats
+from ._cctape import verdict as _verdict
 from ._cctape import to_arrow as _to_arrow
 
 __all__ = [
@@ -233,6 +233,41 @@ class Run:
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def verdict(
+    source: Any,
+    *,
+    exit_code: Union[None, int, Dict[Any, int]] = None,
+    format: str = "auto",
+    jobs: int = 0,
+    max_line: Optional[int] = None,
+    name: Optional[str] = None,
+    pricing: Optional[PathLike] = None,
+    timezone: Optional[str] = None,
+    since: Union[None, str, "datetime.date"] = None,
+    until: Union[None, str, "datetime.date"] = None,
+) -> List[Dict[str, Any]]:
+    r"""The verdict records of every run, as ``cctape verdict --json``
+    prints them (transcript sessions' after every input's). ``since`` and
+    ``until`` are ``--since``/``--until`` (as in `stats`): the runs that
+    started on those days.
+
+    >>> [r["verdict"] for r in verdict(b'{"type":"result","subtype":"success","is_error":false}\n')]
+    ['success']
+    """
+    return _verdict(
+        source,
+        exit_code=exit_code,
+        format=format,
+        jobs=jobs,
+        max_line=max_line,
+        name=name,
+        pricing=pricing,
+        timezone=timezone,
+        since=_day(since),
+        until=_day(until),
+    )
+
+
 def runs(
     source: Any,
     *,
@@ -243,6 +278,8 @@ def runs(
     name: Optional[str] = None,
     pricing: Optional[PathLike] = None,
     timezone: Optional[str] = None,
+    since: Union[None, str, "datetime.date"] = None,
+    until: Union[None, str, "datetime.date"] = None,
 ) -> List[Run]:
     r"""`verdict` as `Run` objects.
 
@@ -260,6 +297,8 @@ def runs(
             name=name,
             pricing=pricing,
             timezone=timezone,
+            since=since,
+            until=until,
         )
     ]
 

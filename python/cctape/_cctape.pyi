@@ -148,6 +148,8 @@ def verdict(
     name: Optional[str] = None,
     pricing: Union[None, str, "os.PathLike[str]"] = None,
     timezone: Optional[str] = None,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
 ) -> List[Dict[str, Any]]: ...
 def stats(
     source: _Source,

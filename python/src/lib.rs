@@ -98,7 +98,7 @@ impl ExitCodes {
 /// The verdict records of every run, as `cctape verdict --json` prints them
 /// (transcript sessions' after every input's).
 #[pyfunction]
-#[pyo3(signature = (source, *, exit_code=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None))]
+#[pyo3(signature = (source, *, exit_code=None, format="auto", jobs=0, max_line=None, name=None, pricing=None, timezone=None, since=None, until=None))]
 #[allow(clippy::too_many_arguments)]
 fn verdict<'py>(
     py: Python<'py>,
@@ -110,10 +110,13 @@ fn verdict<'py>(
     name: Option<&str>,
     pricing: Option<std::path::PathBuf>,
     timezone: Option<&str>,
+    since: Option<&str>,
+    until: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let opts = read_options(format, max_line)?;
     let codes = ExitCodes::of(exit_code)?;
     let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
+    let range = stats_report::day_range(since, until)?;
     let inputs = Inputs::of(source, name)?;
     let all = report::verdict_records(
         py,
@@ -122,7 +125,7 @@ fn verdict<'py>(
         jobs,
         |name| codes.get(name),
         &prices,
-        &zone,
+        &(range, zone),
     )?;
     report::records_to_py(py, &all)
 }

@@ -16,7 +16,7 @@ use cctape::report::{
 };
 use cctape::run::{RunFolder, RunSummary};
 use cctape::sniff::Format;
-use cctape::time::Zone;
+use cctape::time::{Day, DayRange, Zone};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -83,14 +83,32 @@ impl InputRuns {
     /// one record for an input without events (its verdict from its last
     /// line, else `startup_failure`), or the unreadable record.
     pub fn records(
-        mut self,
+        self,
         name: &str,
         events: u64,
         unreadable: Option<&Error>,
         exit_code: Option<i32>,
     ) -> Vec<Value> {
+        let all = (DayRange::default(), Zone::utc());
+        self.records_within(name, events, unreadable, exit_code, &all)
+    }
+
+    /// [`records`](InputRuns::records) of the runs that started on a day
+    /// `days` keeps (in its zone): `verdict --since/--until`, where an input
+    /// without events has no date and gives no record.
+    pub fn records_within(
+        mut self,
+        name: &str,
+        events: u64,
+        unreadable: Option<&Error>,
+        exit_code: Option<i32>,
+        (range, zone): &(DayRange, Zone),
+    ) -> Vec<Value> {
         if let Some(why) = unreadable {
             return vec![unreadable_record(name, &why.to_string())];
+        }
+        if events == 0 && !range.is_all() {
+            return Vec::new();
         }
         if events == 0 {
             let n = self.no_events();
@@ -102,7 +120,17 @@ impl InputRuns {
         if let (Some(code), Some(last)) = (exit_code, runs.last_mut()) {
             last.apply_exit_code(code);
         }
-        runs.iter().map(|r| run_record(r, name)).collect()
+        runs.iter()
+            .filter(|r| {
+                range.is_all()
+                    || range.contains(
+                        r.started_at
+                            .as_deref()
+                            .and_then(|t| Day::of_timestamp(t, zone)),
+                    )
+            })
+            .map(|r| run_record(r, name))
+            .collect()
     }
 }
 
@@ -194,6 +222,7 @@ fn input_records(
     input: &Input,
     opts: &ReadOptions,
     exit_code: Option<i32>,
+    days: &(DayRange, Zone),
 ) -> (Vec<Value>, Option<TranscriptPiece>) {
     let mut runs = InputRuns::default();
     // Read as `cctape stats` reads by default: a long line's tool payloads
@@ -214,13 +243,14 @@ fn input_records(
     if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
         return (Vec::new(), Some(piece));
     }
-    let records = runs.records(&input.name, end.counts.events, unreadable, exit_code);
+    let records = runs.records_within(&input.name, end.counts.events, unreadable, exit_code, days);
     (records, None)
 }
 
 /// Every input's verdict records in input order, then the transcript
 /// sessions' (as `cctape verdict --json` prints them); `exit_code` gives
-/// an input's exit code by its name.
+/// an input's exit code by its name; `days`: the days kept, in that zone
+/// (`--since`/`--until`, `--timezone`).
 pub fn verdict_records(
     py: Python<'_>,
     inputs: &Inputs,
@@ -228,10 +258,10 @@ pub fn verdict_records(
     jobs: usize,
     exit_code: impl Fn(&str) -> Option<i32> + Sync + Send,
     prices: &PriceTable,
-    zone: &Zone,
+    days: &(DayRange, Zone),
 ) -> PyResult<Vec<Value>> {
     let per_input = map_inputs(py, inputs, jobs, |_, input| {
-        input_records(input, opts, exit_code(&input.name))
+        input_records(input, opts, exit_code(&input.name), days)
     })?;
     let mut all = Vec::new();
     let mut transcripts = Transcripts::default();
@@ -242,7 +272,9 @@ pub fn verdict_records(
         }
     }
     let names: &[String] = &inputs.names;
-    if let Some((report, files)) = py.detach(|| transcripts.finish(names, prices, zone)) {
+    if let Some((report, files)) =
+        py.detach(|| transcripts.finish_within(names, prices, &days.1, &days.0))
+    {
         for (s, &i) in report.sessions.iter().zip(&files) {
             let mut r = s.to_run();
             if let Some(code) = exit_code(&names[i]) {

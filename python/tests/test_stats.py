@@ -93,3 +93,33 @@ def test_walk_globs_equal_the_commands():
         assert cctape.stats(files, format=CLI_FORMAT) == want
     with pytest.raises(ValueError, match="unclosed"):
         cctape.walk(str(root), glob=["[a"])
+
+
+def test_verdict_since_and_until_equal_the_commands():
+    # `verdict(since=, until=)` and `runs(...)` are `cctape verdict --json
+    # --since/--until`: the runs stats counts with the same bounds.
+    import datetime
+
+    roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
+    days = [
+        g["key"]
+        for g in cli_json("stats", "--json", "--quiet", "--by", "day", "--timezone", "UTC", *roots)[
+            "groups"
+        ]
+        if g["key"] != "unknown"
+    ]
+    since, until = days[len(days) // 3], days[2 * len(days) // 3]
+    args = ["--since", since, "--until", until, "--timezone", "UTC"]
+    want = cli_json_lines("verdict", "--json", "--quiet", *args, *roots)
+    got = cctape.verdict(
+        [str(r) for r in roots],
+        format=CLI_FORMAT,
+        timezone="UTC",
+        since=datetime.date.fromisoformat(since),
+        until=until,
+    )
+    assert got == want
+    assert 0 < len(got) < len(cctape.verdict([str(r) for r in roots], format=CLI_FORMAT))
+    assert len(got) == cli_json("stats", "--json", "--quiet", *args, *roots)["runs"]
+    runs = cctape.runs([str(r) for r in roots], format=CLI_FORMAT, timezone="UTC", since=since, until=until)
+    assert [r.to_dict() for r in runs] == want

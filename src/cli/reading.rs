@@ -4,7 +4,7 @@
 
 use cctape::pricing::PriceTable;
 use cctape::sniff::FormatChoice;
-use cctape::time::Zone;
+use cctape::time::{Day, DayRange, Zone};
 use std::path::PathBuf;
 
 /// How inputs are read.
@@ -98,6 +98,36 @@ impl Costing {
             Some(n) => Zone::named(n).map_err(|e| format!("--timezone: {e}")),
         }
     }
+}
+
+/// `--since` and `--until`: the days a report keeps (`stats`, `verdict`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Days {
+    /// Keep only the runs that started, and the transcript requests made,
+    /// on or after this day (YYYY-MM-DD, or YYYYMMDD as ccusage takes it),
+    /// in the report's time zone; what has no date is left out.
+    #[arg(long, value_name = "DAY", value_parser = parse_day)]
+    pub since: Option<Day>,
+    /// Keep only what happened on or before this day (as --since).
+    #[arg(long, value_name = "DAY", value_parser = parse_day)]
+    pub until: Option<Day>,
+}
+
+impl Days {
+    /// The days kept; an error when `--since` is after `--until`.
+    pub fn range(&self) -> Result<DayRange, String> {
+        match (self.since, self.until) {
+            (Some(a), Some(b)) if a > b => {
+                Err(format!("--since {a} is after --until {b}: no day is kept"))
+            }
+            (since, until) => Ok(DayRange { since, until }),
+        }
+    }
+}
+
+/// A `--since`/`--until` value.
+fn parse_day(s: &str) -> Result<Day, String> {
+    Day::parse(s).ok_or_else(|| format!("expected a day as YYYY-MM-DD or YYYYMMDD, got `{s}`"))
 }
 
 // A transcript input's records and every input's sessions: the library's

@@ -12,7 +12,7 @@
 use super::exec::{self, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, print_json, thousands};
-use super::reading::{Costing, ReadAs};
+use super::reading::{Costing, Days, ReadAs};
 use super::{Common, expand};
 use cctape::error::{Error, ErrorKind};
 use cctape::event::{Event, parse_event};
@@ -24,7 +24,7 @@ use cctape::report::{
 use cctape::run::{RunFolder, RunSummary, Verdict};
 use cctape::sniff::Format;
 use cctape::stats::{PrunedReader, Stats};
-use cctape::time::{Day, DayRange};
+use cctape::time::Day;
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -98,14 +98,8 @@ pub struct Args {
     /// (`by_model` in each group).
     #[arg(long)]
     breakdown: bool,
-    /// Keep only the runs that started, and the transcript requests made,
-    /// on or after this day (YYYY-MM-DD, or YYYYMMDD as ccusage takes it),
-    /// in the report's time zone.
-    #[arg(long, value_name = "DAY", value_parser = parse_day)]
-    since: Option<Day>,
-    /// Keep only what happened on or before this day (as --since).
-    #[arg(long, value_name = "DAY", value_parser = parse_day)]
-    until: Option<Day>,
+    #[command(flatten)]
+    days: Days,
     #[command(flatten)]
     read: ReadAs,
     #[command(flatten)]
@@ -134,11 +128,6 @@ struct StatsSink {
     /// A transcript's records, and what its path says.
     transcripts: TranscriptFold,
     file: TranscriptFile,
-}
-
-/// A `--since`/`--until` value.
-fn parse_day(s: &str) -> Result<Day, String> {
-    Day::parse(s).ok_or_else(|| format!("expected a day as YYYY-MM-DD or YYYYMMDD, got `{s}`"))
 }
 
 /// Runs with a result and no line in the last this many lines are summed
@@ -315,16 +304,13 @@ pub fn run(args: &Args) -> i32 {
         (None, true) => Some(By::File),
         (b, _) => b,
     };
-    let range = DayRange {
-        since: args.since,
-        until: args.until,
+    let range = match args.days.range() {
+        Ok(r) => r,
+        Err(e) => {
+            exec::note(&e);
+            return 2;
+        }
     };
-    if let (Some(a), Some(b)) = (range.since, range.until)
-        && a > b
-    {
-        exec::note(&format!("--since {a} is after --until {b}: no day is kept"));
-        return 2;
-    }
     let grouping = Grouping {
         by: by.map(By::library),
         zone,

@@ -19,7 +19,7 @@ use super::exec::{self, Done, Piece, Sink, Split};
 use super::human::{clean, count, seconds};
 use super::inputs::shown_path;
 use super::output::write_json_value;
-use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
+use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
@@ -28,6 +28,7 @@ use cctape::report::{
 };
 use cctape::run::{RunFolder, RunSummary};
 use cctape::sniff::Format;
+use cctape::time::Day;
 use cctape::transcript::Record;
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -57,6 +58,8 @@ pub struct Args {
     /// output is not a terminal).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    days: Days,
     #[command(flatten)]
     read: ReadAs,
     #[command(flatten)]
@@ -237,12 +240,26 @@ pub fn run(args: &Args) -> i32 {
             }
         },
     };
-    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
-        (Ok(p), Ok(z)) => (p, z),
-        (Err(e), _) | (_, Err(e)) => {
+    let (prices, zone, range) = match (
+        args.costing.prices(),
+        args.costing.zone(),
+        args.days.range(),
+    ) {
+        (Ok(p), Ok(z), Ok(r)) => (p, z, r),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
             exec::note(&e);
             return 2;
         }
+    };
+    // With --since/--until, a run is kept by the day it started, and what
+    // has no date (an input without events) is left out, as `stats` counts.
+    let kept = |r: &RunSummary| {
+        range.is_all()
+            || range.contains(
+                r.started_at
+                    .as_deref()
+                    .and_then(|t| Day::of_timestamp(t, &zone)),
+            )
     };
     let (inputs, mut unreadable) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
@@ -284,6 +301,10 @@ pub fn run(args: &Args) -> i32 {
                 transcripts.add(sink.transcript);
                 return;
             }
+            if done.counts.events == 0 && !range.is_all() {
+                // No date: not kept.
+                return;
+            }
             if done.counts.events == 0 {
                 // Not a run: one record saying the input has no events, with
                 // every key a run record has (its bad lines counted).
@@ -316,6 +337,7 @@ pub fn run(args: &Args) -> i32 {
             if let (Some(code), Some(last)) = (code, runs.last_mut()) {
                 last.apply_exit_code(code);
             }
+            runs.retain(|r| kept(r));
             for r in &runs {
                 any_not_ok |= !r.ok();
                 if json_out {
@@ -327,7 +349,7 @@ pub fn run(args: &Args) -> i32 {
             exec::write_out(&mut out);
         },
     );
-    if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
+    if let Some((report, files)) = transcripts.finish_within(&names, &prices, &zone, &range) {
         let mut out = Vec::new();
         for (s, &i) in report.sessions.iter().zip(&files) {
             let mut r = s.to_run();

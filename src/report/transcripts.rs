@@ -4,7 +4,7 @@
 //! ([`Transcripts`]), as every command and the Python package do.
 
 use crate::pricing::PriceTable;
-use crate::time::Zone;
+use crate::time::{DayRange, Zone};
 
 /// A transcript input's records, folded on its worker (see
 /// [`Transcripts`]).
@@ -59,10 +59,23 @@ impl Transcripts {
         prices: &PriceTable,
         zone: &Zone,
     ) -> Option<(crate::transcript::Report, Vec<usize>)> {
+        self.finish_within(names, prices, zone, &DayRange::default())
+    }
+
+    /// [`finish`](Transcripts::finish) keeping only the requests and tool
+    /// calls made on a day in `range`, and the sessions with any (`verdict
+    /// --since/--until`, as `stats` keeps them).
+    pub fn finish_within(
+        self,
+        names: &[String],
+        prices: &PriceTable,
+        zone: &Zone,
+        range: &DayRange,
+    ) -> Option<(crate::transcript::Report, Vec<usize>)> {
         if self.fold.records() == 0 {
             return None;
         }
-        let mut report = self.fold.finish(prices, zone);
+        let mut report = self.fold.finish_within(prices, zone, range, None);
         let index: std::collections::HashMap<&str, usize> = names
             .iter()
             .enumerate()
