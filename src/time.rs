@@ -183,6 +183,12 @@ impl BlockStart {
     pub fn millis(self) -> i64 {
         self.0
     }
+
+    /// The block that starts at `millis` (a key printed by `Display`,
+    /// parsed back with [`parse_millis`]).
+    pub fn at(millis: i64) -> BlockStart {
+        BlockStart(millis)
+    }
 }
 
 /// A block's length: five hours.
@@ -212,6 +218,16 @@ impl Blocks {
     /// True when there is no block.
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
+    }
+
+    /// The last instant of the block that starts at `block` (ccusage's
+    /// `actualEndTime`); `None` for no such block.
+    pub fn last_instant(&self, block: BlockStart) -> Option<i64> {
+        let i = self
+            .spans
+            .binary_search_by_key(&block.0, |&(start, _)| start)
+            .ok()?;
+        Some(self.spans[i].1)
     }
 
     /// The block an instant falls in: for one of the instants the blocks

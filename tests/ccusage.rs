@@ -923,6 +923,48 @@ fn blocks_equal_ccusage_blocks() {
     let projects = tmp.0.join(".claude/projects");
     for tz in ["UTC", "Asia/Kolkata"] {
         let v = run(&bin, &tmp.0, "blocks", tz);
+        // Each block's end and last activity, as ccusage's `endTime` and
+        // `actualEndTime`.
+        let ours_json = Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args([
+                "stats",
+                "--json",
+                "--quiet",
+                "--by",
+                "block",
+                "--timezone",
+                tz,
+            ])
+            .arg(&projects)
+            .output()
+            .unwrap();
+        let ours_json: Value = serde_json::from_slice(&ours_json.stdout).unwrap();
+        let ends = |rows: &Value, key: &str, end: &str, last: &str| -> Vec<[String; 3]> {
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r[end].is_string())
+                .map(|r| [key, end, last].map(|k| r[k].as_str().unwrap().to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            ends(&ours_json["groups"], "key", "block_end", "last_activity"),
+            ends(
+                &Value::Array(
+                    v["blocks"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|b| b["isGap"] == false)
+                        .cloned()
+                        .collect()
+                ),
+                "id",
+                "endTime",
+                "actualEndTime"
+            ),
+            "block ends in {tz}"
+        );
         let mut theirs = Figures::new();
         let mut gaps = 0;
         for b in v["blocks"].as_array().unwrap() {

@@ -1708,6 +1708,21 @@ fn stats_by_block_puts_stream_runs_in_five_hour_blocks() {
             ("unknown".to_string(), 1, 2.0),
         ]
     );
+    // ccusage's `endTime` and `actualEndTime`: five hours after the start,
+    // and the block's last entry.
+    let ends: Vec<(&str, &str)> = v["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .filter_map(|g| Some((g["block_end"].as_str()?, g["last_activity"].as_str()?)))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("2026-02-28T15:00:00.000Z", "2026-02-28T14:59:00.000Z"),
+            ("2026-02-28T20:00:00.000Z", "2026-02-28T15:30:00.000Z"),
+        ]
+    );
     // The same with one job and in any zone: blocks start on UTC hours.
     let again = json(&cctape(&[
         "stats",

@@ -119,6 +119,7 @@ const STATS_EXAMPLES: &str = "\
 Examples:
   cctape stats runs/                         tables for people
   cctape stats --by day ~/.claude/projects   your sessions, day by day (local days)
+  cctape stats --by block --since 20261101 ~/.claude/projects   five-hour billing blocks (ccusage blocks)
   cctape stats --by model runs/              run figures per model
   cctape stats --json runs/ | jq .usage      one JSON object
   cctape stats --csv --by day runs/ > days.csv

@@ -14,7 +14,9 @@ use crate::pricing::PriceTable;
 use crate::run::{ModelRole, RunSummary, RunTotals, SumValue, Verdict, tokens_json};
 use crate::sniff::Format;
 use crate::stats::Stats;
-use crate::time::{Blocks, Day, DayRange, Zone, parse_millis};
+use crate::time::{
+    BLOCK_MILLIS, BlockStart, Blocks, Day, DayRange, Zone, format_millis, parse_millis,
+};
 use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -508,6 +510,7 @@ impl StatsReport {
             formats,
             no_events,
             transcripts,
+            blocks,
         }
     }
 }
@@ -529,6 +532,8 @@ pub struct StatsFigures {
     pub no_events: NoEventInputs,
     /// The transcripts' sessions and days, when any input was a transcript.
     pub transcripts: Option<Report>,
+    /// With `--by block`, the blocks.
+    pub blocks: Option<Blocks>,
 }
 
 impl StatsFigures {
@@ -565,6 +570,15 @@ impl StatsFigures {
                     o.insert("key".into(), json!(k));
                     if let Some(role) = role {
                         o.insert("role".into(), json!(role.as_str()));
+                    }
+                    if let (Some(blocks), Some(start)) = (&self.blocks, parse_millis(k)) {
+                        // ccusage's `endTime` and `actualEndTime`.
+                        let end = format_millis(start + BLOCK_MILLIS);
+                        let last = blocks
+                            .last_instant(BlockStart::at(start))
+                            .and_then(format_millis);
+                        o.insert("block_end".into(), json!(end));
+                        o.insert("last_activity".into(), json!(last));
                     }
                     o.extend(group_json(g));
                     Value::Object(o)
