@@ -341,6 +341,24 @@ fn our_models(projects: &Path, by: &str, tz: &str) -> Figures {
     figures
 }
 
+/// A tree made by `examples/gentranscripts.rs` with (projects, sessions,
+/// turns, seed), and its projects folder.
+fn generated(
+    tag: &str,
+    (projects, sessions, turns, seed): (u64, u64, u64, u64),
+) -> (TempDir, PathBuf) {
+    let tmp = TempDir::new(tag);
+    let opts = gentranscripts::Opts {
+        projects,
+        sessions,
+        turns,
+        seed,
+    };
+    gentranscripts::generate(&tmp.0, &opts).unwrap();
+    let projects = tmp.0.join(".claude/projects");
+    (tmp, projects)
+}
+
 /// The same keys, the same tokens and cost within 1e-6 for each.
 fn same_figures(ours: &Figures, want: &Figures, keys: &str, what: &str) {
     assert_eq!(
@@ -790,15 +808,7 @@ fn tokens_and_cost_equal_ccusage_on_a_generated_tree() {
 #[test]
 fn since_and_until_keep_each_request_by_its_day() {
     let Some(bin) = ccusage() else { return };
-    let tmp = TempDir::new("ccusage-since");
-    let opts = gentranscripts::Opts {
-        projects: 3,
-        sessions: 4,
-        turns: 8,
-        seed: 5,
-    };
-    gentranscripts::generate(&tmp.0, &opts).unwrap();
-    let projects = tmp.0.join(".claude/projects");
+    let (tmp, projects) = generated("ccusage-since", (3, 4, 8, 5));
     for tz in ["UTC", "Asia/Tokyo"] {
         let days: Vec<String> = their_rows(&run(&bin, &tmp.0, "daily", tz), "daily")
             .into_keys()
@@ -912,15 +922,7 @@ fn since_and_until_keep_each_request_by_its_day() {
 #[test]
 fn blocks_equal_ccusage_blocks() {
     let Some(bin) = ccusage() else { return };
-    let tmp = TempDir::new("ccusage-blocks");
-    let opts = gentranscripts::Opts {
-        projects: 4,
-        sessions: 6,
-        turns: 10,
-        seed: 3,
-    };
-    gentranscripts::generate(&tmp.0, &opts).unwrap();
-    let projects = tmp.0.join(".claude/projects");
+    let (tmp, projects) = generated("ccusage-blocks", (4, 6, 10, 3));
     for tz in ["UTC", "Asia/Kolkata"] {
         let v = run(&bin, &tmp.0, "blocks", tz);
         // Each block's end and last activity, as ccusage's `endTime` and

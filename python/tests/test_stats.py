@@ -39,20 +39,21 @@ def test_every_forced_format_equals_the_commands(fmt):
     assert cctape.verdict([str(r) for r in roots], format=fmt) == want
 
 
+def _roots_and_days():
+    """The real captures and the corpus, and their days in UTC (as the
+    command's own report gives them)."""
+    roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
+    report = cli_json("stats", "--json", "--quiet", "--by", "day", "--timezone", "UTC", *roots)
+    return roots, [g["key"] for g in report["groups"] if g["key"] != "unknown"]
+
+
 @pytest.mark.parametrize("by", [None, "session", "day", "model"])
 def test_since_and_until_equal_the_commands(by):
     # `since=`/`until=` are `--since`/`--until`: the days are taken from the
     # real captures' own report, and given as dates and as both strings.
     import datetime
 
-    roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
-    days = [
-        g["key"]
-        for g in cli_json("stats", "--json", "--quiet", "--by", "day", "--timezone", "UTC", *roots)[
-            "groups"
-        ]
-        if g["key"] != "unknown"
-    ]
+    roots, days = _roots_and_days()
     assert len(days) >= 3, days
     since, until = days[len(days) // 3], days[2 * len(days) // 3]
     args = ["--since", since, "--until", until.replace("-", ""), "--timezone", "UTC"]
@@ -100,14 +101,7 @@ def test_verdict_since_and_until_equal_the_commands():
     # --since/--until`: the runs stats counts with the same bounds.
     import datetime
 
-    roots = [REALWORLD, REPO / "corpus"] if REALWORLD.is_dir() else [REPO / "corpus"]
-    days = [
-        g["key"]
-        for g in cli_json("stats", "--json", "--quiet", "--by", "day", "--timezone", "UTC", *roots)[
-            "groups"
-        ]
-        if g["key"] != "unknown"
-    ]
+    roots, days = _roots_and_days()
     since, until = days[len(days) // 3], days[2 * len(days) // 3]
     args = ["--since", since, "--until", until, "--timezone", "UTC"]
     want = cli_json_lines("verdict", "--json", "--quiet", *args, *roots)
