@@ -223,6 +223,33 @@ fn ours(projects: &Path, by: &str, tz: &str) -> Figures {
 
 /// [`ours`] with more arguments (`--since`, `--until`).
 fn ours_with(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Figures {
+    stats_json(projects, by, tz, extra)["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let t = &g["tokens"];
+            let n = |k: &str| t[k].as_u64().unwrap();
+            (
+                g["key"].as_str().unwrap().to_owned(),
+                (
+                    (
+                        n("input_tokens"),
+                        n("output_tokens"),
+                        n("cache_creation_input_tokens"),
+                        n("cache_read_input_tokens"),
+                    ),
+                    g["total_cost_usd"].as_f64().unwrap_or(0.0),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// `cctape stats --by KEY --json` over a projects folder with ccusage's
+/// prices (and `extra` arguments), checked to have read transcripts only,
+/// without an error.
+fn stats_json(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
         .args([
             "stats",
@@ -251,27 +278,7 @@ fn ours_with(projects: &Path, by: &str, tz: &str, extra: &[&str]) -> Figures {
         v["formats"].as_object().unwrap().keys().collect::<Vec<_>>(),
         ["transcript"]
     );
-    v["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            let t = &g["tokens"];
-            let n = |k: &str| t[k].as_u64().unwrap();
-            (
-                g["key"].as_str().unwrap().to_owned(),
-                (
-                    (
-                        n("input_tokens"),
-                        n("output_tokens"),
-                        n("cache_creation_input_tokens"),
-                        n("cache_read_input_tokens"),
-                    ),
-                    g["total_cost_usd"].as_f64().unwrap_or(0.0),
-                ),
-            )
-        })
-        .collect()
+    v
 }
 
 /// Per (row key, model): ccusage's `modelBreakdowns` of each row of
@@ -304,22 +311,7 @@ fn their_models(v: &Value, key: &str) -> Figures {
 
 /// Per (group key, model): each `--by KEY` group's `by_model`.
 fn our_models(projects: &Path, by: &str, tz: &str) -> Figures {
-    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args([
-            "stats",
-            "--json",
-            "--quiet",
-            "--by",
-            by,
-            "--timezone",
-            tz,
-            "--pricing",
-        ])
-        .arg(price_file())
-        .arg(projects)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = stats_json(projects, by, tz, &[]);
     let mut figures = Figures::new();
     for g in v["groups"].as_array().unwrap() {
         for (model, m) in g["by_model"].as_object().unwrap() {
@@ -927,20 +919,7 @@ fn blocks_equal_ccusage_blocks() {
         let v = run(&bin, &tmp.0, "blocks", tz);
         // Each block's end and last activity, as ccusage's `endTime` and
         // `actualEndTime`.
-        let ours_json = Command::new(env!("CARGO_BIN_EXE_cctape"))
-            .args([
-                "stats",
-                "--json",
-                "--quiet",
-                "--by",
-                "block",
-                "--timezone",
-                tz,
-            ])
-            .arg(&projects)
-            .output()
-            .unwrap();
-        let ours_json: Value = serde_json::from_slice(&ours_json.stdout).unwrap();
+        let ours_json = stats_json(&projects, "block", tz, &[]);
         let ends = |rows: &Value, key: &str, end: &str, last: &str| -> Vec<[String; 3]> {
             rows.as_array()
                 .unwrap()
