@@ -9,7 +9,7 @@
 //! describes byte `i`); `tests/scan.rs` checks that on random blocks.
 
 use super::validate::{self, Outcome};
-use super::{Backend, Scratch};
+use super::scan::{Backend, Scratch};
 
 /// One bit per byte of a 64-byte block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,8 +1,11 @@
 //! The validating first stage: RFC 8259 grammar, UTF-8, escapes, depth,
-//! without unescaping, indexing the top-level object on the way.
+//! without unescaping, writing the structural index on the way.
 //!
-//! One pass, left to right, with an explicit container stack of 1024 bits
-//! (no allocation). Strings are crossed 64 bytes at a time with the masks of
+//! One pass, left to right. Every value gets a node of the index
+//! ([`super::index`]) as it is met; a container's node is completed (its end,
+//! the node after its subtree) when it closes, and the nodes' `parent` links
+//! are the walk's stack of open containers (so nothing else is kept, and
+//! nothing is allocated once the index has grown to the longest line). Strings are crossed 64 bytes at a time with the masks of
 //! [`super::simd`]: the first unescaped quote ends the string; within it,
 //! control characters, bad escapes and non-hex `\u` digits are found with mask
 //! arithmetic, not byte by byte. The masks of the last 64 bytes classified
@@ -16,14 +19,16 @@
 //! limit was the first problem); [`super::Scanner`] then works out which kind
 //! of error the tape path would report.
 
+use super::MAX_DEPTH;
+use std::cell::Cell;
+use super::index::{FLAG, MAX_LINE, Node};
+use super::scan::Scratch;
 use super::simd::{Classify, Masks};
-use super::{Entry, Scratch};
-use crate::parse::{MAX_DEPTH, ValueKind};
 
 /// What a validation found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
-    /// A valid object; its entries are in the scratch index.
+    /// A valid object; its values are in the scratch index.
     Object,
     /// Valid JSON whose root is not an object.
     NotObject,
@@ -35,8 +40,77 @@ pub(crate) enum Outcome {
         /// Where the validator stopped.
         at: usize,
     },
-    /// The line is longer than the index's 32-bit offsets allow (4 GiB).
+    /// The line is longer than the index's 31-bit offsets allow (2 GiB).
     TooLarge,
+    /// The line has more values than the index's slots (the walk writes
+    /// into slots it never grows, so that no call, and no reload of the
+    /// walk's registers after one, sits on its path): validate again with a
+    /// growing sink.
+    Full,
+}
+
+/// Where the walk writes the index's nodes.
+pub(crate) trait Sink {
+    /// A new node at the end, its fields as an earlier line left them (the
+    /// walk writes those it uses); `None` when there is no room (then the
+    /// walk stops with [`Outcome::Full`]).
+    fn grow(&mut self) -> Option<&mut Node>;
+    /// How many nodes are written.
+    fn len(&self) -> usize;
+    /// The node at `i`.
+    fn get(&self, i: usize) -> Option<&Node>;
+    /// The node at `i`, to complete it.
+    fn get_mut(&mut self, i: usize) -> Option<&mut Node>;
+}
+
+/// The index's slots, written in place: no allocation and no call.
+pub(crate) struct Slots<'a> {
+    pub slots: &'a mut [Node],
+    pub len: usize,
+}
+
+impl Sink for Slots<'_> {
+    #[inline(always)]
+    fn grow(&mut self) -> Option<&mut Node> {
+        let n = self.slots.get_mut(self.len)?;
+        self.len += 1;
+        Some(n)
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+    // Past `len` are the nodes of an earlier line, never asked for.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<&Node> {
+        self.slots.get(i)
+    }
+    #[inline(always)]
+    fn get_mut(&mut self, i: usize) -> Option<&mut Node> {
+        self.slots.get_mut(i)
+    }
+}
+
+/// A vector that grows as needed: the second walk of a line that did not
+/// fit the slots.
+impl Sink for Vec<Node> {
+    #[inline(always)]
+    fn grow(&mut self) -> Option<&mut Node> {
+        self.push(Node::EMPTY);
+        self.last_mut()
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<&Node> {
+        <[Node]>::get(self, i)
+    }
+    #[inline(always)]
+    fn get_mut(&mut self, i: usize) -> Option<&mut Node> {
+        <[Node]>::get_mut(self, i)
+    }
 }
 
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -64,6 +138,12 @@ pub(crate) struct Input<'a> {
     pub b: &'a [u8],
     tail: &'a [u8; 128],
     base: usize,
+    /// A string holding bytes of 0x80 and above was crossed: the line is
+    /// checked as UTF-8 once the walk ends (outside strings the grammar
+    /// allows only ASCII, so that checks every string at once, and keeps a
+    /// call, which would take the vector registers the walk keeps its
+    /// constants in, out of the walk).
+    pub high: Cell<bool>,
 }
 
 impl<'a> Input<'a> {
@@ -78,7 +158,12 @@ impl<'a> Input<'a> {
             Some(last) => tail[..64].copy_from_slice(last),
             None => tail[..b.len()].copy_from_slice(b),
         }
-        Input { b, tail, base }
+        Input {
+            b,
+            tail,
+            base,
+            high: Cell::new(false),
+        }
     }
 
     /// The 64 bytes at `i` (NUL past the end).
@@ -200,8 +285,8 @@ fn string_slow<C: Classify>(
         any_bs |= m.backslash & region;
         if q != 0 {
             let end = i + q.trailing_zeros() as usize;
-            if high != 0 && simdutf8::basic::from_utf8(inp.b.get(start..end)?).is_err() {
-                return None;
+            if high != 0 {
+                inp.high.set(true);
             }
             return Some((end + 1, any_bs != 0));
         }
@@ -328,8 +413,11 @@ fn next(b: &[u8], i: usize) -> (usize, u8) {
 /// one bounds check and two compares.
 #[inline(always)]
 fn past(b: &[u8], i: usize, sep: u8) -> Result<(usize, u8), usize> {
-    if i < b.len().saturating_sub(1) && b[i] == sep && b[i + 1] > b' ' {
-        return Ok((i + 1, b[i + 1]));
+    if let Some(&[s, t]) = b.get(i..i.wrapping_add(2))
+        && s == sep
+        && t > b' '
+    {
+        return Ok((i + 1, t));
     }
     let (j, s) = next(b, i);
     if s != sep {
@@ -344,136 +432,145 @@ fn bad(at: usize) -> Outcome {
     Outcome::Invalid { depth: false, at }
 }
 
-/// Validate the whole line `b` and index its top-level object into `s`.
-///
-/// The top-level object has a loop of its own (a key, a value, one entry
-/// pushed with everything known); the values inside it are walked by
-/// [`nested`], which keeps no index. Neither asks at every token which level
-/// it is on.
+/// [`FLAG`] when `set`.
+#[inline(always)]
+fn flag(set: bool) -> u32 {
+    u32::from(set) << 31
+}
+
+/// Validate the whole line `b` and index it into `s`: into its slots (made
+/// as many as the line could need at one node every 16 bytes), and when
+/// they are too few for the line, again into a vector that grows (the slots
+/// are then as many as the line needed).
 #[inline(always)]
 pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome {
-    s.entries.clear();
-    s.type_at = None;
-    s.subtype_at = None;
-    s.keys_plain = true;
-    if b.len() > u32::MAX as usize - 64 {
-        return Outcome::TooLarge;
-    }
     let Scratch {
-        entries,
+        index,
         type_at,
         subtype_at,
         keys_plain,
     } = s;
+    // Room for a node every 16 bytes (these lines take one every 20 to 200):
+    // a line longer than any before then fits without a second walk (one a
+    // new longest line would cost, as often as the lines grow).
+    let room = b.len() / 16 + 64;
+    if index.nodes.len() < room {
+        index.nodes.resize(room, Node::EMPTY);
+    }
+    let mut slots = Slots {
+        slots: &mut index.nodes[..],
+        len: 0,
+    };
+    let out = walk(c, &mut slots, type_at, subtype_at, keys_plain, b);
+    index.len = slots.len;
+    if out != Outcome::Full {
+        return out;
+    }
+    let nodes = &mut index.nodes;
+    nodes.clear();
+    let out = walk(c, nodes, type_at, subtype_at, keys_plain, b);
+    index.len = nodes.len();
+    nodes.resize(nodes.capacity(), Node::EMPTY);
+    out
+}
+
+/// Push a node for a value starting at `start` (`key`: its key word, 0 for
+/// an element); a container's second node, holding `parent`, too.
+macro_rules! open {
+    ($nodes:expr, $key:expr, $start:expr) => {{
+        let Some(n) = $nodes.grow() else {
+            return Err(Outcome::Full);
+        };
+        n.key = $key;
+        n.start = $start as u32;
+    }};
+}
+
+/// Where the top-level keys `type` and `subtype` are, noted by the walk for
+/// the scanner (see [`Scratch`]).
+pub(crate) struct Notes<'a> {
+    type_at: &'a mut Option<u32>,
+    subtype_at: &'a mut Option<u32>,
+    keys_plain: &'a mut bool,
+}
+
+impl Notes<'_> {
+    /// A top-level key from `ks` to `ke` (escaped or not) whose value's
+    /// node is `me`.
+    #[inline(always)]
+    fn key(&mut self, b: &[u8], ks: usize, ke: usize, escaped: bool, me: u32) {
+        let slot = match b.get(ks..ke) {
+            _ if escaped => {
+                *self.keys_plain = false;
+                return;
+            }
+            Some(b"type") => &mut *self.type_at,
+            Some(b"subtype") => &mut *self.subtype_at,
+            _ => return,
+        };
+        if slot.is_some() {
+            *self.keys_plain = false;
+        }
+        *slot = Some(me);
+    }
+}
+
+/// Validate the whole line `b` and write its index into `nodes`.
+#[inline(always)]
+fn walk<C: Classify, S: Sink>(
+    c: C,
+    nodes: &mut S,
+    type_at: &mut Option<u32>,
+    subtype_at: &mut Option<u32>,
+    keys_plain: &mut bool,
+    b: &[u8],
+) -> Outcome {
+    *type_at = None;
+    *subtype_at = None;
+    *keys_plain = true;
+    if b.len() > MAX_LINE {
+        return Outcome::TooLarge;
+    }
+    let mut notes = Notes {
+        type_at,
+        subtype_at,
+        keys_plain,
+    };
     let mut tail = [0u8; 128];
     let inp = Input::new(b, &mut tail);
     let mut win = Window::EMPTY;
-    let mut stack = [0u64; MAX_DEPTH / 64];
-    let (mut i, first) = next(b, 0);
-    if first != b'{' {
-        return match root_value(c, &inp, &mut win, &mut stack, i) {
-            Ok(end) if skip_ws(b, end) == b.len() => Outcome::NotObject,
-            Ok(end) => bad(end),
-            Err(stop) => stop,
-        };
-    }
-    let (j, mut t) = next(b, i + 1);
-    i = j;
-    if t == b'}' {
-        i += 1;
-    } else {
-        loop {
-            // A key.
-            if t != b'"' {
-                return bad(i);
-            }
-            let kstart = i + 1;
-            let Some((kend, kesc)) = string(c, &inp, &mut win, kstart) else {
-                return bad(i);
+    let (i, first) = next(b, 0);
+    let end = match first {
+        b'{' => {
+            // The root, node 0, and its second node (its own parent); its
+            // end and `next` are set when it closes.
+            let mut open = || {
+                let n = nodes.grow()?;
+                n.key = 0;
+                n.start = i as u32;
+                Some(())
             };
-            let (vstart, v) = match past(b, kend, b':') {
-                Ok(next) => next,
-                Err(j) => return bad(j),
-            };
-            i = vstart;
-            // `type` and `subtype` noted on the way (the scanner reads
-            // them next), unless a key needs unescaping or comes twice.
-            let slot = match b.get(kstart..kend - 1) {
-                _ if kesc => {
-                    *keys_plain = false;
-                    None
-                }
-                Some(b"type") => Some(&mut *type_at),
-                Some(b"subtype") => Some(&mut *subtype_at),
-                _ => None,
-            };
-            if let Some(slot) = slot {
-                if slot.is_some() {
-                    *keys_plain = false;
-                }
-                *slot = Some(entries.len() as u32);
+            if open().is_none() || open().is_none() {
+                return Outcome::Full;
             }
-            macro_rules! entry {
-                ($end:expr, $vesc:expr) => {
-                    Entry {
-                        key_start: kstart as u32,
-                        key_end: (kend - 1) as u32,
-                        val_start: vstart as u32,
-                        val_end: $end as u32,
-                        kind: kind_of_first(v),
-                        key_escaped: kesc,
-                        val_escaped: $vesc,
-                    }
-                };
-            }
-            // Its value, and its entry.
-            match v {
-                b'"' => {
-                    let Some((end, esc)) = string(c, &inp, &mut win, i + 1) else {
-                        return bad(i);
-                    };
-                    i = end;
-                    entries.push(entry!(i, esc));
-                }
-                b'{' | b'[' => {
-                    // The entry goes in before a container is walked, its
-                    // end set after: nothing about the key stays live (in
-                    // registers) through the walk.
-                    entries.push(entry!(vstart, false));
-                    i = match nested(c, &inp, &mut win, &mut stack, i, 1) {
-                        Ok(end) => end,
-                        Err(stop) => return stop,
-                    };
-                    if let Some(e) = entries.last_mut() {
-                        e.val_end = i as u32;
-                    }
-                }
-                _ => {
-                    i = match scalar(b, i, v) {
-                        Some(end) => end,
-                        None => return bad(i),
-                    };
-                    entries.push(entry!(i, false));
-                }
-            }
-            match past(b, i, b',') {
-                Ok((j, k)) => {
-                    i = j;
-                    t = k;
-                }
-                Err(j) if at(b, j) == b'}' => {
-                    i = j + 1;
-                    break;
-                }
-                Err(j) => return bad(j),
-            }
+            nested(c, &inp, &mut win, nodes, &mut notes, i, 0)
         }
+        _ => root_value(c, &inp, &mut win, nodes, &mut notes, i),
+    };
+    match end {
+        Ok(end) if skip_ws(b, end) != b.len() => bad(end),
+        Ok(_) if !utf8(&inp) => bad(0),
+        Ok(_) if first == b'{' => Outcome::Object,
+        Ok(_) => Outcome::NotObject,
+        Err(stop) => stop,
     }
-    if skip_ws(b, i) == b.len() {
-        Outcome::Object
-    } else {
-        bad(i)
-    }
+}
+
+/// The line's strings are UTF-8 (checked on the whole line, once, when a
+/// string held bytes of 0x80 and above).
+#[inline(always)]
+fn utf8(inp: &Input<'_>) -> bool {
+    !inp.high.get() || simdutf8::basic::from_utf8(inp.b).is_ok()
 }
 
 /// A literal or a number starting with `v` at `i`: its end.
@@ -488,139 +585,184 @@ fn scalar(b: &[u8], i: usize, v: u8) -> Option<usize> {
     }
 }
 
-/// A root that is not an object (valid or not, the line fails; this only
-/// tells which way): its end.
+/// A root that is not an object, indexed (an event line fails, but
+/// [`Scanner::validate`](super::Scanner::validate) reads any JSON value):
+/// its end.
 #[inline(never)]
-fn root_value<C: Classify>(
+fn root_value<C: Classify, S: Sink>(
     c: C,
     inp: &Input<'_>,
     win: &mut Window,
-    stack: &mut [u64; MAX_DEPTH / 64],
+    nodes: &mut S,
+    notes: &mut Notes<'_>,
     i: usize,
 ) -> Result<usize, Outcome> {
-    match at(inp.b, i) {
-        b'"' => string(c, inp, win, i + 1).map(|(end, _)| end).ok_or(bad(i)),
-        b'[' => nested(c, inp, win, stack, i, 0),
-        v => scalar(inp.b, i, v).ok_or(bad(i)),
+    let v = at(inp.b, i);
+    open!(nodes, 0, i);
+    if v == b'[' {
+        open!(nodes, 0, i);
+        return nested(c, inp, win, nodes, notes, i, 0);
     }
+    let end = match v {
+        b'"' => match string(c, inp, win, i + 1) {
+            Some((end, esc)) => end as u32 | flag(esc),
+            None => return Err(bad(i)),
+        },
+        _ => scalar(inp.b, i, v).ok_or(bad(i))? as u32,
+    };
+    if let Some(n) = nodes.get_mut(0) {
+        n.end = end;
+    }
+    Ok((end & !FLAG) as usize)
 }
 
-/// Validate the container opening at `i` (`{` or `[`) with `base` levels
-/// already open; returns the index after its closing bracket. Whether the
-/// innermost open container is an object is kept in a register and read
-/// back from the bit stack only when one closes.
+/// Validate and index the container opening at `i` (`{` or `[`), whose two
+/// nodes are the last of `nodes`, with `base` levels open around it (0 for
+/// the root); returns the index after its closing bracket. Every value
+/// inside gets its node; a container's end and `next` are set when it
+/// closes; the root object's keys `type` and `subtype` are noted.
+///
+/// One loop for every level, the root's included: what it keeps in
+/// registers is only the walk's (a loop of its own for the top level kept
+/// more live across the walk of each of its values, and spilled them).
+///
+/// A value's node is written where the value starts (after its key and
+/// colon, or after the comma or bracket before an element) with what is
+/// known there, and completed where it ends: nothing about a key stays live
+/// (in registers) while its value is crossed. The nodes are the walk's
+/// stack: the innermost open container is `cur`, and a closing bracket goes
+/// back to the parent its second node holds. Whether `cur` is an object is
+/// kept in a register and read back from the line only when a container
+/// closes.
 #[inline(always)]
-fn nested<C: Classify>(
+fn nested<C: Classify, S: Sink>(
     c: C,
     inp: &Input<'_>,
     win: &mut Window,
-    stack: &mut [u64; MAX_DEPTH / 64],
+    nodes: &mut S,
+    notes: &mut Notes<'_>,
     mut i: usize,
     base: usize,
 ) -> Result<usize, Outcome> {
     let b = inp.b;
-    let mut depth = base;
-    let mut in_obj = false;
+    let mut depth = base + 1;
+    let mut cur = nodes.len() as u32 - 2;
+    let mut in_obj = at(b, i) == b'{';
 
     // `"key"` `:` at `i` (the quote checked by the caller): `i` becomes the
-    // index of the value.
+    // index of the value, whose node is written.
     macro_rules! key {
         () => {{
-            let Some((kend, _)) = string(c, inp, win, i + 1) else {
+            let Some((kend, kesc)) = string(c, inp, win, i + 1) else {
                 return Err(bad(i));
             };
+            let ks = i + 1;
             i = match past(b, kend, b':') {
                 Ok((j, _)) => j,
                 Err(j) => return Err(bad(j)),
             };
+            if cur == 0 {
+                notes.key(b, ks, kend - 1, kesc, nodes.len() as u32);
+            }
+            open!(nodes, ks as u32 | flag(kesc), i);
         }};
     }
-    // The container just closed (`i` past its bracket): back to its parent,
-    // or done.
+    // The value at `i` ended at `end` (with a string's flag): its node's
+    // end.
+    macro_rules! ended {
+        ($end:expr) => {{
+            let end: u32 = $end;
+            let last = nodes.len().wrapping_sub(1);
+            if let Some(n) = nodes.get_mut(last) {
+                n.end = end;
+            }
+            i = (end & !FLAG) as usize;
+        }};
+    }
+    // The container `cur` just closed (`i` past its bracket): back to its
+    // parent, or done.
     macro_rules! close {
         () => {{
+            let len = nodes.len() as u32;
+            let Some(n) = nodes.get_mut(cur as usize) else {
+                return Err(bad(i));
+            };
+            n.end = i as u32;
+            n.next = len;
             depth -= 1;
             if depth == base {
                 return Ok(i);
             }
-            in_obj = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
+            cur = nodes.get(cur as usize + 1).map_or(0, |p| p.key);
+            let open = nodes.get(cur as usize).map_or(0, |p| p.start as usize);
+            in_obj = at(b, open) == b'{';
         }};
     }
 
-    'value: loop {
+    // Past the opening bracket: the loop takes it from there as if a value
+    // had ended (a comma right after it is not JSON).
+    let (j, t) = next(b, i + 1);
+    if t == b',' {
+        return Err(bad(j));
+    }
+    i = j;
+    loop {
+        // Between values: past one, or past an opening bracket (then the
+        // container's second node is the last). Each of key, element and
+        // close has one place in the loop.
+        let (j, t) = match past(b, i, b',') {
+            Ok(next) => next,
+            Err(j) => {
+                let t = at(b, j);
+                if t == if in_obj { b'}' } else { b']' } {
+                    i = j + 1;
+                    close!();
+                    continue;
+                }
+                if nodes.len() != cur as usize + 2 {
+                    return Err(bad(j));
+                }
+                (j, t)
+            }
+        };
+        i = j;
+        if in_obj {
+            if t != b'"' {
+                return Err(bad(i));
+            }
+            key!();
+        } else {
+            open!(nodes, 0, i);
+        }
+        // The value at `i`; its node is the last.
         let v = at(b, i);
-        if v == b'"' {
-            let Some((end, _)) = string(c, inp, win, i + 1) else {
+        let end = if v == b'"' {
+            let Some((end, esc)) = string(c, inp, win, i + 1) else {
                 return Err(bad(i));
             };
-            i = end;
+            end as u32 | flag(esc)
         } else if v == b'{' || v == b'[' {
             if depth >= MAX_DEPTH {
                 return Err(Outcome::Invalid { depth: true, at: i });
             }
+            let me = nodes.len() as u32 - 1;
+            // Its second node: its parent.
+            open!(nodes, cur, i);
+            cur = me;
             in_obj = v == b'{';
-            let (w, bit) = (depth / 64, 1u64 << (depth % 64));
-            if in_obj {
-                stack[w] |= bit;
-            } else {
-                stack[w] &= !bit;
-            }
             depth += 1;
             let (j, t) = next(b, i + 1);
+            if t == b',' {
+                return Err(bad(j));
+            }
             i = j;
-            if in_obj {
-                if t == b'"' {
-                    key!();
-                    continue 'value;
-                }
-                if t != b'}' {
-                    return Err(bad(i));
-                }
-            } else if t != b']' {
-                continue 'value;
-            }
-            i += 1;
-            close!();
+            continue;
         } else {
-            i = match scalar(b, i, v) {
-                Some(end) => end,
-                None => return Err(bad(i)),
+            let Some(end) = scalar(b, i, v) else {
+                return Err(bad(i));
             };
-        }
-        // A value ends at `i`.
-        loop {
-            match past(b, i, b',') {
-                Ok((j, t)) => {
-                    i = j;
-                    if in_obj {
-                        if t != b'"' {
-                            return Err(bad(i));
-                        }
-                        key!();
-                    }
-                    continue 'value;
-                }
-                Err(j) => {
-                    i = j;
-                    if at(b, i) != if in_obj { b'}' } else { b']' } {
-                        return Err(bad(i));
-                    }
-                    i += 1;
-                    close!();
-                }
-            }
-        }
-    }
-}
-
-#[inline(always)]
-fn kind_of_first(c: u8) -> ValueKind {
-    match c {
-        b'"' => ValueKind::String,
-        b'{' => ValueKind::Object,
-        b'[' => ValueKind::Array,
-        b't' | b'f' => ValueKind::Bool,
-        b'n' => ValueKind::Null,
-        _ => ValueKind::Number,
+            end as u32
+        };
+        ended!(end);
     }
 }
