@@ -327,12 +327,13 @@ fn auxiliary_cost_sums_per_run_and_no_init_model_is_auxiliary() {
     assert_eq!(roles, [("glm-5", "main"), ("glm-5-turbo", "subagent")]);
 }
 
-/// Inputs without events are not runs: a text output is one finding (its
-/// format), and where its last line is the CLI's own final error, that line
-/// is its verdict; an empty file is a startup failure. A pretty-printed
-/// object is read as an event (issue 13), so it is a run.
+/// An input without events is one run of its own, in `stats` as in
+/// `verdict` (issue 22 item 10): a text output is one finding (its format),
+/// and where its last line is the CLI's own final error, that line is its
+/// verdict; an empty file is a startup failure. A pretty-printed object is
+/// read as an event (issue 13), so it is a run of events.
 #[test]
-fn inputs_without_events_are_not_runs() {
+fn inputs_without_events_are_one_run_each() {
     let dir = temp_dir("no-events");
     let text = dir.join("stdout.txt");
     std::fs::write(
@@ -352,7 +353,13 @@ fn inputs_without_events_are_not_runs() {
     let s = cctape(&["stats", "--json", "--quiet"], &paths);
     assert_eq!(s.status.code(), Some(0));
     let s: Value = serde_json::from_slice(&s.stdout).unwrap();
-    assert_eq!(s["runs"], 1, "the pretty result is a run");
+    assert_eq!(
+        s["runs"], 3,
+        "the pretty result, the text and the empty file"
+    );
+    assert_eq!(s["verdicts"]["success"], 1, "the pretty result");
+    assert_eq!(s["verdicts"]["error"], 1, "the text's last line");
+    assert_eq!(s["verdicts"]["startup_failure"], 1, "the empty file");
     assert_eq!(s["error_count"], 0, "a text input is not an error per line");
     assert_eq!(s["inputs_without_events"]["count"], 2);
     assert_eq!(s["inputs_without_events"]["by_format"]["text"], 1);
@@ -522,7 +529,8 @@ fn stats_json_is_the_same_for_any_jobs() {
 }
 
 /// `export` says what it did not export: bad lines on stderr with their
-/// positions and in `--json`, and inputs without events apart (not runs).
+/// positions and in `--json`, and inputs without events apart (no `events`
+/// rows; each is one `runs` row, the run `verdict` prints).
 #[test]
 fn export_reports_bad_lines_and_inputs_without_events() {
     let dir = temp_dir("export-bad");
@@ -548,7 +556,7 @@ fn export_reports_bad_lines_and_inputs_without_events() {
         "{err}"
     );
     assert!(
-        err.contains("stdout.txt: no events (text), not a run"),
+        err.contains("stdout.txt: no events (text): one runs row, no events rows"),
         "{err}"
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -561,8 +569,8 @@ fn export_reports_bad_lines_and_inputs_without_events() {
     assert_eq!(v["inputs_without_events"]["count"], 1);
     assert_eq!(v["inputs_without_events"]["by_format"]["text"], 1);
     assert_eq!(
-        v["tables"]["runs"]["rows"], 1,
-        "the text input is not a run"
+        v["tables"]["runs"]["rows"], 2,
+        "mixed-bad.jsonl's run, and the text input's"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -277,9 +277,19 @@ fn text_outputs_are_one_finding_whose_last_line_may_be_the_verdict() {
     let answer = dir.join("answer.txt");
     std::fs::write(&answer, "The tests pass.\nNo Error: here is the CLI's\n").unwrap();
     let s = json_of(&cctape(&["stats", "--json", "-q"], &[&max, &api, &answer]));
+    // Each text is one run of its own (as `verdict` gives it), not an error
+    // per line.
     assert_eq!(
         (s["error_count"].clone(), s["runs"].clone()),
-        (json!(0), json!(0))
+        (json!(0), json!(3))
+    );
+    assert_eq!(
+        (
+            s["verdicts"]["max_turns"].clone(),
+            s["verdicts"]["error"].clone(),
+            s["verdicts"]["startup_failure"].clone()
+        ),
+        (json!(1), json!(1), json!(1))
     );
     assert_eq!(s["inputs_without_events"]["by_format"]["text"], 3);
     let o = cctape(&["verdict", "--json", "-q"], &[&max, &api, &answer]);
@@ -520,7 +530,10 @@ fn a_mixed_folder_gives_one_clean_report() {
         s["formats"],
         json!({"stream": 1, "json-array": 1, "json-pretty": 1, "transcript": 1, "text": 1})
     );
-    assert_eq!(s["runs"], 4, "three streams and one session");
+    assert_eq!(
+        s["runs"], 5,
+        "three streams, one session and the text output (a run of its own)"
+    );
     assert_eq!(s["error_count"], 0);
     assert_eq!(s["inputs_without_events"]["count"], 1);
     // $0.875 from the results, $1 for a million haiku input tokens.
@@ -560,9 +573,10 @@ fn a_mixed_folder_gives_one_clean_report() {
     let v = json_lines(&cctape(&["verdict", "--json", "-q"], &[&dir]));
     assert_eq!(v.len(), 5);
     let verdicts: Vec<&str> = v.iter().map(|r| r["verdict"].as_str().unwrap()).collect();
+    // The session's one reply ended it: `ended`, a transcript's verdict.
     assert_eq!(
         verdicts,
-        ["success", "max_turns", "success", "error", "success"]
+        ["success", "max_turns", "success", "error", "ended"]
     );
     assert_eq!(v[4]["transcript"]["cost"]["priced_cost_usd"], 1.0);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -66,6 +66,15 @@ const FIELD_LINES: &str = r##"
 {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"still_queued":[]}},"session_id":"S","uuid":"U"}
 {"type":"control_cancel_request","request_id":"r1"}
 {"type":"tool_progress","tool_use_id":"toolu_12-heartbeat-0","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":30.5,"heartbeat":true,"task_id":"b2","session_id":"S","uuid":"U"}
+{"type":"system","subtype":"vcs_state_changed","kind":"push","cwd":"/w","branch":"main","uuid":"U","session_id":"S"}
+{"type":"system","subtype":"dev_intent","kind":"android_app","trigger":"project_scan","uuid":"U","session_id":"S"}
+{"type":"system","subtype":"turn_preempted","uuid":"U","session_id":"S"}
+{"type":"system","subtype":"cloud_session_delta","uuid":"U","session_id":"S"}
+{"type":"system","subtype":"per_turn_effort_changed","uuid":"U","session_id":"S"}
+{"type":"system","subtype":"peer_message_hold","message_uuid":"M","from":"plan-agent","from_name":"Planning agent","state":"dropped","cause":"explicit-setting","lane":"socket","outcome":"discarded","uuid":"U","session_id":"S"}
+{"type":"assistant","message":{"id":"msg_06","type":"message","role":"assistant","model":"claude-opus-5","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"mcp_search","input":{"q":"x"},"server_name":"docs","caller":{"type":"direct"}}]},"parent_tool_use_id":null,"session_id":"S","uuid":"U","api_error_code":"credits_required","usage_report":{"session":{"input_tokens":9}}}
+{"type":"assistant","message":{"id":"msg_06","type":"message","role":"assistant","model":"claude-opus-5","content":[{"type":"mcp_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"mcp_tool_result_error","error_code":"unavailable"},"is_error":true}]},"parent_tool_use_id":null,"session_id":"S","uuid":"U"}
+{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["Error: cannot start"],"num_turns":0,"duration_ms":0,"duration_api_ms":0,"total_cost_usd":0,"user_message_uuid":"M1","user_message_uuids":["M1"],"queued_turn_count":0,"startup_failure_reason":"cwd_unavailable","runner_exit":{"phase":"setup","exit_code":1,"signal":null},"api_error_code":"credits_required","resume_reason":"resumed","session_id":"S","uuid":"U"}
 "##;
 
 fn root() -> PathBuf {

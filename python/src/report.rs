@@ -239,7 +239,12 @@ fn input_records(
         // Records are folded; scanned lines are not asked for.
         _ => {}
     });
-    let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
+    // Could not be read, or broke off before any event: no run (as `stats`
+    // counts it).
+    let unreadable = end
+        .failure
+        .as_ref()
+        .filter(|_| end.unreadable || end.counts.events == 0);
     if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
         return (Vec::new(), Some(piece));
     }

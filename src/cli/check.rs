@@ -16,7 +16,7 @@ use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::parse::Value;
 use cctape::transcript::{Record, RecordKind};
-use cctape::views::{Answer, View, Visitor};
+use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -128,8 +128,9 @@ struct CheckSink {
     version: String,
     findings: Findings,
     tool_uses: HashSet<Box<str>>,
-    /// Results seen before (or without) their use: (id, key fields).
-    pending_results: Vec<(Box<str>, String, u64, u64, usize)>,
+    /// Results seen before (or without) their use: (id, version, the
+    /// event's kind, line, offset).
+    pending_results: Vec<(Box<str>, String, String, u64, u64)>,
 }
 
 impl CheckSink {
@@ -178,6 +179,7 @@ fn requires_uuid(k: EventKind) -> bool {
             | EventKind::ControlResponse
             | EventKind::ControlCancelRequest
             | EventKind::ToolProgress
+            | EventKind::SystemDevIntent
             | EventKind::ResultOther
             | EventKind::Unknown
     )
@@ -272,7 +274,10 @@ impl Sink for CheckSink {
             }
             for block in content.elements() {
                 let ty = block.get("type").and_then(|t| t.as_str()).unwrap_or("");
-                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                // The block's view says what it is (server tools' use and
+                // result blocks included).
+                let typed = Block::from_value(block);
+                if matches!(typed, Some(Block::Other(_))) {
                     self.add(
                         Category::UnknownContentBlock,
                         &kind,
@@ -282,21 +287,26 @@ impl Sink for CheckSink {
                         offset,
                     );
                 }
-                if ty == "tool_use" {
-                    if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
-                        self.tool_uses.insert(id.into());
+                match typed {
+                    Some(Block::ToolUse(_) | Block::ServerToolUse(_)) => {
+                        if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
+                            self.tool_uses.insert(id.into());
+                        }
                     }
-                } else if ty == "tool_result"
-                    && let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str())
-                    && !self.tool_uses.contains(id)
-                {
-                    self.pending_results.push((
-                        id.into(),
-                        self.version.clone(),
-                        line,
-                        offset,
-                        p.input,
-                    ));
+                    Some(Block::ToolResult(_) | Block::ServerToolResult(_)) => {
+                        if let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str())
+                            && !self.tool_uses.contains(id)
+                        {
+                            self.pending_results.push((
+                                id.into(),
+                                self.version.clone(),
+                                kind.clone(),
+                                line,
+                                offset,
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -362,7 +372,16 @@ impl Sink for CheckSink {
                     .get("type")
                     .and_then(|t| t.as_str())
                     .unwrap_or_default();
-                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                if !matches!(
+                    ty,
+                    "text"
+                        | "thinking"
+                        | "tool_use"
+                        | "tool_result"
+                        | "server_tool_use"
+                        | "mcp_tool_use"
+                ) && !ty.ends_with("_tool_result")
+                {
                     let ty = ty.to_string();
                     self.add(
                         Category::UnknownContentBlock,
@@ -382,12 +401,12 @@ impl CheckSink {
     /// Results whose use never appeared, once the whole input is read.
     fn settle(&mut self, p: &Piece<'_>) {
         let pending = std::mem::take(&mut self.pending_results);
-        for (id, version, line, offset, _) in pending {
+        for (id, version, kind, line, offset) in pending {
             if !self.tool_uses.contains(&id) {
                 let saved = std::mem::replace(&mut self.version, version);
                 self.add(
                     Category::ResultWithoutUse,
-                    "user",
+                    &kind,
                     String::new(),
                     p,
                     line,

@@ -22,7 +22,7 @@ use cctape::event::{Event, parse_event};
 use cctape::export::{Batch, ExportOptions, InputRows, TableReport, Writer};
 use cctape::framing::Line;
 use cctape::parse::Parser;
-use cctape::report::Shape;
+use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::sniff::Format as InputFormat;
 use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
@@ -81,6 +81,11 @@ struct ExportSink {
     bad: super::shape::BadLines,
     transcript: TranscriptPiece,
     parser: Parser,
+    /// What the input was read as, and what it is when it holds no event
+    /// (then it is one `runs` row, as it is one run everywhere).
+    format: Option<InputFormat>,
+    shape: Shape,
+    finding: Option<NoEvents>,
 }
 
 impl ExportSink {
@@ -99,6 +104,7 @@ impl Sink for ExportSink {
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.rows(piece).push_error(e);
         self.bad.note(piece.name, e, line);
+        self.shape.note(line);
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
@@ -112,6 +118,7 @@ impl Sink for ExportSink {
     }
 
     fn format(&mut self, p: &Piece<'_>, format: InputFormat) {
+        self.format = Some(format);
         if format == InputFormat::Transcript {
             self.transcript.begin(p.name);
         }
@@ -142,6 +149,7 @@ impl Sink for ExportSink {
 
     fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
         self.bad.finding(shape);
+        self.finding = Some(shape.describe());
     }
 }
 
@@ -213,6 +221,9 @@ pub fn run(args: &Args) -> i32 {
                 bad: Default::default(),
                 transcript: TranscriptPiece::default(),
                 parser: Parser::new(),
+                format: None,
+                shape: Shape::default(),
+                finding: None,
             },
             |done: Done<ExportSink>| {
                 failed |= done.failure.is_some();
@@ -222,8 +233,22 @@ pub fn run(args: &Args) -> i32 {
                     done.counts.events,
                     done.unreadable,
                 );
-                transcripts.add(done.sink.transcript);
-                if let Some(rows) = done.sink.rows {
+                let sink = done.sink;
+                if done.counts.events == 0
+                    && done.failure.is_none()
+                    && (sink.format.is_some() || sink.finding.is_some())
+                {
+                    // No event: the input is one run (its row as `verdict`
+                    // prints its record).
+                    let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
+                    let rows = sink
+                        .rows
+                        .unwrap_or_else(|| InputRows::new(&data_names[done.input], raw));
+                    let _ = tx.send(rows.finish_without_events(|f| no_events_run(f, &n, None)));
+                    return;
+                }
+                transcripts.add(sink.transcript);
+                if let Some(rows) = sink.rows {
                     let _ = tx.send(rows.finish());
                 }
             },

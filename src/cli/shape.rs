@@ -125,7 +125,7 @@ impl InputReport {
         for (f, n) in &self.no_events {
             let _ = writeln!(
                 s,
-                "cctape: {}: no events ({}), not a run",
+                "cctape: {}: no events ({}): one runs row, no events rows",
                 super::human::clean(f),
                 n.format.name()
             );

@@ -131,8 +131,9 @@ struct StatsSink {
 }
 
 /// Runs with a result and no line in the last this many lines are summed
-/// and dropped, so a long stream is read in bounded memory.
-const IDLE_LINES: u64 = 50_000;
+/// and dropped, so a long stream is read in bounded memory: the library's
+/// bound, past which a session seen again is a new run in every command.
+const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
 
 impl StatsSink {
     fn new(exact: bool, grouping: Grouping) -> StatsSink {
@@ -472,7 +473,7 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             .collect();
         let _ = writeln!(
             o,
-            "{} without events, not counted as runs: {}",
+            "{} without events (each one run of its own): {}",
             count(no_events.count(), "input", "inputs"),
             kinds.join(", ")
         );

@@ -14,6 +14,7 @@ use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
+use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
 use cctape::sniff::Format;
 use cctape::transcript::Record;
@@ -39,6 +40,9 @@ struct TreeSink {
     folder: RunFolder,
     format: Option<Format>,
     transcript: TranscriptPiece,
+    /// What an input without events is (it is one run, as everywhere).
+    shape: Shape,
+    finding: Option<NoEvents>,
 }
 
 impl Sink for TreeSink {
@@ -46,8 +50,9 @@ impl Sink for TreeSink {
         self.folder.push(ev);
     }
 
-    fn error(&mut self, _: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.folder.push_error(e);
+        self.shape.note(line);
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
@@ -72,6 +77,10 @@ impl Sink for TreeSink {
 
     fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
         self.transcript.add(rec);
+    }
+
+    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
+        self.finding = Some(shape.describe());
     }
 }
 
@@ -235,16 +244,23 @@ pub fn run(args: &Args) -> i32 {
         let name = &names[done.input];
         failed |= done.failure.is_some();
         let sink = done.sink;
-        if sink.format == Some(Format::Transcript) {
+        if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
             transcripts.add(sink.transcript);
+            return;
+        }
+        if done.failure.is_some() && done.counts.events == 0 {
+            // Could not be read, or broke off before any event: no run.
             return;
         }
         let mut out = Vec::new();
         let mut text = String::new();
-        for r in sink.folder.finish() {
-            if r.events == 0 {
-                continue;
-            }
+        let mut runs = sink.folder.finish();
+        if done.counts.events == 0 {
+            // An input without events is one run, as in every command.
+            let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
+            runs = vec![no_events_run(runs.into_iter().next(), &n, None)];
+        }
+        for r in runs {
             if args.json {
                 write_json_value(&run_json(&r, name), &mut out);
             } else {

@@ -282,7 +282,9 @@ pub fn run(args: &Args) -> i32 {
             let mut out = Vec::new();
             if let Some(why) = &done.failure {
                 unreadable = true;
-                if done.unreadable {
+                // Could not be read, or broke off before any event: no run
+                // (as `stats` counts it).
+                if done.unreadable || done.counts.events == 0 {
                     if json_out {
                         write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
                     } else {

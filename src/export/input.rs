@@ -4,7 +4,7 @@
 use super::tables::{EventRows, RunRows, Table, ToolRows};
 use crate::error::Error;
 use crate::event::Event;
-use crate::run::RunFolder;
+use crate::run::{RunFolder, RunSummary};
 
 /// Rows of the three tables.
 #[derive(Clone, Debug, Default)]
@@ -141,6 +141,28 @@ impl InputRows {
     /// Fold in a per-line error (it has no row, but counts in its run).
     pub fn push_error(&mut self, e: &Error) {
         self.folder.push_error(e);
+    }
+
+    /// Complete the rows of an input none of whose lines was an event: no
+    /// run of its own events, so its one `runs` row is the run `make` gives
+    /// from what its bad lines folded into (`cctape export` passes
+    /// [`crate::report::no_events_run`], the run `verdict` prints a record
+    /// for: one definition of a run in every command).
+    pub fn finish_without_events(
+        self,
+        make: impl FnOnce(Option<RunSummary>) -> RunSummary,
+    ) -> Batch {
+        let mut batch = Batch {
+            events: self.events,
+            ..Batch::default()
+        };
+        let folded = self.folder.finish().into_iter().find(|s| s.events == 0);
+        let r = make(folded);
+        batch.runs.push_run(&self.file, &r);
+        for t in &r.tool_calls {
+            batch.tools.push_call(&self.file, &r, t);
+        }
+        batch
     }
 
     /// Complete every run and take the rows.

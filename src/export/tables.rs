@@ -177,9 +177,9 @@ table! {
         session_id "session_id": Str null
             "The run's `session_id` (null when no event carried one).",
         verdict "verdict": Str required
-            "How the run ended: `success`, `max_turns`, `max_budget`, `interrupted`, `error`, `no_result` (see `cctape verdict`).",
+            "How the run ended: `success`, `max_turns`, `max_budget`, `interrupted`, `error`, `no_result`, `startup_failure`; a transcript session's `ended`, `api_error`, `cut_off` (see `cctape verdict`).",
         ok "ok": Bool required
-            "True when the verdict is `success`.",
+            "True when the verdict is a healthy one: `success`, or a session's `ended`.",
         results "results": I64 required
             "`result` events of the run (one per round).",
         subtype "subtype": Str null

@@ -143,15 +143,29 @@ pub struct RunFigures {
     pub all: RunTotals,
     /// Per group (with `--by`).
     pub groups: BTreeMap<GroupKey, RunTotals>,
+    /// What the bad lines of an input without events folded into: kept
+    /// until the input is known to hold no event, when it becomes that
+    /// input's one run ([`StatsReport::finish`], [`super::no_events_run`]).
+    without_events: Option<Box<RunSummary>>,
 }
 
 impl RunFigures {
-    /// Add a run of input `input` (named `file`).
+    /// Add a run of input `input` (named `file`). A run without events
+    /// (the bad lines of an input none of whose lines is an event) is kept
+    /// aside: such an input is one run, made once it is known to hold no
+    /// event ([`StatsReport::finish`]).
     pub fn add(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
         if r.events == 0 {
-            // Bad lines alone are not a run (they are counted as errors).
+            if self.without_events.is_none() {
+                self.without_events = Some(Box::new(r.clone()));
+            }
             return;
         }
+        self.add_run(input, file, r, g);
+    }
+
+    /// Add a run, whatever its events.
+    fn add_run(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
         if !g.range.is_all() {
             let day = r
                 .started_at
@@ -274,6 +288,9 @@ impl RunFigures {
 
     /// Add another set of figures.
     pub fn merge(&mut self, o: &RunFigures) {
+        if self.without_events.is_none() {
+            self.without_events.clone_from(&o.without_events);
+        }
         self.all.merge(&o.all, 0);
         for (k, g) in &o.groups {
             self.groups.entry(k.clone()).or_default().merge(g, 0);
@@ -340,17 +357,19 @@ impl InputFigures {
         }
     }
 
-    /// What the input is when it gave no event and was read (`None`
-    /// otherwise).
+    /// What the input is when it gave no event and was read to its end
+    /// (`None` otherwise: an input that could not be read, or broke off
+    /// before any event, is no run): the inputs `verdict` gives a record
+    /// with `no_events`.
     fn without_events(&self) -> Option<NoEvents> {
+        let io = crate::error::ErrorKind::Io.name();
+        if self.stats.counts.events > 0 || self.stats.errors.iter().any(|e| e.kind == io) {
+            return None;
+        }
         if let Some(f) = &self.finding {
             return Some(f.clone());
         }
-        let io = crate::error::ErrorKind::Io.name();
-        (self.stats.counts.events == 0
-            && self.stats.files > 0
-            && !self.stats.errors.iter().any(|e| e.kind == io))
-        .then(|| self.shape.describe())
+        (self.stats.files > 0).then(|| self.shape.describe())
     }
 }
 
@@ -488,7 +507,14 @@ impl StatsReport {
         let mut total = InputFigures::default();
         let mut no_events = NoEventInputs::default();
         let mut formats: BTreeMap<&'static str, u64> = BTreeMap::new();
-        for (f, name) in inputs.iter().zip(&names) {
+        for (i, (f, name)) in inputs.iter_mut().zip(&names).enumerate() {
+            let without = f.without_events();
+            if let Some(n) = &without {
+                // The one run such an input is, as `verdict` gives it.
+                let folded = f.runs.without_events.take().map(|r| *r);
+                let r = super::no_events_run(folded, n, None);
+                f.runs.add_run(i, name, &r, &grouping);
+            }
             total.stats.merge(&f.stats, 0);
             total.runs.merge(&f.runs);
             for (k, n) in &f.records_by_type {
@@ -497,7 +523,7 @@ impl StatsReport {
             if let Some(fmt) = f.format {
                 *formats.entry(fmt.name()).or_default() += 1;
             }
-            if let Some(n) = f.without_events() {
+            if let Some(n) = without {
                 *no_events.by_format.entry(n.format.name()).or_default() += 1;
                 no_events.inputs.push((name.clone(), n));
             }

@@ -335,9 +335,14 @@ impl RunTotals {
             .map_or(0, |i| self.verdicts[i])
     }
 
-    /// Runs whose verdict is not success.
+    /// Runs whose verdict is not a healthy one ([`Verdict::is_ok`]).
     pub fn failed(&self) -> u64 {
-        self.runs - self.count(Verdict::Success)
+        let ok: u64 = Verdict::ALL
+            .iter()
+            .filter(|v| v.is_ok())
+            .map(|v| self.count(*v))
+            .sum();
+        self.runs - ok
     }
 
     /// `{verdict: count}` for every verdict, in [`Verdict::ALL`] order.

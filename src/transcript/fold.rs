@@ -235,6 +235,9 @@ enum End {
     ApiError,
     /// The user interrupted the turn.
     Interrupted,
+    /// A prompt, a tool result or a tool call the turn has not answered
+    /// yet.
+    Awaiting,
 }
 
 impl Default for Facts {
@@ -284,9 +287,10 @@ impl Facts {
         self.last_ms = Some(self.last_ms.map_or(ms, |l| l.max(ms)));
     }
 
-    /// A main-chain turn event at (time, order): kept when it is the latest.
+    /// A main-chain turn event at (time, order): kept when it is the latest
+    /// (a later one of the same record replaces an earlier one).
     fn ended(&mut self, at: (i64, u64), how: End) {
-        if self.ending.is_none_or(|(t, o, _)| at > (t, o)) {
+        if self.ending.is_none_or(|(t, o, _)| at >= (t, o)) {
             self.ending = Some((at.0, at.1, how));
         }
     }
@@ -569,11 +573,16 @@ struct Top<'s> {
     cost_usd: Option<RawValue<'s>>,
     api_error: Option<RawValue<'s>>,
     parent_tool_use_id: Option<RawStr<'s>>,
+    /// `isMeta`: a record the CLI adds for itself (a local command's
+    /// caveat), no prompt.
+    meta: Option<bool>,
+    /// `isCompactSummary`: the summary a compaction leaves, no prompt.
+    compact_summary: Option<bool>,
 }
 
 impl Top<'_> {
     /// The keys read, for keys written with escapes.
-    const KEYS: [&'static str; 11] = [
+    const KEYS: [&'static str; 13] = [
         "sessionId",
         "timestamp",
         "agentId",
@@ -585,6 +594,8 @@ impl Top<'_> {
         "costUSD",
         "isApiErrorMessage",
         "parentToolUseID",
+        "isMeta",
+        "isCompactSummary",
     ];
 }
 
@@ -1179,6 +1190,15 @@ fn tool_calls_of<'s>(
         })
 }
 
+/// True when a user record is a prompt the model answers: text the user (or
+/// a harness) sent, not a local command's records (`<command-name>`,
+/// `<local-command-stdout>`, `<bash-input>`, ...), which no reply follows.
+fn is_prompt(u: &super::UserRecord<'_>) -> bool {
+    let Some(text) = u.text() else { return false };
+    let t = text.raw();
+    !(t.starts_with(b"<command-") || t.starts_with(b"<local-command-") || t.starts_with(b"<bash-"))
+}
+
 /// The first message's `content` (what [`super::UserRecord::content`] and
 /// [`super::AssistantRecord::content`] read), `message` its bytes: found by a
 /// plain walk of the members before it (the CLI writes `role`, `model`,
@@ -1432,6 +1452,8 @@ impl TranscriptFold {
                 4 if key == b"data" => top.data = Some(v),
                 17 if key == b"isApiErrorMessage" => top.api_error = Some(v),
                 15 if key == b"parentToolUseID" => top.parent_tool_use_id = v.as_raw_str(),
+                6 if key == b"isMeta" => top.meta = v.as_bool(),
+                16 if key == b"isCompactSummary" => top.compact_summary = v.as_bool(),
                 _ => {}
             }
         }
@@ -1527,6 +1549,10 @@ impl TranscriptFold {
                             subagent_type = get("subagent_type");
                             description = get("description");
                         }
+                        if !sidechain && !api_error {
+                            // The turn waits for the tool's result.
+                            self.facts[sid as usize].ended(at, End::Awaiting);
+                        }
                         let name = self.strings.id_raw(name, &mut self.buf);
                         let call = ToolUse {
                             session: sid,
@@ -1549,28 +1575,48 @@ impl TranscriptFold {
                 }
             }
             RecordView::User(u) => {
+                let at = (ms.unwrap_or(i64::MIN), order);
                 // Most user records are neither: look for the bytes first.
-                if INTERRUPTED.find(raw).is_some() && u.is_interrupt() {
+                let interrupt = INTERRUPTED.find(raw).is_some() && u.is_interrupt();
+                let holds_results = TOOL_RESULT.find(raw).is_some();
+                if interrupt {
                     f.interrupted_turns += 1;
                     if !sidechain {
-                        f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
+                        f.ended(at, End::Interrupted);
                     }
+                }
+                // A main-chain prompt waits for a reply (a local command's
+                // records, the CLI's own meta records and a compaction's
+                // summary do not).
+                if !sidechain
+                    && !interrupt
+                    && top.meta != Some(true)
+                    && top.compact_summary != Some(true)
+                    && !holds_results
+                    && is_prompt(&u)
+                {
+                    f.ended(at, End::Awaiting);
                 }
                 // Tool results: only records that hold the bytes are walked;
                 // without an `"is_error": true` in the record, a block's
                 // walk stops at its id, before its content (most of the
                 // record's bytes).
-                if TOOL_RESULT.find(raw).is_some() {
-                    let at = At {
+                if holds_results {
+                    let place = At {
                         file: file_id,
                         line,
                     };
                     if key_true_in(raw, &IS_ERROR) {
                         for (id, error) in u.tool_results() {
-                            self.facts[sid as usize].tool_errors += u64::from(error);
+                            let f = &mut self.facts[sid as usize];
+                            f.tool_errors += u64::from(error);
+                            if !sidechain && !interrupt {
+                                // Answered: the turn waits for the reply.
+                                f.ended(at, End::Awaiting);
+                            }
                             if let Some(id) = id {
                                 let result = ToolResult {
-                                    at,
+                                    at: place,
                                     millis: ms,
                                     error,
                                 };
@@ -1592,8 +1638,11 @@ impl TranscriptFold {
                                 }
                             }
                             if let (Some(true), Some(id)) = (ty, id) {
+                                if !sidechain && !interrupt {
+                                    self.facts[sid as usize].ended(at, End::Awaiting);
+                                }
                                 let result = ToolResult {
-                                    at,
+                                    at: place,
                                     millis: ms,
                                     error: false,
                                 };
@@ -2201,6 +2250,7 @@ impl TranscriptFold {
                 },
                 End::ApiError => SessionEnd::ApiError,
                 End::Interrupted => SessionEnd::Interrupted,
+                End::Awaiting => SessionEnd::AwaitingReply,
             });
             out_sessions.push(SessionSummary {
                 session_id: id.to_string(),
@@ -2472,6 +2522,9 @@ pub enum SessionEnd {
     ApiError,
     /// The user interrupted the turn (`[Request interrupted by user...]`).
     Interrupted,
+    /// The last turn waits for an answer that never came: a prompt or a
+    /// tool result no reply followed, or a tool call no result followed.
+    AwaitingReply,
 }
 
 /// A model's share of a session or a day.
@@ -2544,19 +2597,25 @@ pub struct SessionFacts {
 
 impl SessionFacts {
     /// What a transcript can say of how the session went (it has no
-    /// result): [`Verdict::Error`] when its last turn ended in an API error
-    /// or a reply cut short (`max_tokens`, `refusal`),
-    /// [`Verdict::Interrupted`] when the user interrupted it,
-    /// [`Verdict::NoResult`] when the main chain has no reply at all, and
-    /// [`Verdict::Success`] otherwise (the last turn got its reply).
+    /// result), from how its main chain's last turn ended:
+    ///
+    /// | the last turn | verdict |
+    /// |---|---|
+    /// | a reply (the session ended there) | [`Verdict::Ended`] |
+    /// | a reply cut short (`max_tokens`, `refusal`) | [`Verdict::Error`] |
+    /// | an API error | [`Verdict::ApiError`] |
+    /// | the user interrupted it | [`Verdict::Interrupted`] |
+    /// | a prompt, tool call or tool result nothing answered | [`Verdict::CutOff`] |
+    /// | none (no main-chain turn: a subagent file alone) | [`Verdict::NoResult`] |
     pub fn verdict(&self) -> Verdict {
         match &self.ending {
             None => Verdict::NoResult,
-            Some(SessionEnd::ApiError) => Verdict::Error,
+            Some(SessionEnd::ApiError) => Verdict::ApiError,
             Some(SessionEnd::Interrupted) => Verdict::Interrupted,
+            Some(SessionEnd::AwaitingReply) => Verdict::CutOff,
             Some(SessionEnd::Reply { stop_reason }) => match stop_reason.as_deref() {
                 Some("max_tokens" | "refusal") => Verdict::Error,
-                _ => Verdict::Success,
+                _ => Verdict::Ended,
             },
         }
     }

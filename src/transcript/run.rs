@@ -21,7 +21,7 @@ use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
     AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolTally,
-    WARN_UNPRICED_MODEL, Warning,
+    VerdictSource, WARN_UNPRICED_MODEL, Warning,
 };
 use crate::time::{BlockStart, Day};
 
@@ -89,7 +89,7 @@ impl SessionSummary {
     /// fold.read_slice(&mut Scanner::new(), input, &TranscriptFile::default(), |e| panic!("{e}"));
     /// let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     /// let run = report.sessions[0].to_run();
-    /// assert_eq!(run.verdict, Verdict::Success);
+    /// assert_eq!(run.verdict, Verdict::Ended);
     /// assert_eq!(run.usage.main.tokens.output_tokens, 40);
     /// assert_eq!(run.usage.main.source, TokenSource::TranscriptRequests);
     /// assert_eq!(run.cost.source(), CostSource::PriceTable);
@@ -165,6 +165,7 @@ impl SessionSummary {
         r.session_id = Some(self.session_id.clone());
         r.verdict = self.facts.verdict();
         r.stream_verdict = r.verdict;
+        r.verdict_source = VerdictSource::Transcript;
         r.claude_code_version = self.facts.versions.first().cloned();
         r.started_at = self
             .facts
