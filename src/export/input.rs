@@ -43,11 +43,14 @@ pub(crate) struct Spilled {
     pub(crate) calls: Vec<CallMark>,
 }
 
-/// A model call's usage and the line of the row that carries it.
+/// A model call's usage and the line of the row that carries it (kept per
+/// call of the input: 56 bytes).
 #[derive(Debug)]
 pub(crate) struct CallMark {
     pub(crate) line: u64,
-    pub(crate) message_id: Option<String>,
+    /// The call's message id, kept only when several spilled rows share its
+    /// line (the elements of a one-line array): it tells their row.
+    pub(crate) message_id: Option<Box<str>>,
     pub(crate) usage: TokenCounts,
 }
 
@@ -163,6 +166,8 @@ pub struct InputRows {
     done: u64,
     /// Usage of calls whose row was spilled.
     calls: Vec<CallMark>,
+    /// Lines of several spilled `events` rows.
+    shared_lines: std::collections::BTreeSet<u64>,
     /// The line from which runs long over are looked for again.
     next_drain: u64,
 }
@@ -195,6 +200,7 @@ impl InputRows {
             waiting: BTreeMap::new(),
             done: 0,
             calls: Vec::new(),
+            shared_lines: Default::default(),
             next_drain: DRAIN_EVERY,
         }
     }
@@ -228,6 +234,12 @@ impl InputRows {
     fn before(&mut self, line: u64) {
         if self.events.full() && self.events.rows.last_line() != Some(line) {
             let last = self.events.rows.last_line().unwrap_or(0);
+            let lines = &self.events.rows.line.vals;
+            for w in lines.windows(2) {
+                if w[0] == w[1] {
+                    self.shared_lines.insert(u64::try_from(w[0]).unwrap_or(0));
+                }
+            }
             self.events.spill(last);
         }
         if line >= self.next_drain {
@@ -286,9 +298,10 @@ impl InputRows {
             .map(|f| f.last_line(f.chunks().saturating_sub(1)));
         for c in std::mem::take(&mut s.model_calls) {
             if spilled_to.is_some_and(|last| c.line <= last) {
+                let shared = self.shared_lines.contains(&c.line);
                 self.calls.push(CallMark {
                     line: c.line,
-                    message_id: c.message_id,
+                    message_id: c.message_id.filter(|_| shared).map(String::into_boxed_str),
                     usage: c.usage,
                 });
             } else {

@@ -75,7 +75,7 @@ fn half(out: &mut String, rng: &mut Rng, run: usize, second: bool, pad: usize, c
             ),
         );
         let result = rng.pad(pad / 2);
-        let err = rng.next() % 7 == 0;
+        let err = rng.next().is_multiple_of(7);
         line(
             out,
             format!(
@@ -111,13 +111,18 @@ fn half(out: &mut String, rng: &mut Rng, run: usize, second: bool, pad: usize, c
 /// `pad` sets the size of each call's lines (about `2.5 * pad` bytes a
 /// call).
 pub fn stream(runs: usize, calls: usize, pad: usize, seed: u64) -> Vec<u8> {
+    stream_from(0, runs, calls, pad, seed)
+}
+
+/// [`stream`] of the runs numbered from `first` (their sessions' names).
+fn stream_from(first: usize, runs: usize, calls: usize, pad: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng(seed);
     let mut out = String::new();
     if runs > 0 {
-        half(&mut out, &mut rng, 0, false, pad, calls);
+        half(&mut out, &mut rng, first, false, pad, calls);
     }
-    for r in 0..runs {
-        if r + 1 < runs {
+    for r in first..first + runs {
+        if r + 1 < first + runs {
             half(&mut out, &mut rng, r + 1, false, pad, calls);
         }
         half(&mut out, &mut rng, r, true, pad, calls);
@@ -127,6 +132,25 @@ pub fn stream(runs: usize, calls: usize, pad: usize, seed: u64) -> Vec<u8> {
 
 /// About `bytes` of [`stream`], in runs of 20 calls.
 pub fn stream_of_size(bytes: usize, pad: usize, seed: u64) -> Vec<u8> {
-    let per_run = 2 * 20 * (pad * 3 / 2 + 560);
-    stream((bytes / per_run).max(1), 10, pad, seed)
+    let per_run = stream(4, 10, pad, seed).len() / 4;
+    stream((bytes / per_run.max(1)).max(1), 10, pad, seed)
+}
+
+/// Write about `bytes` of stream-json to `path`: a piece of a few MiB made
+/// once, then written again and again with its sessions renamed (every
+/// session its own), so that a GiB is quick to make even in a debug build.
+pub fn write_stream(path: &std::path::Path, bytes: u64, pad: usize, seed: u64) {
+    use std::io::Write;
+    let piece_bytes = (bytes as usize).min(8 << 20);
+    let piece = String::from_utf8(stream_of_size(piece_bytes, pad, seed)).expect("UTF-8");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let (mut written, mut copy) = (0u64, 0u32);
+    while written < bytes {
+        // "sess-" is five bytes, as the tag.
+        let tagged = piece.replace("sess-", &format!("{:04x}-", copy & 0xffff));
+        f.write_all(tagged.as_bytes()).expect("write");
+        written += tagged.len() as u64;
+        copy += 1;
+    }
+    f.flush().expect("flush");
 }
