@@ -228,6 +228,20 @@ fn export_rss(inputs: &[&Path], out: &Path, extra: &[&str]) -> (u64, u64) {
     )
 }
 
+/// True when `/usr/bin/time` is there (skipped with a word otherwise;
+/// under CI that is a failure).
+fn timed() -> bool {
+    let there = Path::new(TIME).exists();
+    if !there {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{TIME} is missing, and CI is set"
+        );
+        eprintln!("skipped: {TIME} is missing");
+    }
+    there
+}
+
 /// The bound: 256 MiB for a GiB of input at default settings.
 const BOUND: u64 = 256 << 20;
 
@@ -242,12 +256,7 @@ fn assert_bounded(rss: u64, what: &str) {
 #[test]
 #[ignore = "a GiB through the release binary (.ci/run's hostile step)"]
 fn a_gib_of_input_exports_in_256_mib() {
-    if !Path::new(TIME).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{TIME} is missing, and CI is set"
-        );
-        eprintln!("skipped: {TIME} is missing");
+    if !timed() {
         return;
     }
     let dir = scratch("export-gib");
@@ -279,12 +288,7 @@ mod gentranscripts;
 #[test]
 #[ignore = "a large transcript tree through the release binary (.ci/run's hostile step)"]
 fn a_large_transcript_tree_exports_in_256_mib() {
-    if !Path::new(TIME).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{TIME} is missing, and CI is set"
-        );
-        eprintln!("skipped: {TIME} is missing");
+    if !timed() {
         return;
     }
     let dir = scratch("export-tree");

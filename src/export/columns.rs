@@ -392,29 +392,23 @@ trait Le: Copy {
     fn get(b: &[u8]) -> Self;
 }
 
-impl Le for i64 {
-    const N: usize = 8;
-    fn put(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> Self {
-        let mut a = [0; 8];
-        a.copy_from_slice(b);
-        i64::from_le_bytes(a)
-    }
+macro_rules! le_int {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            const N: usize = 8;
+            fn put(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0; 8];
+                a.copy_from_slice(b);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
 }
 
-impl Le for u64 {
-    const N: usize = 8;
-    fn put(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> Self {
-        let mut a = [0; 8];
-        a.copy_from_slice(b);
-        u64::from_le_bytes(a)
-    }
-}
+le_int!(i64, u64);
 
 impl Le for f64 {
     const N: usize = 8;
