@@ -13,7 +13,7 @@
 //!
 //! so that `read_parquet('DIR/events/*.parquet')` (DuckDB) and
 //! `spark.read.parquet('DIR/events')` read a table. Row groups hold about
-//! 128K rows (or 128 MiB); a part file is closed past a size limit, so that
+//! 128K rows (or 64 MiB); a part file is closed past a size limit, so that
 //! each shard's output is several files engines read in parallel. Every
 //! table has at least one file, possibly with no rows. Each file carries
 //! `cctape.schema_version` ([`SCHEMA_VERSION`]) and `cctape.table` in its
@@ -102,10 +102,13 @@
 
 mod columns;
 mod input;
+mod spill;
+mod stage;
 mod tables;
 mod writer;
 
 pub use columns::{ColMut, ColRef, ColumnDef, Kind, NumCol, StrCol};
 pub use input::{Batch, InputRows};
+pub use stage::AbortHandle;
 pub use tables::{EventRows, RunRows, Table, ToolRows};
 pub use writer::{ExportOptions, SCHEMA_VERSION, TableReport, Writer};
