@@ -42,7 +42,7 @@ use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanned, Scanner};
-use cctape::sniff::{Format, FormatChoice, Reading};
+use cctape::sniff::{Decision, Format, FormatChoice, Reading};
 use cctape::source::{Chunk, ChunkReader, EndReport, LfWatch, Source, SourceKind};
 use cctape::stats::{AheadLine, ReadAhead};
 use cctape::stream::{Counts, EventReader, SliceEvents};
@@ -490,17 +490,22 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let size = src.kind().size().unwrap_or(0);
         let stream = src.kind().size().is_none();
         let mut raw = src.into_reader();
-        let (prefix, read_error) = read_prefix(&mut raw, stream);
-        let format = self.opts.format.resolve(&prefix);
+        let prefix = read_prefix(&mut raw, stream);
+        let Decision { format, reading } = prefix.decide(self.opts.format);
         let mut sink = (self.make)();
         sink.format(&piece, format);
         let max_line = self.opts.max_line;
         // An endless line (/dev/zero) ends a line-read input instead of
         // being skipped for ever; elements have their own limit.
         let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let shown_prefix = prefix.clone();
-        let rdr = Prefixed::new(prefix, read_error, raw);
-        match format.reading() {
+        let shown_prefix = match reading {
+            Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => {
+                prefix.shown()
+            }
+            _ => Vec::new(),
+        };
+        let rdr = Prefixed::new(prefix, raw);
+        match reading {
             Reading::StreamElements => {
                 read_elements(
                     &piece,

@@ -182,6 +182,7 @@ enum Reader {
 /// Everything the input is folded into.
 struct Fold {
     format: Format,
+    reading: Reading,
     parser: Parser,
     scanner: Scanner,
     folder: RunFolder,
@@ -199,7 +200,7 @@ impl Fold {
         if line.is_blank() {
             return;
         }
-        match self.format.reading() {
+        match self.reading {
             Reading::TranscriptLines => match self.scanner.scan(line) {
                 Ok(s) => self.transcripts.add(&Record::new(s), &self.file),
                 Err(e) => {
@@ -255,23 +256,24 @@ fn drain(reader: &mut Reader, fold: &mut Fold) {
     }
 }
 
-/// Tell the format once the held bytes say it (a complete non-blank line,
-/// 64 KiB, or the end), and start the reader for it.
+/// Tell how the input is read once the held bytes say it (the library's
+/// rule, [`cctape::sniff::prefix_is_enough`]: a complete line that opens
+/// JSON, so that a warning first waits for the first event; or the end),
+/// and start the reader for it.
 fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatChoice, end: bool) {
     let Reader::Sniffing(held) = reader else {
         return;
     };
-    let complete = memchr::memrchr(b'\n', held)
-        .is_some_and(|i| held[..i].iter().any(|c| !c.is_ascii_whitespace()));
-    if !(end || complete || held.len() >= 64 << 10) {
+    if !(end || cctape::sniff::prefix_is_enough(held)) {
         return;
     }
     let held = std::mem::take(held);
-    fold.format = choice.resolve(&held);
-    if fold.format.reading() == Reading::NotEvents {
-        fold.prefix = held.clone();
+    let decision = choice.decide(&held, end);
+    (fold.format, fold.reading) = (decision.format, decision.reading);
+    if fold.reading == Reading::NotEvents {
+        fold.prefix = held[..held.len().min(cctape::sniff::SNIFF_BYTES)].to_vec();
     }
-    *reader = match fold.format.reading() {
+    *reader = match fold.reading {
         Reading::StreamElements => {
             let mut dec = ElementDecoder::new();
             dec.push(&held);
@@ -303,6 +305,7 @@ pub fn run(args: &Args) -> i32 {
     let mut reader = Reader::Sniffing(Vec::new());
     let mut fold = Fold {
         format: Format::Empty,
+        reading: Reading::NotEvents,
         parser: Parser::new(),
         scanner: Scanner::new(),
         folder: RunFolder::new(),
@@ -387,7 +390,7 @@ pub fn run(args: &Args) -> i32 {
     } else if runs.is_empty() {
         // No events: what the process wrote is passed through above; its
         // last line may be the CLI's own final error.
-        if fold.format.reading() == Reading::NotEvents {
+        if fold.reading == Reading::NotEvents {
             let last = (!fold.last_line.is_empty()).then_some(&fold.last_line[..]);
             fold.shape = Shape::of_input(&fold.prefix, fold.format, last);
         }

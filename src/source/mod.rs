@@ -30,7 +30,7 @@ mod utf16;
 
 pub use compress::Compression;
 use compress::MAGIC_MAX;
-use utf16::{Utf16, decoded_utf16, utf16_bom};
+use utf16::{Utf16, decoded_utf16, utf16_order};
 
 use crate::error::{Error, ErrorKind, Position};
 use crate::framing::DEFAULT_MAX_LINE;
@@ -229,7 +229,7 @@ impl<'a> Source<'a> {
             }
         }
         let compression = Compression::detect(&head[..n]);
-        let utf16 = utf16_bom(&head[..n]);
+        let utf16 = utf16_order(&head[..n]);
         let head = io::Cursor::new(head).take(n as u64);
         // A terminal's end of input (Ctrl-D) is read once: past it, never
         // read the raw input again.
@@ -242,7 +242,7 @@ impl<'a> Source<'a> {
             Some(order) => (Box::new(Utf16::new(whole, order)), true),
             None if compression == Compression::None => (whole, false),
             // A UTF-16 capture compressed (`gzip out.jsonl` after
-            // PowerShell's `>`): the mark is looked for in the decoded bytes.
+            // PowerShell's `>`): UTF-16 is looked for in the decoded bytes.
             None => decoded_utf16(compression.decoder(whole, report)?),
         };
         Ok(Source {
@@ -271,9 +271,10 @@ impl<'a> Source<'a> {
         self.compression
     }
 
-    /// True when the text was UTF-16 with a byte order mark (as Windows
-    /// PowerShell's `>` writes it) and is handed out as UTF-8: offsets then
-    /// count the UTF-8 bytes, not the file's.
+    /// True when the text was UTF-16 and is handed out as UTF-8: told by a
+    /// byte order mark (as Windows PowerShell's `>` writes it), or without
+    /// one by the NUL bytes of ASCII text in UTF-16LE or UTF-16BE. Offsets
+    /// then count the UTF-8 bytes, not the file's.
     pub fn is_utf16(&self) -> bool {
         self.utf16
     }

@@ -1,5 +1,6 @@
 //! UTF-16 inputs (as Windows PowerShell 5.1's `>` writes a command's
-//! output): told by a byte order mark, handed out as UTF-8.
+//! output): told by a byte order mark, or without one by the NUL bytes of
+//! ASCII text in UTF-16 ([`utf16_order`]), and handed out as UTF-8.
 
 use std::io::{self, Read};
 
@@ -8,7 +9,7 @@ use std::io::{self, Read};
 /// as UTF-16LE. The decoding is std's `char::decode_utf16`; a lone
 /// surrogate becomes U+FFFD. The mark itself is dropped.
 /// `Some(big_endian)` when `head` starts with a UTF-16 byte order mark.
-pub(super) fn utf16_bom(head: &[u8]) -> Option<bool> {
+fn utf16_bom(head: &[u8]) -> Option<bool> {
     match head {
         [0xff, 0xfe, ..] => Some(false),
         [0xfe, 0xff, ..] => Some(true),
@@ -16,12 +17,43 @@ pub(super) fn utf16_bom(head: &[u8]) -> Option<bool> {
     }
 }
 
-/// The decoded bytes of a compressed input, read as UTF-8 when they start
-/// with a UTF-16 byte order mark; true when they did. The first two bytes
-/// are read to tell, and handed out again; an error reading them is handed
+/// How many UTF-16 code units of ASCII text tell UTF-16 without a byte
+/// order mark (six bytes: what [`super::Source::new`] reads first).
+const UNMARKED_UNITS: usize = 3;
+
+/// `Some(big_endian)` when `head` is UTF-16: it starts with a byte order
+/// mark, or, without one (`iconv -t UTF-16LE`, .NET's `Encoding.Unicode`
+/// without its preamble), with three code units of ASCII text (a printable
+/// character, a tab or a line end) whose other byte is NUL: `{\0"\0t\0`
+/// in little endian, `\0{\0"\0t` in big endian. Neither UTF-8 text nor
+/// JSON holds NUL bytes, so this does not mistake them.
+///
+/// ```text
+/// {"type" in UTF-16LE: 7b 00 22 00 74 00 ...   -> Some(false)
+/// {"type" in UTF-16BE: 00 7b 00 22 00 74 ...   -> Some(true)
+/// ```
+pub(super) fn utf16_order(head: &[u8]) -> Option<bool> {
+    if let Some(order) = utf16_bom(head) {
+        return Some(order);
+    }
+    let units = head.get(..2 * UNMARKED_UNITS)?;
+    let text = |b: u8| matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7e);
+    let all = |f: &dyn Fn(&[u8]) -> bool| units.chunks_exact(2).all(f);
+    if all(&|u| text(u[0]) && u[1] == 0) {
+        Some(false)
+    } else if all(&|u| u[0] == 0 && text(u[1])) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The decoded bytes of a compressed input, read as UTF-8 when they are
+/// UTF-16 ([`utf16_order`]); true when they are. The first six bytes are
+/// read to tell, and handed out again; an error reading them is handed
 /// out where it happened, as the decoder would have.
 pub(super) fn decoded_utf16<'a>(mut decoded: Box<dyn Read + 'a>) -> (Box<dyn Read + 'a>, bool) {
-    let mut head = [0u8; 2];
+    let mut head = [0u8; 2 * UNMARKED_UNITS];
     let mut n = 0;
     let mut failed = None;
     while n < head.len() {
@@ -35,7 +67,7 @@ pub(super) fn decoded_utf16<'a>(mut decoded: Box<dyn Read + 'a>) -> (Box<dyn Rea
             }
         }
     }
-    let order = utf16_bom(&head[..n]);
+    let order = utf16_order(&head[..n]);
     let whole = io::Cursor::new(head)
         .take(n as u64)
         .chain(FailOnce(failed))
@@ -295,5 +327,61 @@ mod tests {
         let cut = gzip(b"{\"type\":\"user\"}\n");
         let s = Source::new(&cut[..12], SourceKind::Stream, &EndReport::new()).unwrap();
         assert!(read_all(s.into_reader()).is_err());
+    }
+
+    /// `text` in UTF-16, little or big endian, without a byte order mark.
+    fn unmarked(text: &str, big_endian: bool) -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| {
+                if big_endian {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn utf16_without_a_byte_order_mark_is_told_by_its_nuls_and_read() {
+        let text: String = (0..2000)
+            .map(|i| format!("{{\"type\":\"user\",\"n\":{i},\"t\":\"\u{1F600}\u{e9}\"}}\n"))
+            .collect();
+        for big_endian in [false, true] {
+            let bytes = unmarked(&text, big_endian);
+            for step in [1, 2, 5, 4096, 1 << 20] {
+                let src = Trickle {
+                    bytes: &bytes,
+                    at: 0,
+                    step,
+                    next: 0,
+                };
+                let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
+                assert!(s.is_utf16(), "big endian {big_endian}");
+                assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
+            }
+            // Compressed, too.
+            let packed = gzip(&bytes);
+            let s = Source::new(&packed[..], SourceKind::Stream, &EndReport::new()).unwrap();
+            assert_eq!((s.compression(), s.is_utf16()), (Compression::Gzip, true));
+            assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
+            // Text too (a harness's text output), from its first bytes.
+            let api = unmarked("API Error: 500\n", big_endian);
+            let s = Source::new(&api[..], SourceKind::Stream, &EndReport::new()).unwrap();
+            assert_eq!(read_all(s.into_reader()).unwrap(), b"API Error: 500\n");
+        }
+        // What is not UTF-16 passes untouched: UTF-8 (no NUL), NULs alone,
+        // binary data, a NUL pattern broken within three units.
+        for bytes in [
+            &b"{\"type\":\"user\"}\n"[..],
+            b"\0\0\0\0\0\0\0\0",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            b"{\0\"\0\xe9\x01",
+            b"{\0\"\0",
+        ] {
+            let s = Source::new(bytes, SourceKind::Stream, &EndReport::new()).unwrap();
+            assert!(!s.is_utf16(), "{bytes:?}");
+            assert_eq!(read_all(s.into_reader()).unwrap(), bytes);
+        }
     }
 }
