@@ -26,14 +26,17 @@ pub enum Compression {
     /// bzip2 (`BZh` and a block size digit); concatenated streams (as
     /// `pbzip2` writes) are read as one stream.
     Bzip2,
-    /// LZ4 frames (`04 22 4d 18`, what the `lz4` command writes);
-    /// concatenated frames are read as one stream.
+    /// LZ4 frames (`04 22 4d 18`, what the `lz4` command writes) and
+    /// legacy frames (`02 21 4c 18`, what `lz4 -l` writes); concatenated
+    /// frames of either kind are read as one stream, as `lz4 -dc` reads
+    /// them.
     Lz4,
 }
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0];
 const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+const LZ4_LEGACY_MAGIC: [u8; 4] = [0x02, 0x21, 0x4c, 0x18];
 
 /// Bytes that tell every format apart (xz's magic is the longest).
 pub(super) const MAGIC_MAX: usize = XZ_MAGIC.len();
@@ -63,6 +66,8 @@ impl Compression {
     /// assert_eq!(Compression::detect(b"\xfd7zXZ\x00\x00\x04"), Compression::Xz);
     /// assert_eq!(Compression::detect(b"BZh91AY&SY"), Compression::Bzip2);
     /// assert_eq!(Compression::detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Compression::Lz4);
+    /// // `lz4 -l`: a legacy frame.
+    /// assert_eq!(Compression::detect(&[0x02, 0x21, 0x4c, 0x18, 0x10, 0]), Compression::Lz4);
     /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
     /// // Text that happens to start with `BZh` is not bzip2.
     /// assert_eq!(Compression::detect(b"BZhello"), Compression::None);
@@ -76,7 +81,7 @@ impl Compression {
             Compression::Xz
         } else if is_bzip2_stream(prefix) {
             Compression::Bzip2
-        } else if prefix.starts_with(&LZ4_MAGIC) {
+        } else if prefix.starts_with(&LZ4_MAGIC) || prefix.starts_with(&LZ4_LEGACY_MAGIC) {
             Compression::Lz4
         } else {
             Compression::None
@@ -280,11 +285,14 @@ impl Codec {
         Compression::detect(head) == self.compression()
     }
 
-    fn member<R: Read>(self, inner: Counted<R>) -> Member<R> {
+    /// The decoder of the member that starts in `inner`; `legacy` when it
+    /// starts with an LZ4 legacy frame's magic.
+    fn member<R: Read>(self, inner: Counted<R>, legacy: bool) -> Member<R> {
         match self {
             Codec::Gzip => Member::Gzip(Box::new(flate2::bufread::GzDecoder::new(inner))),
             Codec::Xz => Member::Xz(Box::new(liblzma::bufread::XzDecoder::new(inner))),
             Codec::Bzip2 => Member::Bzip2(Box::new(bzip2::bufread::BzDecoder::new(inner))),
+            Codec::Lz4 if legacy => Member::Lz4Legacy(Box::new(Lz4Legacy::new(inner))),
             Codec::Lz4 => Member::Lz4(Box::new(lz4_flex::frame::FrameDecoder::new(inner))),
         }
     }
@@ -296,6 +304,7 @@ enum Member<R: Read> {
     Xz(Box<liblzma::bufread::XzDecoder<Counted<R>>>),
     Bzip2(Box<bzip2::bufread::BzDecoder<Counted<R>>>),
     Lz4(Box<lz4_flex::frame::FrameDecoder<Counted<R>>>),
+    Lz4Legacy(Box<Lz4Legacy<R>>),
 }
 
 impl<R: Read> Member<R> {
@@ -305,6 +314,7 @@ impl<R: Read> Member<R> {
             Member::Xz(d) => d.read(buf),
             Member::Bzip2(d) => d.read(buf),
             Member::Lz4(d) => d.read(buf),
+            Member::Lz4Legacy(d) => d.read(buf),
         }
     }
 
@@ -314,6 +324,7 @@ impl<R: Read> Member<R> {
             Member::Xz(d) => d.get_ref().consumed,
             Member::Bzip2(d) => d.get_ref().consumed,
             Member::Lz4(d) => d.get_ref().consumed,
+            Member::Lz4Legacy(d) => d.inner.consumed,
         }
     }
 
@@ -323,6 +334,7 @@ impl<R: Read> Member<R> {
             Member::Xz(d) => d.into_inner(),
             Member::Bzip2(d) => d.into_inner(),
             Member::Lz4(d) => d.into_inner(),
+            Member::Lz4Legacy(d) => d.inner,
         }
     }
 }
@@ -414,10 +426,11 @@ impl<R: Read> Read for Members<R> {
                     if head.is_empty() && self.member > 0 {
                         return Ok(0);
                     }
+                    let legacy = head.starts_with(&LZ4_LEGACY_MAGIC);
                     if self.codec.starts_member(head) || self.member == 0 {
                         self.member += 1;
                         self.member_start = inner.consumed;
-                        self.state = MemberState::In(self.codec.member(inner));
+                        self.state = MemberState::In(self.codec.member(inner, legacy));
                         continue;
                     }
                     let (name, unit) = (self.codec.name(), self.codec.unit());
@@ -428,6 +441,126 @@ impl<R: Read> Read for Members<R> {
                 }
             }
         }
+    }
+}
+
+/// The largest block of an LZ4 legacy frame, decoded: 8 MiB.
+const LEGACY_BLOCK: usize = 8 << 20;
+
+/// The largest compressed block of a legacy frame (`LZ4_COMPRESSBOUND` of
+/// 8 MiB, as lz4.h defines it): a block size larger than this is the magic
+/// of what follows the frame, as `lz4 -dc` reads it.
+const LEGACY_BOUND: u32 = (LEGACY_BLOCK + LEGACY_BLOCK / 255 + 16) as u32;
+
+/// One LZ4 legacy frame (`lz4 -l`: the format of LZ4 before its frame
+/// format): the magic, then blocks, each its compressed size (4 bytes,
+/// little endian) and its bytes, compressed on their own and at most 8 MiB
+/// once decoded, with no end mark and no checksum. The frame ends at the
+/// input's end or before 4 bytes that are no block size (larger than any
+/// block may be: the next frame's magic, or data after the last one, left
+/// to [`Members`]). Blocks are decoded with `lz4_flex`'s block API, which
+/// does not read this frame format itself.
+struct Lz4Legacy<R> {
+    inner: Counted<R>,
+    started: bool,
+    /// The compressed block being read.
+    src: Vec<u8>,
+    /// The decoded block: `out[at..len]` not handed out yet.
+    out: Vec<u8>,
+    at: usize,
+    len: usize,
+    done: bool,
+}
+
+impl<R: Read> Lz4Legacy<R> {
+    fn new(inner: Counted<R>) -> Lz4Legacy<R> {
+        Lz4Legacy {
+            inner,
+            started: false,
+            src: Vec::new(),
+            out: Vec::new(),
+            at: 0,
+            len: 0,
+            done: false,
+        }
+    }
+
+    /// Decode the next block into `out`; false at the frame's end.
+    fn next_block(&mut self) -> io::Result<bool> {
+        if !self.started {
+            self.started = true;
+            let magic = self.inner.peek(4)?.len().min(4);
+            self.inner.consume(magic);
+        }
+        let head = self.inner.peek(4)?;
+        if head.is_empty() {
+            return Ok(false);
+        }
+        if head.len() < 4 {
+            let n = head.len();
+            self.inner.consume(n);
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the input ends inside a block's size",
+            ));
+        }
+        let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        if size > LEGACY_BOUND {
+            return Ok(false);
+        }
+        if size == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a block of 0 bytes (corrupt data)",
+            ));
+        }
+        self.inner.consume(4);
+        self.src.resize(size as usize, 0);
+        self.inner.read_exact(&mut self.src)?;
+        // Room for the decoded block: a guess from its compressed size,
+        // grown (up to the 8 MiB a block decodes to at most) when short, so
+        // that a small input does not take 8 MiB.
+        let mut room = (size as usize)
+            .saturating_mul(8)
+            .clamp(64 << 10, LEGACY_BLOCK);
+        self.len = loop {
+            if self.out.len() < room {
+                self.out.resize(room, 0);
+            }
+            match lz4_flex::block::decompress_into(&self.src, &mut self.out) {
+                Ok(n) => break n,
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
+                    if self.out.len() < LEGACY_BLOCK =>
+                {
+                    room = (self.out.len() * 2).min(LEGACY_BLOCK);
+                }
+                Err(e) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("a corrupt block: {e}"),
+                    ));
+                }
+            }
+        };
+        self.at = 0;
+        Ok(true)
+    }
+}
+
+impl<R: Read> Read for Lz4Legacy<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.len {
+            if self.done || buf.is_empty() {
+                return Ok(0);
+            }
+            if !self.next_block()? {
+                self.done = true;
+            }
+        }
+        let n = buf.len().min(self.len - self.at);
+        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -609,5 +742,175 @@ mod tests {
             assert!(e.starts_with(&format!("{name}: ")), "{e}");
             assert!(e.contains("from compressed byte 0"), "{e}");
         }
+    }
+
+    /// An LZ4 legacy frame (`lz4 -l`) of `body`, in blocks of `block`
+    /// bytes, each compressed by `lz4_flex`'s block API.
+    fn legacy(body: &[u8], block: usize) -> Vec<u8> {
+        let mut out = LZ4_LEGACY_MAGIC.to_vec();
+        for b in body.chunks(block) {
+            let c = lz4_flex::block::compress(b);
+            out.extend_from_slice(&(c.len() as u32).to_le_bytes());
+            out.extend_from_slice(&c);
+        }
+        out
+    }
+
+    /// Everything `s` hands out with reads of `size` bytes, and the error
+    /// it ended with, if it did.
+    fn read_in(s: Source<'_>, size: usize) -> (Vec<u8>, Option<io::Error>) {
+        let mut r = s.into_reader();
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; size];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return (got, None),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    }
+
+    fn body(n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| {
+                format!(
+                    "{{\"type\":\"user\",\"n\":{i},\"t\":\"{}\"}}\n",
+                    "ab".repeat(i % 13)
+                )
+                .into_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lz4_legacy_frames_read_as_lz4_dc_reads_them_at_every_read_size() {
+        let body = body(400);
+        let modern = {
+            let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            lz.write_all(&body).unwrap();
+            lz.finish().unwrap()
+        };
+        let one = legacy(&body, 1000);
+        let cases: Vec<(&str, Vec<u8>, Vec<u8>)> = vec![
+            ("one block", legacy(&body, 1 << 20), body.clone()),
+            ("many blocks", one.clone(), body.clone()),
+            (
+                "two legacy frames",
+                [one.clone(), one.clone()].concat(),
+                body.repeat(2),
+            ),
+            (
+                "legacy then frame",
+                [one.clone(), modern.clone()].concat(),
+                body.repeat(2),
+            ),
+            (
+                "frame then legacy",
+                [modern.clone(), one.clone()].concat(),
+                body.repeat(2),
+            ),
+            (
+                "empty (the magic alone)",
+                LZ4_LEGACY_MAGIC.to_vec(),
+                Vec::new(),
+            ),
+        ];
+        for (what, packed, want) in &cases {
+            for size in (1..40).chain([777, 1 << 16]) {
+                let report = EndReport::new();
+                let s = Source::new(&packed[..], SourceKind::Stream, &report).unwrap();
+                assert_eq!(s.compression(), Compression::Lz4, "{what}");
+                let (got, err) = read_in(s, size);
+                assert!(err.is_none(), "{what}, reads of {size}: {err:?}");
+                assert!(got == *want, "{what}, reads of {size}");
+                assert!(report.take().is_none(), "{what}");
+            }
+        }
+        assert_eq!(decompressing(&one[..]).unwrap().0, Compression::Lz4);
+    }
+
+    #[test]
+    fn a_cut_or_corrupt_lz4_legacy_frame_is_an_error_with_its_position() {
+        let body = body(300);
+        let packed = legacy(&body, 700);
+        // Where blocks end: a frame has no end mark, so a cut there is an
+        // end (as for `lz4 -dc`); anywhere else, an error.
+        let mut ends = vec![4usize];
+        let mut at = 4;
+        while at < packed.len() {
+            let n = u32::from_le_bytes(packed[at..at + 4].try_into().unwrap()) as usize;
+            at += 4 + n;
+            ends.push(at);
+        }
+        // Shorter than the magic, the bytes are not LZ4.
+        for cut in 4..packed.len() {
+            let s = Source::new(&packed[..cut], SourceKind::Stream, &EndReport::new()).unwrap();
+            let (got, err) = read_in(s, 333);
+            assert!(body.starts_with(&got), "cut at {cut}: not a prefix");
+            match err {
+                None => assert!(ends.contains(&cut), "cut at {cut}: no error"),
+                Some(e) => {
+                    assert!(!ends.contains(&cut), "cut at {cut}: {e}");
+                    let e = e.to_string();
+                    assert!(
+                        e.starts_with("lz4: frame 1 (from compressed byte 0): ")
+                            && e.contains(&format!("stopped at compressed byte {cut}")),
+                        "cut at {cut}: {e}"
+                    );
+                }
+            }
+        }
+        // A second frame cut: its number and start.
+        let two = [packed.clone(), packed.clone()].concat();
+        let cut = &two[..packed.len() + 10];
+        let (got, err) = read_in(
+            Source::new(cut, SourceKind::Stream, &EndReport::new()).unwrap(),
+            100,
+        );
+        assert_eq!(got, body);
+        let e = err.expect("cut inside the second frame").to_string();
+        assert!(
+            e.starts_with(&format!(
+                "lz4: frame 2 (from compressed byte {}): ",
+                packed.len()
+            )),
+            "{e}"
+        );
+        // A corrupt block: said, with where it stopped.
+        let mut bad = packed.clone();
+        bad[9] = 0xff;
+        bad[10] = 0xff;
+        let (got, err) = read_in(
+            Source::new(&bad[..], SourceKind::Stream, &EndReport::new()).unwrap(),
+            100,
+        );
+        assert!(body.starts_with(&got));
+        assert!(err.is_some_and(|e| e.to_string().starts_with("lz4: frame 1")));
+        // A block of 0 bytes is corrupt; data after the last frame is said.
+        let mut zero = LZ4_LEGACY_MAGIC.to_vec();
+        zero.extend([0, 0, 0, 0]);
+        let (_, err) = read_in(
+            Source::new(&zero[..], SourceKind::Stream, &EndReport::new()).unwrap(),
+            100,
+        );
+        assert!(err.is_some_and(|e| e.to_string().contains("a block of 0 bytes")));
+        let mut garbage = packed.clone();
+        garbage.extend(b"\xff\xff\xff\xffnot lz4");
+        let report = EndReport::new();
+        let (got, err) = read_in(
+            Source::new(&garbage[..], SourceKind::Stream, &report).unwrap(),
+            100,
+        );
+        assert!(err.is_none());
+        assert_eq!(got, body);
+        let e = report.take().expect("trailing data reported").to_string();
+        assert!(
+            e.contains(&format!(
+                "trailing data that is not lz4 at compressed byte {}",
+                packed.len()
+            )),
+            "{e}"
+        );
     }
 }
