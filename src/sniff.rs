@@ -59,7 +59,9 @@
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// How many lines of the prefix [`sniff_format`] looks at.
+/// How many non-blank lines [`sniff_format`] looks at, from the first that
+/// opens a JSON value (the lines of text before it are passed over,
+/// however many).
 const LINES_LOOKED_AT: usize = 64;
 
 /// What a file looks like. Grows as new shapes turn up, so match with a
@@ -719,4 +721,112 @@ pub(crate) fn logger_prefix_len(l: &[u8]) -> Option<usize> {
         groups += 1;
     }
     (groups > 0).then_some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs whose first line is not JSON, and what they are.
+    fn cases() -> Vec<(&'static str, Vec<u8>, Format)> {
+        let run = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\
+{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s\"}\n";
+        let with = |head: &[u8]| [head, &run[..]].concat();
+        let mut log = b"Solution draft log\n\n# Log\n".to_vec();
+        for i in 0..50 {
+            log.extend(format!("[2025-11-04T04:47:2{}.98Z] [INFO] step {i}\n", i % 10).bytes());
+        }
+        log.extend(b"[2025-11-04T04:48:05.544Z] [INFO] {\n[2025-11-04T04:48:05.544Z] [INFO]   \"type\": \"user\"\n");
+        vec![
+            (
+                "node",
+                with(b"(node:7) Warning: x\n(Use `node --trace-warnings ...`)\n"),
+                Format::Ndjson,
+            ),
+            ("boms", with(b"\xEF\xBB\xBF\xEF\xBB\xBF"), Format::Ndjson),
+            (
+                "info",
+                with(b"[2026-01-05T10:00:00Z] [INFO] starting\n"),
+                Format::Ndjson,
+            ),
+            ("tail-c", with(b"t\":\"x\"}]}}\n"), Format::Ndjson),
+            ("text", b"API Error: 500\n\nbye\n".to_vec(), Format::Text),
+            (
+                "stream-timeout",
+                b"[Stream timed out after 159s]\n".to_vec(),
+                Format::Text,
+            ),
+            (
+                "pretty after text",
+                with(b"note\n{\n  \"type\": \"user\"\n}\n"),
+                Format::PrettyJson,
+            ),
+            (
+                "array after text",
+                b"note\n[\n  {\"type\": \"user\"}\n]\n".to_vec(),
+                Format::JsonArray,
+            ),
+            ("logger", log, Format::LoggerPrefixed),
+            (
+                "binary first",
+                with(b"\x00\x01\x02garbage\n"),
+                Format::Binary,
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_first_json_line_decides_and_a_stream_prefix_decides_as_the_whole() {
+        for (name, bytes, want) in cases() {
+            assert_eq!(sniff_format(&bytes), want, "{name}");
+            // A pipe's prefix: the bytes up to where they are enough
+            // (else the whole input, held to its end); the same decision.
+            let enough = (0..=bytes.len()).find(|&cut| prefix_is_enough(&bytes[..cut]));
+            let held = &bytes[..enough.unwrap_or(bytes.len())];
+            assert_eq!(
+                sniff_format(held),
+                want,
+                "{name}: held {} bytes",
+                held.len()
+            );
+            // Only text, logs without JSON and binary data are held whole.
+            if enough.is_none() {
+                assert!(matches!(want, Format::Text | Format::Binary), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_is_text_only_when_it_was_all_seen() {
+        let text = b"I changed two files.\n".repeat(10);
+        let whole = FormatChoice::Auto.decide(&text, true);
+        assert_eq!(
+            (whole.format, whole.reading),
+            (Format::Text, Reading::NotEvents)
+        );
+        let more = FormatChoice::Auto.decide(&text, false);
+        assert_eq!(
+            (more.format, more.reading),
+            (Format::Text, Reading::StreamLines)
+        );
+        let blank = FormatChoice::Auto.decide(b"\n\n", false);
+        assert_eq!(
+            (blank.format, blank.reading),
+            (Format::Ndjson, Reading::StreamLines)
+        );
+        assert_eq!(
+            FormatChoice::Auto.decide(b"\n\n", true).format,
+            Format::Empty
+        );
+        assert_eq!(
+            FormatChoice::Json.decide(b"", false).format,
+            Format::PrettyJson
+        );
+        // Held bytes: text alone never decides before MAX_HELD.
+        assert!(!prefix_is_enough(&text));
+        assert!(prefix_is_enough(&vec![b'a'; MAX_HELD]));
+        let cut_lines = b"{\"type\":\"result\",\"subty\n{\"type\":\"result\",\"subty\n";
+        assert_eq!(sniff_format(cut_lines), Format::CutLines);
+        assert_eq!(Format::CutLines.reading(), Reading::StreamLines);
+    }
 }
