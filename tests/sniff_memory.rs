@@ -1,6 +1,6 @@
 //! Deciding how an input is read holds a bounded prefix, never the input
-//! (issue 22, item 1): a pipe of text before the first event (256 MiB by
-//! default) is read through [`read_source`] under 64 MiB of resident memory,
+//! (issue 22, item 1): a pipe of text before the first event (128 MiB by
+//! default) is read through [`read_source`] under 32 MiB of resident memory,
 //! and every event after the text is read (its own binary, one test, so
 //! that the process's peak is this reading's). `CCTAPE_TEXT_BYTES` sets the
 //! size:
@@ -53,19 +53,16 @@ impl Read for TextThenRun {
     }
 }
 
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+#[path = "support/rss.rs"]
+mod rss;
+use rss::peak_rss_bytes;
 
 #[test]
 fn text_before_the_events_of_a_pipe_is_read_in_bounded_memory() {
     let total: u64 = std::env::var("CCTAPE_TEXT_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(256 << 20);
+        .unwrap_or(128 << 20);
     let tail = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\
 {\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":2}},\"session_id\":\"s\"}\n\
 {\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"s\"}\n"
@@ -98,7 +95,7 @@ fn text_before_the_events_of_a_pipe_is_read_in_bounded_memory() {
         println!("skipped the memory check: no /proc/self/status");
         return;
     };
-    let limit = 64u64 << 20;
+    let limit = 32u64 << 20;
     println!(
         "read {} bytes: peak RSS {:.1} MiB (limit {:.1} MiB)",
         end.bytes,

@@ -654,20 +654,9 @@ impl<R: Read> Read for ZstdFrames<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::testing::{gzip, read_all};
     use crate::source::{EndReport, Source, SourceKind, decompressing};
     use std::io::Write;
-
-    fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
-        let mut out = Vec::new();
-        r.read_to_end(&mut out)?;
-        Ok(out)
-    }
-
-    fn gzip(body: &[u8]) -> Vec<u8> {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(body).unwrap();
-        gz.finish().unwrap()
-    }
 
     #[test]
     fn gzip_and_zstd_streams_are_detected_and_decoded() {

@@ -679,15 +679,71 @@ impl FileBytes {
     }
 }
 
+/// What the tests of this module and of its children share.
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod testing {
+    use std::io::{self, Read, Write};
 
-    fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
+    /// Everything `r` hands out, or its error.
+    pub(super) fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
         let mut out = Vec::new();
         r.read_to_end(&mut out)?;
         Ok(out)
     }
+
+    /// `body` gzipped.
+    pub(super) fn gzip(body: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(body).unwrap();
+        gz.finish().unwrap()
+    }
+
+    /// `text` in UTF-16, little or big endian, without a byte order mark.
+    pub(super) fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| {
+                if big_endian {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    }
+
+    /// A reader handing out at most `step` bytes a call, cycling 1..=step.
+    pub(super) struct Trickle<'a> {
+        bytes: &'a [u8],
+        at: usize,
+        step: usize,
+        next: usize,
+    }
+
+    /// `bytes`, at most `step` a read.
+    pub(super) fn trickle(bytes: &[u8], step: usize) -> Trickle<'_> {
+        Trickle {
+            bytes,
+            at: 0,
+            step,
+            next: 0,
+        }
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.next = self.next % self.step + 1;
+            let n = self.next.min(buf.len()).min(self.bytes.len() - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::read_all;
+    use super::*;
 
     #[test]
     fn a_file_that_shrinks_under_the_reader_is_reported() {

@@ -184,38 +184,8 @@ impl<R: Read> Read for Utf16<R> {
 
 #[cfg(test)]
 mod tests {
+    use crate::source::testing::{gzip, read_all, trickle, utf16};
     use crate::source::{Compression, EndReport, Source, SourceKind};
-    use std::io::{self, Read, Write};
-
-    fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
-        let mut out = Vec::new();
-        r.read_to_end(&mut out)?;
-        Ok(out)
-    }
-
-    fn gzip(body: &[u8]) -> Vec<u8> {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(body).unwrap();
-        gz.finish().unwrap()
-    }
-
-    /// A reader handing out at most `step` bytes a call, cycling 1..=step.
-    struct Trickle<'a> {
-        bytes: &'a [u8],
-        at: usize,
-        step: usize,
-        next: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.next = self.next % self.step + 1;
-            let n = self.next.min(buf.len()).min(self.bytes.len() - self.at);
-            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
-            self.at += n;
-            Ok(n)
-        }
-    }
 
     #[test]
     fn utf16_with_a_byte_order_mark_reads_as_utf8() {
@@ -232,21 +202,9 @@ mod tests {
             } else {
                 vec![0xff, 0xfe]
             };
-            for u in text.encode_utf16() {
-                let pair = if big_endian {
-                    u.to_be_bytes()
-                } else {
-                    u.to_le_bytes()
-                };
-                bytes.extend_from_slice(&pair);
-            }
+            bytes.extend(utf16(&text, big_endian));
             for step in [1, 3, 7, 4096, 1 << 20] {
-                let src = Trickle {
-                    bytes: &bytes,
-                    at: 0,
-                    step,
-                    next: 0,
-                };
+                let src = trickle(&bytes, step);
                 let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
                 assert!(s.is_utf16());
                 assert!(!s.is_plain_file());
@@ -281,18 +239,11 @@ mod tests {
     fn utf16_compressed_reads_as_utf8_and_other_decoded_bytes_pass_untouched() {
         let text = "{\"type\":\"user\",\"t\":\"\u{1F600}\u{e9}\"}\n".repeat(500);
         let mut le = vec![0xff, 0xfe];
-        for u in text.encode_utf16() {
-            le.extend_from_slice(&u.to_le_bytes());
-        }
+        le.extend(utf16(&text, false));
         let zst = zstd::encode_all(&le[..], 3).unwrap();
         for (packed, how) in [(gzip(&le), Compression::Gzip), (zst, Compression::Zstd)] {
             for step in [1, 5, 1 << 20] {
-                let src = Trickle {
-                    bytes: &packed,
-                    at: 0,
-                    step,
-                    next: 0,
-                };
+                let src = trickle(&packed, step);
                 let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
                 assert_eq!((s.compression(), s.is_utf16()), (how, true));
                 assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
@@ -329,33 +280,15 @@ mod tests {
         assert!(read_all(s.into_reader()).is_err());
     }
 
-    /// `text` in UTF-16, little or big endian, without a byte order mark.
-    fn unmarked(text: &str, big_endian: bool) -> Vec<u8> {
-        text.encode_utf16()
-            .flat_map(|u| {
-                if big_endian {
-                    u.to_be_bytes()
-                } else {
-                    u.to_le_bytes()
-                }
-            })
-            .collect()
-    }
-
     #[test]
     fn utf16_without_a_byte_order_mark_is_told_by_its_nuls_and_read() {
         let text: String = (0..2000)
             .map(|i| format!("{{\"type\":\"user\",\"n\":{i},\"t\":\"\u{1F600}\u{e9}\"}}\n"))
             .collect();
         for big_endian in [false, true] {
-            let bytes = unmarked(&text, big_endian);
+            let bytes = utf16(&text, big_endian);
             for step in [1, 2, 5, 4096, 1 << 20] {
-                let src = Trickle {
-                    bytes: &bytes,
-                    at: 0,
-                    step,
-                    next: 0,
-                };
+                let src = trickle(&bytes, step);
                 let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
                 assert!(s.is_utf16(), "big endian {big_endian}");
                 assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
@@ -366,7 +299,7 @@ mod tests {
             assert_eq!((s.compression(), s.is_utf16()), (Compression::Gzip, true));
             assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
             // Text too (a harness's text output), from its first bytes.
-            let api = unmarked("API Error: 500\n", big_endian);
+            let api = utf16("API Error: 500\n", big_endian);
             let s = Source::new(&api[..], SourceKind::Stream, &EndReport::new()).unwrap();
             assert_eq!(read_all(s.into_reader()).unwrap(), b"API Error: 500\n");
         }
