@@ -42,7 +42,7 @@ use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
 use crate::parse::Parser;
 use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
-use crate::sniff::{Decision, Format, FormatChoice, Reading, prefix_is_enough};
+use crate::sniff::{Format, FormatChoice, Reading, prefix_is_enough};
 use crate::source::{EndReport, LfWatch, Source};
 use crate::stats::PrunedReader;
 use crate::stream::{Counts, ElementEventReader};
@@ -516,8 +516,9 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    /// How the input is read, as `choice` asks ([`FormatChoice::decide`]).
-    pub fn decide(&self, choice: FormatChoice) -> Decision {
+    /// The format the input is read as, as `choice` asks
+    /// ([`FormatChoice::decide`]).
+    pub fn decide(&self, choice: FormatChoice) -> Format {
         choice.decide(&self.bytes, self.whole)
     }
 
@@ -667,7 +668,8 @@ pub fn read_source(
     let report = src.report().clone();
     let mut raw = src.into_reader();
     let prefix = read_prefix(&mut raw, stream);
-    let Decision { format, reading } = prefix.decide(opts.format);
+    let format = prefix.decide(opts.format);
+    let reading = format.reading();
     // Kept to say what an input without events is.
     let shown = match reading {
         Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.shown(),

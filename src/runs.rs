@@ -19,7 +19,7 @@ use crate::pricing::PriceTable;
 use crate::report::{Shape, no_events_run};
 use crate::run::{RunFolder, RunSummary};
 use crate::scan::{ScanMode, Scanner};
-use crate::sniff::{Decision, Format, FormatChoice, Reading};
+use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::Source;
 use crate::stream::{Counts, ElementEventReader, EventReader};
 use crate::time::Zone;
@@ -79,7 +79,8 @@ pub fn runs(path: impl AsRef<Path>) -> Result<Vec<RunSummary>, Error> {
     let stream = src.kind().size().is_none();
     let mut rdr = src.into_reader();
     let held = read_prefix(&mut rdr, stream);
-    let Decision { format, reading } = held.decide(FormatChoice::Auto);
+    let format = held.decide(FormatChoice::Auto);
+    let reading = format.reading();
     let prefix = held.shown();
     let whole = Prefixed::new(held, rdr);
     let mut shape = Shape::default();

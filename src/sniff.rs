@@ -6,9 +6,10 @@
 //! This module is the one place that decides how an input is read, for
 //! every command, the library ([`crate::inputs::read_source`],
 //! [`crate::runs`]) and the Python package: [`prefix_is_enough`] says when
-//! the first bytes held tell the format, [`sniff_format`] tells it, and
-//! [`FormatChoice::decide`] turns it into a [`Decision`]: the format and
-//! the [`Reading`].
+//! the first bytes held tell the format, [`sniff_format`] tells it,
+//! [`FormatChoice::decide`] gives the format an input is read as (what was
+//! asked, and whether the bytes held are the whole input), and
+//! [`Format::reading`] how.
 //!
 //! A file is not its first line. Logs start with a warning, a second byte
 //! order mark or half a line; the format is told from the first line that
@@ -141,37 +142,36 @@ pub enum FormatChoice {
 }
 
 impl FormatChoice {
-    /// How an input is read, from `held`, its first bytes as
+    /// The format an input is read as (its reading: [`Format::reading`]),
+    /// from `held`, its first bytes as
     /// [`prefix_is_enough`] holds them; `whole` when they are all of it.
     /// The format is [`FormatChoice::resolve`]'s, read as
     /// [`Format::reading`] says, but for an input that goes on past bytes
-    /// that hold no JSON line ([`MAX_HELD`] of text, or of blank lines):
-    /// its lines are read one by one ([`Reading::StreamLines`]), so that an
-    /// event after them is read and each line of text is an error at its
-    /// place. Text is one finding only when the whole of it was seen.
+    /// that hold no JSON line ([`MAX_HELD`] of text, or of blank lines): it
+    /// is read as stream-json lines ([`Format::Ndjson`],
+    /// [`Reading::StreamLines`]), so that an event after them is read and
+    /// each line of text is an error at its place (with no event at all, the
+    /// input is then found to be text, [`crate::report::Shape::describe`]).
+    /// Text is one finding only when the whole of it was seen.
     ///
     /// ```
     /// use cctape::sniff::{Format, FormatChoice, Reading};
     /// let text = b"API Error: Unable to connect to API (ConnectionRefused)\n";
     /// let whole = FormatChoice::Auto.decide(text, true);
-    /// assert_eq!((whole.format, whole.reading), (Format::Text, Reading::NotEvents));
+    /// assert_eq!((whole, whole.reading()), (Format::Text, Reading::NotEvents));
     /// let goes_on = FormatChoice::Auto.decide(text, false);
-    /// assert_eq!((goes_on.format, goes_on.reading), (Format::Text, Reading::StreamLines));
+    /// assert_eq!((goes_on, goes_on.reading()), (Format::Ndjson, Reading::StreamLines));
     /// ```
-    pub fn decide(self, held: &[u8], whole: bool) -> Decision {
+    pub fn decide(self, held: &[u8], whole: bool) -> Format {
         let mut format = self.resolve(held);
-        if format == Format::Empty && !whole {
+        if matches!(format, Format::Empty | Format::Text) && !whole {
             format = match self {
-                FormatChoice::Auto | FormatChoice::Stream => Format::Ndjson,
                 FormatChoice::Json => Format::PrettyJson,
                 FormatChoice::Transcript => Format::Transcript,
+                _ => Format::Ndjson,
             };
         }
-        let reading = match format {
-            Format::Text if !whole => Reading::StreamLines,
-            f => f.reading(),
-        };
-        Decision { format, reading }
+        format
     }
 
     /// The choice for a `--format` value (`auto`, `stream`, `json`,
@@ -230,16 +230,6 @@ impl FormatChoice {
             },
         }
     }
-}
-
-/// How one input is read: its format and the reading, decided from its
-/// first bytes by [`FormatChoice::decide`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Decision {
-    /// What the first bytes look like (or what was asked).
-    pub format: Format,
-    /// How the input is read.
-    pub reading: Reading,
 }
 
 impl Format {
@@ -800,28 +790,16 @@ mod tests {
     fn text_is_text_only_when_it_was_all_seen() {
         let text = b"I changed two files.\n".repeat(10);
         let whole = FormatChoice::Auto.decide(&text, true);
-        assert_eq!(
-            (whole.format, whole.reading),
-            (Format::Text, Reading::NotEvents)
-        );
+        assert_eq!((whole, whole.reading()), (Format::Text, Reading::NotEvents));
         let more = FormatChoice::Auto.decide(&text, false);
         assert_eq!(
-            (more.format, more.reading),
-            (Format::Text, Reading::StreamLines)
-        );
-        let blank = FormatChoice::Auto.decide(b"\n\n", false);
-        assert_eq!(
-            (blank.format, blank.reading),
+            (more, more.reading()),
             (Format::Ndjson, Reading::StreamLines)
         );
-        assert_eq!(
-            FormatChoice::Auto.decide(b"\n\n", true).format,
-            Format::Empty
-        );
-        assert_eq!(
-            FormatChoice::Json.decide(b"", false).format,
-            Format::PrettyJson
-        );
+        assert_eq!(FormatChoice::Auto.decide(b"\n\n", false), Format::Ndjson);
+        assert_eq!(FormatChoice::Auto.decide(b"\n\n", true), Format::Empty);
+        assert_eq!(FormatChoice::Json.decide(b"", false), Format::PrettyJson);
+        assert_eq!(FormatChoice::Stream.decide(&text, true), Format::Ndjson);
         // Held bytes: text alone never decides before MAX_HELD.
         assert!(!prefix_is_enough(&text));
         assert!(prefix_is_enough(&vec![b'a'; MAX_HELD]));

@@ -42,7 +42,7 @@ use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanned, Scanner};
-use cctape::sniff::{Decision, Format, FormatChoice, Reading};
+use cctape::sniff::{Format, FormatChoice, Reading};
 use cctape::source::{Chunk, ChunkReader, EndReport, LfWatch, Source, SourceKind};
 use cctape::stats::{AheadLine, ReadAhead};
 use cctape::stream::{Counts, EventReader, SliceEvents};
@@ -491,7 +491,8 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let stream = src.kind().size().is_none();
         let mut raw = src.into_reader();
         let prefix = read_prefix(&mut raw, stream);
-        let Decision { format, reading } = prefix.decide(self.opts.format);
+        let format = prefix.decide(self.opts.format);
+        let reading = format.reading();
         let mut sink = (self.make)();
         sink.format(&piece, format);
         let max_line = self.opts.max_line;

@@ -182,7 +182,6 @@ enum Reader {
 /// Everything the input is folded into.
 struct Fold {
     format: Format,
-    reading: Reading,
     parser: Parser,
     scanner: Scanner,
     folder: RunFolder,
@@ -200,7 +199,7 @@ impl Fold {
         if line.is_blank() {
             return;
         }
-        match self.reading {
+        match self.format.reading() {
             Reading::TranscriptLines => match self.scanner.scan(line) {
                 Ok(s) => self.transcripts.add(&Record::new(s), &self.file),
                 Err(e) => {
@@ -268,12 +267,11 @@ fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatCho
         return;
     }
     let held = std::mem::take(held);
-    let decision = choice.decide(&held, end);
-    (fold.format, fold.reading) = (decision.format, decision.reading);
-    if fold.reading == Reading::NotEvents {
+    fold.format = choice.decide(&held, end);
+    if fold.format.reading() == Reading::NotEvents {
         fold.prefix = held[..held.len().min(cctape::sniff::SNIFF_BYTES)].to_vec();
     }
-    *reader = match fold.reading {
+    *reader = match fold.format.reading() {
         Reading::StreamElements => {
             let mut dec = ElementDecoder::new();
             dec.push(&held);
@@ -305,7 +303,6 @@ pub fn run(args: &Args) -> i32 {
     let mut reader = Reader::Sniffing(Vec::new());
     let mut fold = Fold {
         format: Format::Empty,
-        reading: Reading::NotEvents,
         parser: Parser::new(),
         scanner: Scanner::new(),
         folder: RunFolder::new(),
@@ -390,7 +387,7 @@ pub fn run(args: &Args) -> i32 {
     } else if runs.is_empty() {
         // No events: what the process wrote is passed through above; its
         // last line may be the CLI's own final error.
-        if fold.reading == Reading::NotEvents {
+        if fold.format.reading() == Reading::NotEvents {
             let last = (!fold.last_line.is_empty()).then_some(&fold.last_line[..]);
             fold.shape = Shape::of_input(&fold.prefix, fold.format, last);
         }
