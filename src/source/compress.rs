@@ -902,4 +902,27 @@ mod tests {
             "{e}"
         );
     }
+
+    /// Any bytes behind the legacy magic (a plausible block size first, or
+    /// not): the read ends, with an error or not, never with a panic, and
+    /// hands out no more than one block a block size read.
+    #[test]
+    fn any_bytes_behind_the_legacy_magic_end_without_a_panic() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for n in 0..3000usize {
+            let mut bytes = LZ4_LEGACY_MAGIC.to_vec();
+            if n % 2 == 0 {
+                bytes.extend_from_slice(&((n % 250) as u32 + 1).to_le_bytes());
+            }
+            for _ in 0..n % 400 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                bytes.push(x as u8);
+            }
+            let s = Source::new(&bytes[..], SourceKind::Stream, &EndReport::new()).unwrap();
+            let (got, _) = read_in(s, 1 + n % 97);
+            assert!(got.len() <= bytes.len().div_ceil(4) * LEGACY_BLOCK, "{n}");
+        }
+    }
 }
