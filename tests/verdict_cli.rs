@@ -477,10 +477,11 @@ fn realworld_verdicts_as_the_readme_describes() {
         &["startup_failure"],
         1,
     );
-    // Lines a logger cut at a fixed width: one finding (issue 13), not an
-    // error per line.
+    // Lines a logger cut at a fixed width: an error per line, each at its
+    // place (issue 22, item 1; one finding without errors before), and no
+    // events, described as cut lines.
     assert_eq!(o.runs[0]["no_events"]["format"], "cut-lines");
-    assert_eq!(o.runs[0]["bad_lines"], 0);
+    assert_eq!(o.runs[0]["bad_lines"], 2);
     c(
         "transformed/deep-assistant__hive-mind__docs-case-studies-issue-667-pr49-run1-log.extracted.ndjson",
         &["success"],

@@ -490,17 +490,23 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let size = src.kind().size().unwrap_or(0);
         let stream = src.kind().size().is_none();
         let mut raw = src.into_reader();
-        let (prefix, read_error) = read_prefix(&mut raw, stream);
-        let format = self.opts.format.resolve(&prefix);
+        let prefix = read_prefix(&mut raw, stream);
+        let format = prefix.decide(self.opts.format);
+        let reading = format.reading();
         let mut sink = (self.make)();
         sink.format(&piece, format);
         let max_line = self.opts.max_line;
         // An endless line (/dev/zero) ends a line-read input instead of
         // being skipped for ever; elements have their own limit.
         let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let shown_prefix = prefix.clone();
-        let rdr = Prefixed::new(prefix, read_error, raw);
-        match format.reading() {
+        let shown_prefix = match reading {
+            Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => {
+                prefix.shown()
+            }
+            _ => Vec::new(),
+        };
+        let rdr = Prefixed::new(prefix, raw);
+        match reading {
             Reading::StreamElements => {
                 read_elements(
                     &piece,

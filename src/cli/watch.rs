@@ -255,21 +255,21 @@ fn drain(reader: &mut Reader, fold: &mut Fold) {
     }
 }
 
-/// Tell the format once the held bytes say it (a complete non-blank line,
-/// 64 KiB, or the end), and start the reader for it.
+/// Tell how the input is read once the held bytes say it (the library's
+/// rule, [`cctape::sniff::prefix_is_enough`]: a complete line that opens
+/// JSON, so that a warning first waits for the first event; or the end),
+/// and start the reader for it.
 fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatChoice, end: bool) {
     let Reader::Sniffing(held) = reader else {
         return;
     };
-    let complete = memchr::memrchr(b'\n', held)
-        .is_some_and(|i| held[..i].iter().any(|c| !c.is_ascii_whitespace()));
-    if !(end || complete || held.len() >= 64 << 10) {
+    if !(end || cctape::sniff::prefix_is_enough(held)) {
         return;
     }
     let held = std::mem::take(held);
-    fold.format = choice.resolve(&held);
+    fold.format = choice.decide(&held, end);
     if fold.format.reading() == Reading::NotEvents {
-        fold.prefix = held.clone();
+        fold.prefix = held[..held.len().min(cctape::sniff::SNIFF_BYTES)].to_vec();
     }
     *reader = match fold.format.reading() {
         Reading::StreamElements => {
