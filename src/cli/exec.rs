@@ -32,12 +32,20 @@
 //! read them ([`Sink::reads_records`]; the others see the records as
 //! events), and an input that holds no events (text, empty) as one finding
 //! ([`Sink::not_events`]), read to its end for its last line.
+//!
+//! Every per-line error goes through one place ([`read::Out::bad`]): told
+//! to the sink, and said on stderr and counted for the exit code as
+//! [`super::said`] rules, by what the sink's output does with bad lines
+//! ([`Sink::bad_line`]). The printer says the messages in input order with
+//! the output ([`run`] returns what went wrong, [`Trouble`]).
 
 mod large;
 mod read;
 
 use super::inputs::Input;
 use super::progress::{Bar, Progress};
+use super::said::Tally;
+pub use super::said::{BadLine, Trouble};
 use cctape::error::Error;
 use cctape::event::Event;
 use cctape::framing::{DEFAULT_MAX_LINE, Line};
@@ -48,7 +56,7 @@ use cctape::source::{EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::Counts;
 use cctape::transcript::Record;
 pub use read::CR_LINE_ENDS;
-use read::{Prefixed, Take, read_elements, read_not_events, read_prefix, read_stream};
+use read::{Out, Prefixed, Take, read_elements, read_not_events, read_prefix, read_stream};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
@@ -75,6 +83,15 @@ pub trait Sink: Send {
     /// error (the input broke off) comes here too, unless the input failed
     /// before its first byte (see [`Done::failure`]).
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
+
+    /// What this command's output does with a bad line (see
+    /// [`super::said`]): by default it is missing from it, an error (said
+    /// on stderr, exit 2). Asked before [`error`](Sink::error) of each
+    /// per-line error; `line` holds its bytes when known.
+    fn bad_line(&self, e: &Error, line: Option<&[u8]>) -> BadLine {
+        let _ = (e, line);
+        BadLine::Error
+    }
     /// Where this sink can see an input cut into chunks that are merged in
     /// order afterwards.
     fn split(&self) -> Split {
@@ -223,6 +240,9 @@ pub struct Opts {
     pub ahead: usize,
     /// How inputs are read: sniffed, or forced (`--format`).
     pub format: FormatChoice,
+    /// Bad lines and unreadable inputs are said on stderr (not
+    /// `-s`/`--no-messages`).
+    pub messages: bool,
 }
 
 /// More worker threads than this per core is never what helps: clamped.
@@ -263,6 +283,7 @@ impl Opts {
                 .and_then(|v| v.parse().ok()),
             ahead: 16 * jobs,
             format: FormatChoice::Auto,
+            messages: !common.no_messages,
         }
     }
 }
@@ -288,17 +309,18 @@ const AHEAD_CHUNK: usize = 256 << 10;
 pub use cctape::inputs::RUNAWAY_FACTOR;
 
 /// What a worker hands to the printer.
-enum Msg<S> {
-    /// Output, in order.
-    Out(Vec<u8>),
+enum Msg<'n, S> {
+    /// Output and messages, in order.
+    Out(Out<'n>),
     /// A finished piece (its remaining output first).
-    Done(Done<S>, Vec<u8>),
+    Done(Done<S>, Out<'n>),
 }
 
 /// Run `make()` sinks over `inputs`, calling `consume` with every finished
-/// piece in input order after writing its output; failures are reported on
-/// stderr here, once, in input order.
-pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, mut consume: C)
+/// piece in input order after writing its output; failures and bad lines
+/// are said on stderr here, once, in input order (unless `-s`). Returns
+/// what went wrong, for the exit code ([`Trouble::exit_code`]).
+pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, mut consume: C) -> Trouble
 where
     S: Sink,
     M: Fn() -> S + Sync,
@@ -322,23 +344,39 @@ where
         make: &make,
         progress: &progress,
         pool: &pool,
+        shown: &shown,
     };
-    let mut deliver = |m: Msg<S>| match m {
-        Msg::Out(mut b) => write_out(&mut b),
-        Msg::Done(done, mut rest) => {
-            write_out(&mut rest);
-            if done.last {
-                progress.file_done();
-            }
-            // Said once the command has seen the piece: what it says of the
-            // lines before the failure (filter's line past the maximum)
-            // comes first, in input order, whether the input was read as
-            // one stream or in chunks.
-            let failure = done.failure.as_ref().map(|e| (done.input, e.to_string()));
-            consume(done);
-            if let Some((input, e)) = failure {
-                note_for(&shown[input], &e);
-            }
+    let mut trouble = Trouble::default();
+    let mut tally = Tally::default();
+    let mut deliver = |m: Msg<S>| {
+        let (done, mut block) = match m {
+            Msg::Out(b) => (None, b),
+            Msg::Done(d, b) => (Some(d), b),
+        };
+        let (bytes, said, unsaid, errors) = block.parts();
+        write_out(bytes);
+        say_lines(tally.take(said, unsaid));
+        trouble.bad_lines += errors;
+        let Some(done) = done else { return };
+        if done.last {
+            progress.file_done();
+        }
+        trouble.unreadable |= done.failure.is_some();
+        // Said once the command has seen the piece: what it says of the
+        // lines before the failure comes first, in input order, whether
+        // the input was read as one stream or in chunks.
+        let (input, last) = (done.input, done.last);
+        let failure = done
+            .failure
+            .as_ref()
+            .filter(|_| opts.messages)
+            .map(|e| e.described(Some(&shown[input])).to_string());
+        consume(done);
+        if let Some(e) = failure {
+            note(&e);
+        }
+        if last && let Some(rest) = tally.end(&shown[input]) {
+            note(&rest);
         }
     };
     let threads = opts.jobs.min(inputs.len());
@@ -350,7 +388,7 @@ where
             };
             ctx.read_input(input, piece, &mut deliver);
         }
-        return;
+        return trouble;
     }
     let sched = Sched {
         state: Mutex::new((0, 0)),
@@ -401,6 +439,7 @@ where
             sched.delivered(cur + 1);
         }
     });
+    trouble
 }
 
 /// Hands out inputs in order, never more than `ahead` past the one being
@@ -440,6 +479,8 @@ struct Ctx<'a, M> {
     progress: &'a Progress,
     /// Threads for the chunks of large plain files, made on first use.
     pool: &'a OnceLock<Option<rayon::ThreadPool>>,
+    /// The inputs' names for people (in messages).
+    shown: &'a [String],
 }
 
 /// Open an input once and tell what it is: the one place where inputs are
@@ -462,11 +503,17 @@ pub fn open_input<'p>(
     }
 }
 
-impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
+impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
+    /// An empty block of output and messages for `piece`'s input.
+    fn out(&self, piece: &Piece<'_>) -> Out<'a> {
+        let name = self.shown.get(piece.input).map_or("", String::as_str);
+        Out::new(name, self.opts.messages)
+    }
+
     /// Read one input whole, handing its output and its finished pieces to
     /// `emit` in order: its format told from its first bytes, then read the
     /// way that format is read.
-    fn read_input(&self, input: &Input, piece: Piece<'_>, emit: &mut dyn FnMut(Msg<S>)) {
+    fn read_input(&self, input: &Input, piece: Piece<'_>, emit: &mut dyn FnMut(Msg<'a, S>)) {
         let report = EndReport::new();
         let src = match open_input(input, self.progress, &report) {
             Ok(s) => s,
@@ -484,7 +531,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     unreadable: true,
                     format: None,
                 };
-                emit(Msg::Done(done, Vec::new()));
+                emit(Msg::Done(done, self.out(&piece)));
                 return;
             }
         };
@@ -502,6 +549,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
         let shown_prefix = prefix.clone();
         let rdr = Prefixed::new(prefix, read_error, raw);
+        let out = self.out(&piece);
         match format.reading() {
             Reading::StreamElements => {
                 read_elements(
@@ -512,6 +560,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     max_line,
                     &shown_prefix,
                     format,
+                    out,
                     emit,
                 );
             }
@@ -525,6 +574,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     max_line,
                     &shown_prefix,
                     format,
+                    out,
                     emit,
                 );
             }
@@ -538,6 +588,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     max_line,
                     &shown_prefix,
                     format,
+                    out,
                     emit,
                 );
             }
@@ -554,9 +605,9 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                 if split {
                     self.read_chunked(rdr, &report, &piece, format, emit);
                 } else if let (true, Some(exact)) = (ahead, sink.reads_ahead()) {
-                    self.read_ahead(sink, exact, rdr, &report, &piece, format, emit);
+                    self.read_ahead(sink, exact, rdr, &report, &piece, format, out, emit);
                 } else {
-                    read_stream(&piece, sink, rdr, &report, max_line, format, emit);
+                    read_stream(&piece, sink, rdr, &report, max_line, format, out, emit);
                 }
             }
         }
@@ -600,6 +651,21 @@ pub fn write_failed(e: &std::io::Error) -> ! {
     }
     note(&format!("writing output: {e}"));
     std::process::exit(2);
+}
+
+/// Messages, one a line, each after `cctape: `, in one write.
+fn say_lines(lines: &[u8]) {
+    if lines.is_empty() {
+        return;
+    }
+    let mut all = Vec::with_capacity(lines.len() + lines.len() / 8);
+    for l in lines.split_inclusive(|&b| b == b'\n') {
+        all.extend_from_slice(b"cctape: ");
+        all.extend_from_slice(l);
+    }
+    super::progress::suspend(|| {
+        let _ = std::io::stderr().lock().write_all(&all);
+    });
 }
 
 /// A message on stderr, `cctape: ` first; a stderr that cannot be written

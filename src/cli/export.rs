@@ -162,8 +162,9 @@ fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableRepor
     }
 }
 
-/// Run the command; returns the exit code (2 when an input could not be
-/// read or the output could not be written).
+/// Run the command; returns the exit code: 0, or 2 for an error (an input
+/// that could not be read, a bad line missing from the tables, output that
+/// could not be written).
 pub fn run(args: &Args) -> i32 {
     let Format::Parquet = args.format;
     let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
@@ -173,7 +174,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     // A finished input holds all its rows until the writer takes them: start
@@ -201,10 +202,11 @@ pub fn run(args: &Args) -> i32 {
     transcripts.record_calls();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
+    let mut trouble = exec::Trouble::default();
     let result = std::thread::scope(|scope| {
         let handle = scope.spawn(move || write_all(writer, rx));
         let raw = args.raw;
-        exec::run(
+        trouble = exec::run(
             &inputs,
             &opts,
             || ExportSink {
@@ -215,7 +217,6 @@ pub fn run(args: &Args) -> i32 {
                 parser: Parser::new(),
             },
             |done: Done<ExportSink>| {
-                failed |= done.failure.is_some();
                 bad.absorb(
                     &done.sink.bad,
                     &names[done.input],
@@ -294,6 +295,8 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
-    bad.eprint_summary();
-    if failed { 2 } else { 0 }
+    if !args.common.no_messages {
+        bad.eprint_summary();
+    }
+    trouble.and(failed).exit_code(0)
 }

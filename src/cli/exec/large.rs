@@ -1,12 +1,13 @@
 //! A large plain file read on the pool: parsed ahead for a sink that folds
 //! in order ([`Ctx::read_ahead`]), or cut into chunks read apart for a sink
 //! that looks at each line alone ([`Ctx::read_chunked`]). Each byte is read
-//! once; counts and errors are the ones a stream read gives.
+//! once; counts, errors and what is said of them are the ones a stream read
+//! gives.
 
 use super::read::{
-    Taken, count_line, ended_early, finish_input, piece_done, read_slice, read_stream,
+    Out, Taken, count_line, ended_early, finish_input, piece_done, read_slice, read_stream,
 };
-use super::{AHEAD_CHUNK, CHUNK, Ctx, Done, FLUSH_AT, Msg, Piece, Sink};
+use super::{AHEAD_CHUNK, CHUNK, Ctx, Done, Msg, Piece, Sink};
 use cctape::error::Error;
 use cctape::sniff::Format;
 use cctape::source::{Chunk, ChunkReader, EndReport};
@@ -16,7 +17,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::mpsc;
 
-impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
+impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that folds in order and reads ahead
     /// ([`Sink::reads_ahead`]): chunks read here, parsed on the pool (at
     /// most `jobs + 1` read and not yet folded), folded in input order by
@@ -32,11 +33,12 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         report: &EndReport,
         piece: &Piece<'_>,
         format: Format,
-        emit: &mut dyn FnMut(Msg<S>),
+        out: Out<'a>,
+        emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
         let max_line = self.opts.max_line;
         let Some(pool) = self.pool() else {
-            read_stream(piece, sink, src, report, max_line, format, emit);
+            read_stream(piece, sink, src, report, max_line, format, out, emit);
             return;
         };
         let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
@@ -44,9 +46,10 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         let mut failure: Option<Error> = None;
         let (to_fold, parsed) = mpsc::channel::<(usize, Parsed)>();
         let (give_back, taken_back) = mpsc::channel::<(ReadAhead, Vec<u8>)>();
-        let (send_out, outs) = mpsc::channel::<Vec<u8>>();
+        let (send_out, outs) = mpsc::channel::<Out<'a>>();
         let (mut sink, mut counts, mut out) = std::thread::scope(|scope| {
-            let folder = scope.spawn(move || fold_ahead(sink, piece, parsed, give_back, send_out));
+            let folder =
+                scope.spawn(move || fold_ahead(sink, piece, parsed, give_back, send_out, out));
             let mut tokens = self.opts.jobs + 1;
             let mut spare: Vec<(ReadAhead, Vec<u8>)> = Vec::new();
             let mut next = 0usize;
@@ -106,7 +109,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             // As a stream read says it: after every line before it.
             counts.errors += 1;
             if counts.lines > 0 || chunks.bytes_read() > 0 {
-                sink.error(piece, e, None, &mut out);
+                out.bad(&mut sink, piece, e, None);
             }
         }
         finish_input(
@@ -130,7 +133,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         report: &EndReport,
         piece: &Piece<'_>,
         format: Format,
-        emit: &mut dyn FnMut(Msg<S>),
+        emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
         let make = || {
             let mut sink = (self.make)();
@@ -138,7 +141,17 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             sink
         };
         let Some(pool) = self.pool() else {
-            read_stream(piece, make(), src, report, self.opts.max_line, format, emit);
+            let out = self.out(piece);
+            read_stream(
+                piece,
+                make(),
+                src,
+                report,
+                self.opts.max_line,
+                format,
+                out,
+                emit,
+            );
             return;
         };
         let max_line = self.opts.max_line;
@@ -153,11 +166,11 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         // read counts.
         let mut in_chunks = 0u64;
         pool.in_place_scope(|scope| {
-            let (tx, rx) = mpsc::channel::<(usize, Done<S>, Vec<u8>, Vec<u8>)>();
-            let mut pending: BTreeMap<usize, (Done<S>, Vec<u8>)> = BTreeMap::new();
+            let (tx, rx) = mpsc::channel::<(usize, Done<S>, Out<'a>, Vec<u8>)>();
+            let mut pending: BTreeMap<usize, (Done<S>, Out<'a>)> = BTreeMap::new();
             let mut free: Vec<Vec<u8>> = Vec::new();
             let (mut next, mut emitted, mut in_flight) = (0usize, 0usize, 0usize);
-            let mut settle = |pending: &mut BTreeMap<usize, (Done<S>, Vec<u8>)>,
+            let mut settle = |pending: &mut BTreeMap<usize, (Done<S>, Out<'a>)>,
                               emitted: &mut usize| {
                 while let Some((done, out)) = pending.remove(emitted) {
                     *emitted += 1;
@@ -182,8 +195,8 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                         in_chunks += chunk.bytes().len() as u64;
                         let (tx, make, piece) = (tx.clone(), self.make, *piece);
                         let k = next;
+                        let mut out = self.out(&piece);
                         scope.spawn(move |_| {
-                            let mut out = Vec::new();
                             let mut sink = make();
                             sink.format(&piece, format);
                             let done = read_slice(
@@ -202,8 +215,8 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
                     Err(e) if !e.is_fatal() => {
                         // A line past the maximum, in its place in the order.
                         let mut sink = make();
-                        let mut out = Vec::new();
-                        sink.error(piece, &e, None, &mut out);
+                        let mut out = self.out(piece);
+                        out.bad(&mut sink, piece, &e, None);
                         let counts = Counts {
                             lines: 1,
                             errors: 1,
@@ -240,7 +253,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
             settle(&mut pending, &mut emitted);
         });
         let mut sink = make();
-        let mut out = Vec::new();
+        let mut out = self.out(piece);
         if failure.is_none()
             && let Some(e) = report.take()
         {
@@ -251,7 +264,7 @@ impl<S: Sink, M: Fn() -> S + Sync> Ctx<'_, M> {
         if let Some(e) = &failure
             && !unreadable
         {
-            sink.error(piece, e, None, &mut out);
+            out.bad(&mut sink, piece, e, None);
         }
         let rest = chunks.bytes_read().saturating_sub(in_chunks);
         let mut done = piece_done(piece, sink, tail, rest, format);
@@ -276,15 +289,15 @@ enum Parsed {
 /// [`LineTaker`] does, and gives each chunk's reader and buffer back for
 /// the next read; output goes out in blocks. Ends at [`Parsed::End`] (or
 /// when every sender is gone).
-fn fold_ahead<S: Sink>(
+fn fold_ahead<'n, S: Sink>(
     mut sink: S,
     piece: &Piece<'_>,
     parsed: mpsc::Receiver<(usize, Parsed)>,
     give_back: mpsc::Sender<(ReadAhead, Vec<u8>)>,
-    send_out: mpsc::Sender<Vec<u8>>,
-) -> (S, Counts, Vec<u8>) {
+    send_out: mpsc::Sender<Out<'n>>,
+    mut out: Out<'n>,
+) -> (S, Counts, Out<'n>) {
     let mut counts = Counts::default();
-    let mut out = Vec::new();
     let mut pending: BTreeMap<usize, Parsed> = BTreeMap::new();
     let mut folded = 0usize;
     'all: for (k, p) in parsed {
@@ -296,7 +309,7 @@ fn fold_ahead<S: Sink>(
                 Parsed::TooLong(e) => {
                     counts.lines += 1;
                     counts.errors += 1;
-                    sink.error(piece, &e, None, &mut out);
+                    out.bad(&mut sink, piece, &e, None);
                 }
                 Parsed::Chunk(parsed) => {
                     let (chunk, mut ahead) = *parsed;
@@ -311,8 +324,8 @@ fn fold_ahead<S: Sink>(
                     let _ = give_back.send((ahead, chunk.into_buffer()));
                 }
             }
-            if out.len() >= FLUSH_AT {
-                let _ = send_out.send(std::mem::take(&mut out));
+            if out.full() {
+                let _ = send_out.send(out.block());
             }
         }
     }
@@ -326,14 +339,14 @@ fn take_ahead<S: Sink>(
     ahead: &mut ReadAhead,
     bytes: &[u8],
     counts: &mut Counts,
-    out: &mut Vec<u8>,
+    out: &mut Out<'_>,
 ) {
     for (line, item) in ahead.lines(bytes) {
         let taken = match item {
             AheadLine::Blank => Taken::Blank,
             AheadLine::TooLong => Taken::TooLong,
             AheadLine::Event { event, pruned } => {
-                Taken::Read(sink.line_ahead(piece, &line, event, pruned, out))
+                Taken::Read(sink.line_ahead(piece, &line, event, pruned, &mut out.bytes))
             }
             AheadLine::Failed(e) => Taken::Read(Err(e)),
         };

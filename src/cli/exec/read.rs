@@ -1,7 +1,10 @@
 //! Reading one input (or one chunk of it) on this thread: lines, JSON
-//! elements or a finding, each line counted and handed to the sink.
+//! elements or a finding, each line counted and handed to the sink, each
+//! bad line told through [`Out::bad`], the one place where what the
+//! command says about it is decided ([`super::super::said`]).
 
 use super::{Done, FLUSH_AT, Msg, Piece, Sink};
+use crate::cli::said::{self, BadLine, SAID_PER_INPUT};
 use cctape::elements::{Element, ElementReader};
 use cctape::error::{Error, ErrorKind};
 use cctape::event::parse_event;
@@ -9,11 +12,95 @@ use cctape::framing::{Line, LineReader, Lines};
 use cctape::parse::Parser;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanner};
-use cctape::sniff::{Format, Reading};
+use cctape::sniff::Format;
+use cctape::sniff::Reading;
 use cctape::source::EndReport;
 use cctape::stream::{Counts, EventReader, SliceEvents};
 use cctape::transcript::Record;
 use std::io::Read;
+
+/// What one piece has for the printer: its output, and what is said about
+/// its bad lines, in blocks of about [`FLUSH_AT`] bytes.
+pub struct Out<'n> {
+    /// Output for stdout, in order.
+    pub bytes: Vec<u8>,
+    /// Messages about bad lines, one a line, without `cctape: `.
+    said: Vec<u8>,
+    /// Bad lines past [`SAID_PER_INPUT`], counted, not written out.
+    unsaid: u64,
+    /// Bad lines that are errors of the command ([`BadLine::Error`]).
+    errors: u64,
+    /// Messages written by this reader, over every block.
+    written: u64,
+    /// The input's name for people.
+    name: &'n str,
+    /// Messages are said (not `-s`).
+    messages: bool,
+}
+
+impl<'n> Out<'n> {
+    /// An empty block for input `name`.
+    pub fn new(name: &'n str, messages: bool) -> Out<'n> {
+        Out {
+            bytes: Vec::new(),
+            said: Vec::new(),
+            unsaid: 0,
+            errors: 0,
+            written: 0,
+            name,
+            messages,
+        }
+    }
+
+    /// What was gathered so far, handed on; this one goes on empty.
+    pub fn block(&mut self) -> Out<'n> {
+        let mut b = Out::new(self.name, self.messages);
+        std::mem::swap(&mut b.bytes, &mut self.bytes);
+        std::mem::swap(&mut b.said, &mut self.said);
+        b.unsaid = std::mem::take(&mut self.unsaid);
+        b.errors = std::mem::take(&mut self.errors);
+        b
+    }
+
+    /// True once the block is worth handing on.
+    pub fn full(&self) -> bool {
+        self.bytes.len() + self.said.len() >= FLUSH_AT
+    }
+
+    /// A per-line error: told to the sink and, by what the sink's output
+    /// does with it ([`Sink::bad_line`]), said and counted as an error. A
+    /// fatal one (the input broke off) goes to the sink only: it is the
+    /// input's failure, said once by the printer.
+    pub fn bad<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        piece: &Piece<'_>,
+        e: &Error,
+        line: Option<&[u8]>,
+    ) {
+        let rule = sink.bad_line(e, line);
+        sink.error(piece, e, line, &mut self.bytes);
+        if e.is_fatal() || rule == BadLine::Listed {
+            return;
+        }
+        if rule == BadLine::Error {
+            self.errors += 1;
+        }
+        if !self.messages {
+        } else if self.written < SAID_PER_INPUT {
+            said::message(self.name, e, &mut self.said);
+            self.written += 1;
+        } else {
+            self.unsaid += 1;
+        }
+    }
+
+    /// The printer's side: the output, the messages, the unsaid count and
+    /// the errors.
+    pub fn parts(&mut self) -> (&mut Vec<u8>, &[u8], u64, u64) {
+        (&mut self.bytes, &self.said, self.unsaid, self.errors)
+    }
+}
 
 /// What became of one line handed to a sink.
 pub(super) enum Taken {
@@ -33,21 +120,21 @@ pub(super) fn count_line<S: Sink>(
     counts: &mut Counts,
     line: &Line<'_>,
     taken: Taken,
-    out: &mut Vec<u8>,
+    out: &mut Out<'_>,
 ) {
     counts.lines += 1;
     match taken {
         Taken::TooLong => {
             counts.errors += 1;
             let e = cctape::stream::line_too_long(line);
-            sink.error(piece, &e, None, out);
+            out.bad(sink, piece, &e, None);
         }
         Taken::Blank => counts.blank_lines += 1,
         Taken::Read(Ok(())) => counts.events += 1,
         Taken::Read(Err(e)) => {
             counts.errors += 1;
             let e = explain(e, Some(line.bytes));
-            sink.error(piece, &e, Some(line.bytes), out);
+            out.bad(sink, piece, &e, Some(line.bytes));
         }
     }
 }
@@ -140,31 +227,38 @@ impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
     /// Read one non-blank line (or element) the sink's way.
     fn read(&mut self, line: &Line<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
         let (sink, piece) = (&mut self.sink, self.piece);
-        match self.take {
+        let scanned = match self.take {
             Take::Scan(mode) => self
                 .scanner
                 .scan_with(line, mode)
                 .map(|s| sink.scanned(piece, &s, out)),
-            Take::Line => sink.line(piece, line, out),
+            Take::Line => return sink.line(piece, line, out),
             Take::Record => self
                 .scanner
                 .scan_with(line, ScanMode::Validated)
                 .map(|s| sink.record(piece, &Record::new(s), out)),
             Take::Event => {
-                parse_event(&mut self.parser, line).map(|ev| sink.event(piece, &ev, out))
+                return parse_event(&mut self.parser, line).map(|ev| sink.event(piece, &ev, out));
             }
-        }
+        };
+        // The scanner names invalid JSON without saying what was expected;
+        // the parser says it, as every other command's reading does (only
+        // bad lines come here).
+        scanned.map_err(|e| match e.kind() {
+            ErrorKind::InvalidJson => parse_event(&mut self.parser, line).err().unwrap_or(e),
+            _ => e,
+        })
     }
 
     /// One line, counted.
-    fn take(&mut self, line: &Line<'_>, out: &mut Vec<u8>) {
+    fn take(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         // The same limit as the reader's, so a chunk and a stream agree.
         let taken = if line.bytes.len() > self.max_line {
             Taken::TooLong
         } else if line.is_blank() {
             Taken::Blank
         } else {
-            Taken::Read(self.read(line, out))
+            Taken::Read(self.read(line, &mut out.bytes))
         };
         count_line(
             &mut self.sink,
@@ -178,13 +272,12 @@ impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
 
     /// One JSON element, read as a line; an error in it is restated at its
     /// physical line, with the element's index.
-    fn take_element(&mut self, el: &Element<'_>, out: &mut Vec<u8>) {
-        match self.read(&el.as_line(), out) {
+    fn take_element(&mut self, el: &Element<'_>, out: &mut Out<'_>) {
+        match self.read(&el.as_line(), &mut out.bytes) {
             Ok(()) => self.counts.events += 1,
             Err(e) => {
                 self.counts.errors += 1;
-                self.sink
-                    .error(self.piece, &el.locate(e), Some(el.bytes), out);
+                out.bad(&mut self.sink, self.piece, &el.locate(e), Some(el.bytes));
             }
         }
     }
@@ -199,7 +292,7 @@ pub(super) fn read_slice<S: Sink>(
     (offset, first_line): (u64, u64),
     max_line: usize,
     format: Format,
-    out: &mut Vec<u8>,
+    out: &mut Out<'_>,
 ) -> Done<S> {
     let lines = if offset == 0 {
         Lines::new(bytes)
@@ -219,14 +312,14 @@ pub(super) fn read_slice<S: Sink>(
             let e = match events.next_event() {
                 None => break,
                 Some(Ok(ev)) => {
-                    sink.event(piece, &ev, out);
+                    sink.event(piece, &ev, &mut out.bytes);
                     continue;
                 }
                 Some(Err(e)) => e,
             };
             let line = events.last_line().map(|l| l.bytes);
             let line = line.filter(|_| e.kind() != ErrorKind::LineTooLong);
-            sink.error(piece, &explain(e, line), line, out);
+            out.bad(&mut sink, piece, &explain(e, line), line);
         }
         events.counts()
     };
@@ -236,7 +329,7 @@ pub(super) fn read_slice<S: Sink>(
 /// The end of an input read to its end on this thread: a source that ended
 /// early is reported, and the finished piece handed out.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn finish_input<S: Sink>(
+pub(super) fn finish_input<'n, S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     mut counts: Counts,
@@ -244,15 +337,15 @@ pub(super) fn finish_input<S: Sink>(
     mut failure: Option<Error>,
     report: &EndReport,
     format: Format,
-    mut out: Vec<u8>,
-    emit: &mut dyn FnMut(Msg<S>),
+    mut out: Out<'n>,
+    emit: &mut dyn FnMut(Msg<'n, S>),
 ) {
     if failure.is_none()
         && let Some(e) = report.take()
     {
         counts.errors += 1;
         let e = ended_early(e, counts.lines + 1, bytes);
-        sink.error(piece, &e, None, &mut out);
+        out.bad(&mut sink, piece, &e, None);
         failure = Some(e);
     }
     let mut done = piece_done(piece, sink, counts, bytes, format);
@@ -264,17 +357,18 @@ pub(super) fn finish_input<S: Sink>(
 
 /// One input read as a stream from start to end on this thread, its output
 /// handed to `emit` in blocks as it grows.
-pub(super) fn read_stream<S: Sink>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_stream<'n, S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     rdr: impl Read,
     report: &EndReport,
     max_line: usize,
     format: Format,
-    emit: &mut dyn FnMut(Msg<S>),
+    mut out: Out<'n>,
+    emit: &mut dyn FnMut(Msg<'n, S>),
 ) {
     let read_size = cctape::framing::DEFAULT_READ_SIZE;
-    let mut out = Vec::new();
     let mut failure = None;
     let (counts, bytes) = if let Some(take) = Take::of(&sink, format) {
         let mut taker = LineTaker::new(sink, take, piece, max_line);
@@ -293,17 +387,17 @@ pub(super) fn read_stream<S: Sink>(
                     c.errors += 1;
                     if !e.is_fatal() {
                         c.lines += 1;
-                        taker.sink.error(piece, &e, None, &mut out);
+                        out.bad(&mut taker.sink, piece, &e, None);
                     } else {
                         if c.lines > 0 || lines.bytes_read() > 0 {
-                            taker.sink.error(piece, &e, None, &mut out);
+                            out.bad(&mut taker.sink, piece, &e, None);
                         }
                         failure = Some(e);
                     }
                 }
             }
-            if out.len() >= FLUSH_AT {
-                emit(Msg::Out(std::mem::take(&mut out)));
+            if out.full() {
+                emit(Msg::Out(out.block()));
             }
         }
         sink = taker.sink;
@@ -314,7 +408,7 @@ pub(super) fn read_stream<S: Sink>(
             let err = match events.next_event() {
                 None => break,
                 Some(Ok(ev)) => {
-                    sink.event(piece, &ev, &mut out);
+                    sink.event(piece, &ev, &mut out.bytes);
                     if sink.has_enough() {
                         break;
                     }
@@ -326,16 +420,16 @@ pub(super) fn read_stream<S: Sink>(
                 if e.is_fatal() {
                     let c = events.counts();
                     if c.lines > 0 || events.bytes_read() > 0 {
-                        sink.error(piece, &e, None, &mut out);
+                        out.bad(&mut sink, piece, &e, None);
                     }
                     failure = Some(e);
                 } else {
                     let line = events.last_line().map(|l| l.bytes);
-                    sink.error(piece, &explain(e, line), line, &mut out);
+                    out.bad(&mut sink, piece, &explain(e, line), line);
                 }
             }
-            if out.len() >= FLUSH_AT {
-                emit(Msg::Out(std::mem::take(&mut out)));
+            if out.full() {
+                emit(Msg::Out(out.block()));
             }
         }
         (events.counts(), events.bytes_read())
@@ -351,7 +445,7 @@ pub(super) fn read_stream<S: Sink>(
 /// element). An input with no element at all (a log with no JSON in it) is
 /// one finding.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn read_elements<S: Sink>(
+pub(super) fn read_elements<'n, S: Sink>(
     piece: &Piece<'_>,
     sink: S,
     rdr: impl Read,
@@ -359,7 +453,8 @@ pub(super) fn read_elements<S: Sink>(
     max_line: usize,
     prefix: &[u8],
     format: Format,
-    emit: &mut dyn FnMut(Msg<S>),
+    mut out: Out<'n>,
+    emit: &mut dyn FnMut(Msg<'n, S>),
 ) {
     let read_size = cctape::framing::DEFAULT_READ_SIZE;
     let take = match Take::of(&sink, format) {
@@ -368,7 +463,6 @@ pub(super) fn read_elements<S: Sink>(
     };
     let mut taker = LineTaker::new(sink, take, piece, max_line);
     let mut els = ElementReader::with_capacity(rdr, read_size, max_line);
-    let mut out = Vec::new();
     let mut failure = None;
     loop {
         match els.next_span() {
@@ -383,23 +477,23 @@ pub(super) fn read_elements<S: Sink>(
                 taker.counts.errors += 1;
                 if e.is_fatal() {
                     if els.lines() > 0 || els.bytes_read() > 0 {
-                        taker.sink.error(piece, &e, None, &mut out);
+                        out.bad(&mut taker.sink, piece, &e, None);
                     }
                     failure = Some(e);
                 } else {
-                    taker.sink.error(piece, &e, None, &mut out);
+                    out.bad(&mut taker.sink, piece, &e, None);
                 }
             }
         }
-        if out.len() >= FLUSH_AT {
-            emit(Msg::Out(std::mem::take(&mut out)));
+        if out.full() {
+            emit(Msg::Out(out.block()));
         }
     }
     let mut counts = taker.counts;
     counts.lines = els.lines();
     if counts.events == 0 && counts.errors == 0 {
         let shape = Shape::of_input(prefix, format, None);
-        taker.sink.not_events(piece, &shape, &mut out);
+        taker.sink.not_events(piece, &shape, &mut out.bytes);
     }
     finish_input(
         piece,
@@ -420,7 +514,7 @@ const LAST_LINE_KEPT: usize = 4 << 10;
 /// An input that holds no events, read to its end for its lines and its
 /// last non-blank line, then handed to the sink as one finding.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn read_not_events<S: Sink>(
+pub(super) fn read_not_events<'n, S: Sink>(
     piece: &Piece<'_>,
     mut sink: S,
     rdr: impl Read,
@@ -428,14 +522,14 @@ pub(super) fn read_not_events<S: Sink>(
     max_line: usize,
     prefix: &[u8],
     format: Format,
-    emit: &mut dyn FnMut(Msg<S>),
+    mut out: Out<'n>,
+    emit: &mut dyn FnMut(Msg<'n, S>),
 ) {
     let read_size = cctape::framing::DEFAULT_READ_SIZE;
     let mut lines = LineReader::with_capacity(rdr, read_size, max_line);
     let mut counts = Counts::default();
     let mut last: Vec<u8> = Vec::new();
     let mut failure = None;
-    let mut out = Vec::new();
     while let Some(item) = lines.next_span() {
         match item {
             Ok(span) => {
@@ -453,7 +547,7 @@ pub(super) fn read_not_events<S: Sink>(
             Err(e) if !e.is_fatal() => {
                 counts.lines += 1;
                 counts.errors += 1;
-                sink.error(piece, &e, None, &mut out);
+                out.bad(&mut sink, piece, &e, None);
             }
             Err(e) => {
                 counts.errors += 1;
@@ -463,12 +557,12 @@ pub(super) fn read_not_events<S: Sink>(
         }
     }
     let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
-    sink.not_events(piece, &shape, &mut out);
+    sink.not_events(piece, &shape, &mut out.bytes);
     let bytes = lines.bytes_read();
     if let Some(e) = &failure
         && (counts.lines > 0 || bytes > 0)
     {
-        sink.error(piece, e, None, &mut out);
+        out.bad(&mut sink, piece, e, None);
     }
     finish_input(
         piece, sink, counts, bytes, failure, report, format, out, emit,
