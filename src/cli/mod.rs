@@ -305,9 +305,12 @@ enum Command {
     /// verdict.
     ///
     /// Every byte goes to stdout unchanged as it arrives; stderr keeps one
-    /// status line (turn, current tool, tokens, cost, subagents running) when
-    /// it is a terminal; at the end the verdict of each run is printed to
-    /// stderr as JSON and the exit code is the verdict's.
+    /// status line (turn, current tool, output tokens, cost, subagents
+    /// running) when it is a terminal, the tokens the run's best figure
+    /// with its source once a result came; at the end the verdict of each
+    /// run is printed to stderr, one line for people on a terminal (as
+    /// verdict prints there), else or with --json as JSON, and the exit
+    /// code is the verdict's.
     #[command(after_help = after(WATCH_EXAMPLES, EXITS_WATCH, Some(said::BAD_LINES_COUNTED_HELP)))]
     Watch(watch::Args),
     /// Parquet tables for DuckDB, Spark, Trino or DataFusion.

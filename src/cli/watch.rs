@@ -2,8 +2,14 @@
 //! byte goes through to stdout unchanged as soon as it arrives; stderr keeps
 //! one status line (turn, current tool, tokens, cost, subagents running)
 //! when it is a terminal; at the end the verdict of each run is printed to
-//! stderr as JSON and the exit code is the verdict's.
+//! stderr, one line for people on a terminal (as `cctape verdict` prints
+//! it there), else (or with `--json`) as JSON, and the exit code is the
+//! verdict's.
 //!
+//! The status line's tokens are the live sum of the calls seen (`≥` while
+//! some call's figure is its `message_start` placeholder); once a result
+//! came, the run's best figure with its source, from the run layer
+//! ([`cctape::RunFolder::current_summary`]): the figure the verdict gives.
 //! Bad lines are said on stderr as every reading command says them
 //! ([`super::said`]); the verdict counts them.
 //!
@@ -23,7 +29,7 @@ use cctape::event::{EventKind, Field, parse_event};
 use cctape::framing::{Line, LineDecoder};
 use cctape::parse::Parser;
 use cctape::report::{Shape, no_events_record, no_events_run, run_record, session_record};
-use cctape::run::RunFolder;
+use cctape::run::{RunFolder, RunSummary};
 use cctape::scan::Scanner;
 use cctape::sniff::{Format, Reading};
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
@@ -37,6 +43,10 @@ pub struct Args {
     /// No status line, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// The verdicts as JSON records (one per run per line) even when
+    /// stderr is a terminal (they are the default when it is not).
+    #[arg(long)]
+    json: bool,
     /// Say nothing about bad lines (grep's -s); the verdict still counts
     /// them.
     #[arg(long, short = 's')]
@@ -54,6 +64,8 @@ struct Status {
     last_message: String,
     tool: String,
     tool_id: String,
+    /// Output tokens of the calls over since the last result (or the
+    /// start).
     output_tokens: u64,
     last_output: u64,
     /// The current call's usage is final (its `message_delta`, or a whole
@@ -61,6 +73,11 @@ struct Status {
     last_final: bool,
     /// Some finished call's output was a snapshot: the sum is a lower bound.
     lower_bound: bool,
+    /// A call's usage was seen since the last result.
+    live: bool,
+    /// The run's best output figure at its last result: tokens, a lower
+    /// bound, its source (as the verdict says them).
+    settled: Option<(u64, bool, &'static str)>,
     cost: Option<f64>,
     /// Agent/Task calls of the main agent not yet answered (every version
     /// writes them; 2.1.41 has no task_started).
@@ -87,6 +104,7 @@ impl Status {
                 if let Some(u) = ev.usage()
                     && !self.last_final
                 {
+                    self.live = true;
                     self.last_output = u.output_tokens;
                     self.last_final = ev
                         .get_path("message.stop_reason")
@@ -106,6 +124,7 @@ impl Status {
                         .get_path("event.usage.output_tokens")
                         .and_then(|v| v.as_u64())
                 {
+                    self.live = true;
                     self.last_output = n;
                     self.last_final = true;
                 }
@@ -139,6 +158,21 @@ impl Status {
         }
     }
 
+    /// A result came: from now on the run's figures are `run`'s (the
+    /// verdict's), and the live sum counts the calls after it.
+    fn settle(&mut self, run: &RunSummary) {
+        let m = &run.usage.main;
+        self.settled = Some((m.tokens.output_tokens, m.lower_bound(), m.source.as_str()));
+        if let Some(c) = run.cost.total_cost_usd.filter(|c| c.is_finite()) {
+            self.cost = Some(c);
+        }
+        self.output_tokens = 0;
+        self.last_output = 0;
+        self.last_final = false;
+        self.lower_bound = false;
+        self.live = false;
+    }
+
     /// The current call is over: add its output.
     fn finish_call(&mut self) {
         self.output_tokens += self.last_output;
@@ -162,16 +196,29 @@ impl Status {
         } else {
             &self.tool
         };
+        let live = self.output_tokens + self.last_output;
+        let live_lower = self.lower_bound || !self.last_final;
+        let tokens = match self.settled {
+            // The verdict's figure, with its source.
+            Some((n, lower, source)) if !self.live => {
+                format!(
+                    "{}{} ({source})",
+                    if lower { "≥" } else { "" },
+                    thousands(n)
+                )
+            }
+            // Calls after the result: its figure plus theirs so far.
+            Some((n, lower, _)) => format!(
+                "{}{}",
+                if lower || live_lower { "≥" } else { "" },
+                thousands(n.saturating_add(live))
+            ),
+            None => format!("{}{}", if live_lower { "≥" } else { "" }, thousands(live)),
+        };
         format!(
-            "turn {}  tool {}  output tokens {}{}  cost {}  subagents running {}",
+            "turn {}  tool {}  output tokens {tokens}  cost {}  subagents running {}",
             thousands(self.turns),
             clean(tool),
-            if self.lower_bound || !self.last_final {
-                "≥"
-            } else {
-                ""
-            },
-            thousands(self.output_tokens + self.last_output),
             cost,
             thousands(self.running() as u64)
         )
@@ -211,10 +258,15 @@ struct Fold {
     messages: bool,
 }
 
-/// One event: the status and the runs.
+/// One event: the status, the runs, and at a result the run's figures.
 fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_>) {
     status.update(ev);
     folder.push(ev);
+    if ev.kind().is_result()
+        && let Some(run) = folder.current_summary()
+    {
+        status.settle(&run);
+    }
 }
 
 impl Fold {
@@ -445,6 +497,9 @@ pub fn run(args: &Args) -> i32 {
     }
     let mut any_not_ok = false;
     let mut out = Vec::new();
+    // For people on a terminal, as `cctape verdict` prints there; JSON
+    // for programs.
+    let json = args.json || !std::io::stderr().is_terminal();
     let name = super::inputs::STDIN_NAME;
     let sessions = (fold.transcripts.records() > 0)
         .then(|| std::mem::take(&mut fold.transcripts).finish(&prices, &zone));
@@ -454,7 +509,11 @@ pub fn run(args: &Args) -> i32 {
         for s in &report.sessions {
             let r = s.to_run();
             any_not_ok |= !r.ok();
-            write_json_value(&session_record(&r, name, s, report), &mut out);
+            if json {
+                write_json_value(&session_record(&r, name, s, report), &mut out);
+            } else {
+                out.extend_from_slice(super::verdict::human_line(name, &r).as_bytes());
+            }
         }
     } else if runs.is_empty() {
         // No events: what the process wrote is passed through above; its
@@ -466,11 +525,19 @@ pub fn run(args: &Args) -> i32 {
         let n = fold.shape.describe();
         let r = no_events_run(bad.into_iter().next(), &n, None);
         any_not_ok |= !r.ok();
-        write_json_value(&no_events_record(&r, name, &n), &mut out);
+        if json {
+            write_json_value(&no_events_record(&r, name, &n), &mut out);
+        } else {
+            out.extend_from_slice(super::verdict::no_events_line(name, &r, &n).as_bytes());
+        }
     }
     for r in &runs {
         any_not_ok |= !r.ok();
-        write_json_value(&run_record(r, name), &mut out);
+        if json {
+            write_json_value(&run_record(r, name), &mut out);
+        } else {
+            out.extend_from_slice(super::verdict::human_line(name, r).as_bytes());
+        }
     }
     if let Err(e) = std::io::stderr().write_all(&out) {
         eprintln!("cctape: writing the verdict: {e}");
