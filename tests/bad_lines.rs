@@ -7,40 +7,17 @@
 //! not the exit code; the first 100 of an input are said, whatever
 //! `--jobs`.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 #[path = "support/scratch.rs"]
 mod scratch_dir;
 use scratch_dir::scratch;
 
+#[path = "support/run.rs"]
+mod run;
+use run::{cctape, cctape_stdin};
+
 const MIXED: &str = "corpus/streams/mixed-bad.jsonl";
-
-fn cctape(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run cctape")
-}
-
-fn cctape_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cctape");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).expect("UTF-8 stderr")

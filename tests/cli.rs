@@ -5,30 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn cctape(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .output()
-        .expect("run cctape")
-}
-
-fn cctape_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cctape");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
+#[path = "support/run.rs"]
+mod run;
+use run::{cctape, cctape_stdin};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")

@@ -15,6 +15,10 @@ use std::process::{Command, Output, Stdio};
 mod scratch_dir;
 use scratch_dir::{Scratch, scratch};
 
+#[path = "support/run.rs"]
+mod run;
+use run::commands;
+
 fn cctape(args: &[String], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
         .args(args)
@@ -50,24 +54,6 @@ fn text(args: &[&str]) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout).expect("UTF-8")
-}
-
-/// The commands `cctape --help` lists, without `help`.
-fn commands() -> Vec<String> {
-    let help = text(&["--help"]);
-    let section = help
-        .split("Commands:\n")
-        .nth(1)
-        .expect("a Commands section")
-        .split("\n\n")
-        .next()
-        .expect("commands");
-    section
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| *n != "help")
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The "Exit codes:" paragraph of a help text: code → what it means.
