@@ -775,7 +775,10 @@ fn file_truncated_under_the_reader_is_an_error_not_a_signal() {
         let err = String::from_utf8_lossy(&out.stderr);
         if out.status.code() == Some(2) {
             assert!(
-                err.contains("the file shrank while it was read") && err.contains("line "),
+                // Said where reading stopped: `NAME:LINE: byte N: io: ...`.
+                err.contains("the file shrank while it was read")
+                    && err.contains("live.jsonl:")
+                    && err.contains(": byte "),
                 "{cmd:?}: {err}"
             );
         } else if out.status.code() == Some(1) {
