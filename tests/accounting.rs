@@ -502,7 +502,14 @@ fn stats_json_is_the_same_for_any_jobs() {
             let out = dir.join(format!("export-{name}-{jobs}"));
             let o = out.to_str().expect("utf-8 path");
             let (code, _, err) = command_bytes(&["export", "--out", o], &p, jobs);
-            assert_eq!(code, Some(0), "{name}: {}", String::from_utf8_lossy(&err));
+            // Bad lines are missing from the tables: an error (exit 2).
+            let want = if u(&v["error_count"]) > 0 { 2 } else { 0 };
+            assert_eq!(
+                code,
+                Some(want),
+                "{name}: {}",
+                String::from_utf8_lossy(&err)
+            );
             let mut files: Vec<(String, Vec<u8>)> = ["events", "runs", "tools"]
                 .iter()
                 .flat_map(|t| std::fs::read_dir(out.join(t)).expect("table dir"))
@@ -549,10 +556,12 @@ fn export_reports_bad_lines_and_inputs_without_events() {
         .arg(&text)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0));
+    // The bad lines are missing from the tables: exit 2, each said with
+    // its position (line, the line's start, the column).
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("mixed-bad.jsonl:3: byte 1303: invalid_json"),
+        err.contains("mixed-bad.jsonl:3: byte 1303, column 1: invalid_json: expected `null`"),
         "{err}"
     );
     assert!(
@@ -566,6 +575,11 @@ fn export_reports_bad_lines_and_inputs_without_events() {
     assert_eq!(v["bad_lines"], 6);
     assert!(err.contains("6 lines not exported"), "{err}");
     assert_eq!(v["errors"][0]["line"], 3);
+    assert_eq!(
+        (&v["errors"][0]["offset"], &v["errors"][0]["column"]),
+        (&serde_json::json!(1303), &serde_json::json!(1)),
+        "the positions stats --json gives"
+    );
     assert_eq!(v["inputs_without_events"]["count"], 1);
     assert_eq!(v["inputs_without_events"]["by_format"]["text"], 1);
     assert_eq!(

@@ -622,21 +622,21 @@ impl LineError {
         }
     }
 
-    /// As `cctape stats` lists errors: `file:line: byte N, column C: kind:
-    /// message`.
+    /// As the command line says a bad line, with the library's one
+    /// formatter (`cctape::error::Described`): `file:line: byte N, column
+    /// C: kind: message`.
     pub fn describe(&self) -> String {
-        let at = match self.column {
-            Some(c) if self.kind != "io" => format!(", column {c}"),
-            _ => String::new(),
-        };
-        let el = match self.element {
-            Some(e) => format!(" (element {e})"),
-            None => String::new(),
-        };
-        format!(
-            "{}:{}: byte {}{at}{el}: {}: {}",
-            self.file, self.line, self.offset, self.kind, self.message
-        )
+        let mut at = cctape::Position::new(self.line, self.offset);
+        at.column = self.column;
+        at.element = self.element;
+        cctape::error::Described {
+            input: Some(&self.file),
+            position: at,
+            kind: self.kind,
+            reason: &self.message,
+            io: None,
+        }
+        .to_string()
     }
 }
 
@@ -672,8 +672,9 @@ impl LineError {
     }
 
     fn __repr__(&self) -> String {
+        let column = self.column.map_or("None".to_string(), |c| c.to_string());
         format!(
-            "LineError(kind={:?}, file={:?}, line={}, offset={}, message={:?})",
+            "LineError(kind={:?}, file={:?}, line={}, offset={}, column={column}, message={:?})",
             self.kind, self.file, self.line, self.offset, self.message
         )
     }

@@ -7,7 +7,7 @@
 //! record: record types and system subtypes without a typed view, unknown
 //! content blocks, and lines that are not records.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, version_order};
 use super::output::{print_json, thousands};
 use super::reading::ReadAs;
@@ -312,6 +312,12 @@ impl Sink for CheckSink {
         }
     }
 
+    /// A bad line is a finding (`not_an_event`, `truncated`,
+    /// `cr_line_ends`): said, and the exit code is the census's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
+    }
+
     fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
         if e.is_fatal() {
             // A broken input is not drift: reported on stderr, exit 2.
@@ -418,20 +424,20 @@ impl CheckSink {
     }
 }
 
-/// Run the command; returns the exit code (1 when anything was found).
+/// Run the command; returns the exit code: 0 nothing found, 1 something
+/// (bad lines included), 2 an input could not be read.
 pub fn run(args: &Args) -> i32 {
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut found = Findings::default();
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         CheckSink::default,
         |mut done: Done<CheckSink>| {
-            failed |= done.failure.is_some();
             let piece = Piece {
                 input: done.input,
                 name: &names[done.input],
@@ -521,11 +527,7 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
-    if failed {
-        2
-    } else if all.is_empty() {
-        0
-    } else {
-        1
-    }
+    trouble
+        .and(failed)
+        .exit_code(if all.is_empty() { 0 } else { 1 })
 }

@@ -217,8 +217,9 @@ fn stop_on_signals(stop: AbortHandle, out: String) {
 #[cfg(not(unix))]
 fn stop_on_signals(_: AbortHandle, _: String) {}
 
-/// Run the command; returns the exit code (2 when an input could not be
-/// read or the output could not be written).
+/// Run the command; returns the exit code: 0, or 2 for an error (an input
+/// that could not be read, a bad line missing from the tables, output that
+/// could not be written).
 pub fn run(args: &Args) -> i32 {
     let Format::Parquet = args.format;
     let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
@@ -228,7 +229,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     // A finished input holds all its rows until the writer takes them: start
@@ -265,10 +266,11 @@ pub fn run(args: &Args) -> i32 {
     transcripts.record_calls();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
+    let mut trouble = exec::Trouble::default();
     let result = std::thread::scope(|scope| {
         let handle = scope.spawn(move || write_all(writer, rx));
         let raw = args.raw;
-        exec::run(
+        trouble = exec::run(
             &inputs,
             &opts,
             || ExportSink {
@@ -283,7 +285,6 @@ pub fn run(args: &Args) -> i32 {
                 finding: None,
             },
             |done: Done<ExportSink>| {
-                failed |= done.failure.is_some();
                 bad.absorb(
                     &done.sink.bad,
                     &names[done.input],
@@ -374,6 +375,8 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
-    bad.eprint_summary();
-    if failed { 2 } else { 0 }
+    if !args.common.no_messages {
+        bad.eprint_summary();
+    }
+    trouble.and(failed).exit_code(0)
 }

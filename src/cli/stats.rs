@@ -9,12 +9,12 @@
 //! JSON are composed by the library ([`cctape::report`]); this module reads
 //! and prints.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, print_json, thousands};
 use super::reading::{Costing, Days, ReadAs};
 use super::{Common, expand};
-use cctape::error::{Error, ErrorKind};
+use cctape::error::Error;
 use cctape::event::{Event, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
@@ -222,6 +222,12 @@ impl Sink for StatsSink {
         Ok(())
     }
 
+    /// The report lists errors with their positions (the first 100, and
+    /// how many): not said again on stderr.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Listed
+    }
+
     fn error(&mut self, p: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.stats.record_error(p.input, e);
         if self.format != Some(Format::Transcript) {
@@ -256,14 +262,12 @@ impl Sink for StatsSink {
     }
 }
 
-/// A finished piece as the report's input figures; true when the input
-/// failed.
-fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
+/// A finished piece as the report's input figures.
+fn absorb(done: Done<StatsSink>, report: &mut StatsReport) {
     let sink = done.sink;
     let mut s = sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
-    let failed = done.failure.is_some();
     if let (Some(e), true) = (&done.failure, done.unreadable) {
         // Counted by the driver; the sink never saw it.
         s.record_error(done.input, e);
@@ -282,7 +286,6 @@ fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
     f.count_records(&sink.transcripts);
     report.add_transcripts(sink.transcripts);
     report.add_input(done.input, f);
-    failed
 }
 
 /// Run the command; returns the exit code: 0, or 2 when an input could not
@@ -297,7 +300,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
@@ -318,7 +321,7 @@ pub fn run(args: &Args) -> i32 {
         range,
     };
     let mut report = StatsReport::new(names.clone(), grouping.clone(), prices);
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         || StatsSink::new(args.exact, grouping.clone()),
@@ -329,7 +332,7 @@ pub fn run(args: &Args) -> i32 {
                 name: &names[i],
             };
             done.sink.finish_runs(&piece);
-            failed |= absorb(done, &mut report);
+            absorb(done, &mut report);
         },
     );
     let figures = report.finish();
@@ -344,7 +347,7 @@ pub fn run(args: &Args) -> i32 {
         let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
         print_human(&figures, &shown, args.breakdown);
     }
-    if failed { 2 } else { 0 }
+    trouble.and(failed).exit_code(0)
 }
 
 /// The report's CSV records, written with the `csv` crate.
@@ -686,20 +689,20 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             thousands(s.counts.errors)
         );
         for e in &s.errors {
-            let name = names.get(e.file).map(String::as_str).unwrap_or("?");
-            let at = match e.column {
-                Some(c) if e.kind != ErrorKind::Io.name() => format!(", column {c}"),
-                _ => String::new(),
+            let name = clean(names.get(e.file).map(String::as_str).unwrap_or("?"));
+            let message = clean(&e.message);
+            let mut at = cctape::Position::new(e.line, e.offset);
+            at.column = e.column;
+            // Said as every command says a bad line (the library's one
+            // formatter).
+            let said = cctape::error::Described {
+                input: Some(&name),
+                position: at,
+                kind: e.kind,
+                reason: &message,
+                io: None,
             };
-            let _ = writeln!(
-                o,
-                "  {}:{}: byte {}{at}: {}: {}",
-                clean(name),
-                e.line,
-                e.offset,
-                e.kind,
-                clean(&e.message)
-            );
+            let _ = writeln!(o, "  {said}");
         }
     }
     // Last: every warning kind, with how often and where first.

@@ -225,7 +225,8 @@ fn run_json(r: &RunSummary, name: &str) -> Value {
     Value::Object(o)
 }
 
-/// Run the command; returns the exit code.
+/// Run the command; returns the exit code: 0, or 2 for an error (an input
+/// that could not be read, a bad line missing from the trees).
 pub fn run(args: &Args) -> i32 {
     let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
         (Ok(p), Ok(z)) => (p, z),
@@ -234,15 +235,14 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut transcripts = Transcripts::default();
-    exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
+    let trouble = exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
         let name = &names[done.input];
-        failed |= done.failure.is_some();
         let sink = done.sink;
         if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
             transcripts.add(sink.transcript);
@@ -284,5 +284,5 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut out);
     }
-    if failed { 2 } else { 0 }
+    trouble.and(failed).exit_code(0)
 }

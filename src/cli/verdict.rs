@@ -15,7 +15,7 @@
 //! other inputs) and each session's record comes after every input is
 //! read.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{clean, count, seconds};
 use super::inputs::shown_path;
 use super::output::write_json_value;
@@ -80,6 +80,12 @@ struct VerdictSink {
 impl Sink for VerdictSink {
     fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
         self.folder.push(ev);
+    }
+
+    /// A bad line is in its run's record (`bad_lines`, a `bad_line` or
+    /// `truncated` warning): said, and the exit code is the verdict's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
     }
 
     fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -166,7 +172,7 @@ impl ExitCodes {
 /// One run as a line for people. Lines, not a table: each run is printed
 /// as soon as its input is read (output streams), and a table would wait
 /// for the last run to know its widths.
-fn human_line(name: &str, r: &RunSummary) -> String {
+pub(super) fn human_line(name: &str, r: &RunSummary) -> String {
     let mut parts = Vec::new();
     let last = r.last_result.as_ref();
     if let Some(n) = last.and_then(|l| l.num_turns) {
@@ -226,9 +232,27 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     )
 }
 
+/// An input without events as a line for people: its verdict, what it
+/// is, and its last (or first) line.
+pub(super) fn no_events_line(name: &str, r: &RunSummary, n: &NoEvents) -> String {
+    let line = n
+        .final_error
+        .as_ref()
+        .map(|e| format!(": its last line: {}", clean(&e.line)))
+        .or_else(|| n.first_line.as_deref().map(|f| format!(": {}", clean(f))))
+        .unwrap_or_default();
+    format!(
+        "{:<15} {}  no events ({}){line}\n",
+        r.verdict.as_str(),
+        clean(name),
+        n.format.name(),
+    )
+}
+
 /// Run the command. Exit code: 0 when every run succeeded, 1 when any did
 /// not (including no result and inputs without events), 2 for a usage error
-/// or an input that could not be read.
+/// or an input that could not be read (bad lines are in the records, see
+/// [`exec::BadLine::Counted`]).
 pub fn run(args: &Args) -> i32 {
     let codes = match &args.exit_codes {
         None => None,
@@ -261,7 +285,7 @@ pub fn run(args: &Args) -> i32 {
                     .and_then(|t| Day::of_timestamp(t, &zone)),
             )
     };
-    let (inputs, mut unreadable) = expand(&args.common);
+    let (inputs, unreadable) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
@@ -273,28 +297,27 @@ pub fn run(args: &Args) -> i32 {
         args.exit_code
             .or_else(|| codes.as_ref().and_then(|c| c.get(name)))
     };
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         VerdictSink::default,
         |done: Done<VerdictSink>| {
             let name = &names[done.input];
             let mut out = Vec::new();
-            if let Some(why) = &done.failure {
-                unreadable = true;
+            if let Some(why) = &done.failure
+                && (done.unreadable || done.counts.events == 0)
+            {
                 // Could not be read, or broke off before any event: no run
                 // (as `stats` counts it).
-                if done.unreadable || done.counts.events == 0 {
-                    if json_out {
-                        write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
-                    } else {
-                        out.extend_from_slice(
-                            format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
-                        );
-                    }
-                    exec::write_out(&mut out);
-                    return;
+                if json_out {
+                    write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
+                } else {
+                    out.extend_from_slice(
+                        format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
+                    );
                 }
+                exec::write_out(&mut out);
+                return;
             }
             let code = exit_code_of(name);
             let sink = done.sink;
@@ -316,21 +339,7 @@ pub fn run(args: &Args) -> i32 {
                 if json_out {
                     write_json_value(&no_events_record(&r, name, &n), &mut out);
                 } else {
-                    let line = n
-                        .final_error
-                        .as_ref()
-                        .map(|e| format!(": its last line: {}", clean(&e.line)))
-                        .or_else(|| n.first_line.as_deref().map(|f| format!(": {}", clean(f))))
-                        .unwrap_or_default();
-                    out.extend_from_slice(
-                        format!(
-                            "{:<15} {}  no events ({}){line}\n",
-                            r.verdict.as_str(),
-                            clean(&shown[done.input]),
-                            n.format.name(),
-                        )
-                        .as_bytes(),
-                    );
+                    out.extend_from_slice(no_events_line(&shown[done.input], &r, &n).as_bytes());
                 }
                 exec::write_out(&mut out);
                 return;
@@ -370,11 +379,7 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut out);
     }
-    if unreadable {
-        2
-    } else if any_not_ok {
-        1
-    } else {
-        0
-    }
+    trouble
+        .and(unreadable)
+        .exit_code(if any_not_ok { 1 } else { 0 })
 }

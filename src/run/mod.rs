@@ -309,6 +309,35 @@ impl RunFolder {
         self.by_session.retain(|_, slot| *slot != usize::MAX);
     }
 
+    /// The summary the run the last event or error went to would have if
+    /// the input ended here, without ending it: a live view of the run
+    /// (`cctape watch`'s status line once a result came), with the figures
+    /// [`finish`](RunFolder::finish) gives. It copies the run's state: ask
+    /// on a result, not on every line.
+    ///
+    /// ```
+    /// use cctape::{RunFolder, SliceEvents};
+    ///
+    /// // The assistant event's usage is its message_start snapshot (1
+    /// // output token); the result's `usage` is the run's figure.
+    /// let input = br#"{"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":3,"output_tokens":1}},"session_id":"s"}
+    /// {"type":"result","subtype":"success","is_error":false,"usage":{"input_tokens":3,"output_tokens":7550},"session_id":"s"}
+    /// "#;
+    /// let mut folder = RunFolder::new();
+    /// let mut events = SliceEvents::new(input);
+    /// while let Some(Ok(ev)) = events.next_event() {
+    ///     folder.push(&ev);
+    /// }
+    /// let now = folder.current_summary().expect("a run");
+    /// assert_eq!(now.usage.main.tokens.output_tokens, 7550);
+    /// assert_eq!(now.usage.main.source.as_str(), "results");
+    /// assert_eq!(folder.finish()[0].usage.main, now.usage.main);
+    /// ```
+    pub fn current_summary(&self) -> Option<RunSummary> {
+        let i = self.current?;
+        self.runs.get(i)?.as_ref().map(|s| s.clone().finish())
+    }
+
     /// Summaries of every run not yet drained, in order of first line. No
     /// events and no errors give an empty vector (see
     /// [`RunSummary::empty`]).

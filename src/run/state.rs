@@ -31,7 +31,7 @@ fn launches_subagent(name: &str) -> bool {
 }
 
 /// One model call.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Call {
     msg: Option<Sym>,
     agent: Option<Sym>,
@@ -44,7 +44,7 @@ struct Call {
     line: u64,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct ToolUse {
     id: Sym,
     name: Sym,
@@ -58,7 +58,7 @@ struct ToolUse {
     duration_ms: Option<i64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Node {
     tool_use_id: Option<Sym>,
     parent: Option<Sym>,
@@ -86,7 +86,7 @@ struct Node {
 }
 
 /// A run being folded.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct RunState {
     pub(crate) session: Option<String>,
     names: Interner,
