@@ -193,6 +193,17 @@ fn names_that_are_not_utf8_are_keyed_by_their_bytes() {
         csv.contains("\np\\xfe,2,") && csv.contains("\np\\xff,1,"),
         "{csv}"
     );
+    // A file given twice is one row of both runs, in JSON as in CSV.
+    let one = dir.join(os(b"p\xff")).join(os(b"x\xff.jsonl"));
+    let twice = json(&[one.as_os_str(), one.as_os_str(), "--json".as_ref(), "--by".as_ref(), "file".as_ref()]);
+    let rows: Vec<(&str, u64)> = twice["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["key"].as_str().unwrap(), g["runs"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rows, [(want("p\\xff/x\\xff.jsonl").as_str(), 2)]);
+    assert_eq!(twice["per_file"].as_array().unwrap().len(), 2);
     let (_, text) = stats(&[d.as_os_str(), "--by".as_ref(), "file".as_ref()]);
     let text = String::from_utf8(text).unwrap();
     assert!(!text.contains('\u{fffd}'), "{text}");

@@ -39,9 +39,9 @@ pub enum By {
     /// One row per project: a transcript's project folder
     /// (`~/.claude/projects/<project>`), the folder a stream file is in.
     Project,
-    /// One row per model and role (from each run's `modelUsage`, each run
-    /// giving each model its role in that run; a transcript's main chain
-    /// and subagents).
+    /// One row per model and role (each run giving each model its role in
+    /// that run; a transcript's main chain and subagents): tokens are each
+    /// run's best figures on its models, adding up to main plus subagents.
     Model,
     /// One row per claude_code_version (a transcript's first `version`).
     Version,

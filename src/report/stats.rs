@@ -547,14 +547,26 @@ impl StatsReport {
         }
     }
 
+    /// True when `--by file` groups are the inputs' own runs, kept once in
+    /// their [`FileFigures`] (with `per_file`).
+    fn files_are_groups(&self) -> bool {
+        self.per_file && self.grouping.by == Some(GroupBy::File)
+    }
+
     /// The input being added joins the totals.
     fn close_input(&mut self) {
         let Some((i, f)) = self.current.take() else {
             return;
         };
+        let files_are_groups = self.files_are_groups();
         let t = &mut self.total;
         t.stats.merge(&f.stats, 0);
-        t.runs.merge(&f.runs);
+        if files_are_groups {
+            // Its group is its FileFigures' runs: not kept twice.
+            t.runs.all.merge(&f.runs.all, 0);
+        } else {
+            t.runs.merge(&f.runs);
+        }
         for (k, n) in &f.records_by_type {
             *t.records_by_type.entry(k.clone()).or_default() += n;
         }
@@ -595,6 +607,7 @@ impl StatsReport {
     /// the totals are made.
     pub fn finish(mut self) -> StatsFigures {
         self.close_input();
+        let files_are_groups = self.files_are_groups();
         let StatsReport {
             names,
             grouping,
@@ -637,9 +650,11 @@ impl StatsReport {
                 let Some(name) = names.get(input) else {
                     continue;
                 };
-                let r = total
-                    .runs
-                    .add_session(input, name, s, &grouping, blocks.as_ref());
+                let g = Grouping {
+                    by: grouping.by.filter(|_| !files_are_groups),
+                    ..grouping.clone()
+                };
+                let r = total.runs.add_session(input, name, s, &g, blocks.as_ref());
                 if let Some(f) = files.get_mut(input)
                     && r.events > 0
                 {
@@ -657,6 +672,7 @@ impl StatsReport {
             no_events,
             transcripts,
             blocks,
+            files_are_groups,
         }
     }
 }
@@ -681,6 +697,48 @@ pub struct StatsFigures {
     pub transcripts: Option<Report>,
     /// With `--by block`, the blocks.
     pub blocks: Option<Blocks>,
+    /// With `--by file` and `per_file`, the groups are the inputs' runs
+    /// ([`FileFigures::runs`], merged by name), not in
+    /// [`total`](StatsFigures::total)`.runs.groups`: see
+    /// [`groups`](StatsFigures::groups).
+    files_are_groups: bool,
+}
+
+impl StatsFigures {
+    /// The groups in the order they are printed ([`RunFigures::ordered`]),
+    /// handed to `f` one at a time; with `--by file` and `per_file`, made
+    /// of the inputs' own runs (inputs of one name merged).
+    pub fn groups(&self, by: GroupBy, mut f: impl FnMut(&GroupKey, &RunTotals)) {
+        if !(self.files_are_groups && by == GroupBy::File) {
+            for (k, g) in self.total.runs.ordered(by) {
+                f(k, g);
+            }
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.inputs.len().min(self.names.len()))
+            .filter(|&i| self.inputs[i].runs.runs > 0)
+            .collect();
+        order.sort_by(|&a, &b| self.names[a].cmp(&self.names[b]));
+        let mut i = 0;
+        while i < order.len() {
+            let name = &self.names[order[i]];
+            let mut j = i + 1;
+            while j < order.len() && self.names[order[j]] == *name {
+                j += 1;
+            }
+            let key = (name.clone(), None);
+            if j == i + 1 {
+                f(&key, &self.inputs[order[i]].runs);
+            } else {
+                let mut merged = RunTotals::default();
+                for &k in &order[i..j] {
+                    merged.merge(&self.inputs[k].runs, 0);
+                }
+                f(&key, &merged);
+            }
+            i = j;
+        }
+    }
 }
 
 /// CSV columns after the group's key (and role), `runs` and the verdicts.

@@ -71,13 +71,8 @@ impl StatsFigures {
     pub fn to_json(&self) -> Value {
         let mut obj = self.head();
         if let Some(by) = self.grouping.by {
-            let groups: Vec<Value> = self
-                .total
-                .runs
-                .ordered(by)
-                .into_iter()
-                .map(|(k, g)| self.group_value(k, g))
-                .collect();
+            let mut groups: Vec<Value> = Vec::new();
+            self.groups(by, |k, g| groups.push(self.group_value(k, g)));
             obj.insert("groups".into(), Value::Array(groups));
         }
         let files: Vec<Value> = self
@@ -107,12 +102,17 @@ impl StatsFigures {
         if let Some(by) = self.grouping.by {
             key(w, "groups")?;
             w.write_all(b"[")?;
-            for (i, (k, g)) in self.total.runs.ordered(by).into_iter().enumerate() {
-                if i > 0 {
-                    w.write_all(b",")?;
+            let (mut n, mut done) = (0, Ok(()));
+            self.groups(by, |k, g| {
+                if done.is_ok() {
+                    done = (if n > 0 { w.write_all(b",") } else { Ok(()) }).and_then(|_| {
+                        serde_json::to_writer(&mut *w, &self.group_value(k, g))
+                            .map_err(io::Error::from)
+                    });
                 }
-                serde_json::to_writer(&mut *w, &self.group_value(k, g))?;
-            }
+                n += 1;
+            });
+            done?;
             w.write_all(b"]")?;
         }
         key(w, "per_file")?;
@@ -152,7 +152,11 @@ impl StatsFigures {
         header.extend(CSV_COLUMNS.iter().map(|c| c.to_string()));
         f(&header)?;
         let mut rec: Vec<String> = Vec::with_capacity(header.len());
-        for ((k, role), g) in self.total.runs.ordered(by) {
+        let mut done = Ok(());
+        self.groups(by, |(k, role), g| {
+            if done.is_err() {
+                return;
+            }
             rec.clear();
             rec.push(k.clone());
             if let Some(role) = role {
@@ -182,8 +186,8 @@ impl StatsFigures {
             ] {
                 rec.push(n.to_string());
             }
-            f(&rec)?;
-        }
-        Ok(())
+            done = f(&rec);
+        });
+        done
     }
 }
