@@ -195,7 +195,13 @@ fn names_that_are_not_utf8_are_keyed_by_their_bytes() {
     );
     // A file given twice is one row of both runs, in JSON as in CSV.
     let one = dir.join(os(b"p\xff")).join(os(b"x\xff.jsonl"));
-    let twice = json(&[one.as_os_str(), one.as_os_str(), "--json".as_ref(), "--by".as_ref(), "file".as_ref()]);
+    let twice = json(&[
+        one.as_os_str(),
+        one.as_os_str(),
+        "--json".as_ref(),
+        "--by".as_ref(),
+        "file".as_ref(),
+    ]);
     let rows: Vec<(&str, u64)> = twice["groups"]
         .as_array()
         .unwrap()
