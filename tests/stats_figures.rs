@@ -193,7 +193,7 @@ fn names_that_are_not_utf8_are_keyed_by_their_bytes() {
         csv.contains("\np\\xfe,2,") && csv.contains("\np\\xff,1,"),
         "{csv}"
     );
-    // A file given twice is one row of both runs, in JSON as in CSV.
+    // A file given twice is one row of both runs, in JSON.
     let one = dir.join(os(b"p\xff")).join(os(b"x\xff.jsonl"));
     let twice = json(&[
         one.as_os_str(),
