@@ -100,6 +100,58 @@ pub fn shown_path(path: &Path) -> String {
     escape_bytes(&bytes)
 }
 
+/// The bytes of an OS string: as they are on Unix; elsewhere its text
+/// (lossy: Windows names are UTF-16).
+pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        s.as_bytes().into()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().into_owned().into_bytes().into()
+    }
+}
+
+/// A name (a path, a folder) as `cctape stats` keys and shows it, one
+/// `/`-separated part at a time: a part that is UTF-8 as it is, a part
+/// that is not with each byte that is not UTF-8 escaped (`\xff`) and its
+/// backslashes doubled, as ripgrep escapes bytes. So two names that
+/// differ in such bytes are two rows (`x\xff` and `x\xfe`, not one
+/// `x\u{fffd}`), in the text, CSV and JSON output alike (JSON: this
+/// string). Only a UTF-8 name spelling out such an escape reads like one.
+///
+/// ```
+/// use cctape::inputs::name_text;
+/// assert_eq!(name_text(b"runs/a.jsonl"), "runs/a.jsonl");
+/// assert_eq!(name_text(b"r\\un/x\xff.jsonl"), "r\\un/x\\xff.jsonl");
+/// assert_eq!(name_text(b"x\\\xfe/a\\b"), "x\\\\\\xfe/a\\b");
+/// assert_ne!(name_text(b"x\xff"), name_text(b"x\xfe"));
+/// ```
+pub fn name_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for (i, part) in bytes.split(|&b| b == b'/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        if let Ok(s) = std::str::from_utf8(part) {
+            out.push_str(s);
+            continue;
+        }
+        for chunk in part.utf8_chunks() {
+            out.push_str(&chunk.valid().replace('\\', "\\\\"));
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+    }
+    out.into()
+}
+
 /// Text for a terminal: control characters (C0, DEL, C1) and bytes that
 /// are not UTF-8 escaped (`\n`, `\x1b`, `\xff`), so that a name cannot move
 /// the cursor or clear a terminal; everything else as is.

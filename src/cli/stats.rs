@@ -11,7 +11,7 @@
 
 use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, count, money_sum};
-use super::output::{human_bytes, print_json, thousands};
+use super::output::{human_bytes, thousands};
 use super::reading::{Costing, Days, ReadAs};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -26,8 +26,8 @@ use cctape::sniff::Format;
 use cctape::stats::{PrunedReader, Stats};
 use cctape::time::Day;
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How `--by` groups rows.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,9 +39,9 @@ pub enum By {
     /// One row per project: a transcript's project folder
     /// (`~/.claude/projects/<project>`), the folder a stream file is in.
     Project,
-    /// One row per model and role (from each run's `modelUsage`, each run
-    /// giving each model its role in that run; a transcript's main chain
-    /// and subagents).
+    /// One row per model and role (each run giving each model its role in
+    /// that run; a transcript's main chain and subagents): tokens are each
+    /// run's best figures on its models, adding up to main plus subagents.
     Model,
     /// One row per claude_code_version (a transcript's first `version`).
     Version,
@@ -109,6 +109,10 @@ pub struct Args {
 }
 
 struct StatsSink {
+    /// The inputs' names as the report keys them (bytes that are not UTF-8
+    /// escaped: `cctape::inputs::name_text`), and their paths.
+    names: Arc<[String]>,
+    paths: Arc<[Option<std::path::PathBuf>]>,
     stats: Stats,
     runs: RunFolder,
     exact: bool,
@@ -136,8 +140,15 @@ struct StatsSink {
 const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
 
 impl StatsSink {
-    fn new(exact: bool, grouping: Grouping) -> StatsSink {
+    fn new(
+        exact: bool,
+        grouping: Grouping,
+        names: &Arc<[String]>,
+        paths: &Arc<[Option<std::path::PathBuf>]>,
+    ) -> StatsSink {
         StatsSink {
+            names: Arc::clone(names),
+            paths: Arc::clone(paths),
             stats: Stats::new(),
             runs: RunFolder::new(),
             exact,
@@ -155,7 +166,8 @@ impl StatsSink {
     }
 
     fn take_run(&mut self, p: &Piece<'_>, r: &RunSummary) {
-        self.figures.add(p.input, p.name, r, &self.grouping);
+        let name = self.names.get(p.input).map_or(p.name, |n| n.as_str());
+        self.figures.add(p.input, name, r, &self.grouping);
     }
 
     /// Sum the runs long over (every 4096 lines).
@@ -245,7 +257,10 @@ impl Sink for StatsSink {
     fn format(&mut self, p: &Piece<'_>, format: Format) {
         self.format = Some(format);
         if format == Format::Transcript {
-            self.file = TranscriptFile::from_path(std::path::Path::new(p.name));
+            self.file = match self.paths.get(p.input) {
+                Some(Some(path)) => TranscriptFile::from_path(path),
+                _ => TranscriptFile::from_path(std::path::Path::new(p.name)),
+            };
         }
     }
 
@@ -303,7 +318,25 @@ pub fn run(args: &Args) -> i32 {
     let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
-    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    // Names as the report keys them: bytes that are not UTF-8 escaped.
+    let paths: Arc<[Option<std::path::PathBuf>]> = inputs
+        .iter()
+        .map(|i| match i {
+            super::inputs::Input::File(p) => Some(p.clone()),
+            super::inputs::Input::Stdin => None,
+        })
+        .collect();
+    let shared_names: Arc<[String]> = inputs
+        .iter()
+        .zip(paths.iter())
+        .map(|(i, p)| match p {
+            Some(p) => {
+                cctape::inputs::name_text(&cctape::inputs::os_bytes(p.as_os_str())).into_owned()
+            }
+            None => i.name(),
+        })
+        .collect();
+    let names = Arc::clone(&shared_names);
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
         (b, _) => b,
@@ -320,11 +353,16 @@ pub fn run(args: &Args) -> i32 {
         zone,
         range,
     };
-    let mut report = StatsReport::new(names.clone(), grouping.clone(), prices);
+    // The report's copy of the names; the sinks share the other.
+    let mut report = StatsReport::new(names.to_vec(), grouping.clone(), prices);
+    if !args.json {
+        // Only --json prints per_file.
+        report = report.without_per_file();
+    }
     let trouble = exec::run(
         &inputs,
         &opts,
-        || StatsSink::new(args.exact, grouping.clone()),
+        || StatsSink::new(args.exact, grouping.clone(), &shared_names, &paths),
         |mut done: Done<StatsSink>| {
             let i = done.input;
             let piece = Piece {
@@ -337,7 +375,7 @@ pub fn run(args: &Args) -> i32 {
     );
     let figures = report.finish();
     if args.json {
-        print_json(&figures.to_json());
+        write_json(&figures);
     } else if args.csv {
         if let Err(e) = print_csv(&figures) {
             exec::note(&format!("writing CSV: {e}"));
@@ -350,15 +388,32 @@ pub fn run(args: &Args) -> i32 {
     trouble.and(failed).exit_code(0)
 }
 
-/// The report's CSV records, written with the `csv` crate.
-fn print_csv(f: &StatsFigures) -> Result<(), csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for rec in f.csv_records() {
-        w.write_record(&rec)?;
+/// The report's JSON, a group and a file at a time (a write error ends the
+/// process as every output's does).
+fn write_json(f: &StatsFigures) {
+    let mut w = std::io::BufWriter::with_capacity(exec::FLUSH_AT, std::io::stdout().lock());
+    let done = f
+        .write_json(&mut w)
+        .and_then(|_| std::io::Write::write_all(&mut w, b"\n"))
+        .and_then(|_| std::io::Write::flush(&mut w));
+    if let Err(e) = done {
+        exec::write_failed(&e);
     }
-    let mut out = w.into_inner().map_err(|e| e.into_error())?;
-    exec::write_out(&mut out);
-    Ok(())
+}
+
+/// The report's CSV records, written with the `csv` crate a row at a time.
+fn print_csv(f: &StatsFigures) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    let done = f
+        .for_each_csv_record(|rec| w.write_record(rec))
+        .and_then(|_| w.flush().map_err(csv::Error::from));
+    match done {
+        Err(e) => match e.kind() {
+            csv::ErrorKind::Io(io) => exec::write_failed(io),
+            _ => Err(e),
+        },
+        ok => ok,
+    }
 }
 
 /// A token count for people, `≥` in front when some run's figure is a lower
@@ -491,11 +546,11 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             };
             let _ = writeln!(o, "  {}: {what}", clean(name));
         }
-        if no_events.inputs.len() > LISTED {
+        if no_events.count() > LISTED as u64 {
             let _ = writeln!(
                 o,
                 "  ({} more)",
-                thousands((no_events.inputs.len() - LISTED) as u64)
+                thousands(no_events.count() - LISTED as u64)
             );
         }
     }
@@ -554,18 +609,28 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             ("cache write", Align::Right),
             ("lower-bound runs", Align::Right),
         ]);
+        // Claude Code's own calls: their modelUsage, in no agent's figure.
+        let aux = (r.auxiliary != Default::default()).then_some(("auxiliary", &r.auxiliary, 0, 0));
         for (name, tk, calls, lower) in [
-            ("main", &r.main, r.main_messages, r.main_lower_bound_runs),
-            (
+            Some(("main", &r.main, r.main_messages, r.main_lower_bound_runs)),
+            Some((
                 "subagents",
                 &r.subagents,
                 r.subagent_messages,
                 r.subagents_lower_bound_runs,
-            ),
-        ] {
+            )),
+            aux,
+        ]
+        .into_iter()
+        .flatten()
+        {
             t.row(vec![
                 name.to_string(),
-                thousands(calls),
+                if name == "auxiliary" {
+                    "-".to_string()
+                } else {
+                    thousands(calls)
+                },
                 tokens_cell(tk.input_tokens, lower > 0),
                 tokens_cell(tk.output_tokens, lower > 0),
                 tokens_cell(tk.cache_read_input_tokens, lower > 0),
@@ -600,7 +665,7 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
     }
     if r.subagent_count > 0 || r.api_retries > 0 || !r.task_types.is_empty() {
         let _ = writeln!(o);
-        let list = |m: &BTreeMap<String, u64>| -> String {
+        let list = |m: &cctape::run::SmallMap<String, u64>| -> String {
             m.iter()
                 .map(|(k, n)| format!("{} {}", clean(k), thousands(*n)))
                 .collect::<Vec<_>>()
@@ -647,39 +712,59 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             ("subagents", Align::Right),
             ("api retries", Align::Right),
         ]);
-        let mut t = Table::new(&header);
-        for ((k, role), g) in total.runs.ordered(by) {
-            let mut row = vec![clean(k)];
-            if let Some(role) = role {
-                row.push(role.as_str().to_string());
-            }
-            row.extend([
-                thousands(g.runs),
-                thousands(g.failed()),
-                money_sum(&g.cost.value()),
-                thousands(g.all_models().output_tokens),
-                thousands(g.tool_calls().0),
-                thousands(g.subagent_count),
-                thousands(g.api_retries),
-            ]);
-            t.row(row);
-            if breakdown && by != GroupBy::Model {
-                for (model, m) in g.per_model() {
-                    let mut row = vec![format!("  └ {}", clean(model))];
-                    row.extend([
-                        thousands(m.runs),
-                        String::new(),
-                        money_sum(&m.cost.value()),
-                        thousands(m.tokens.output_tokens),
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                    ]);
-                    t.row(row);
+        if by == GroupBy::Model {
+            // Each run's best figure, its share on each model.
+            header.push(("tokens from", Align::Left));
+        }
+        let groups = total.runs.ordered(by);
+        // Made twice, widths then lines: a table of 100,000 files holds one
+        // row at a time.
+        let rows = |out: &mut dyn FnMut(&[String])| {
+            let mut row: Vec<String> = Vec::with_capacity(header.len());
+            for ((k, role), g) in &groups {
+                row.clear();
+                row.push(clean(k));
+                if let Some(role) = role {
+                    row.push(role.as_str().to_string());
+                }
+                row.extend([
+                    thousands(g.runs),
+                    thousands(g.failed()),
+                    money_sum(&g.cost.value()),
+                    thousands(g.all_models().output_tokens),
+                    thousands(g.tool_calls().0),
+                    thousands(g.subagent_count),
+                    thousands(g.api_retries),
+                ]);
+                if by == GroupBy::Model {
+                    row.push(
+                        g.by_role
+                            .values()
+                            .next()
+                            .map_or_else(String::new, |m| m.sources_text()),
+                    );
+                }
+                out(&row);
+                if breakdown && by != GroupBy::Model {
+                    for (model, m) in g.per_model() {
+                        row.clear();
+                        row.push(format!("  └ {}", clean(model)));
+                        row.extend([
+                            thousands(m.runs),
+                            String::new(),
+                            money_sum(&m.cost.value()),
+                            thousands(m.tokens.output_tokens),
+                            String::new(),
+                            String::new(),
+                            String::new(),
+                        ]);
+                        out(&row);
+                    }
                 }
             }
-        }
-        let _ = write!(o, "\nby {}\n{}", by.name(), t.render());
+        };
+        let _ = write!(o, "\nby {}\n", by.name());
+        stream_table(&mut o, &header, rows);
     }
     if !s.errors.is_empty() {
         let _ = writeln!(
@@ -731,4 +816,45 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
         o.push_str(&t.render());
     }
     exec::write_out(&mut o.into_bytes());
+}
+
+/// A table laid out as [`Table`] lays it out (each column as wide as its
+/// widest cell by display width, two spaces before each, trailing spaces
+/// cut), its rows made by `rows` twice, once for the widths and once for
+/// the lines, instead of held: `--by file` over 100,000 inputs.
+fn stream_table(
+    o: &mut String,
+    header: &[(&str, Align)],
+    rows: impl Fn(&mut dyn FnMut(&[String])),
+) {
+    use unicode_width::UnicodeWidthStr;
+    let mut widths: Vec<usize> = header.iter().map(|(h, _)| h.width()).collect();
+    rows(&mut |row| {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.width());
+        }
+    });
+    let line = |o: &mut String, cells: &mut dyn Iterator<Item = &str>| {
+        let start = o.len();
+        for ((w, (_, align)), c) in widths
+            .iter()
+            .zip(header)
+            .zip(cells.chain(std::iter::repeat("")))
+        {
+            let pad = w.saturating_sub(c.width());
+            o.push_str("  ");
+            if *align == Align::Right {
+                o.extend(std::iter::repeat_n(' ', pad));
+                o.push_str(c);
+            } else {
+                o.push_str(c);
+                o.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        let end = o[start..].trim_end().len() + start;
+        o.truncate(end);
+        o.push('\n');
+    };
+    line(o, &mut header.iter().map(|(h, _)| *h));
+    rows(&mut |row| line(o, &mut row.iter().map(String::as_str)));
 }

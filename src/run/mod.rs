@@ -91,7 +91,7 @@ pub use sum::{ExactSum, SumValue};
 pub use summary::*;
 #[cfg(feature = "parquet")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
-pub use totals::{RoleTotals, RunTotals};
+pub use totals::{RoleTotals, RunTotals, Share, SmallMap, WARN_SUM_SATURATED, shares};
 pub use verdict::{Verdict, VerdictSource, apply_exit_code, classify_result, without_events};
 
 use crate::error::Error;

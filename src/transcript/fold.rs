@@ -84,13 +84,15 @@ impl TranscriptFile {
     /// assert_eq!((f.project.as_deref(), f.session.as_deref(), f.agent), (Some("-w-app"), Some("9f3e"), None));
     /// ```
     pub fn from_path(path: &Path) -> TranscriptFile {
-        let name = |p: Option<&Path>| {
-            p.and_then(|p| p.file_name())
-                .map(|s| s.to_string_lossy().into_owned())
+        // Names that are not UTF-8 as `cctape stats` names its inputs:
+        // their bytes escaped, so that two are never merged.
+        let text = |s: &std::ffi::OsStr| {
+            crate::inputs::name_text(&crate::inputs::os_bytes(s)).into_owned()
         };
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let name = |p: Option<&Path>| p.and_then(|p| p.file_name()).map(text);
+        let stem = path.file_stem().map(text);
         let parent = path.parent();
-        let file = Some(path.display().to_string());
+        let file = Some(text(path.as_os_str()));
         if name(parent).as_deref() == Some("subagents") {
             let session_dir = parent.and_then(Path::parent);
             return TranscriptFile {
@@ -157,6 +159,8 @@ struct Request {
     /// A copy relayed to the parent's transcript (`agent_progress`), not the
     /// subagent's own record.
     relayed: bool,
+    /// Its record.
+    at: At,
 }
 
 impl Request {
@@ -1524,7 +1528,11 @@ impl TranscriptFold {
                 if let Some(usage) = msg.usage {
                     let request = top.request_id;
                     let cost = top.cost_usd.and_then(|v| v.as_f64());
-                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost);
+                    let at = At {
+                        file: file_id,
+                        line,
+                    };
+                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost, at);
                     self.count(msg.id, request, req);
                 }
                 // Tool calls: only records that hold the bytes are walked.
@@ -1724,7 +1732,19 @@ impl TranscriptFold {
                             .or(ms);
                         let req = Request {
                             relayed: true,
-                            ..self.request(sid, agent, msg.model, usage, millis, true, None)
+                            ..self.request(
+                                sid,
+                                agent,
+                                msg.model,
+                                usage,
+                                millis,
+                                true,
+                                None,
+                                At {
+                                    file: file_id,
+                                    line,
+                                },
+                            )
                         };
                         self.count(msg.id, request, req);
                     }
@@ -1758,6 +1778,7 @@ impl TranscriptFold {
         millis: Option<i64>,
         sidechain: bool,
         cost_usd: Option<f64>,
+        at: At,
     ) -> Request {
         let model = match model {
             Some(m) => self.last_model.id(m, &mut self.strings, &mut self.buf),
@@ -1773,6 +1794,7 @@ impl TranscriptFold {
             sidechain,
             cost_usd,
             relayed: false,
+            at,
         }
     }
 
@@ -2119,8 +2141,11 @@ impl TranscriptFold {
             if !priced {
                 *unpriced.entry(model.to_owned()).or_default() += 1;
             }
-            let add = |t: &mut Totals| t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced);
             let s = &mut by_session[r.session as usize];
+            let mut saturated = false;
+            let mut add = |t: &mut Totals| {
+                saturated |= t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced)
+            };
             add(&mut s.totals);
             add(s.models.entry(model).or_default());
             let role = if r.sidechain {
@@ -2137,6 +2162,10 @@ impl TranscriptFold {
             }
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
+                if let Some(ms) = r.millis {
+                    let first = s.agent_first.entry(r.agent).or_insert(ms);
+                    *first = (*first).min(ms);
+                }
             }
             match day {
                 Some(day) => {
@@ -2150,6 +2179,17 @@ impl TranscriptFold {
                 }
             }
             add(&mut total);
+            // The first request whose tokens saturated a sum, or whose cost
+            // no f64 holds (a price of 1e308), in the session's order.
+            let at = |a: At| (name(a.file).unwrap_or_default(), a.line);
+            if saturated && s.saturated_at.is_none() {
+                s.saturated_at = Some(at(r.at));
+            }
+            if (cost.is_some_and(|c| !c.is_finite()) || !s.totals.cost_usd.is_finite())
+                && s.cost_beyond_f64_at.is_none()
+            {
+                s.cost_beyond_f64_at = Some(at(r.at));
+            }
         }
         let models = |m: BTreeMap<&str, Totals>| {
             m.into_iter()
@@ -2177,6 +2217,9 @@ impl TranscriptFold {
                 block_tools,
                 agent_tools,
                 mut calls,
+                agent_first,
+                saturated_at,
+                cost_beyond_f64_at,
             } = per;
             let tool = |(name, (calls, errors)): (&str, (u64, u64))| ToolCount {
                 name: name.to_owned(),
@@ -2238,6 +2281,7 @@ impl TranscriptFold {
                         records: a.records,
                         tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
                         totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                        first_request_ms: agent_first.get(&a.agent).copied(),
                     }
                 })
                 .collect();
@@ -2284,6 +2328,8 @@ impl TranscriptFold {
                     summary: name(f.summary),
                     agents,
                     ending,
+                    sum_saturated_at: saturated_at,
+                    cost_beyond_f64_at,
                 },
             });
         }
@@ -2346,6 +2392,12 @@ struct PerSession<'a> {
     day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
     calls: Vec<SessionToolCall>,
+    /// Each subagent's first dated request (ms).
+    agent_first: BTreeMap<u32, i64>,
+    /// Where a token sum first saturated, and where the cost first went
+    /// beyond f64 (file, line).
+    saturated_at: Option<(String, u64)>,
+    cost_beyond_f64_at: Option<(String, u64)>,
 }
 
 /// Tokens, requests and cost added up.
@@ -2380,12 +2432,27 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add_request(&mut self, u: &RequestTokens, cost: Option<f64>, stated: bool, priced: bool) {
-        self.input += u.input;
-        self.output += u.output;
-        self.cache_read += u.cache_read;
-        self.cache_write_5m += u.cache_write_5m;
-        self.cache_write_1h += u.cache_write_1h;
+    /// Add one request; true when a count saturated (sums stop at
+    /// `u64::MAX`, as every token sum does: see
+    /// [`WARN_SUM_SATURATED`](crate::run::WARN_SUM_SATURATED)).
+    fn add_request(
+        &mut self,
+        u: &RequestTokens,
+        cost: Option<f64>,
+        stated: bool,
+        priced: bool,
+    ) -> bool {
+        let mut saturated = false;
+        for (a, b) in [
+            (&mut self.input, u.input),
+            (&mut self.output, u.output),
+            (&mut self.cache_read, u.cache_read),
+            (&mut self.cache_write_5m, u.cache_write_5m),
+            (&mut self.cache_write_1h, u.cache_write_1h),
+        ] {
+            saturated |= a.checked_add(b).is_none();
+            *a = a.saturating_add(b);
+        }
         self.requests += 1;
         let c = cost.unwrap_or(0.0);
         self.cost_usd += c;
@@ -2399,16 +2466,20 @@ impl Totals {
         if !priced {
             self.unpriced_requests += 1;
         }
+        saturated
     }
 
-    /// Cache writes of both lifetimes.
+    /// Cache writes of both lifetimes (saturating).
     pub fn cache_write(&self) -> u64 {
-        self.cache_write_5m + self.cache_write_1h
+        self.cache_write_5m.saturating_add(self.cache_write_1h)
     }
 
     /// Every token: input, output, cache reads and writes.
     pub fn total_tokens(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write()
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write())
     }
 }
 
@@ -2557,6 +2628,9 @@ pub struct AgentSummary {
     pub tool_calls: u64,
     /// Its requests.
     pub totals: Totals,
+    /// The time of its first dated request (ms since the epoch): the day
+    /// and billing block it counts in (`stats --by day`).
+    pub first_request_ms: Option<i64>,
 }
 
 /// What a session's records say beyond usage: what a verdict can know.
@@ -2593,6 +2667,12 @@ pub struct SessionFacts {
     /// How the main chain's last turn ended; `None` when it has no reply,
     /// API error or interrupt.
     pub ending: Option<SessionEnd>,
+    /// The first request (file, line) whose tokens took a sum past
+    /// `u64::MAX` (the sum stays there).
+    pub sum_saturated_at: Option<(String, u64)>,
+    /// The first request (file, line) whose cost, or the session's cost
+    /// with it, no `f64` holds (a price of 1e308): not summed.
+    pub cost_beyond_f64_at: Option<(String, u64)>,
 }
 
 impl SessionFacts {
