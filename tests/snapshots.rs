@@ -20,7 +20,6 @@ use std::process::Command;
 #[path = "../examples/gentranscripts.rs"]
 mod gentranscripts;
 
-#[allow(dead_code)]
 #[path = "support/scratch.rs"]
 mod scratch;
 

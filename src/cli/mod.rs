@@ -16,7 +16,9 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod project;
 mod reading;
+mod report;
 mod shape;
 mod stats;
 mod tree;
@@ -157,6 +159,13 @@ Examples:
   claude -p \"...\" --output-format stream-json --verbose > run.jsonl; cctape verdict --exit-code $? run.jsonl
   cctape verdict runs/ | jq -r 'select(.ok | not) | .file'";
 
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  cctape report ~/.claude/projects --html usage.html     your sessions as one page
+  cctape report runs/ --html runs.html                  a harness's runs: verdicts, failures, timelines
+  cctape report --since 20261101 --timezone UTC runs/ --html nov.html
+  cctape report -g '*.jsonl.zst' archive/ --html - > page.html";
+
 const TREE_EXAMPLES: &str = "\
 Examples:
   cctape tree run.jsonl
@@ -223,6 +232,15 @@ enum Command {
     /// has no verdict (no result, empty) or an input could not be read.
     #[command(after_help = VERDICT_EXAMPLES)]
     Verdict(verdict::Args),
+    /// One self-contained HTML page: cost per day and block by model,
+    /// tokens, verdicts per version and week, tools, failed runs with
+    /// timelines, the subagent tree.
+    ///
+    /// Every figure is the one `stats --json` and `verdict --json` give;
+    /// the charts are inline SVG, each followed by its numbers as a table;
+    /// the page loads nothing from anywhere. FILE is replaced atomically.
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(report::Args),
     /// Each run's subagents and tasks as a tree, with tokens, tool calls,
     /// duration and status per node.
     #[command(after_help = TREE_EXAMPLES)]
@@ -271,6 +289,7 @@ pub fn run() -> i32 {
         Command::Fields(a) => fields::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Verdict(a) => verdict::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Tree(a) => tree::run(&a),
         Command::Watch(a) => watch::run(&a),
         #[cfg(feature = "parquet")]

@@ -19,6 +19,7 @@ use super::exec::{self, Done, Piece, Sink, Split};
 use super::human::{clean, count, seconds};
 use super::inputs::shown_path;
 use super::output::write_json_value;
+use super::project::Project;
 use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -58,6 +59,8 @@ pub struct Args {
     /// output is not a terminal).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    project: Project,
     #[command(flatten)]
     days: Days,
     #[command(flatten)]
@@ -261,7 +264,8 @@ pub fn run(args: &Args) -> i32 {
                     .and_then(|t| Day::of_timestamp(t, &zone)),
             )
     };
-    let (inputs, mut unreadable) = expand(&args.common);
+    let (mut inputs, mut unreadable) = expand(&args.common);
+    args.project.retain(&mut inputs);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
