@@ -25,9 +25,19 @@ mod tree;
 mod verdict;
 mod watch;
 
-/// Read Claude Code stream-json event streams
-/// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
-/// filters and fields, fast.
+/// Read what Claude Code writes: stream-json runs and the session transcripts in ~/.claude/projects (tokens and cost equal to ccusage's); verdicts, reports, filters, fields.
+///
+/// Which command does which job: `stats` (counts, tokens and cost, `--by
+/// day|week|month|session|block` as ccusage's tables), `report --html`
+/// (one page of charts), `verdict` (each run's outcome, an exit code for
+/// harnesses), `filter` (raw lines), `fields` (columns), `tree` (subagents),
+/// `check` (drift from the field reference), `watch` (a live run),
+/// `export` (Parquet).
+///
+/// Streams come from `claude -p --output-format stream-json --verbose`;
+/// transcripts are `~/.claude/projects/<project>/<session>.jsonl`, priced
+/// with the shipped table: their tokens and cost per session, day, week,
+/// month and block are ccusage's (checked against ccusage 20.0.24).
 ///
 /// Inputs are files, directories (walked for *.jsonl, *.ndjson, *.json,
 /// *.log and their .gz/.zst/.xz/.bz2/.lz4 forms) and `-` for stdin; gzip,

@@ -541,7 +541,7 @@ fn group_table(f: &StatsFigures, by: GroupBy, style: TableStyle) -> String {
     let columns = if ccusage { token_columns } else { run_columns };
     header.extend(columns.iter().map(|c| (*c, Align::Right)));
     if chart {
-        header.push(("cost", Align::Left));
+        header.push(("cost bar", Align::Left));
     }
     let groups = f.total.runs.ordered(by);
     let max = groups

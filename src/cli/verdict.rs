@@ -16,9 +16,9 @@
 //! read.
 
 use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::{clean, count, seconds};
+use super::human::{clean, count, money_sum, seconds};
 use super::inputs::shown_path;
-use super::output::write_json_value;
+use super::output::{thousands, write_json_value};
 use super::project::Project;
 use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
@@ -27,7 +27,7 @@ use cctape::event::Event;
 use cctape::report::{
     NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
-use cctape::run::{RunFolder, RunSummary};
+use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
 use cctape::time::Day;
 use cctape::transcript::Record;
@@ -229,6 +229,36 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     )
 }
 
+/// The closing line for people: `35 runs: 20 success, 2 max_turns, ...;
+/// $31.2000` (the runs, verdicts and cost `stats` gives the same inputs),
+/// then the inputs without events by verdict.
+fn summary_line(runs: &RunTotals, without_events: &RunTotals) -> String {
+    let verdicts = |t: &RunTotals| -> String {
+        Verdict::ALL
+            .iter()
+            .filter(|v| t.count(**v) > 0)
+            .map(|v| format!("{} {}", thousands(t.count(*v)), v.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = format!(
+        "{}{}{}; ${}",
+        count(runs.runs, "run", "runs"),
+        if runs.runs > 0 { ": " } else { "" },
+        verdicts(runs),
+        money_sum(&runs.cost.value())
+    );
+    if without_events.runs > 0 {
+        line.push_str(&format!(
+            "; {} without events ({})",
+            count(without_events.runs, "input", "inputs"),
+            verdicts(without_events)
+        ));
+    }
+    line.push('\n');
+    line
+}
+
 /// Run the command. Exit code: 0 when every run succeeded, 1 when any did
 /// not (including no result and inputs without events), 2 for a usage error
 /// or an input that could not be read.
@@ -272,6 +302,10 @@ pub fn run(args: &Args) -> i32 {
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
     let mut any_not_ok = false;
+    // For the closing line on a terminal: the runs as `stats` sums them,
+    // and the inputs without events by verdict.
+    let mut seen = RunTotals::new();
+    let mut without_events = RunTotals::new();
     let mut transcripts = Transcripts::default();
     let exit_code_of = |name: &str| {
         args.exit_code
@@ -315,6 +349,7 @@ pub fn run(args: &Args) -> i32 {
                 let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
                 let r = no_events_run(sink.folder.finish().into_iter().next(), &n, code);
                 any_not_ok |= !r.ok();
+                without_events.add_counts(&r, done.input);
                 if json_out {
                     write_json_value(&no_events_record(&r, name, &n), &mut out);
                 } else {
@@ -344,6 +379,7 @@ pub fn run(args: &Args) -> i32 {
             runs.retain(|r| kept(r));
             for r in &runs {
                 any_not_ok |= !r.ok();
+                seen.add(r);
                 if json_out {
                     write_json_value(&run_record(r, name), &mut out);
                 } else {
@@ -361,6 +397,7 @@ pub fn run(args: &Args) -> i32 {
                 r.apply_exit_code(code);
             }
             any_not_ok |= !r.ok();
+            seen.add(&r);
             if json_out {
                 write_json_value(&session_record(&r, &names[i], s, &report), &mut out);
             } else {
@@ -371,6 +408,10 @@ pub fn run(args: &Args) -> i32 {
             }
         }
         exec::write_out(&mut out);
+    }
+    if !json_out {
+        let mut line = summary_line(&seen, &without_events).into_bytes();
+        exec::write_out(&mut line);
     }
     if unreadable {
         2
