@@ -214,7 +214,7 @@ fn chart_column_on_a_terminal_off_with_no_chart() {
     let bars = |out: &str| {
         table(out, "day")
             .iter()
-            .filter(|l| l.contains('█') || l.contains('▏'))
+            .filter(|l| l.contains(['█', '▉', '▊', '▋', '▌', '▍', '▎', '▏']))
             .count()
     };
     let shown = on_terminal(&tmp, &args);
@@ -269,4 +269,30 @@ fn mistyped_commands_and_flags_get_suggestions() {
     let (code, _, err) = cctape(root, &["stats", "--jsno", "corpus"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("similar argument exists: '--json'"), "{err}");
+}
+
+#[test]
+fn help_and_man_name_the_sessions_folder_and_ccusage() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (_, help, _) = cctape(root, &["--help"]);
+    let first = help.lines().next().unwrap();
+    assert!(
+        first.contains("~/.claude/projects") && first.contains("ccusage"),
+        "{first}"
+    );
+    // Which command does which job, in the help too.
+    for c in ["`stats`", "`report --html`", "`verdict`", "`check`", "`export`"] {
+        assert!(help.contains(c), "{c} in\n{help}");
+    }
+    let (_, man, _) = cctape(root, &["man"]);
+    let name = man
+        .lines()
+        .skip_while(|l| !l.starts_with(".SH NAME"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("{man}"));
+    assert!(name.starts_with("cctape"), "{name}");
+    assert!(
+        name.contains("claude/projects") && name.contains("ccusage"),
+        "{name}"
+    );
 }

@@ -52,7 +52,7 @@ mod watch;
 /// that could not be read, or output that could not be written. A closed
 /// pipe (`| head`) ends quietly with 0.
 #[derive(Parser, Debug)]
-#[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
+#[command(name = "cctape", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

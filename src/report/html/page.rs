@@ -242,8 +242,9 @@ pub(super) fn models(o: &mut String, f: &ReportFigures) {
 }
 
 /// A chart and its table: `<figure>` with the SVG, then the table whose
-/// rows are the categories and whose columns are the series (and the
-/// category's total), each cell's figure in `data-value`.
+/// rows are the categories (`data-key`) and whose columns are the series
+/// (and the category's total, `data-total`), each cell's figure in
+/// `data-value`.
 fn chart_with_table(
     o: &mut String,
     id: &str,
@@ -272,15 +273,19 @@ fn chart_with_table(
     o.push_str("<th>total</th></tr></thead><tbody>");
     for (i, k) in bars.keys.iter().enumerate() {
         let _ = write!(o, "<tr data-key=\"{}\"><td>{}</td>", esc(k), esc(k));
-        for (j, s) in bars.series.iter().enumerate() {
-            let (exact, shown) = cells(i, j);
-            let _ = write!(
-                o,
-                "<td data-series=\"{}\" data-value=\"{}\">{}</td>",
-                esc(&s.name),
-                esc(&exact),
-                esc(&shown)
-            );
+        for j in 0..bars.series.len() {
+            // The column says the series; an empty cell has no value.
+            match cells(i, j) {
+                (exact, _) if exact.is_empty() => o.push_str("<td></td>"),
+                (exact, shown) => {
+                    let _ = write!(
+                        o,
+                        "<td data-value=\"{}\">{}</td>",
+                        esc(&exact),
+                        esc(&shown)
+                    );
+                }
+            }
         }
         let (exact, shown) = total(i);
         let _ = write!(

@@ -101,12 +101,11 @@ fn row(o: &mut String, i: usize, k: &KeptRun, file: &str, drawn: bool) {
     });
     let _ = write!(
         o,
-        "<tr data-verdict=\"{}\" data-file=\"{}\"><td>{id}</td><td class=\"t\">{}</td>\
+        "<tr data-verdict=\"{}\"><td>{id}</td><td class=\"t\">{}</td>\
          <td class=\"w\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{}</td>\
          <td>{}</td><td data-cost=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
          <td class=\"w\">{}</td></tr>",
         r.verdict.as_str(),
-        esc(file),
         r.verdict.as_str(),
         esc(file),
         esc(r.session_id.as_deref().unwrap_or("-")),
