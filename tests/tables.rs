@@ -123,11 +123,22 @@ fn ccusage_cells(t: &Value, cost: &Value) -> Vec<String> {
 fn transcript_tables_have_ccusages_columns_and_a_total_row() {
     let tmp = tree();
     for by in ["day", "week", "month", "session", "block"] {
-        let (_, out, err) = cctape(&tmp, &["stats", "--by", by, "--breakdown", ".claude/projects"]);
+        let (_, out, err) = cctape(
+            &tmp,
+            &["stats", "--by", by, "--breakdown", ".claude/projects"],
+        );
         let rows = table(&out, by);
         assert_eq!(
             cells(&rows[0]),
-            [by, "input", "output", "cache create", "cache read", "total tokens", "cost $"],
+            [
+                by,
+                "input",
+                "output",
+                "cache create",
+                "cache read",
+                "total tokens",
+                "cost $"
+            ],
             "{out}{err}"
         );
         let (_, json, _) = cctape(&tmp, &["stats", "--json", "--by", by, ".claude/projects"]);
@@ -144,13 +155,19 @@ fn transcript_tables_have_ccusages_columns_and_a_total_row() {
             }
         }
         let mut total = vec!["Total".to_string()];
-        total.extend(ccusage_cells(&j["usage"]["all_models"], &j["total_cost_usd"]));
+        total.extend(ccusage_cells(
+            &j["usage"]["all_models"],
+            &j["total_cost_usd"],
+        ));
         want.push(total);
         let got: Vec<Vec<String>> = rows[1..].iter().map(|l| cells(l)).collect();
         assert_eq!(got, want, "--by {by}\n{out}");
     }
     // Compact: the key, input, output and cost.
-    let (_, out, _) = cctape(&tmp, &["stats", "--by", "day", "--compact", ".claude/projects"]);
+    let (_, out, _) = cctape(
+        &tmp,
+        &["stats", "--by", "day", "--compact", ".claude/projects"],
+    );
     let rows = table(&out, "day");
     assert_eq!(cells(&rows[0]), ["day", "input", "output", "cost $"]);
     assert_eq!(cells(rows.last().unwrap())[0], "Total");
@@ -162,7 +179,10 @@ fn project_folders_shown_as_paths_and_chosen_with_project() {
     let tmp = tree();
     let (_, out, _) = cctape(&tmp, &["stats", "--by", "project", ".claude/projects"]);
     let rows = table(&out, "project");
-    let (_, json, _) = cctape(&tmp, &["stats", "--json", "--by", "project", ".claude/projects"]);
+    let (_, json, _) = cctape(
+        &tmp,
+        &["stats", "--json", "--by", "project", ".claude/projects"],
+    );
     let j: Value = serde_json::from_str(&json).unwrap();
     let folders: Vec<String> = j["groups"]
         .as_array()
@@ -195,13 +215,22 @@ fn project_folders_shown_as_paths_and_chosen_with_project() {
         assert_eq!(code, Some(0), "{err}");
         let j: Value = serde_json::from_str(&json).unwrap();
         assert_eq!(j["runs"], alone["runs"], "--project {name}");
-        assert_eq!(j["total_cost_usd"], alone["total_cost_usd"], "--project {name}");
+        assert_eq!(
+            j["total_cost_usd"], alone["total_cost_usd"],
+            "--project {name}"
+        );
         assert_eq!(j["files"], alone["files"], "--project {name}");
     }
     // A last component shared by no folder: nothing read.
     let (_, json, _) = cctape(
         &tmp,
-        &["stats", "--json", "--project", &format!("x{last}"), ".claude/projects"],
+        &[
+            "stats",
+            "--json",
+            "--project",
+            &format!("x{last}"),
+            ".claude/projects",
+        ],
     );
     let j: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(j["runs"], 0);
@@ -235,9 +264,15 @@ fn chart_column_on_a_terminal_off_with_no_chart() {
     let (_, forced, _) = cctape(&tmp, &on);
     assert_eq!(bars(&forced), days, "{forced}");
     // Not for groupings that are not periods.
-    let (_, model, _) = cctape(&tmp, &["stats", "--chart", "--by", "model", ".claude/projects"]);
+    let (_, model, _) = cctape(
+        &tmp,
+        &["stats", "--chart", "--by", "model", ".claude/projects"],
+    );
     assert_eq!(
-        table(&model, "model").iter().filter(|l| l.contains('█')).count(),
+        table(&model, "model")
+            .iter()
+            .filter(|l| l.contains('█'))
+            .count(),
         0
     );
 }
@@ -281,7 +316,13 @@ fn help_and_man_name_the_sessions_folder_and_ccusage() {
         "{first}"
     );
     // Which command does which job, in the help too.
-    for c in ["`stats`", "`report --html`", "`verdict`", "`check`", "`export`"] {
+    for c in [
+        "`stats`",
+        "`report --html`",
+        "`verdict`",
+        "`check`",
+        "`export`",
+    ] {
         assert!(help.contains(c), "{c} in\n{help}");
     }
     let (_, man, _) = cctape(root, &["man"]);

@@ -9,6 +9,8 @@
 //! then names no `http:` URL at all.
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -222,6 +224,53 @@ fn axis_key(k: &str) -> String {
     k.to_string()
 }
 
+/// A chart of rows over a numeric axis.
+type RowChart<'a> =
+    ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, SegmentedCoord<RangedCoordusize>>>;
+
+/// A chart of rows (one category a row, the first drawn highest) over a
+/// numeric axis from `x.start` to `x.end`, its mesh drawn: bars of tools,
+/// lanes of a timeline.
+fn row_chart<'a>(
+    area: &Area<'a>,
+    names: &[String],
+    x: std::ops::Range<f64>,
+    (desc, labels): (&str, usize),
+) -> Result<RowChart<'a>, String> {
+    let n = names.len().max(1);
+    let long = names.iter().map(|k| k.chars().count()).max().unwrap_or(0);
+    let label_area = (long as u32 * 7 + 12).clamp(40, 260);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(label_area)
+        .build_cartesian_2d(x, (0..n - 1).into_segmented())
+        .map_err(err)?;
+    let fmt_y = |v: &SegmentValue<usize>| match v {
+        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => n
+            .checked_sub(i + 1)
+            .and_then(|k| names.get(k))
+            .cloned()
+            .unwrap_or_default(),
+        SegmentValue::Last => String::new(),
+    };
+    let fmt_x = |v: &f64| short(*v);
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .light_line_style(TRANSPARENT)
+        .y_labels(n)
+        .x_labels(labels)
+        .y_label_formatter(&fmt_y)
+        .x_label_formatter(&fmt_x)
+        .label_style((FONT, 11))
+        .x_desc(desc)
+        .axis_desc_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// Horizontal bars, one per category top to bottom, series stacked left
 /// to right, with a legend.
 pub(super) fn rows(b: &Bars, width: u32) -> Result<String, String> {
@@ -234,40 +283,10 @@ pub(super) fn rows(b: &Bars, width: u32) -> Result<String, String> {
             .sum::<f64>()
     });
     let max = top(stacks);
-    let long = b.keys.iter().map(|k| k.chars().count()).max().unwrap_or(0);
-    let label_area = (long as u32 * 7 + 12).clamp(40, 260);
     svg((width, height), |root| {
         let (left, right) = root.split_horizontally(width.saturating_sub(LEGEND));
         legend(&right, &b.series)?;
-        let mut chart = ChartBuilder::on(&left)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(label_area)
-            .build_cartesian_2d(0f64..max, (0..n - 1).into_segmented())
-            .map_err(err)?;
-        let keys = &b.keys;
-        // Top to bottom: the first category is drawn highest.
-        let fmt_y = |v: &SegmentValue<usize>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => n
-                .checked_sub(i + 1)
-                .and_then(|k| keys.get(k))
-                .cloned()
-                .unwrap_or_default(),
-            SegmentValue::Last => String::new(),
-        };
-        let fmt_x = |v: &f64| short(*v);
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(TRANSPARENT)
-            .y_labels(n)
-            .y_label_formatter(&fmt_y)
-            .x_label_formatter(&fmt_x)
-            .label_style((FONT, 11))
-            .x_desc(b.unit.as_str())
-            .axis_desc_style((FONT, 12))
-            .draw()
-            .map_err(err)?;
+        let mut chart = row_chart(&left, &b.keys, 0f64..max, (b.unit.as_str(), 10))?;
         let mut base = vec![0.0f64; n];
         for s in &b.series {
             let color = s.color;
@@ -323,38 +342,8 @@ pub(super) fn timeline(l: &Lanes, width: u32) -> Result<String, String> {
     } else {
         12
     };
-    let long = l.names.iter().map(|k| k.chars().count()).max().unwrap_or(0);
-    let label_area = (long as u32 * 7 + 12).clamp(40, 240);
     svg((width, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(10)
-            .x_label_area_size(34)
-            .y_label_area_size(label_area)
-            .build_cartesian_2d(start..end, (0..n - 1).into_segmented())
-            .map_err(err)?;
-        let names = &l.names;
-        let fmt_y = |v: &SegmentValue<usize>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => n
-                .checked_sub(i + 1)
-                .and_then(|k| names.get(k))
-                .cloned()
-                .unwrap_or_default(),
-            SegmentValue::Last => String::new(),
-        };
-        let fmt_x = |v: &f64| short(*v);
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(TRANSPARENT)
-            .y_labels(n)
-            .x_labels(labels)
-            .y_label_formatter(&fmt_y)
-            .x_label_formatter(&fmt_x)
-            .label_style((FONT, 11))
-            .x_desc(l.axis.as_str())
-            .axis_desc_style((FONT, 12))
-            .draw()
-            .map_err(err)?;
+        let mut chart = row_chart(root, &l.names, start..end, (l.axis.as_str(), labels))?;
         let rects: Vec<_> = l
             .marks
             .iter()

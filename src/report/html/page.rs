@@ -85,6 +85,7 @@ const CSS: &str = "\
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1180px;padding:0 16px 48px;color:#222}\
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}div.scroll{overflow-x:auto}\
+div.scroll,figure,details{content-visibility:auto;contain-intrinsic-size:auto 360px}\
 caption{text-align:left;font-weight:600;padding:4px 0}\
 th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}\
 th:first-child,td:first-child,td.t,th.t,td.w{text-align:left}\
@@ -278,12 +279,7 @@ fn chart_with_table(
             match cells(i, j) {
                 (exact, _) if exact.is_empty() => o.push_str("<td></td>"),
                 (exact, shown) => {
-                    let _ = write!(
-                        o,
-                        "<td data-value=\"{}\">{}</td>",
-                        esc(&exact),
-                        esc(&shown)
-                    );
+                    let _ = write!(o, "<td data-value=\"{}\">{}</td>", esc(&exact), esc(&shown));
                 }
             }
         }
