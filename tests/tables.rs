@@ -88,7 +88,7 @@ fn thousands(v: &Value) -> String {
     let s = v.as_u64().unwrap().to_string();
     let mut o = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             o.push(',');
         }
         o.push(c);
