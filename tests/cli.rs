@@ -1246,6 +1246,10 @@ fn check_is_one_aligned_table_with_versions_in_semantic_order() {
     // counts right-aligned under `count`).
     let header = lines[0];
     let start = |name: &str| header.find(name).expect("column");
+    // The detail before the path of the first position, which is last
+    // (long paths would push the detail past a terminal's width).
+    assert!(start("detail") < start("first"), "{header}");
+    assert!(header.trim_end().ends_with("first"), "{header}");
     let count_end = start("count") + "count".len();
     for l in &lines[1..] {
         for col in ["category", "kind", "first"] {

@@ -230,6 +230,20 @@ fn cases(dir: &Scratch) -> BTreeMap<&'static str, Vec<Case>> {
         ],
     );
     m.insert(
+        "report",
+        vec![
+            (0, a(&["report", "--html", &out("r0.html"), OK]), None),
+            // Bad lines are in the page: still 0.
+            (0, a(&["report", "--html", &out("r1.html"), &bad]), None),
+            (
+                2,
+                a(&["report", "--html", &out("r2.html"), OK, MISSING]),
+                None,
+            ),
+            (2, a(&["report", "--html", "/nonexistent/r.html", OK]), None),
+        ],
+    );
+    m.insert(
         "completions",
         vec![
             (0, a(&["completions", "bash"]), None),

@@ -632,7 +632,12 @@ fn one_readable_line_per_run_on_a_terminal() {
     };
     let text = run("");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
+    // A line a run (or input without events), then the closing summary.
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(
+        lines[2], "1 run: 1 max_turns; $0.0507; 1 input without events (1 startup_failure)",
+        "{text}"
+    );
     assert!(lines[0].starts_with("max_turns "), "{text}");
     assert!(
         lines[0].contains("3 turns, 6.4s, $0.0507, 183 output tokens (results)"),

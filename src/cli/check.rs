@@ -492,14 +492,15 @@ pub fn run(args: &Args) -> i32 {
         let mut o = String::new();
         // One aligned table, a row per finding, each row whole (its
         // version on it), so that `grep 2.1.41` keeps what it needs; the
-        // detail, often empty and of any length, last.
+        // detail before the first position, whose long paths would push
+        // it out of a terminal's width (rows alike up to there).
         let mut t = Table::new(&[
             ("version", Align::Left),
             ("count", Align::Right),
             ("category", Align::Left),
             ("kind", Align::Left),
-            ("first", Align::Left),
             ("detail", Align::Left),
+            ("first", Align::Left),
         ]);
         for ((v, c, k, d), f) in &rows {
             t.row(vec![
@@ -507,8 +508,8 @@ pub fn run(args: &Args) -> i32 {
                 thousands(f.count),
                 c.name().to_string(),
                 clean(k),
-                format!("{}:{}", shown[f.input], f.line),
                 clean(d),
+                format!("{}:{}", shown[f.input], f.line),
             ]);
         }
         if !all.is_empty() {

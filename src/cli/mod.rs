@@ -21,7 +21,9 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod project;
 mod reading;
+mod report;
 mod said;
 mod shape;
 mod stats;
@@ -29,9 +31,19 @@ mod tree;
 mod verdict;
 mod watch;
 
-/// Read Claude Code stream-json event streams
-/// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
-/// filters and fields, fast.
+/// Read what Claude Code writes: stream-json runs and the session transcripts in ~/.claude/projects (tokens and cost equal to ccusage's); verdicts, reports, filters, fields.
+///
+/// Which command does which job: `stats` (counts, tokens and cost, `--by
+/// day|week|month|session|block` as ccusage's tables), `report --html`
+/// (one page of charts), `verdict` (each run's outcome, an exit code for
+/// harnesses), `filter` (raw lines), `fields` (columns), `tree` (subagents),
+/// `check` (drift from the field reference), `watch` (a live run),
+/// `export` (Parquet).
+///
+/// Streams come from `claude -p --output-format stream-json --verbose`;
+/// transcripts are `~/.claude/projects/<project>/<session>.jsonl`, priced
+/// with the shipped table: their tokens and cost per session, day, week,
+/// month and block are ccusage's (checked against ccusage 20.0.24).
 ///
 /// Inputs are files, directories (walked for *.jsonl, *.ndjson, *.json,
 /// *.log and their .gz/.zst/.xz/.bz2/.lz4 forms) and `-` for stdin; gzip,
@@ -54,7 +66,7 @@ mod watch;
 /// FILE:LINE: byte OFFSET, column COL: KIND: REASON`: OFFSET where the line
 /// starts in its input, COL the byte in the line; -s leaves it out.
 #[derive(Parser, Debug)]
-#[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
+#[command(name = "cctape", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -150,6 +162,10 @@ const EXITS_STATS: &str = "\
 Exit codes:
   0  the report was printed (bad lines are in it, with their positions)
   2  an error: a usage error, an input that could not be read, or output that could not be written";
+const EXITS_REPORT: &str = "\
+Exit codes:
+  0  the page was written (bad lines are in it, with their positions)
+  2  an error: a usage error, an input that could not be read, or a page that could not be written (the previous page is kept)";
 const EXITS_FILTER: &str = "\
 Exit codes:
   0  a line was printed, counted or its input listed (with --errors, a bad line was printed)
@@ -233,6 +249,13 @@ Examples:
   claude -p \"...\" --output-format stream-json --verbose > run.jsonl; cctape verdict --exit-code $? run.jsonl
   cctape verdict runs/ | jq -r 'select(.ok | not) | .file'";
 
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  cctape report ~/.claude/projects --html usage.html     your sessions as one page
+  cctape report runs/ --html runs.html                  a harness's runs: verdicts, failures, timelines
+  cctape report --since 20261101 --timezone UTC runs/ --html nov.html
+  cctape report -g '*.jsonl.zst' archive/ --html - > page.html";
+
 const TREE_EXAMPLES: &str = "\
 Examples:
   cctape tree run.jsonl
@@ -297,6 +320,15 @@ enum Command {
     /// else (or with --json) one JSON object per run per line.
     #[command(after_help = after(VERDICT_EXAMPLES, EXITS_VERDICT, Some(said::BAD_LINES_COUNTED_HELP)))]
     Verdict(verdict::Args),
+    /// One self-contained HTML page: cost per day and block by model,
+    /// tokens, verdicts per version and week, tools, failed runs with
+    /// timelines, the subagent tree.
+    ///
+    /// Every figure is the one `stats --json` and `verdict --json` give;
+    /// the charts are inline SVG, each followed by its numbers as a table;
+    /// the page loads nothing from anywhere. FILE is replaced atomically.
+    #[command(after_help = after(REPORT_EXAMPLES, EXITS_REPORT, Some(said::BAD_LINES_LISTED_HELP)))]
+    Report(report::Args),
     /// Each run's subagents and tasks as a tree, with tokens, tool calls,
     /// duration and status per node.
     #[command(after_help = after(TREE_EXAMPLES, EXITS_TREE, Some(said::BAD_LINES_HELP)))]
@@ -347,6 +379,7 @@ pub fn run() -> i32 {
         Command::Fields(a) => fields::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Verdict(a) => verdict::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Tree(a) => tree::run(&a),
         Command::Watch(a) => watch::run(&a),
         #[cfg(feature = "parquet")]

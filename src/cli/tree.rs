@@ -14,7 +14,7 @@ use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::report::{NoEvents, Shape, no_events_run};
+use cctape::report::{NoEvents, Shape, no_events_run, node_figures, node_label};
 use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
 use cctape::sniff::Format;
 use cctape::transcript::Record;
@@ -81,41 +81,6 @@ impl Sink for TreeSink {
 
     fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
         self.finding = Some(shape.describe());
-    }
-}
-
-/// Output tokens (the node's best figure, see `cctape::run::AgentUsage`),
-/// tool calls and duration of a node: tool calls are its own where the
-/// stream shows them, else what its task events report.
-fn node_figures(n: &SubagentNode) -> (u64, u64, Option<u64>) {
-    let task = n.final_usage.or(n.last_progress);
-    let tools = match (n.tool_calls, task.and_then(|t| t.tool_uses)) {
-        (0, Some(t)) => t,
-        (own, _) => own,
-    };
-    (
-        n.usage.tokens.output_tokens,
-        tools,
-        task.and_then(|t| t.duration_ms),
-    )
-}
-
-fn node_label(n: &SubagentNode) -> String {
-    if let (None, None, None, Some(id)) = (&n.subagent_type, &n.task_type, &n.tool_name, &n.task_id)
-    {
-        // A transcript's subagent: known by its id (and the call that
-        // spawned it).
-        return format!("agent {id}");
-    }
-    let kind = n
-        .subagent_type
-        .as_deref()
-        .or(n.task_type.as_deref())
-        .or(n.tool_name.as_deref())
-        .unwrap_or("task");
-    match &n.description {
-        Some(d) => format!("{kind}: {d}"),
-        None => kind.to_string(),
     }
 }
 

@@ -16,9 +16,10 @@
 //! read.
 
 use super::exec::{self, BadLine, Done, Piece, Sink, Split};
-use super::human::{clean, count, seconds};
+use super::human::{clean, count, money_sum, seconds};
 use super::inputs::shown_path;
-use super::output::write_json_value;
+use super::output::{thousands, write_json_value};
+use super::project::Project;
 use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -26,7 +27,7 @@ use cctape::event::Event;
 use cctape::report::{
     NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
-use cctape::run::{RunFolder, RunSummary};
+use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
 use cctape::time::Day;
 use cctape::transcript::Record;
@@ -58,6 +59,8 @@ pub struct Args {
     /// output is not a terminal).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    project: Project,
     #[command(flatten)]
     days: Days,
     #[command(flatten)]
@@ -249,6 +252,37 @@ pub(super) fn no_events_line(name: &str, r: &RunSummary, n: &NoEvents) -> String
     )
 }
 
+/// The closing line for people: `35 runs: 20 success, 2 max_turns, ...;
+/// $31.2000` (the runs, verdicts and cost `stats` gives the same inputs,
+/// an input without events one run of them), then how many of them are
+/// inputs without events, by verdict.
+fn summary_line(runs: &RunTotals, without_events: &RunTotals) -> String {
+    let verdicts = |t: &RunTotals| -> String {
+        Verdict::ALL
+            .iter()
+            .filter(|v| t.count(**v) > 0)
+            .map(|v| format!("{} {}", thousands(t.count(*v)), v.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = format!(
+        "{}{}{}; ${}",
+        count(runs.runs, "run", "runs"),
+        if runs.runs > 0 { ": " } else { "" },
+        verdicts(runs),
+        money_sum(&runs.cost.value())
+    );
+    if without_events.runs > 0 {
+        line.push_str(&format!(
+            "; {} without events among them ({})",
+            count(without_events.runs, "input", "inputs"),
+            verdicts(without_events)
+        ));
+    }
+    line.push('\n');
+    line
+}
+
 /// Run the command. Exit code: 0 when every run succeeded, 1 when any did
 /// not (including no result and inputs without events), 2 for a usage error
 /// or an input that could not be read (bad lines are in the records, see
@@ -285,13 +319,18 @@ pub fn run(args: &Args) -> i32 {
                     .and_then(|t| Day::of_timestamp(t, &zone)),
             )
     };
-    let (inputs, unreadable) = expand(&args.common);
+    let (mut inputs, unreadable) = expand(&args.common);
+    args.project.retain(&mut inputs);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
     let mut any_not_ok = false;
+    // For the closing line on a terminal: the runs as `stats` sums them,
+    // and the inputs without events by verdict.
+    let mut seen = RunTotals::new();
+    let mut without_events = RunTotals::new();
     let mut transcripts = Transcripts::default();
     let exit_code_of = |name: &str| {
         args.exit_code
@@ -331,11 +370,14 @@ pub fn run(args: &Args) -> i32 {
                 return;
             }
             if done.counts.events == 0 {
-                // Not a run: one record saying the input has no events, with
-                // every key a run record has (its bad lines counted).
+                // One run of its own: one record saying the input has no
+                // events, with every key a run record has (its bad lines
+                // counted).
                 let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
                 let r = no_events_run(sink.folder.finish().into_iter().next(), &n, code);
                 any_not_ok |= !r.ok();
+                seen.add(&r);
+                without_events.add_counts(&r, done.input);
                 if json_out {
                     write_json_value(&no_events_record(&r, name, &n), &mut out);
                 } else {
@@ -351,6 +393,7 @@ pub fn run(args: &Args) -> i32 {
             runs.retain(|r| kept(r));
             for r in &runs {
                 any_not_ok |= !r.ok();
+                seen.add(r);
                 if json_out {
                     write_json_value(&run_record(r, name), &mut out);
                 } else {
@@ -368,6 +411,7 @@ pub fn run(args: &Args) -> i32 {
                 r.apply_exit_code(code);
             }
             any_not_ok |= !r.ok();
+            seen.add(&r);
             if json_out {
                 write_json_value(&session_record(&r, &names[i], s, &report), &mut out);
             } else {
@@ -378,6 +422,10 @@ pub fn run(args: &Args) -> i32 {
             }
         }
         exec::write_out(&mut out);
+    }
+    if !json_out {
+        let mut line = summary_line(&seen, &without_events).into_bytes();
+        exec::write_out(&mut line);
     }
     trouble
         .and(unreadable)

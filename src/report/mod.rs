@@ -19,3 +19,7 @@ pub use verdict::{
 mod transcripts;
 
 pub use transcripts::{TranscriptPiece, Transcripts};
+pub mod html;
+mod nodes;
+
+pub use nodes::{node_figures, node_label};

@@ -196,7 +196,7 @@ impl RunFigures {
     }
 
     /// Add a run, whatever its events.
-    fn add_run(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
+    pub(crate) fn add_run(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
         if !g.range.is_all() {
             let day = r
                 .started_at
@@ -517,6 +517,9 @@ pub struct StatsReport {
     formats: BTreeMap<&'static str, u64>,
     no_events: NoEventInputs,
     fold: TranscriptFold,
+    /// The run each input without events became, when asked for
+    /// ([`StatsReport::keeping_no_event_runs`]).
+    no_event_runs: Option<Vec<(usize, RunSummary)>>,
 }
 
 impl StatsReport {
@@ -535,6 +538,7 @@ impl StatsReport {
             total: InputFigures::default(),
             formats: BTreeMap::new(),
             no_events: NoEventInputs::default(),
+            no_event_runs: None,
             fold: TranscriptFold::new(),
         }
     }
@@ -544,6 +548,14 @@ impl StatsReport {
     /// report's [`inputs`](StatsFigures::inputs) are then empty.
     pub fn without_per_file(mut self) -> StatsReport {
         self.per_file = false;
+        self
+    }
+
+    /// Also keep the run each input without events becomes (for a page
+    /// that groups runs in other ways too: `cctape report`), handed out in
+    /// [`StatsFigures::no_event_runs`].
+    pub fn keeping_no_event_runs(mut self) -> StatsReport {
+        self.no_event_runs = Some(Vec::new());
         self
     }
 
@@ -583,6 +595,9 @@ impl StatsReport {
             let folded = f.runs.without_events.take().map(|r| *r);
             let r = super::no_events_run(folded, n, None);
             f.runs.add_run(i, &self.names[i], &r, &self.grouping);
+            if let Some(kept) = &mut self.no_event_runs {
+                kept.push((i, r));
+            }
         }
         let files_are_groups = self.files_are_groups();
         let t = &mut self.total;
@@ -644,6 +659,7 @@ impl StatsReport {
             formats,
             no_events,
             fold,
+            no_event_runs,
             ..
         } = self;
         if per_file {
@@ -696,6 +712,7 @@ impl StatsReport {
             total,
             formats,
             no_events,
+            no_event_runs: no_event_runs.unwrap_or_default(),
             transcripts,
             blocks,
             files_are_groups,
@@ -719,6 +736,10 @@ pub struct StatsFigures {
     pub formats: BTreeMap<&'static str, u64>,
     /// Inputs without events.
     pub no_events: NoEventInputs,
+    /// The run each input without events became (input, run), in input
+    /// order, when the report was
+    /// [`keeping_no_event_runs`](StatsReport::keeping_no_event_runs).
+    pub no_event_runs: Vec<(usize, RunSummary)>,
     /// The transcripts' sessions and days, when any input was a transcript.
     pub transcripts: Option<Report>,
     /// With `--by block`, the blocks.
