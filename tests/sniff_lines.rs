@@ -268,7 +268,7 @@ fn each_cause_reads_its_events_in_every_command_from_a_file_and_a_pipe() {
         // watch reads a pipe, passes it through and ends with the verdict.
         let o = cctape(&["watch", "--quiet"], Some(&case.bytes));
         assert_eq!(o.stdout, case.bytes, "{}", case.name);
-        let v: Value = serde_json::from_slice(&o.stderr).unwrap();
+        let v = verdict_line(&o.stderr);
         assert_eq!(v["verdict"], case.verdict, "{}: {v}", case.name);
         assert_eq!(v["bad_lines"], case.run_bad_lines(), "{}", case.name);
     }
@@ -330,7 +330,7 @@ fn a_live_pipe_is_held_until_its_first_json_line() {
         drop(w);
         let o = child.wait_with_output().unwrap();
         let v: Value = if args[0] == "watch" {
-            serde_json::from_slice(&o.stderr).unwrap()
+            verdict_line(&o.stderr)
         } else {
             serde_json::from_slice(&o.stdout).unwrap()
         };
@@ -443,4 +443,16 @@ fn text_is_one_finding_only_when_no_line_of_it_is_json() {
         stats["inputs_without_events"]["inputs"][0]["format"],
         "text"
     );
+}
+
+/// `watch`'s verdict: the last line of its stderr (bad lines are said
+/// before it).
+fn verdict_line(stderr: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(stderr);
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {text}"))
 }

@@ -287,7 +287,7 @@ fn verdict_ends_with_a_summary_line_on_a_terminal() {
     let runs = stats.lines().nth(1).unwrap().replace("; cost $", "; $");
     assert_eq!(
         last,
-        format!("{runs}; 1 input without events (1 startup_failure)"),
+        format!("{runs}; 1 input without events among them (1 startup_failure)"),
         "{shown}"
     );
     // Piped, every line is a JSON record.

@@ -635,7 +635,8 @@ fn one_readable_line_per_run_on_a_terminal() {
     // A line a run (or input without events), then the closing summary.
     assert_eq!(lines.len(), 3, "{text}");
     assert_eq!(
-        lines[2], "1 run: 1 max_turns; $0.0507; 1 input without events (1 startup_failure)",
+        lines[2],
+        "2 runs: 1 max_turns, 1 startup_failure; $0.0507; 1 input without events among them (1 startup_failure)",
         "{text}"
     );
     assert!(lines[0].starts_with("max_turns "), "{text}");
