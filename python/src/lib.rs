@@ -10,6 +10,7 @@
 
 mod arrow;
 mod decoder;
+mod errors;
 mod items;
 mod json;
 mod reader;
@@ -232,7 +233,9 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::Reader>()?;
     m.add_class::<decoder::Decoder>()?;
     m.add_class::<arrow::ArrowTable>()?;
-    m.add("ReadError", m.py().get_type::<reader::ReadError>())?;
+    m.add("ReadError", m.py().get_type::<errors::ReadError>())?;
+    m.add("InputError", errors::input_error_type(m.py())?)?;
     m.add("SCHEMA_VERSION", cctape::export::SCHEMA_VERSION)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
