@@ -2,6 +2,7 @@
 //! row groups of a bounded number of rows and bytes, a new file past a size
 //! limit.
 
+use super::SCHEMA_VERSION;
 use super::columns::{ColumnDef, Kind, message_type};
 use super::input::Batch;
 use super::tables::{EventRows, RunRows, Table, ToolRows};
@@ -15,11 +16,6 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The version of the tables' schema, written into every file's key-value
-/// metadata as `cctape.schema_version`. It changes when a column changes
-/// meaning or type or goes away; new columns may be added at the end
-/// without changing it.
-pub const SCHEMA_VERSION: &str = "2";
 
 /// How to write.
 #[derive(Clone, Debug)]

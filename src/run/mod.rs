@@ -82,7 +82,7 @@ mod verdict;
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 pub use sum::{ExactSum, SumValue};
 pub use summary::*;
-#[cfg(feature = "parquet")]
+#[cfg(feature = "export")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
 pub use totals::{RoleTotals, RunTotals};
 pub use verdict::{Verdict, apply_exit_code, classify_result};
