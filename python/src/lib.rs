@@ -221,6 +221,23 @@ fn walk(
     Ok(w.files.iter().map(|p| p.display().to_string()).collect())
 }
 
+/// The inputs `source` names, grouped into units that can be read apart
+/// (by separate processes, on separate machines) and give together what
+/// one reading of them all gives: a session transcript's files by project,
+/// every other input alone. The partitions of the Spark data source.
+#[pyfunction]
+#[pyo3(signature = (source, *, format="auto", jobs=0))]
+fn units(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    format: &str,
+    jobs: usize,
+) -> PyResult<Vec<Vec<String>>> {
+    let opts = read_options(format, None)?;
+    let inputs = Inputs::of(source, None)?;
+    sources::units(py, &inputs, &opts, jobs_or_cores(jobs))
+}
+
 #[pymodule]
 fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
@@ -228,6 +245,7 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(walk, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(units, m)?)?;
     m.add_class::<items::Event>()?;
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;

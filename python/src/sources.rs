@@ -267,3 +267,42 @@ pub fn read_input(
         },
     }
 }
+
+/// The inputs grouped into units that can be read apart and give, put
+/// together, what reading them all at once gives: a session transcript's
+/// files by project (the fold joins a session's files, its subagents'
+/// among them, by the project and session their paths name:
+/// `TranscriptFile`), every other input alone (a stream's run never spans
+/// inputs). Each input is read up to its first item to tell its format.
+/// Units in the order of their first input.
+pub fn units(
+    py: Python<'_>,
+    inputs: &Inputs,
+    opts: &ReadOptions,
+    jobs: usize,
+) -> PyResult<Vec<Vec<String>>> {
+    use cctape::sniff::Format;
+    use cctape::transcript::TranscriptFile;
+    let projects = crate::report::map_inputs(py, inputs, jobs, |_, input| {
+        let end = read_input(input, opts, |_| ControlFlow::Break(()));
+        match (&input.src, end.format) {
+            (Src::Path(p), Some(Format::Transcript)) => TranscriptFile::from_path(p).project,
+            _ => None,
+        }
+    })?;
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut by_project: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (input, project) in inputs.list.iter().zip(projects) {
+        match project {
+            Some(p) => {
+                let at = *by_project.entry(p).or_insert_with(|| {
+                    out.push(Vec::new());
+                    out.len() - 1
+                });
+                out[at].push(input.name.clone());
+            }
+            None => out.push(vec![input.name.clone()]),
+        }
+    }
+    Ok(out)
+}
