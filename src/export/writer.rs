@@ -16,7 +16,6 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-
 /// How to write.
 #[derive(Clone, Debug)]
 pub struct ExportOptions {
