@@ -9,7 +9,7 @@ import dataclasses
 import datetime
 import itertools
 import os
-from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator, List, Optional, Union, overload
 
 from ._cctape import Decoder, Event, LineError, ReadError
 from ._cctape import read as _read
@@ -20,9 +20,11 @@ from ._cctape import to_arrow as _to_arrow
 if TYPE_CHECKING:
     from typing import Literal
 
-    from ._cctape import ArrowTable, StatsReport, VerdictRecord
+    from ._cctape import ArrowTable, StatsReport, VerdictRecord, _Reader
 
     ToolKey = Literal["calls", "errors", "rejections"]
+    AgentKey = Literal["main", "subagents"]
+    TokenKey = Literal["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]
 
 #: Bytes asked of a stream at a time by `follow`.
 CHUNK_SIZE = 64 * 1024
@@ -40,7 +42,7 @@ class Reader:
 
     __slots__ = ("_batches", "_items")
 
-    def __init__(self, batches: Any) -> None:
+    def __init__(self, batches: "_Reader") -> None:
         self._batches = batches
         # Lists until the empty one that says every input has ended.
         self._items: Iterator[Union[Event, LineError]] = itertools.chain.from_iterable(
@@ -131,7 +133,7 @@ class Follow:
 
     def _items(self, items: List[Union[Event, LineError]]) -> Iterator[Union[Event, LineError]]:
         for item in items:
-            if not item.ok:
+            if isinstance(item, LineError):
                 if self.errors == "skip":
                     continue
                 if self.errors == "raise":
@@ -199,6 +201,45 @@ def follow(
     return Follow(stream, name=name, max_line=max_line, errors=errors, chunk_size=chunk_size)
 
 
+class _Tokens:
+    """A token count of a run's record: one agent's best figure
+    (``usage.main`` or ``usage.subagents``), or the sum of both."""
+
+    def __init__(self, *agents: "AgentKey", key: "TokenKey") -> None:
+        self.agents = agents
+        self.key: "TokenKey" = key
+        who = " and ".join({"main": "the main agent", "subagents": "the subagents"}[a] for a in agents)
+        self.__doc__ = f"``{key}`` of {who} (the best figure, ``usage.{'/'.join(agents)}``)."
+
+    @overload
+    def __get__(self, run: None, owner: Any) -> "_Tokens": ...
+    @overload
+    def __get__(self, run: "Run", owner: Any) -> int: ...
+    def __get__(self, run: Optional["Run"], owner: Any) -> Union[int, "_Tokens"]:
+        if run is None:
+            return self
+        usage = run.record["usage"]
+        return sum(usage[a][self.key] for a in self.agents)
+
+
+class _ToolCount:
+    """A count over a run's tools (``tools.*.calls``, ``errors`` or
+    ``rejections``), main agent and subagents."""
+
+    def __init__(self, key: "ToolKey") -> None:
+        self.key: "ToolKey" = key
+        self.__doc__ = f"Tool calls' ``{key}`` summed over the run's tools."
+
+    @overload
+    def __get__(self, run: None, owner: Any) -> "_ToolCount": ...
+    @overload
+    def __get__(self, run: "Run", owner: Any) -> int: ...
+    def __get__(self, run: Optional["Run"], owner: Any) -> Union[int, "_ToolCount"]:
+        if run is None:
+            return self
+        return sum(t[self.key] for t in run.record["tools"].values())
+
+
 @dataclasses.dataclass(frozen=True)
 class Run:
     r"""One run's verdict record (``cctape verdict --json``): the most used
@@ -250,29 +291,28 @@ class Run:
         """The record, keys in the documented order."""
         return self.record.copy()
 
-    def _tools(self, key: "ToolKey") -> int:
-        return sum(t[key] for t in self.record["tools"].values())
-
-    # The main agent's best figure (``usage.main``).
-    @property
-    def main_input_tokens(self) -> int:
-        """The main agent's ``input_tokens`` (its best figure, ``usage.main``)."""
-        return self.record["usage"]["main"]["input_tokens"]
-
-    @property
-    def main_output_tokens(self) -> int:
-        """The main agent's ``output_tokens`` (its best figure)."""
-        return self.record["usage"]["main"]["output_tokens"]
-
-    @property
-    def main_cache_read_input_tokens(self) -> int:
-        """The main agent's ``cache_read_input_tokens`` (cache reads)."""
-        return self.record["usage"]["main"]["cache_read_input_tokens"]
-
-    @property
-    def main_cache_creation_input_tokens(self) -> int:
-        """The main agent's ``cache_creation_input_tokens`` (cache writes)."""
-        return self.record["usage"]["main"]["cache_creation_input_tokens"]
+    #: The main agent's best figure (``usage.main``), as the ``runs``
+    #: table's ``main_*`` columns.
+    main_input_tokens = _Tokens("main", key="input_tokens")
+    main_output_tokens = _Tokens("main", key="output_tokens")
+    main_cache_read_input_tokens = _Tokens("main", key="cache_read_input_tokens")
+    main_cache_creation_input_tokens = _Tokens("main", key="cache_creation_input_tokens")
+    #: All subagents together (``usage.subagents``): ``subagent_*``.
+    subagent_input_tokens = _Tokens("subagents", key="input_tokens")
+    subagent_output_tokens = _Tokens("subagents", key="output_tokens")
+    subagent_cache_read_input_tokens = _Tokens("subagents", key="cache_read_input_tokens")
+    subagent_cache_creation_input_tokens = _Tokens("subagents", key="cache_creation_input_tokens")
+    #: The main agent and the subagents together.
+    total_input_tokens = _Tokens("main", "subagents", key="input_tokens")
+    total_output_tokens = _Tokens("main", "subagents", key="output_tokens")
+    total_cache_read_input_tokens = _Tokens("main", "subagents", key="cache_read_input_tokens")
+    total_cache_creation_input_tokens = _Tokens("main", "subagents", key="cache_creation_input_tokens")
+    #: Tool calls (``tool_use`` blocks) of the main agent and the subagents,
+    #: those whose result was an error (rejections not counted), and those
+    #: rejected (permission denials): the ``runs`` table's columns.
+    tool_calls = _ToolCount("calls")
+    tool_errors = _ToolCount("errors")
+    tool_rejections = _ToolCount("rejections")
 
     @property
     def main_tokens_source(self) -> str:
@@ -281,63 +321,6 @@ class Run:
         lower bound), ``transcript_requests``, ``none``
         (docs/accounting.md)."""
         return self.record["usage"]["main"]["source"]
-
-    # All subagents together (``usage.subagents``).
-    @property
-    def subagent_input_tokens(self) -> int:
-        """The subagents' ``input_tokens`` (their best figure, ``usage.subagents``)."""
-        return self.record["usage"]["subagents"]["input_tokens"]
-
-    @property
-    def subagent_output_tokens(self) -> int:
-        """The subagents' ``output_tokens``."""
-        return self.record["usage"]["subagents"]["output_tokens"]
-
-    @property
-    def subagent_cache_read_input_tokens(self) -> int:
-        """The subagents' ``cache_read_input_tokens`` (cache reads)."""
-        return self.record["usage"]["subagents"]["cache_read_input_tokens"]
-
-    @property
-    def subagent_cache_creation_input_tokens(self) -> int:
-        """The subagents' ``cache_creation_input_tokens`` (cache writes)."""
-        return self.record["usage"]["subagents"]["cache_creation_input_tokens"]
-
-    # The main agent and the subagents together.
-    @property
-    def total_input_tokens(self) -> int:
-        """``input_tokens`` of the main agent and the subagents together."""
-        return self.main_input_tokens + self.subagent_input_tokens
-
-    @property
-    def total_output_tokens(self) -> int:
-        """``output_tokens`` of the main agent and the subagents together."""
-        return self.main_output_tokens + self.subagent_output_tokens
-
-    @property
-    def total_cache_read_input_tokens(self) -> int:
-        """Cache reads of the main agent and the subagents together."""
-        return self.main_cache_read_input_tokens + self.subagent_cache_read_input_tokens
-
-    @property
-    def total_cache_creation_input_tokens(self) -> int:
-        """Cache writes of the main agent and the subagents together."""
-        return self.main_cache_creation_input_tokens + self.subagent_cache_creation_input_tokens
-
-    @property
-    def tool_calls(self) -> int:
-        """Tool calls (``tool_use`` blocks) of the main agent and the subagents."""
-        return self._tools("calls")
-
-    @property
-    def tool_errors(self) -> int:
-        """Tool calls whose result was an error (rejections not counted)."""
-        return self._tools("errors")
-
-    @property
-    def tool_rejections(self) -> int:
-        """Tool calls rejected (permission denials)."""
-        return self._tools("rejections")
 
     @property
     def wall_ms(self) -> Optional[int]:

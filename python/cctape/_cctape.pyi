@@ -477,3 +477,9 @@ def walk(
     glob: List[str] = ...,
     iglob: List[str] = ...,
 ) -> List[str]: ...
+def units(
+    source: _Source,
+    *,
+    format: str = "auto",
+    jobs: int = 0,
+) -> List[List[str]]: ...

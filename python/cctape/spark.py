@@ -35,7 +35,7 @@ pyarrow): set ``PYSPARK_PYTHON`` to that interpreter (or ship a venv).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator, List, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -158,7 +158,7 @@ def pack(units: Sequence[List[str]], max_bytes: int, open_cost: int) -> List[Lis
 class CctapeReader(DataSourceReader):
     """Partitions of whole units, each read by cctape on an executor."""
 
-    def __init__(self, options: Dict[str, str], schema: StructType) -> None:
+    def __init__(self, options: Mapping[str, str], schema: Optional[StructType]) -> None:
         self.options = _options(options)
         self.table = _table(self.options)
         self.raw = _flag(self.options, "raw")
@@ -177,7 +177,7 @@ class CctapeReader(DataSourceReader):
         return [FilesPartition(p) for p in pack(units, self.max_bytes, self.open_cost)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        files = partition.value  # type: ignore[attr-defined]
+        files = partition.value
         t = to_arrow(
             files,
             self.table,

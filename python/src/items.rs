@@ -93,6 +93,14 @@ impl ErrRec {
     }
 }
 
+/// An event's hot fields, as read.
+pub struct Hot<'a> {
+    pub kind: EventKind,
+    pub ty: &'a str,
+    pub subtype: Option<&'a str>,
+    pub session_id: Option<&'a str>,
+}
+
 /// Records read together, with the bytes they point into.
 #[derive(Debug, Default)]
 pub struct Batch {
@@ -156,25 +164,13 @@ impl Batch {
 
     /// Add an event of input `input`.
     pub fn push_event(&mut self, input: u32, ev: &RsEvent<'_>) {
-        let kind = ev.kind();
-        let ty = self.put_str(ev.raw_type());
-        let subtype = ev.raw_subtype().map(|s| self.put_str(s));
-        let name = self.kind_name(kind, &ty, &subtype);
-        let session_id = ev.session_id().map(|s| self.put_str(s));
-        let raw = self.put_raw(ev.raw());
-        self.recs.push(Rec {
-            input,
-            line: ev.line(),
-            offset: ev.offset(),
-            raw,
-            what: What::Event {
-                kind,
-                name,
-                ty,
-                subtype,
-                session_id,
-            },
-        });
+        let hot = Hot {
+            kind: ev.kind(),
+            ty: ev.raw_type(),
+            subtype: ev.raw_subtype(),
+            session_id: ev.session_id(),
+        };
+        self.push_fields(input, ev.line(), ev.offset(), ev.raw(), hot);
     }
 
     /// Add an event read by the scanner, of input `input`.
@@ -208,24 +204,14 @@ impl Batch {
         });
     }
 
-    /// Add an event from its hot fields and its bytes (an event made
-    /// again from its pickled state, or from a line given to `Event(...)`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn push_fields(
-        &mut self,
-        input: u32,
-        line: u64,
-        offset: u64,
-        raw: &[u8],
-        ty: &str,
-        subtype: Option<&str>,
-        session_id: Option<&str>,
-    ) {
-        let kind = EventKind::from_type(ty, subtype);
-        let ty = self.put_str(ty);
-        let subtype = subtype.map(|s| self.put_str(s));
-        let name = self.kind_name(kind, &ty, &subtype);
-        let session_id = session_id.map(|s| self.put_str(s));
+    /// Add an event from its hot fields and its bytes (an event read, one
+    /// made again from its pickled state, or from a line given to
+    /// `Event(...)`).
+    pub fn push_fields(&mut self, input: u32, line: u64, offset: u64, raw: &[u8], hot: Hot<'_>) {
+        let ty = self.put_str(hot.ty);
+        let subtype = hot.subtype.map(|s| self.put_str(s));
+        let name = self.kind_name(hot.kind, &ty, &subtype);
+        let session_id = hot.session_id.map(|s| self.put_str(s));
         let raw = self.put_raw(raw);
         self.recs.push(Rec {
             input,
@@ -233,7 +219,7 @@ impl Batch {
             offset,
             raw,
             what: What::Event {
-                kind,
+                kind: hot.kind,
                 name,
                 ty,
                 subtype,
@@ -480,15 +466,15 @@ impl Event {
     ) -> PyResult<Event> {
         let mut batch = Batch::new(Arc::new(vec![file.to_string()]));
         match _hot {
-            Some((ty, subtype, sid)) => batch.push_fields(
-                0,
-                line,
-                offset,
-                raw,
-                &ty,
-                subtype.as_deref(),
-                sid.as_deref(),
-            ),
+            Some((ty, subtype, sid)) => {
+                let hot = Hot {
+                    kind: EventKind::from_type(&ty, subtype.as_deref()),
+                    ty: &ty,
+                    subtype: subtype.as_deref(),
+                    session_id: sid.as_deref(),
+                };
+                batch.push_fields(0, line, offset, raw, hot);
+            }
             None => {
                 let l = Line {
                     bytes: raw,
@@ -504,15 +490,13 @@ impl Event {
                         e.reason()
                     ))
                 })?;
-                batch.push_fields(
-                    0,
-                    line,
-                    offset,
-                    raw,
-                    ev.raw_type(),
-                    ev.raw_subtype(),
-                    ev.session_id(),
-                );
+                let hot = Hot {
+                    kind: ev.kind(),
+                    ty: ev.raw_type(),
+                    subtype: ev.raw_subtype(),
+                    session_id: ev.session_id(),
+                };
+                batch.push_fields(0, line, offset, raw, hot);
             }
         }
         Ok(event_at(
