@@ -72,7 +72,7 @@ mod column;
 pub mod elements;
 pub mod error;
 pub mod event;
-#[cfg(feature = "parquet")]
+#[cfg(feature = "export")]
 pub mod export;
 pub mod framing;
 pub mod inputs;

@@ -25,6 +25,7 @@ mod project;
 mod reading;
 mod report;
 mod said;
+#[cfg(feature = "parquet")]
 mod shape;
 mod stats;
 mod tree;

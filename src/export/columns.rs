@@ -3,14 +3,21 @@
 //! input is read, dumped as they are and loaded back: [`ColRef::dump`],
 //! [`ColMut::load`]).
 
+#[cfg(feature = "parquet")]
 use bytes::Bytes;
+#[cfg(feature = "parquet")]
 use parquet::basic::{ConvertedType, LogicalType, Repetition, TimeUnit, Type as Physical};
+#[cfg(feature = "parquet")]
 use parquet::column::writer::ColumnWriter;
+#[cfg(feature = "parquet")]
 use parquet::data_type::ByteArray;
+#[cfg(feature = "parquet")]
 use parquet::errors::{ParquetError, Result};
+#[cfg(feature = "parquet")]
 use parquet::schema::types::{Type, TypePtr};
 use std::io::{self, Read, Write};
 use std::ops::Range;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 /// What a column holds, and how it is stored.
@@ -56,6 +63,7 @@ pub struct ColumnDef {
 }
 
 impl ColumnDef {
+    #[cfg(feature = "parquet")]
     /// The Parquet schema node of this column.
     pub(crate) fn parquet_type(&self) -> Result<TypePtr> {
         let rep = if self.nullable {
@@ -78,6 +86,7 @@ impl ColumnDef {
     }
 }
 
+#[cfg(feature = "parquet")]
 /// The Parquet schema (a `message`) of a table.
 pub(crate) fn message_type(name: &str, defs: &[ColumnDef]) -> Result<TypePtr> {
     let fields = defs
@@ -158,6 +167,7 @@ impl StrCol {
         self.valid.clear();
     }
 
+    #[cfg(feature = "parquet")]
     fn write(&mut self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
         let ColumnWriter::ByteArrayColumnWriter(w) = w else {
             return Err(ParquetError::General("string column expected".into()));
@@ -235,6 +245,7 @@ impl<T: Copy + Default> NumCol<T> {
         self.valid.clear();
     }
 
+    #[cfg(feature = "parquet")]
     fn present(&self) -> Vec<T> {
         self.vals
             .iter()
@@ -245,6 +256,7 @@ impl<T: Copy + Default> NumCol<T> {
     }
 }
 
+#[cfg(feature = "parquet")]
 fn levels(valid: &[bool], nullable: bool) -> Option<Vec<i16>> {
     nullable.then(|| valid.iter().map(|&v| i16::from(v)).collect())
 }
@@ -360,6 +372,7 @@ impl ColMut<'_> {
         }
     }
 
+    #[cfg(feature = "parquet")]
     /// Encode every row into a column writer, then empty the buffer.
     pub(crate) fn write(self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
         match (self, w) {

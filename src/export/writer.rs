@@ -3,6 +3,7 @@
 //! limit; written in a staging folder and swapped in whole at the end
 //! ([`super::stage`]).
 
+use super::SCHEMA_VERSION;
 use super::columns::{ColumnDef, Kind, message_type};
 use super::input::Batch;
 use super::stage::{AbortHandle, PARTIAL, Stage};
@@ -16,12 +17,6 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The version of the tables' schema, written into every file's key-value
-/// metadata as `cctape.schema_version`. It changes when a column changes
-/// meaning or type or goes away; new columns may be added at the end
-/// without changing it.
-pub const SCHEMA_VERSION: &str = "2";
 
 /// How to write.
 #[derive(Clone, Debug)]

@@ -19,6 +19,7 @@ pub use verdict::{
 mod transcripts;
 
 pub use transcripts::{TranscriptPiece, Transcripts};
+#[cfg(feature = "html")]
 pub mod html;
 mod nodes;
 
