@@ -161,12 +161,16 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     }
 }
 
-/// One run's tree as JSON.
-fn run_json(r: &RunSummary, name: &str) -> Value {
+/// One run's tree as JSON; an input without events says what it holds in
+/// `no_events` after `file`, as `verdict --json` does.
+fn run_json(r: &RunSummary, name: &str, no_events: Option<&NoEvents>) -> Value {
     let mut o = Map::new();
     o.insert("verdict".into(), json!(r.verdict.as_str()));
     o.insert("ok".into(), json!(r.ok()));
     o.insert("file".into(), json!(name));
+    if let Some(n) = no_events {
+        o.insert("no_events".into(), n.to_json());
+    }
     o.insert("session_id".into(), json!(r.session_id));
     let mut main = match agent_json(&r.usage.main) {
         Value::Object(m) => m,
@@ -220,14 +224,16 @@ pub fn run(args: &Args) -> i32 {
         let mut out = Vec::new();
         let mut text = String::new();
         let mut runs = sink.folder.finish();
+        let mut found = None;
         if done.counts.events == 0 {
             // An input without events is one run, as in every command.
             let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
             runs = vec![no_events_run(runs.into_iter().next(), &n, None)];
+            found = Some(n);
         }
         for r in runs {
             if args.json {
-                write_json_value(&run_json(&r, name), &mut out);
+                write_json_value(&run_json(&r, name, found.as_ref()), &mut out);
             } else {
                 run_line(&shown[done.input], &r, &mut text);
             }
@@ -240,7 +246,7 @@ pub fn run(args: &Args) -> i32 {
         for (s, &i) in report.sessions.iter().zip(&files) {
             let r = s.to_run();
             if args.json {
-                write_json_value(&run_json(&r, &names[i]), &mut out);
+                write_json_value(&run_json(&r, &names[i], None), &mut out);
             } else {
                 let mut text = String::new();
                 run_line(&shown[i], &r, &mut text);
