@@ -40,7 +40,7 @@
 //!         }
 //!         Ok(_) => {}
 //!         Err(e) if e.is_fatal() => return Err(std::io::Error::other(e)),
-//!         Err(e) => eprintln!("{e}"), // line 2, byte 65: invalid_json: ...
+//!         Err(e) => eprintln!("{e}"), // line 2, byte 61, column 1: invalid_json: expected `null`
 //!     }
 //! }
 //! assert_eq!(output_tokens, 5);

@@ -44,11 +44,97 @@ impl Position {
     }
 }
 
+/// A position as every printer of this crate says it: the line, the byte
+/// offset of the line's start, then the column (the byte within the line),
+/// as `line 14, byte 4605, column 60` (`byte 4665` of the input is the one
+/// to look at); the element of a JSON array after them, `(element 3)`.
+/// After an input's name ([`Described`]) the same reads
+/// `run.jsonl:14: byte 4605, column 60`, as grep -n and compilers start a
+/// line. For an I/O error the byte is where reading stopped.
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, byte {}", self.line, self.byte())?;
-        if let Some(e) = self.element {
-            write!(f, " (element {e})")?;
+        write_where(f, None, self, true)
+    }
+}
+
+/// `line L, byte O[, column C][ (element E)]`, or with a name
+/// `NAME:L: byte O[, column C][ (element E)]`: the one way a position is
+/// written.
+fn write_where(
+    f: &mut fmt::Formatter<'_>,
+    input: Option<&str>,
+    p: &Position,
+    column: bool,
+) -> fmt::Result {
+    match input {
+        Some(name) => write!(f, "{name}:{}: byte {}", p.line, p.offset)?,
+        None => write!(f, "line {}, byte {}", p.line, p.offset)?,
+    }
+    if let (Some(c), true) = (p.column, column) {
+        write!(f, ", column {c}")?;
+    }
+    if let Some(e) = p.element {
+        write!(f, " (element {e})")?;
+    }
+    Ok(())
+}
+
+/// An error as people read it, on one line: where (see [`Position`]'s
+/// `Display`), its kind and what was expected or found. The library's
+/// `Display` of [`Error`], the command line's messages on stderr and its
+/// lists of errors, and the Python package's `LineError` all go through it,
+/// so that a bad line is said one way everywhere:
+///
+/// ```
+/// use cctape::error::{Described, Position};
+///
+/// let mut at = Position::new(14, 4605);
+/// at.column = Some(60);
+/// let d = Described {
+///     input: Some("run.jsonl"),
+///     position: at,
+///     kind: "truncated",
+///     reason: "the input ended in the middle of a line",
+///     io: None,
+/// };
+/// assert_eq!(
+///     d.to_string(),
+///     "run.jsonl:14: byte 4605, column 60: truncated: the input ended in the middle of a line"
+/// );
+/// let d = Described { input: None, ..d };
+/// assert!(d.to_string().starts_with("line 14, byte 4605, column 60: truncated"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Described<'a> {
+    /// The input's name, first when given.
+    pub input: Option<&'a str>,
+    /// Where. Line 0 is not a line (an input that could not be opened):
+    /// only the reason is said.
+    pub position: Position,
+    /// The kind's name ([`ErrorKind::name`]); the column is not said for
+    /// `io`, whose byte is where reading stopped.
+    pub kind: &'a str,
+    /// What was expected or found.
+    pub reason: &'a str,
+    /// The I/O error behind it, said after the reason.
+    pub io: Option<&'a std::io::Error>,
+}
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let io = self.kind == ErrorKind::Io.name();
+        if self.position.line == 0 && io {
+            // Not tied to a line (the input could not be opened).
+            if let Some(name) = self.input {
+                write!(f, "{name}: ")?;
+            }
+            f.write_str(self.reason)?;
+        } else {
+            write_where(f, self.input, &self.position, !io)?;
+            write!(f, ": {}: {}", self.kind, self.reason)?;
+        }
+        if let Some(e) = self.io {
+            write!(f, ": {e}")?;
         }
         Ok(())
     }
@@ -205,18 +291,25 @@ impl fmt::Debug for Error {
     }
 }
 
+impl Error {
+    /// This error as people read it, after the name of its input when
+    /// given (see [`Described`]).
+    pub fn described<'a>(&'a self, input: Option<&'a str>) -> Described<'a> {
+        Described {
+            input,
+            position: self.0.position,
+            kind: self.0.kind.name(),
+            reason: self.0.reason,
+            io: self.0.io.as_ref(),
+        }
+    }
+}
+
+/// [`Described`] without an input name: `line 7, byte 1000, column 12:
+/// invalid_json: expected a value`.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.position.line == 0 && self.0.kind == ErrorKind::Io {
-            // Not tied to a line (the input could not be opened).
-            write!(f, "{}", self.0.reason)?;
-        } else {
-            write!(f, "{}: {}: {}", self.0.position, self.0.kind, self.0.reason)?;
-        }
-        if let Some(io) = &self.0.io {
-            write!(f, ": {io}")?;
-        }
-        Ok(())
+        self.described(None).fmt(f)
     }
 }
 
@@ -234,16 +327,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn display_names_line_and_absolute_byte() {
+    fn display_names_line_then_line_start_then_column() {
         let mut p = Position::new(7, 1000);
         p.column = Some(12);
         let e = Error::new(ErrorKind::InvalidJson, p, "expected a value");
         assert_eq!(
             e.to_string(),
-            "line 7, byte 1012: invalid_json: expected a value"
+            "line 7, byte 1000, column 12: invalid_json: expected a value"
+        );
+        assert_eq!(
+            e.described(Some("a.jsonl")).to_string(),
+            "a.jsonl:7: byte 1000, column 12: invalid_json: expected a value"
         );
         assert_eq!(e.kind(), ErrorKind::InvalidJson);
         assert!(!e.is_fatal());
+        p.element = Some(3);
+        assert_eq!(p.to_string(), "line 7, byte 1000, column 12 (element 3)");
+        // An I/O error says where reading stopped, no column; an input
+        // that could not be opened, only why.
+        let io = || std::io::Error::other("gone");
+        let broke = Error::io(io(), p);
+        assert_eq!(
+            broke.described(Some("a")).to_string(),
+            "a:7: byte 1000 (element 3): io: read failed: gone"
+        );
+        let unopened = Error::open(io());
+        assert_eq!(unopened.to_string(), "open failed: gone");
+        assert_eq!(
+            unopened.described(Some("a")).to_string(),
+            "a: open failed: gone"
+        );
     }
 
     #[test]

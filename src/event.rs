@@ -56,6 +56,24 @@ pub enum EventKind {
     SystemCompactBoundary,
     /// `system/notification`: a notice such as `stop-hook-error` (real streams).
     SystemNotification,
+    /// `system/vcs_state_changed`: a shell command changed the repository
+    /// (a commit, a push; 2.1.217+, real streams of 2.1.219 and 2.1.220).
+    SystemVcsStateChanged,
+    /// `system/dev_intent`: what the project was taken to be (public record
+    /// past the reference).
+    SystemDevIntent,
+    /// `system/turn_preempted`: a running turn gave way to a newer one
+    /// (public record past the reference).
+    SystemTurnPreempted,
+    /// `system/peer_message_hold`: a message from another session held (or
+    /// dropped) rather than delivered (public record past the reference).
+    SystemPeerMessageHold,
+    /// `system/cloud_session_delta`: a cloud session's change (public record
+    /// past the reference).
+    SystemCloudSessionDelta,
+    /// `system/per_turn_effort_changed`: the per-turn effort changed
+    /// (public record past the reference).
+    SystemPerTurnEffortChanged,
     /// A `system` event with another subtype, or none.
     SystemOther,
     /// `assistant`: one content block of a model response.
@@ -117,6 +135,12 @@ impl EventKind {
                 Some("task_notification") => EventKind::SystemTaskNotification,
                 Some("compact_boundary") => EventKind::SystemCompactBoundary,
                 Some("notification") => EventKind::SystemNotification,
+                Some("vcs_state_changed") => EventKind::SystemVcsStateChanged,
+                Some("dev_intent") => EventKind::SystemDevIntent,
+                Some("turn_preempted") => EventKind::SystemTurnPreempted,
+                Some("peer_message_hold") => EventKind::SystemPeerMessageHold,
+                Some("cloud_session_delta") => EventKind::SystemCloudSessionDelta,
+                Some("per_turn_effort_changed") => EventKind::SystemPerTurnEffortChanged,
                 _ => EventKind::SystemOther,
             },
             "result" => match subtype {
@@ -138,7 +162,7 @@ impl EventKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 34] = [
+    pub const ALL: [EventKind; 40] = [
         EventKind::SystemInit,
         EventKind::SystemStatus,
         EventKind::SystemTaskSummary,
@@ -156,6 +180,12 @@ impl EventKind {
         EventKind::SystemTaskNotification,
         EventKind::SystemCompactBoundary,
         EventKind::SystemNotification,
+        EventKind::SystemVcsStateChanged,
+        EventKind::SystemDevIntent,
+        EventKind::SystemTurnPreempted,
+        EventKind::SystemPeerMessageHold,
+        EventKind::SystemCloudSessionDelta,
+        EventKind::SystemPerTurnEffortChanged,
         EventKind::SystemOther,
         EventKind::Assistant,
         EventKind::User,
@@ -203,6 +233,12 @@ impl EventKind {
             EventKind::SystemTaskNotification => "system/task_notification",
             EventKind::SystemCompactBoundary => "system/compact_boundary",
             EventKind::SystemNotification => "system/notification",
+            EventKind::SystemVcsStateChanged => "system/vcs_state_changed",
+            EventKind::SystemDevIntent => "system/dev_intent",
+            EventKind::SystemTurnPreempted => "system/turn_preempted",
+            EventKind::SystemPeerMessageHold => "system/peer_message_hold",
+            EventKind::SystemCloudSessionDelta => "system/cloud_session_delta",
+            EventKind::SystemPerTurnEffortChanged => "system/per_turn_effort_changed",
             EventKind::Assistant => "assistant",
             EventKind::User => "user",
             EventKind::StreamEvent => "stream_event",
@@ -254,6 +290,12 @@ impl EventKind {
                 | EventKind::SystemTaskNotification
                 | EventKind::SystemCompactBoundary
                 | EventKind::SystemNotification
+                | EventKind::SystemVcsStateChanged
+                | EventKind::SystemDevIntent
+                | EventKind::SystemTurnPreempted
+                | EventKind::SystemPeerMessageHold
+                | EventKind::SystemCloudSessionDelta
+                | EventKind::SystemPerTurnEffortChanged
                 | EventKind::SystemOther
         )
     }

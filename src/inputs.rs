@@ -42,7 +42,7 @@ use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
 use crate::parse::Parser;
 use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
-use crate::sniff::{Format, FormatChoice, Reading};
+use crate::sniff::{Format, FormatChoice, Reading, prefix_is_enough};
 use crate::source::{EndReport, LfWatch, Source};
 use crate::stats::PrunedReader;
 use crate::stream::{Counts, ElementEventReader};
@@ -98,6 +98,58 @@ pub fn shown_path(path: &Path) -> String {
     #[cfg(not(unix))]
     let bytes = path.to_string_lossy().into_owned().into_bytes();
     escape_bytes(&bytes)
+}
+
+/// The bytes of an OS string: as they are on Unix; elsewhere its text
+/// (lossy: Windows names are UTF-16).
+pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        s.as_bytes().into()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().into_owned().into_bytes().into()
+    }
+}
+
+/// A name (a path, a folder) as `cctape stats` keys and shows it, one
+/// `/`-separated part at a time: a part that is UTF-8 as it is, a part
+/// that is not with each byte that is not UTF-8 escaped (`\xff`) and its
+/// backslashes doubled, as ripgrep escapes bytes. So two names that
+/// differ in such bytes are two rows (`x\xff` and `x\xfe`, not one
+/// `x\u{fffd}`), in the text, CSV and JSON output alike (JSON: this
+/// string). Only a UTF-8 name spelling out such an escape reads like one.
+///
+/// ```
+/// use cctape::inputs::name_text;
+/// assert_eq!(name_text(b"runs/a.jsonl"), "runs/a.jsonl");
+/// assert_eq!(name_text(b"r\\un/x\xff.jsonl"), "r\\un/x\\xff.jsonl");
+/// assert_eq!(name_text(b"x\\\xfe/a\\b"), "x\\\\\\xfe/a\\b");
+/// assert_ne!(name_text(b"x\xff"), name_text(b"x\xfe"));
+/// ```
+pub fn name_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for (i, part) in bytes.split(|&b| b == b'/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        if let Ok(s) = std::str::from_utf8(part) {
+            out.push_str(s);
+            continue;
+        }
+        for chunk in part.utf8_chunks() {
+            out.push_str(&chunk.valid().replace('\\', "\\\\"));
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+    }
+    out.into()
 }
 
 /// Text for a terminal: control characters (C0, DEL, C1) and bytes that
@@ -416,8 +468,9 @@ impl Default for ReadOptions {
 /// when skipping gives up.
 pub const RUNAWAY_FACTOR: u64 = 4;
 
-/// How many decoded bytes are looked at to tell an input's format.
-pub const SNIFF_BYTES: usize = 64 << 10;
+/// How many decoded bytes are looked at first to tell an input's format
+/// (more while they hold text only; see [`read_prefix`]).
+pub use crate::sniff::SNIFF_BYTES;
 
 /// One thing [`read_source`] found, in input order.
 #[derive(Debug)]
@@ -500,49 +553,103 @@ pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
     Error::io_with(e, Position::new(line, offset), reason)
 }
 
-/// The first decoded bytes of an input, to tell its format: up to
-/// [`SNIFF_BYTES`] of a file (or a decompressor); of a stream (a pipe, a
-/// terminal) no more than it takes to hold a complete non-blank line, so
-/// that a live writer is not waited for. A read error is kept, to be met
-/// after these bytes ([`Prefixed`]).
-pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> (Vec<u8>, Option<io::Error>) {
-    if !stream {
-        // Its first bytes at once, into a buffer not zeroed first.
-        let mut buf = Vec::with_capacity(SNIFF_BYTES);
-        return match rdr.take(SNIFF_BYTES as u64).read_to_end(&mut buf) {
-            Ok(_) => (buf, None),
-            Err(e) => (buf, Some(e)),
-        };
-    }
-    let mut buf = vec![0u8; SNIFF_BYTES];
-    let mut n = 0;
-    while n < SNIFF_BYTES {
-        match rdr.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => {
-                n += k;
-                if has_complete_line(&buf[..n]) {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(n);
-                return (buf, Some(e));
-            }
-        }
-    }
-    buf.truncate(n);
-    (buf, None)
+/// The first decoded bytes of an input, held to tell how it is read
+/// ([`read_prefix`]), then handed out again in front of the rest
+/// ([`Prefixed`]).
+#[derive(Debug, Default)]
+pub struct Prefix {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// True when they are all of the input: it ended (or a read failed)
+    /// within them.
+    pub whole: bool,
+    /// The error met reading them, if one was: handed out after them.
+    pub error: Option<io::Error>,
 }
 
-/// True when `b` holds a line with something other than whitespace, ended
-/// by LF.
-fn has_complete_line(b: &[u8]) -> bool {
-    let Some(end) = memchr::memrchr(b'\n', b) else {
-        return false;
-    };
-    b[..end].iter().any(|c| !c.is_ascii_whitespace())
+impl Prefix {
+    /// The format the input is read as, as `choice` asks
+    /// ([`FormatChoice::decide`]).
+    pub fn decide(&self, choice: FormatChoice) -> Format {
+        choice.decide(&self.bytes, self.whole)
+    }
+
+    /// The first [`SNIFF_BYTES`] of them, to say what an input without
+    /// events looks like.
+    pub fn shown(&self) -> Vec<u8> {
+        self.bytes[..self.bytes.len().min(SNIFF_BYTES)].to_vec()
+    }
+}
+
+/// The first decoded bytes of an input, as many as tell its format
+/// ([`prefix_is_enough`]): [`SNIFF_BYTES`] of a file (or a decompressor)
+/// at once, or of a stream (a pipe, a terminal) no more than it takes to
+/// hold its first complete line that opens JSON, so that a live writer is
+/// not waited for; more (up to [`crate::sniff::MAX_HELD`]) while they hold
+/// text only, so that a warning or a cut line first does not decide. A
+/// read error is kept, to be met after these bytes ([`Prefixed`]).
+pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> Prefix {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut first = !stream;
+    loop {
+        // A file's first bytes at once, into a buffer not zeroed first;
+        // then, and from a stream, what one read gives.
+        let want = if first {
+            SNIFF_BYTES
+        } else {
+            DEFAULT_READ_SIZE.min(SNIFF_BYTES)
+        };
+        let room = want.min(crate::sniff::MAX_HELD - buf.len());
+        let before = buf.len();
+        let got = if first {
+            rdr.take(room as u64)
+                .read_to_end(&mut buf)
+                .map(|_| buf.len() - before)
+        } else {
+            buf.resize(before + room, 0);
+            let r = loop {
+                match rdr.read(&mut buf[before..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    r => break r,
+                }
+            };
+            buf.truncate(before + *r.as_ref().unwrap_or(&0));
+            r
+        };
+        match got {
+            // A file's first read stops short only at its end.
+            Ok(0) => {
+                return Prefix {
+                    bytes: buf,
+                    whole: true,
+                    error: None,
+                };
+            }
+            Ok(n) if first && n < room => {
+                return Prefix {
+                    bytes: buf,
+                    whole: true,
+                    error: None,
+                };
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Prefix {
+                    bytes: buf,
+                    whole: true,
+                    error: Some(e),
+                };
+            }
+        }
+        first = false;
+        if prefix_is_enough(&buf) {
+            return Prefix {
+                bytes: buf,
+                whole: false,
+                error: None,
+            };
+        }
+    }
 }
 
 /// The sniffed prefix ([`read_prefix`]), then the error met while reading
@@ -557,12 +664,12 @@ pub struct Prefixed<R> {
 }
 
 impl<R: Read> Prefixed<R> {
-    /// `prefix` and `error` as [`read_prefix`] gave them, then `inner`.
-    pub fn new(prefix: Vec<u8>, error: Option<io::Error>, inner: R) -> Prefixed<R> {
+    /// `prefix` as [`read_prefix`] gave it, then `inner`.
+    pub fn new(prefix: Prefix, inner: R) -> Prefixed<R> {
         Prefixed {
-            prefix,
+            prefix: prefix.bytes,
             pos: 0,
-            error,
+            error: prefix.error,
             inner,
         }
     }
@@ -612,15 +719,15 @@ pub fn read_source(
     let stream = src.kind().size().is_none();
     let report = src.report().clone();
     let mut raw = src.into_reader();
-    let (prefix, read_error) = read_prefix(&mut raw, stream);
-    let format = opts.format.resolve(&prefix);
+    let prefix = read_prefix(&mut raw, stream);
+    let format = prefix.decide(opts.format);
     let reading = format.reading();
     // Kept to say what an input without events is.
     let shown = match reading {
-        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.clone(),
+        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.shown(),
         _ => Vec::new(),
     };
-    let rdr = Prefixed::new(prefix, read_error, raw);
+    let rdr = Prefixed::new(prefix, raw);
     let max_line = opts.max_line.max(1);
     // An endless line (/dev/zero) ends a line-read input instead of being
     // skipped for ever; elements have their own limit.

@@ -6,11 +6,17 @@
 //! or zstd; stream-json lines, a JSON array or pretty capture, a session
 //! transcript, text) as `cctape verdict` computes them.
 //!
+//! Each run's token figure is the best its stream gives, with its source
+//! (see [`run`]): not the sum of the assistant events' `usage`, whose
+//! `output_tokens` is a `message_start` placeholder where the event was
+//! written before the message ended.
+//!
 //! ```
-//! for run in cctape::runs("corpus/streams/max-turns.jsonl")? {
-//!     assert_eq!(run.verdict, cctape::Verdict::MaxTurns);
-//!     assert_eq!(run.usage.main.tokens.output_tokens, 183);
-//!     assert_eq!((run.tool_calls_total(), run.tool_errors_total()), (3, 0));
+//! for run in cctape::runs("corpus/run/usage-reconcile-mismatch.jsonl")? {
+//!     let main = &run.usage.main;
+//!     assert_eq!(run.verdict, cctape::Verdict::Success);
+//!     assert_eq!((main.tokens.output_tokens, main.source.as_str()), (145, "results"));
+//!     assert_eq!(main.calls.output_tokens, 4, "the placeholder, kept for audit");
 //! }
 //! # Ok::<(), cctape::Error>(())
 //! ```
@@ -34,29 +40,31 @@
 //! 8. `aio` (feature `tokio`, off by default): a `tokio_util` codec over the
 //!    push decoder and an event stream over any `AsyncRead`.
 //!
-//! Bad lines are errors with a [`Position`] that the stream continues past;
-//! only an I/O error ends a stream.
+//! Bad lines are errors with a [`Position`] that the stream continues past
+//! (the line, the byte offset of its start, the byte within it: every
+//! front end says it that way, [`error::Described`]); only an I/O error
+//! ends a stream.
 //!
 //! ```
 //! use cctape::{EventKind, SliceEvents};
 //!
 //! let input = br#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-5-5"}
-//! {"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-5-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":2,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"s1"}
+//! {"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},"session_id":"s1"}
+//! {"type":"user","oops"}
 //! {"is_error":false,"num_turns":1,"total_cost_usd":0.01,"session_id":"s1","subtype":"success","type":"result"}
 //! "#;
 //! let mut events = SliceEvents::new(input);
-//! let mut output_tokens = 0;
-//! let mut cost = None;
+//! let (mut tools, mut cost, mut bad) = (0, None, Vec::new());
 //! while let Some(item) = events.next_event() {
-//!     let ev = item.expect("every line here is an event");
-//!     match ev.kind() {
-//!         EventKind::Assistant => output_tokens += ev.usage().unwrap_or_default().output_tokens,
-//!         k if k.is_result() => cost = ev.total_cost_usd(),
-//!         _ => {}
+//!     match item {
+//!         Ok(ev) if ev.kind() == EventKind::Assistant => tools += ev.tool_name().is_some() as u32,
+//!         Ok(ev) if ev.kind().is_result() => cost = ev.total_cost_usd(),
+//!         Ok(_) => {}
+//!         Err(e) => bad.push(e.to_string()),
 //!     }
 //! }
-//! assert_eq!(output_tokens, 5);
-//! assert_eq!(cost, Some(0.01));
+//! assert_eq!((tools, cost), (1, Some(0.01)));
+//! assert_eq!(bad, ["line 3, byte 212, column 21: invalid_json: expected `:` after an object key"]);
 //! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -67,7 +75,7 @@ mod column;
 pub mod elements;
 pub mod error;
 pub mod event;
-#[cfg(feature = "parquet")]
+#[cfg(feature = "export")]
 pub mod export;
 pub mod framing;
 pub mod inputs;

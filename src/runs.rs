@@ -4,8 +4,8 @@
 //! It puts together what the layers offer one by one: [`Source`] opens the
 //! file and undoes its compression (gzip, zstd, xz, bzip2, LZ4: told by
 //! their magic bytes, not the name),
-//! [`sniff_format`] tells the format from the first 64 KiB, and the reader
-//! of that format feeds a [`RunFolder`] (stream-json lines, JSON arrays
+//! [`crate::sniff`] decides how it is read from its first bytes (as every
+//! command does: [`read_prefix`]), and the reader of that reading feeds a [`RunFolder`] (stream-json lines, JSON arrays
 //! and pretty captures, a logger's prefixed values) or a
 //! [`TranscriptFold`] (a session transcript). An input without events
 //! (text, an empty file) is one run saying so ([`no_events_run`]), its
@@ -14,20 +14,18 @@
 use crate::elements::LogValues;
 use crate::error::{Error, Position};
 use crate::framing::LineReader;
+use crate::inputs::{Prefixed, read_prefix};
 use crate::pricing::PriceTable;
 use crate::report::{Shape, no_events_run};
 use crate::run::{RunFolder, RunSummary};
 use crate::scan::{ScanMode, Scanner};
-use crate::sniff::{Format, Reading, sniff_format};
+use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::Source;
 use crate::stream::{Counts, ElementEventReader, EventReader};
 use crate::time::Zone;
 use crate::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::io::Read;
 use std::path::Path;
-
-/// How much of an input is looked at to tell its format (as the CLI does).
-const SNIFF: u64 = 64 << 10;
 
 /// The longest last line kept for an input without events.
 const LAST_LINE_KEPT: usize = 4 << 10;
@@ -78,16 +76,15 @@ pub fn runs(path: impl AsRef<Path>) -> Result<Vec<RunSummary>, Error> {
     let path = path.as_ref();
     let src = Source::open(path).map_err(Error::open)?;
     let report = src.report().clone();
+    let stream = src.kind().size().is_none();
     let mut rdr = src.into_reader();
-    let mut prefix = Vec::with_capacity(SNIFF as usize);
-    (&mut rdr)
-        .take(SNIFF)
-        .read_to_end(&mut prefix)
-        .map_err(|e| Error::io(e, Position::new(1, 0)))?;
-    let format = sniff_format(&prefix);
-    let whole = std::io::Cursor::new(prefix.clone()).chain(rdr);
+    let held = read_prefix(&mut rdr, stream);
+    let format = held.decide(FormatChoice::Auto);
+    let reading = format.reading();
+    let prefix = held.shown();
+    let whole = Prefixed::new(held, rdr);
     let mut shape = Shape::default();
-    let (runs, counts, bytes) = match format.reading() {
+    let (runs, counts, bytes) = match reading {
         Reading::StreamElements => fold_events(ElementEventReader::new(whole), &mut shape)?,
         Reading::LoggedElements => {
             fold_events(ElementEventReader::new(LogValues::new(whole)), &mut shape)?
@@ -119,10 +116,7 @@ pub fn runs(path: impl AsRef<Path>) -> Result<Vec<RunSummary>, Error> {
     // Not a run: one summary saying the input has no events, its bad lines
     // counted (what `verdict` prints for it). JSON elements none of which
     // is an event, and no error either, are described by their first bytes.
-    let elements = matches!(
-        format.reading(),
-        Reading::StreamElements | Reading::LoggedElements
-    );
+    let elements = matches!(reading, Reading::StreamElements | Reading::LoggedElements);
     if elements && counts.errors == 0 {
         shape = Shape::of_input(&prefix, format, None);
     }

@@ -1,14 +1,31 @@
-//! Sniffing: what a file looks like, from its first bytes, so that a file
-//! that is not one JSON object a line gets one clear message instead of an
-//! error on every line.
+//! Sniffing: what an input looks like, from its first bytes, and so how it
+//! is read, so that an input that is not one JSON object a line gets one
+//! clear message (or the reading that fits it) instead of an error on every
+//! line.
 //!
-//! [`sniff_format`] looks at a prefix (64 KiB is plenty; less works) and
-//! tells stream-json (NDJSON) from the shapes seen in the wild: a JSON array
-//! (`--output-format json`, claude-code-action's execution log), a
-//! pretty-printed JSON document, lines behind a logger prefix
-//! (`[2025-10-13T01:16:00Z] [INFO] {...`), lines a logger cut at a fixed
-//! width, session transcripts (`~/.claude/projects/*/*.jsonl`: one JSON
-//! object a line too, but records with `parentUuid`, `sessionId`,
+//! This module is the one place that decides how an input is read, for
+//! every command, the library ([`crate::inputs::read_source`],
+//! [`crate::runs`]) and the Python package: [`prefix_is_enough`] says when
+//! the first bytes held tell the format, [`sniff_format`] tells it,
+//! [`FormatChoice::decide`] gives the format an input is read as (what was
+//! asked, and whether the bytes held are the whole input), and
+//! [`Format::reading`] how.
+//!
+//! A file is not its first line. Logs start with a warning, a second byte
+//! order mark or half a line; the format is told from the first line that
+//! opens a JSON value, and the lines before it are read as what they are
+//! (errors at their places, in a stream). An input is [`Format::Text`]
+//! only when no line of it opens a JSON value: up to [`MAX_HELD`] bytes are
+//! held to tell (a live stream is held until its first JSON line), and an
+//! input with more text than that before any JSON is read line by line, so
+//! that no event after it is lost and memory stays bounded.
+//!
+//! [`sniff_format`] tells stream-json (NDJSON) from the shapes seen in the
+//! wild: a JSON array (`--output-format json`, claude-code-action's
+//! execution log), a pretty-printed JSON document, lines behind a logger
+//! prefix (`[2025-10-13T01:16:00Z] [INFO] {...`), lines a logger cut at a
+//! fixed width, session transcripts (`~/.claude/projects/*/*.jsonl`: one
+//! JSON object a line too, but records with `parentUuid`, `sessionId`,
 //! `isSidechain`, `summary`, `file-history-snapshot` ...), empty input and
 //! plain text (a harness's stdout holding `API Error: ...`, or
 //! `--output-format text` output). It reads no further than the prefix and
@@ -36,12 +53,16 @@
 //! assert_eq!(sniff_format(b"API Error: Unable to connect to API (ConnectionRefused)\n"), Format::Text);
 //! assert_eq!(sniff_format(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), Format::Binary);
 //! assert_eq!(sniff_format(b"{\"type\":\"user\"}\n\x00\x00\n"), Format::Ndjson);
+//! // A logger's own line first: the events after it decide.
+//! assert_eq!(sniff_format(b"[INFO] starting\n{\"type\":\"user\"}\n"), Format::Ndjson);
 //! assert!(Format::JsonArray.describe().contains("jq -c '.[]'"));
 //! ```
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// How many lines of the prefix [`sniff_format`] looks at.
+/// How many non-blank lines [`sniff_format`] looks at, from the first that
+/// opens a JSON value (the lines of text before it are passed over,
+/// however many).
 const LINES_LOOKED_AT: usize = 64;
 
 /// What a file looks like. Grows as new shapes turn up, so match with a
@@ -62,7 +83,8 @@ pub enum Format {
     /// Lines behind a logger prefix such as `[2025-10-13T01:16:00Z] [INFO] `.
     LoggerPrefixed,
     /// Lines that start like JSON objects but end before their closing
-    /// brace: cut by a logger at a fixed width.
+    /// brace: cut by a logger at a fixed width. Read as lines: each is an
+    /// error (`truncated` or `invalid_json`) at its place.
     CutLines,
     /// Text that does not start like JSON at all.
     Text,
@@ -74,6 +96,12 @@ pub enum Format {
     /// `sessionId`, `parentUuid`, `isSidechain`, record types such as
     /// `summary`, `file-history-snapshot`, `progress`, `queue-operation`).
     Transcript,
+    /// JSON objects, one a line, none of which is an event: no string
+    /// `type` (a model's structured answer such as `{"splittable": false}`,
+    /// a settings file). Never told from a prefix: what an input read to
+    /// its end without an event is found to be
+    /// ([`crate::report::Shape::describe`]); read as lines.
+    JsonValues,
 }
 
 /// How a format is read: which framing, which dialect.
@@ -114,6 +142,38 @@ pub enum FormatChoice {
 }
 
 impl FormatChoice {
+    /// The format an input is read as (its reading: [`Format::reading`]),
+    /// from `held`, its first bytes as
+    /// [`prefix_is_enough`] holds them; `whole` when they are all of it.
+    /// The format is [`FormatChoice::resolve`]'s, read as
+    /// [`Format::reading`] says, but for an input that goes on past bytes
+    /// that hold no JSON line ([`MAX_HELD`] of text, or of blank lines): it
+    /// is read as stream-json lines ([`Format::Ndjson`],
+    /// [`Reading::StreamLines`]), so that an event after them is read and
+    /// each line of text is an error at its place (with no event at all, the
+    /// input is then found to be text, [`crate::report::Shape::describe`]).
+    /// Text is one finding only when the whole of it was seen.
+    ///
+    /// ```
+    /// use cctape::sniff::{Format, FormatChoice, Reading};
+    /// let text = b"API Error: Unable to connect to API (ConnectionRefused)\n";
+    /// let whole = FormatChoice::Auto.decide(text, true);
+    /// assert_eq!((whole, whole.reading()), (Format::Text, Reading::NotEvents));
+    /// let goes_on = FormatChoice::Auto.decide(text, false);
+    /// assert_eq!((goes_on, goes_on.reading()), (Format::Ndjson, Reading::StreamLines));
+    /// ```
+    pub fn decide(self, held: &[u8], whole: bool) -> Format {
+        let mut format = self.resolve(held);
+        if matches!(format, Format::Empty | Format::Text) && !whole {
+            format = match self {
+                FormatChoice::Json => Format::PrettyJson,
+                FormatChoice::Transcript => Format::Transcript,
+                _ => Format::Ndjson,
+            };
+        }
+        format
+    }
+
     /// The choice for a `--format` value (`auto`, `stream`, `json`,
     /// `transcript`); `None` for anything else.
     ///
@@ -181,17 +241,17 @@ impl Format {
     /// How the format is read.
     pub fn reading(self) -> Reading {
         match self {
-            Format::Ndjson => Reading::StreamLines,
+            Format::Ndjson | Format::CutLines | Format::JsonValues => Reading::StreamLines,
             Format::JsonArray | Format::PrettyJson => Reading::StreamElements,
             Format::Transcript => Reading::TranscriptLines,
             Format::LoggerPrefixed => Reading::LoggedElements,
-            Format::Empty | Format::CutLines | Format::Text | Format::Binary => Reading::NotEvents,
+            Format::Empty | Format::Text | Format::Binary => Reading::NotEvents,
         }
     }
 
     /// A short stable name for JSON output and tables (`stream`,
     /// `json-array`, `json-pretty`, `transcript`, `text`, `binary`, `empty`,
-    /// `logger-prefixed`, `cut-lines`).
+    /// `logger-prefixed`, `cut-lines`, `json-values`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Empty => "empty",
@@ -203,16 +263,21 @@ impl Format {
             Format::Text => "text",
             Format::Binary => "binary",
             Format::Transcript => "transcript",
+            Format::JsonValues => "json-values",
         }
     }
 
-    /// A sentence for the user: what the file looks like and what to do.
+    /// A sentence for the user: what an input without events looks like and
+    /// what to do (an input with events needs none).
     pub fn describe(self) -> &'static str {
         match self {
             Format::Empty => {
                 "the input is empty (no bytes, or only whitespace): there are no events to read"
             }
-            Format::Ndjson => "one JSON object a line (stream-json): readable as is",
+            Format::Ndjson => {
+                "one JSON object a line, as stream-json is, but no line of it is an event: each line's error \
+                 says why"
+            }
             Format::JsonArray => {
                 "the input is a JSON array, not one JSON object a line (it looks like `--output-format json` \
                  output or a claude-code-action execution log): convert it with `jq -c '.[]'` and read the result"
@@ -230,7 +295,7 @@ impl Format {
                 "the lines start like JSON objects but are cut before their end (a logger truncated them at a \
                  fixed width): they cannot be read as events; capture the stream without truncation"
             }
-            Format::Text => "the input is text, not JSON: it does not start with `{` or `[`",
+            Format::Text => "the input is text, not JSON: no line of it starts a JSON value",
             Format::Binary => {
                 "the input is binary data, not JSON or text (it holds NUL bytes): compressed inputs are read \
                  when they are gzip, zstd, xz, bzip2 or LZ4; decompress other formats first"
@@ -238,6 +303,10 @@ impl Format {
             Format::Transcript => {
                 "a Claude Code session transcript (`~/.claude/projects`): one record a line, read as transcript \
                  records"
+            }
+            Format::JsonValues => {
+                "the input is JSON values, not stream-json events: no object in it has a string `type` (a \
+                 model's structured answer or a settings file, say), so it is not a stream and holds no run"
             }
         }
     }
@@ -251,115 +320,301 @@ impl std::fmt::Display for Format {
 
 /// Tell what `prefix`, the first bytes of an input, looks like.
 ///
-/// Rules, on the first non-blank lines (a BOM and CRs are ignored):
+/// A file is not its first line: logs start with a warning (`claude ...
+/// 2>&1` puts Node's on stdout), a second byte order mark, a logger's
+/// `[INFO]` line, or half a line (a file cut with `split -b` or `tail -c`).
+/// So the format is told from the first line that opens a JSON value (`{`,
+/// or `[` and a value, behind byte order marks, whitespace or a logger
+/// prefix); the lines of text before it do not decide, and the reading
+/// makes each of them an error at its place. An input is
+/// [`Format::Text`] only when no line of the prefix opens a JSON value.
+///
+/// Rules (byte order marks, spaces, tabs and CRs around a line ignored):
 /// - no non-blank byte: [`Format::Empty`];
-/// - a logger prefix on more lines than hold a JSON object:
-///   [`Format::LoggerPrefixed`];
-/// - `[` first (and not a logger prefix): [`Format::JsonArray`];
-/// - `{` alone on the first line, or a first line that opens an object and
-///   whose next line is an indented `"key":`: [`Format::PrettyJson`];
-/// - `{` first and every complete line that starts with `{` stops short of
-///   a closing `}`: [`Format::CutLines`];
-/// - `{` first otherwise: [`Format::Transcript`] when more of the object
-///   lines carry the transcript's top-level keys (`parentUuid`, `sessionId`,
-///   `isSidechain`, `leafUuid`, `requestId`, `snapshot`, or a `type` only
-///   transcripts have) than the stream's (`session_id`,
-///   `parent_tool_use_id`), else [`Format::Ndjson`] (a first line longer
-///   than the prefix counts as one object; its keys up to the cut are read);
-/// - `[` first but not followed by a JSON value (`[Stream timed out]`),
-///   and anything else: [`Format::Text`], or [`Format::Binary`] when the
-///   prefix holds a NUL byte (a stream whose first line is an object stays a
+/// - no line that opens a JSON value: [`Format::Binary`] when the prefix
+///   holds a NUL byte (as ripgrep tells binary files), else
+///   [`Format::LoggerPrefixed`] when a line carries a logger prefix, else
+///   [`Format::Text`] (`API Error: ...`, `[Stream timed out]`);
+/// - a NUL byte in the lines before the first that opens a JSON value:
+///   [`Format::Binary`] (a stream whose first JSON line came first stays a
 ///   stream whatever bytes come later: its bad lines are errors at their
-///   places).
+///   places);
+/// - otherwise, on the lines from that first JSON line on (64 of them):
+///   - a logger prefix before the value, or on more of the lines than hold
+///     a JSON object: [`Format::LoggerPrefixed`];
+///   - `[`: [`Format::JsonArray`];
+///   - `{` alone on the line, or a line that opens an object and whose next
+///     line is an indented `"key":`: [`Format::PrettyJson`];
+///   - every complete line that starts with `{` stops short of a closing
+///     `}`: [`Format::CutLines`];
+///   - otherwise [`Format::Transcript`] when more of the object lines carry
+///     the transcript's top-level keys (`parentUuid`, `sessionId`,
+///     `isSidechain`, `leafUuid`, `requestId`, `snapshot`, or a `type` only
+///     transcripts have) than the stream's (`session_id`,
+///     `parent_tool_use_id`), else [`Format::Ndjson`] (a line longer than
+///     the prefix counts as one object; its keys up to the cut are read).
+///
+/// ```
+/// use cctape::sniff::{sniff_format, Format};
+///
+/// // A Node warning on stdout before the events: a stream, its warning an
+/// // error at line 1 when read.
+/// let log = b"(node:7) Warning: something\n{\"type\":\"system\",\"subtype\":\"init\"}\n";
+/// assert_eq!(sniff_format(log), Format::Ndjson);
+/// // A file cut by `tail -c`: its first line is the end of an event.
+/// assert_eq!(sniff_format(b"1}]}}\n{\"type\":\"result\"}\n"), Format::Ndjson);
+/// assert_eq!(sniff_format(b"Working...\nError: Reached max turns (30)\n"), Format::Text);
+/// ```
 pub fn sniff_format(prefix: &[u8]) -> Format {
-    let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
-    // Complete lines (with LF) and, when the prefix holds no LF after it, the
-    // last partial line.
-    let mut lines: Vec<(&[u8], bool)> = Vec::new();
+    let body = strip_boms(prefix);
+    let mut saw_text = false;
+    let mut logged = false;
+    let mut start = None;
     let mut rest = body;
-    while lines.len() < LINES_LOOKED_AT && !rest.is_empty() {
-        match memchr::memchr(b'\n', rest) {
-            Some(i) => {
-                lines.push((trim(&rest[..i]), true));
-                rest = &rest[i + 1..];
+    let mut at = 0;
+    while !rest.is_empty() {
+        let (line, next) = split_line(rest);
+        match line_kind(line) {
+            LineKind::Blank => {}
+            LineKind::Json | LineKind::LoggedJson
+                if !is_lone_bracket(line) || value_follows(next) =>
+            {
+                start = Some(at);
+                break;
             }
-            None => {
-                lines.push((trim(rest), false));
-                rest = &[];
+            LineKind::LoggedText => {
+                saw_text = true;
+                logged = true;
             }
+            _ => saw_text = true,
         }
+        at += rest.len() - next.len();
+        rest = next;
     }
-    let nonblank: Vec<(&[u8], bool)> = lines.into_iter().filter(|(l, _)| !l.is_empty()).collect();
-    let Some(&(first, first_done)) = nonblank.first() else {
+    let Some(start) = start else {
+        return if !saw_text {
+            Format::Empty
+        } else if memchr::memchr(0, body).is_some() {
+            Format::Binary
+        } else if logged {
+            Format::LoggerPrefixed
+        } else {
+            Format::Text
+        };
+    };
+    if memchr::memchr(0, &body[..start]).is_some() {
+        return Format::Binary;
+    }
+    from_json_line(&body[start..])
+}
+
+/// The format of `window`, whose first line opens a JSON value (see
+/// [`sniff_format`]).
+fn from_json_line(window: &[u8]) -> Format {
+    // Its non-blank lines, trimmed, and whether each is complete (ended by
+    // an LF within the prefix).
+    let mut lines: Vec<(&[u8], bool)> = Vec::new();
+    let mut rest = window;
+    while lines.len() < LINES_LOOKED_AT && !rest.is_empty() {
+        let (line, next) = split_line(rest);
+        // An LF ends it within the prefix.
+        let done = line.len() < rest.len();
+        let l = trim_line(line);
+        if !l.is_empty() {
+            lines.push((l, done));
+        }
+        rest = next;
+    }
+    let Some(&(first, first_done)) = lines.first() else {
         return Format::Empty;
     };
-
-    let logger = nonblank.iter().filter(|(l, _)| is_logger_line(l)).count();
-    let objects = nonblank
+    let (head, after) = split_line(window);
+    if line_kind(head) == LineKind::LoggedJson {
+        return Format::LoggerPrefixed;
+    }
+    let logger = lines.iter().filter(|(l, _)| is_logger_line(l)).count();
+    let objects = lines
         .iter()
         .filter(|(l, _)| l.first() == Some(&b'{'))
         .count();
     if logger > 0 && logger >= objects {
         return Format::LoggerPrefixed;
     }
-    match first[0] {
-        b'[' if starts_json_array(first, &nonblank) => Format::JsonArray,
-        _ if first[0] != b'{' && memchr::memchr(0, body).is_some() => Format::Binary,
-        b'[' => Format::Text,
-        b'{' => {
-            if first == b"{" {
-                return Format::PrettyJson;
-            }
-            if !first_done {
-                return if transcript_votes(&nonblank) > 0 {
-                    Format::Transcript
-                } else {
-                    Format::Ndjson
-                };
-            }
-            let second_is_member = nonblank.get(1).is_some_and(|(l, _)| {
-                l.first() == Some(&b'"') && memchr::memchr(b':', l).is_some()
-            });
-            let complete: Vec<&[u8]> = nonblank
-                .iter()
-                .filter(|(l, done)| *done && l.first() == Some(&b'{'))
-                .map(|(l, _)| *l)
-                .collect();
-            let closed = |l: &&[u8]| l.last() == Some(&b'}');
-            if !closed(&first) && second_is_member && indented_after_first(body) {
-                Format::PrettyJson
-            } else if complete.iter().all(|l| !closed(l)) {
-                Format::CutLines
-            } else if transcript_votes(&nonblank) > 0 {
-                Format::Transcript
-            } else {
-                Format::Ndjson
-            }
-        }
-        _ => Format::Text,
+    if first[0] == b'[' {
+        return Format::JsonArray;
+    }
+    if first == b"{" {
+        return Format::PrettyJson;
+    }
+    if !first_done {
+        return if transcript_votes(&lines) > 0 {
+            Format::Transcript
+        } else {
+            Format::Ndjson
+        };
+    }
+    let second_is_member = lines
+        .get(1)
+        .is_some_and(|(l, _)| l.first() == Some(&b'"') && memchr::memchr(b':', l).is_some());
+    let closed = |l: &[u8]| l.last() == Some(&b'}');
+    let mut complete = lines
+        .iter()
+        .filter(|(l, done)| *done && l.first() == Some(&b'{'));
+    if !closed(first) && second_is_member && indented_first(after) {
+        Format::PrettyJson
+    } else if complete.all(|(l, _)| !closed(l)) {
+        Format::CutLines
+    } else if transcript_votes(&lines) > 0 {
+        Format::Transcript
+    } else {
+        Format::Ndjson
     }
 }
 
-/// True when a `[` on the first line opens a JSON value: what follows it
-/// (on that line, or on the next non-blank one) starts a value or closes
-/// the array.
-fn starts_json_array(first: &[u8], nonblank: &[(&[u8], bool)]) -> bool {
-    let after = trim(&first[1..]);
-    let next = if after.is_empty() {
-        match nonblank.get(1) {
-            Some((l, _)) => *l,
-            None => return true,
+/// What one line is, for telling a format: whether it opens a JSON value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineKind {
+    /// Spaces, tabs, CRs and byte order marks only.
+    Blank,
+    /// `{`, or `[` and a value (or `[` alone).
+    Json,
+    /// A logger prefix, then `{` or `[` and a value.
+    LoggedJson,
+    /// A logger prefix, then text.
+    LoggedText,
+    /// Anything else.
+    Text,
+}
+
+fn line_kind(line: &[u8]) -> LineKind {
+    let l = trim_line(line);
+    match l.first() {
+        None => LineKind::Blank,
+        Some(b'{') => LineKind::Json,
+        Some(b'[') => match logger_prefix_len(l) {
+            Some(n) => {
+                let rest = trim_line(&l[n..]);
+                if rest.first() == Some(&b'{') || (rest.first() == Some(&b'[') && opens_array(rest))
+                {
+                    LineKind::LoggedJson
+                } else {
+                    LineKind::LoggedText
+                }
+            }
+            None if opens_array(l) => LineKind::Json,
+            None => LineKind::Text,
+        },
+        Some(_) => LineKind::Text,
+    }
+}
+
+/// True when `l`, which starts with `[`, opens a JSON array: what follows
+/// on the line starts a value or closes the array, or nothing follows.
+fn opens_array(l: &[u8]) -> bool {
+    let after = trim(&l[1..]);
+    after.is_empty() || starts_value(after)
+}
+
+/// True for a line that is `[` alone: whether it opens an array is told by
+/// the next non-blank line.
+fn is_lone_bracket(line: &[u8]) -> bool {
+    trim_line(line) == b"["
+}
+
+/// True when the first non-blank line of `rest` starts a JSON value or
+/// closes an array, or there is none (the prefix ends first).
+fn value_follows(mut rest: &[u8]) -> bool {
+    while !rest.is_empty() {
+        let (line, next) = split_line(rest);
+        let l = trim_line(line);
+        if !l.is_empty() {
+            return starts_value(l);
         }
-    } else {
-        after
-    };
-    match next[0] {
+        rest = next;
+    }
+    true
+}
+
+/// True when `b` starts a JSON value or closes an array.
+fn starts_value(b: &[u8]) -> bool {
+    match b[0] {
         b'{' | b'[' | b']' | b'"' | b'-' | b'0'..=b'9' => true,
-        b't' => next.starts_with(b"true"),
-        b'f' => next.starts_with(b"false"),
-        b'n' => next.starts_with(b"null"),
+        b't' => b.starts_with(b"true"),
+        b'f' => b.starts_with(b"false"),
+        b'n' => b.starts_with(b"null"),
         _ => false,
     }
+}
+
+/// The first line of `b` (without its LF) and what follows its LF.
+fn split_line(b: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memchr(b'\n', b) {
+        Some(i) => (&b[..i], &b[i + 1..]),
+        None => (b, &[]),
+    }
+}
+
+/// `b` without the byte order marks it starts with (a file concatenated
+/// from UTF-8 files with marks has several).
+fn strip_boms(mut b: &[u8]) -> &[u8] {
+    while let Some(rest) = b.strip_prefix(BOM) {
+        b = rest;
+    }
+    b
+}
+
+/// The line without the whitespace around it and the byte order marks it
+/// starts with.
+fn trim_line(l: &[u8]) -> &[u8] {
+    trim(strip_boms(trim(l)))
+}
+
+/// How much of an input's first bytes [`prefix_is_enough`] wants at least
+/// before it calls a line that opens JSON but has not ended, or a NUL
+/// byte, enough.
+pub const SNIFF_BYTES: usize = 64 << 10;
+
+/// The most of an input's first bytes held to tell its format: 1 MiB. An
+/// input whose first MiB holds no line that opens a JSON value and goes on
+/// is read line by line ([`FormatChoice::decide`]): its lines of text are
+/// then errors, each at its place, and its events are read.
+pub const MAX_HELD: usize = 1 << 20;
+
+/// True when `held`, the first bytes of an input, say its format: they
+/// hold a complete line that opens a JSON value (the lines of text before
+/// it do not decide), or [`SNIFF_BYTES`] with such a line started or a NUL
+/// byte before it (binary), or [`MAX_HELD`] bytes. The caller also stops
+/// at the input's end. A reader of a live stream holds its first bytes
+/// until then: a harness's warning on the first line waits for the first
+/// event, not for the end.
+///
+/// ```
+/// use cctape::sniff::prefix_is_enough;
+/// assert!(!prefix_is_enough(b"(node:7) Warning: something\n"));
+/// assert!(prefix_is_enough(b"(node:7) Warning: something\n{\"type\":\"user\"}\n"));
+/// assert!(!prefix_is_enough(b"{\"type\":\"us"));
+/// ```
+pub fn prefix_is_enough(held: &[u8]) -> bool {
+    if held.len() >= MAX_HELD {
+        return true;
+    }
+    let long = held.len() >= SNIFF_BYTES;
+    let mut rest = strip_boms(held);
+    while !rest.is_empty() {
+        let (line, next) = split_line(rest);
+        let complete = line.len() < rest.len();
+        match line_kind(line) {
+            LineKind::Json | LineKind::LoggedJson => return complete || long,
+            LineKind::Blank => {}
+            LineKind::Text | LineKind::LoggedText => {
+                if long && memchr::memchr(0, line).is_some() {
+                    return true;
+                }
+            }
+        }
+        rest = next;
+    }
+    false
 }
 
 /// Object lines that look like transcript records minus those that look
@@ -414,11 +669,10 @@ fn trim(l: &[u8]) -> &[u8] {
     &l[start..end]
 }
 
-/// True when the line after the first non-blank line starts with
-/// whitespace (pretty-printers indent members).
-fn indented_after_first(body: &[u8]) -> bool {
-    let mut it = body.split(|&b| b == b'\n').filter(|l| !trim(l).is_empty());
-    it.next();
+/// True when the first non-blank line of `rest` starts with whitespace
+/// (pretty-printers indent members).
+fn indented_first(rest: &[u8]) -> bool {
+    let mut it = rest.split(|&b| b == b'\n').filter(|l| !trim(l).is_empty());
     it.next()
         .is_some_and(|l| matches!(l.first(), Some(b' ' | b'\t')))
 }
@@ -457,4 +711,100 @@ pub(crate) fn logger_prefix_len(l: &[u8]) -> Option<usize> {
         groups += 1;
     }
     (groups > 0).then_some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs whose first line is not JSON, and what they are.
+    fn cases() -> Vec<(&'static str, Vec<u8>, Format)> {
+        let run = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\
+{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s\"}\n";
+        let with = |head: &[u8]| [head, &run[..]].concat();
+        let mut log = b"Solution draft log\n\n# Log\n".to_vec();
+        for i in 0..50 {
+            log.extend(format!("[2025-11-04T04:47:2{}.98Z] [INFO] step {i}\n", i % 10).bytes());
+        }
+        log.extend(b"[2025-11-04T04:48:05.544Z] [INFO] {\n[2025-11-04T04:48:05.544Z] [INFO]   \"type\": \"user\"\n");
+        vec![
+            (
+                "node",
+                with(b"(node:7) Warning: x\n(Use `node --trace-warnings ...`)\n"),
+                Format::Ndjson,
+            ),
+            ("boms", with(b"\xEF\xBB\xBF\xEF\xBB\xBF"), Format::Ndjson),
+            (
+                "info",
+                with(b"[2026-01-05T10:00:00Z] [INFO] starting\n"),
+                Format::Ndjson,
+            ),
+            ("tail-c", with(b"t\":\"x\"}]}}\n"), Format::Ndjson),
+            ("text", b"API Error: 500\n\nbye\n".to_vec(), Format::Text),
+            (
+                "stream-timeout",
+                b"[Stream timed out after 159s]\n".to_vec(),
+                Format::Text,
+            ),
+            (
+                "pretty after text",
+                with(b"note\n{\n  \"type\": \"user\"\n}\n"),
+                Format::PrettyJson,
+            ),
+            (
+                "array after text",
+                b"note\n[\n  {\"type\": \"user\"}\n]\n".to_vec(),
+                Format::JsonArray,
+            ),
+            ("logger", log, Format::LoggerPrefixed),
+            (
+                "binary first",
+                with(b"\x00\x01\x02garbage\n"),
+                Format::Binary,
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_first_json_line_decides_and_a_stream_prefix_decides_as_the_whole() {
+        for (name, bytes, want) in cases() {
+            assert_eq!(sniff_format(&bytes), want, "{name}");
+            // A pipe's prefix: the bytes up to where they are enough
+            // (else the whole input, held to its end); the same decision.
+            let enough = (0..=bytes.len()).find(|&cut| prefix_is_enough(&bytes[..cut]));
+            let held = &bytes[..enough.unwrap_or(bytes.len())];
+            assert_eq!(
+                sniff_format(held),
+                want,
+                "{name}: held {} bytes",
+                held.len()
+            );
+            // Only text, logs without JSON and binary data are held whole.
+            if enough.is_none() {
+                assert!(matches!(want, Format::Text | Format::Binary), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_is_text_only_when_it_was_all_seen() {
+        let text = b"I changed two files.\n".repeat(10);
+        let whole = FormatChoice::Auto.decide(&text, true);
+        assert_eq!((whole, whole.reading()), (Format::Text, Reading::NotEvents));
+        let more = FormatChoice::Auto.decide(&text, false);
+        assert_eq!(
+            (more, more.reading()),
+            (Format::Ndjson, Reading::StreamLines)
+        );
+        assert_eq!(FormatChoice::Auto.decide(b"\n\n", false), Format::Ndjson);
+        assert_eq!(FormatChoice::Auto.decide(b"\n\n", true), Format::Empty);
+        assert_eq!(FormatChoice::Json.decide(b"", false), Format::PrettyJson);
+        assert_eq!(FormatChoice::Stream.decide(&text, true), Format::Ndjson);
+        // Held bytes: text alone never decides before MAX_HELD.
+        assert!(!prefix_is_enough(&text));
+        assert!(prefix_is_enough(&vec![b'a'; MAX_HELD]));
+        let cut_lines = b"{\"type\":\"result\",\"subty\n{\"type\":\"result\",\"subty\n";
+        assert_eq!(sniff_format(cut_lines), Format::CutLines);
+        assert_eq!(Format::CutLines.reading(), Reading::StreamLines);
+    }
 }

@@ -111,6 +111,13 @@ impl Stats {
         }
     }
 
+    /// Give back the memory kept for reading (the key buffer, spare room
+    /// in the error list): for stats that are kept, one per input.
+    pub fn shrink(&mut self) {
+        self.key = String::new();
+        self.errors.shrink_to_fit();
+    }
+
     /// Events by `"type/subtype"` (or `"type"` when there is no string
     /// subtype), all kinds.
     pub fn by_type(&self) -> BTreeMap<String, u64> {

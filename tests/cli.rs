@@ -5,30 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn cctape(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .output()
-        .expect("run cctape")
-}
-
-fn cctape_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cctape");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
+#[path = "support/run.rs"]
+mod run;
+use run::{cctape, cctape_stdin};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
@@ -547,10 +526,32 @@ fn watch_passes_bytes_through_unchanged_and_exits_with_the_verdict() {
         writer.join().expect("writer");
         assert!(out.stdout == src, "{name}: output differs from input");
         assert_eq!(out.status.code(), Some(code), "{name}");
+        // Bad lines are said first, as every command says them (the
+        // verdict counts them: its exit code stands); the verdict last, as
+        // JSON since stderr is not a terminal.
+        let err = String::from_utf8(out.stderr).expect("UTF-8 stderr");
+        let (said, last) = err
+            .trim_end()
+            .rsplit_once('\n')
+            .unwrap_or(("", err.trim_end()));
         let verdict: serde_json::Value =
-            serde_json::from_slice(&out.stderr).expect("verdict JSON on stderr");
+            serde_json::from_str(last).expect("verdict JSON on stderr");
         assert_eq!(verdict["file"], "<stdin>");
         assert!(verdict["verdict"].is_string());
+        let bad = u64::try_from(said.lines().count()).expect("count");
+        assert_eq!(
+            verdict["bad_lines"].as_u64().unwrap_or(0) + u64::from(verdict["truncated"] == true),
+            bad,
+            "{name}: {said}"
+        );
+        if name == "mixed-bad.jsonl" {
+            assert!(
+                said.starts_with(
+                    "cctape: <stdin>:3: byte 1303, column 1: invalid_json: expected `null`\n"
+                ),
+                "{said}"
+            );
+        }
     }
 }
 
@@ -698,8 +699,13 @@ fn filter_and_fields_exit_like_grep() {
     // A count of 0 is printed, and exits 1 (grep -c does).
     let r = cctape(&["filter", "--count", "--type", "no_such_type", &ok]);
     assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(1), "0\n"));
-    let r = cctape(&["filter", "--total", "--type", "no_such_type", STREAMS]);
+    let two = stream("max-turns.jsonl");
+    let r = cctape(&["filter", "--total", "--type", "no_such_type", &ok, &two]);
     assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(1), "0\n"));
+    // corpus/streams holds mixed-bad.jsonl, whose bad lines are errors:
+    // 2, whatever was counted (as ripgrep exits after an error).
+    let r = cctape(&["filter", "--total", "--type", "no_such_type", STREAMS]);
+    assert_eq!((r.status.code(), stdout(&r).as_str()), (Some(2), "0\n"));
     // --errors on a file without bad lines: nothing, 1.
     let r = cctape(&["filter", "--errors", &ok]);
     assert_eq!(r.status.code(), Some(1));
@@ -935,7 +941,9 @@ fn filter_names_its_inputs_as_grep_and_ripgrep_do() {
         .map(|(p, n)| format!("{p}:{n}\n"))
         .collect();
     let got = cctape(&["filter", "--count", "--subtype", "task_started", STREAMS]);
-    assert_eq!((got.status.code(), stdout(&got)), (Some(0), want));
+    // 2: mixed-bad.jsonl's bad lines are errors (said on stderr); the
+    // counts are the same.
+    assert_eq!((got.status.code(), stdout(&got)), (Some(2), want));
     let want: String = per_file.iter().map(|(p, n)| format!("{p}:{n}\n")).collect();
     let got = stdout(&cctape(&[
         "filter",
@@ -1238,6 +1246,10 @@ fn check_is_one_aligned_table_with_versions_in_semantic_order() {
     // counts right-aligned under `count`).
     let header = lines[0];
     let start = |name: &str| header.find(name).expect("column");
+    // The detail before the path of the first position, which is last
+    // (long paths would push the detail past a terminal's width).
+    assert!(start("detail") < start("first"), "{header}");
+    assert!(header.trim_end().ends_with("first"), "{header}");
     let count_end = start("count") + "count".len();
     for l in &lines[1..] {
         for col in ["category", "kind", "first"] {

@@ -38,7 +38,7 @@ fn sections() -> Vec<(&'static str, String)> {
             RunRows::NAME,
             render(
                 RunRows::NAME,
-                "One row per run (the events that share a `session_id`, as `cctape verdict` sees them), from the run layer's `RunSummary`.",
+                "One row per run, as `cctape verdict` gives one record per run (the events that share a `session_id`, a transcript session, or an input without events, which is one run of its own: docs/accounting.md, \"What a run is\"), from the run layer's `RunSummary`.",
                 RunRows::COLUMNS,
             ),
         ),

@@ -28,6 +28,9 @@ mod gentranscripts;
 #[path = "support/realworld_present.rs"]
 mod realworld_present;
 
+#[path = "support/realworld.rs"]
+mod realworld_files;
+
 fn realworld(rel: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
     if !dir.is_dir() {
@@ -224,10 +227,13 @@ fn array_and_twin_give_the_same_stats_json_apart_from_format_and_positions() {
 }
 
 /// `cctape stats ../shared/realworld`: no error in a pretty or array file;
-/// the only error left is a harness's line inside a stream.
+/// each file read as its README says (its format, its lines that are not
+/// events), the files without events (wave3's text output and JSON object
+/// without `type`) each one finding, named for what it is.
 #[test]
 fn stats_of_realworld_has_no_error_in_pretty_and_array_files() {
     let Some(dir) = realworld("") else { return };
+    let rows = realworld_files::readme_rows(&dir);
     let s = json_of(&cctape(
         &["stats", "--json", "-q", "--timezone", "UTC"],
         &[&dir],
@@ -246,15 +252,52 @@ fn stats_of_realworld_has_no_error_in_pretty_and_array_files() {
         assert_eq!(f["error_count"], 0, "{}", f["file"]);
         assert!(f["runs"].as_u64().unwrap() >= 1, "{}", f["file"]);
     }
-    assert_eq!(s["error_count"], 1, "{}", s["errors"]);
-    assert_eq!(
-        s["errors"][0]["message"]
-            .as_str()
-            .map(|m| m.contains("not JSON") || !m.is_empty()),
-        Some(true)
-    );
-    assert_eq!(s["inputs_without_events"]["count"], 0);
-    assert_eq!(s["formats"]["transcript"], 19);
+    // Each file as its README row says: its format, its bad lines, and
+    // whether it holds events.
+    let (mut bad_lines, mut without_events) = (0, BTreeSet::new());
+    for f in per_file {
+        let path = PathBuf::from(f["file"].as_str().unwrap());
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let row = &rows[&name];
+        let want = realworld_files::readme_format(&name, row);
+        assert_eq!(f["format"], want.name(), "{name}");
+        let bytes = std::fs::read(&path).unwrap();
+        let bad = realworld_files::readme_bad_lines(row, &bytes);
+        assert_eq!(f["error_count"], bad, "{name}: {}", f["errors"]);
+        bad_lines += bad;
+        if realworld_files::readme_says_events(&rows, &name) == Some(false) {
+            assert_eq!(f["events"], 0, "{name}");
+            without_events.insert(f["file"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(s["error_count"], bad_lines, "{}", s["errors"]);
+    let found = &s["inputs_without_events"];
+    let listed: BTreeSet<String> = found["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, without_events);
+    assert_eq!(found["count"], without_events.len());
+    for i in found["inputs"].as_array().unwrap() {
+        // A text output is text; a JSON object without `type` is JSON
+        // values, not a stream (issue 22, item 18).
+        let name = Path::new(i["file"].as_str().unwrap()).file_name().unwrap();
+        let row = &rows[name.to_str().unwrap()];
+        let want = if realworld_files::a_cell_starts_with(row, "not JSON") {
+            "text"
+        } else {
+            "json-values"
+        };
+        assert_eq!(i["format"], want, "{i}");
+    }
+    let transcripts = per_file
+        .iter()
+        .filter(|f| f["format"] == "transcript")
+        .count();
+    assert!(transcripts > 0);
+    assert_eq!(s["formats"]["transcript"], transcripts);
 }
 
 /// A text output is one finding, not an error per line; its last line is
@@ -277,9 +320,19 @@ fn text_outputs_are_one_finding_whose_last_line_may_be_the_verdict() {
     let answer = dir.join("answer.txt");
     std::fs::write(&answer, "The tests pass.\nNo Error: here is the CLI's\n").unwrap();
     let s = json_of(&cctape(&["stats", "--json", "-q"], &[&max, &api, &answer]));
+    // Each text is one run of its own (as `verdict` gives it), not an error
+    // per line.
     assert_eq!(
         (s["error_count"].clone(), s["runs"].clone()),
-        (json!(0), json!(0))
+        (json!(0), json!(3))
+    );
+    assert_eq!(
+        (
+            s["verdicts"]["max_turns"].clone(),
+            s["verdicts"]["error"].clone(),
+            s["verdicts"]["startup_failure"].clone()
+        ),
+        (json!(1), json!(1), json!(1))
     );
     assert_eq!(s["inputs_without_events"]["by_format"]["text"], 3);
     let o = cctape(&["verdict", "--json", "-q"], &[&max, &api, &answer]);
@@ -520,7 +573,10 @@ fn a_mixed_folder_gives_one_clean_report() {
         s["formats"],
         json!({"stream": 1, "json-array": 1, "json-pretty": 1, "transcript": 1, "text": 1})
     );
-    assert_eq!(s["runs"], 4, "three streams and one session");
+    assert_eq!(
+        s["runs"], 5,
+        "three streams, one session and the text output (a run of its own)"
+    );
     assert_eq!(s["error_count"], 0);
     assert_eq!(s["inputs_without_events"]["count"], 1);
     // $0.875 from the results, $1 for a million haiku input tokens.
@@ -560,9 +616,10 @@ fn a_mixed_folder_gives_one_clean_report() {
     let v = json_lines(&cctape(&["verdict", "--json", "-q"], &[&dir]));
     assert_eq!(v.len(), 5);
     let verdicts: Vec<&str> = v.iter().map(|r| r["verdict"].as_str().unwrap()).collect();
+    // The session's one reply ended it: `ended`, a transcript's verdict.
     assert_eq!(
         verdicts,
-        ["success", "max_turns", "success", "error", "success"]
+        ["success", "max_turns", "success", "error", "ended"]
     );
     assert_eq!(v[4]["transcript"]["cost"]["priced_cost_usd"], 1.0);
     std::fs::remove_dir_all(&dir).unwrap();

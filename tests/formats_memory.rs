@@ -73,12 +73,9 @@ impl Read for ArrayGen {
     }
 }
 
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+#[path = "support/rss.rs"]
+mod rss;
+use rss::peak_rss_bytes;
 
 #[test]
 fn a_large_json_array_through_a_reader_stays_in_bounded_memory() {

@@ -440,7 +440,7 @@ fn dev_zero_is_bounded_and_ends(extra: &[&str], limit: u64, bound: u64) {
     assert_eq!(j["events"], 0);
     assert!(
         r.stderr.contains(&format!(
-            "line 1, byte {}: io: read failed: no LF in more than {limit} bytes",
+            "/dev/zero:1: byte {}: io: read failed: no LF in more than {limit} bytes",
             limit + 1
         )),
         "{}",
@@ -657,7 +657,7 @@ fn a_line_past_the_maximum_is_the_same_error_with_any_jobs() {
             );
             assert_eq!(one.2, two.2, "{what}: stderr");
         }
-        let said = format!("line {line}, byte {start}: line_too_long");
+        let said = format!(".jsonl:{line}: byte {start}: line_too_long");
         let (_, _, stderr) = chunked(&["filter", "--errors", "--max-line", "3000"], "2", &path);
         assert_eq!(stderr.matches(&said).count(), 1, "{name}: {stderr}");
         assert_eq!(
@@ -667,7 +667,7 @@ fn a_line_past_the_maximum_is_the_same_error_with_any_jobs() {
         );
         // In input order: the line, then the read that failed after it.
         let failed =
-            format!("line {line}, byte {bytes}: io: read failed: no LF in more than {LIMIT}");
+            format!(".jsonl:{line}: byte {bytes}: io: read failed: no LF in more than {LIMIT}");
         assert_eq!(
             stderr
                 .find(&failed)
@@ -775,7 +775,10 @@ fn file_truncated_under_the_reader_is_an_error_not_a_signal() {
         let err = String::from_utf8_lossy(&out.stderr);
         if out.status.code() == Some(2) {
             assert!(
-                err.contains("the file shrank while it was read") && err.contains("line "),
+                // Said where reading stopped: `NAME:LINE: byte N: io: ...`.
+                err.contains("the file shrank while it was read")
+                    && err.contains("live.jsonl:")
+                    && err.contains(": byte "),
                 "{cmd:?}: {err}"
             );
         } else if out.status.code() == Some(1) {
@@ -956,12 +959,13 @@ fn filter_errors_count_counts_what_it_prints() {
         Output::Keep,
         MINUTE,
     );
-    assert_eq!(printed.code(), Some(0), "{}", printed.stderr);
+    // The line past the maximum cannot be printed: said, and an error.
+    assert_eq!(printed.code(), Some(2), "{}", printed.stderr);
     assert_eq!(printed.stdout, b"not json\n{\"no\":\"type\"}\n");
-    assert!(
-        printed.stderr.contains("line 3, byte 109: line_too_long"),
-        "{}",
-        printed.stderr
+    assert_eq!(
+        printed.stderr,
+        "cctape: <stdin>:3: byte 109: line_too_long: line longer than the maximum; skipped to the next LF\n",
+        "only it is said: the others are printed"
     );
     let counted = cctape(
         &["filter", "--errors", "--count", "-q", "--max-line", "1K"],
@@ -1137,7 +1141,8 @@ fn gzip_with_trailing_garbage_or_zero_padding_says_where() {
         assert_eq!(j["error_count"], 1, "{name}");
         assert!(r.stderr.contains(&says), "{name}: {}", r.stderr);
         assert!(
-            r.stderr.contains(&format!("line 51, byte {}", body.len())),
+            r.stderr
+                .contains(&format!(":51: byte {}: io: ", body.len())),
             "{name}: {}",
             r.stderr
         );

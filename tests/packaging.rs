@@ -8,12 +8,9 @@
 
 use std::process::{Command, Output, Stdio};
 
-fn cctape(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(args)
-        .output()
-        .expect("run cctape")
-}
+#[path = "support/run.rs"]
+mod run;
+use run::{cctape, commands};
 
 fn stdout(o: &Output) -> String {
     assert!(
@@ -23,31 +20,6 @@ fn stdout(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
-}
-
-/// The commands `cctape --help` lists, without `help` itself.
-fn commands() -> Vec<String> {
-    let help = stdout(&cctape(&["--help"]));
-    let section = help
-        .split("Commands:\n")
-        .nth(1)
-        .expect("a Commands section")
-        .split("\n\n")
-        .next()
-        .unwrap();
-    let names: Vec<String> = section
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| *n != "help")
-        .map(str::to_owned)
-        .collect();
-    for expected in ["stats", "filter", "fields", "verdict", "completions", "man"] {
-        assert!(
-            names.iter().any(|n| n == expected),
-            "{expected} in {names:?}"
-        );
-    }
-    names
 }
 
 /// `roff` typeset by groff as plain text; panics on any groff warning.

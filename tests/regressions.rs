@@ -362,7 +362,8 @@ fn replay_decompress_inputs() {
 
 /// A compressed stream cut at any byte decodes to a prefix of what was
 /// compressed, then ends (an error or the end): never other bytes, never a
-/// panic. gzip, zstd, xz, bzip2 and LZ4, each compressed by its crate.
+/// panic. gzip, zstd, xz, bzip2 and LZ4, each compressed by its crate, and
+/// an LZ4 legacy frame (`lz4 -l`) made with `lz4_flex`'s block API.
 #[test]
 fn compressed_streams_cut_anywhere_decode_a_prefix() {
     use std::io::{Read, Write};
@@ -383,7 +384,12 @@ fn compressed_streams_cut_anywhere_decode_a_prefix() {
     bz.write_all(&body).unwrap();
     let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
     lz.write_all(&body).unwrap();
+    let mut legacy = vec![0x02, 0x21, 0x4c, 0x18];
+    let block = lz4_flex::block::compress(&body);
+    legacy.extend_from_slice(&(block.len() as u32).to_le_bytes());
+    legacy.extend_from_slice(&block);
     let packed = [
+        ("lz4 legacy", legacy),
         ("gzip", gz.finish().unwrap()),
         ("zstd", zstd::encode_all(&body[..], 3).unwrap()),
         ("xz", xz.finish().unwrap()),

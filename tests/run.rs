@@ -2,10 +2,11 @@
 //! `corpus/run/` (or `corpus/streams/`) named after it.
 
 use cctape::run::{
-    RunFolder, RunSummary, UsageBasis, Verdict, WARN_ACTIVITY_AFTER_RESULT, WARN_BAD_LINE,
-    WARN_COST_MISMATCH, WARN_EXIT_CODE, WARN_IS_ERROR_DISAGREES, WARN_PARTIAL_MISMATCH,
-    WARN_SUCCESS_EMPTY_RESULT, WARN_SUCCESS_STOP_TOOL_USE, WARN_TRUNCATED, WARN_UNKNOWN_SUBTYPE,
-    runs_of_reader, runs_of_slice,
+    IDLE_LINES, RunFolder, RunReader, RunSummary, UsageBasis, Verdict, VerdictSource,
+    WARN_ACTIVITY_AFTER_RESULT, WARN_BAD_LINE, WARN_COST_MISMATCH, WARN_EXIT_CODE,
+    WARN_IS_ERROR_DISAGREES, WARN_LOST_RESULT, WARN_PARTIAL_MISMATCH, WARN_SUCCESS_EMPTY_RESULT,
+    WARN_SUCCESS_STOP_TOOL_USE, WARN_TRUNCATED, WARN_UNKNOWN_SUBTYPE, runs_of_reader,
+    runs_of_slice,
 };
 use cctape::{SliceEvents, TokenCounts};
 use std::path::{Path, PathBuf};
@@ -286,13 +287,257 @@ fn exit_code_rules() {
     let mut e = one("run/verdict-success-is-error.jsonl");
     e.apply_exit_code(0);
     assert_eq!(e.verdict, Verdict::Error);
-    // Empty stream: no runs; its summary is no_result, startup_failure with
-    // a non-zero code.
+    // The stream said success, the code failure: the code decided.
+    assert_eq!(r.verdict_source, VerdictSource::ExitCode);
+    assert_eq!(e.verdict_source, VerdictSource::Result);
+    // Empty stream: no runs of events; its summary is no_result,
+    // startup_failure with a non-zero code, and with a zero code a
+    // text-mode run: success, decided by the code (issue 22 item 9).
     assert!(runs("run/empty.jsonl").is_empty());
     let mut empty = RunSummary::empty();
     assert_eq!(empty.verdict, Verdict::NoResult);
     empty.apply_exit_code(1);
     assert_eq!(empty.verdict, Verdict::StartupFailure);
+    assert_eq!(empty.verdict_source, VerdictSource::ExitCode);
+    let mut zero = RunSummary::empty();
+    zero.apply_exit_code(0);
+    assert_eq!(
+        (zero.verdict, zero.verdict_source, zero.ok()),
+        (Verdict::Success, VerdictSource::ExitCode, true)
+    );
+    // A run with events and no result stays no_result with a zero code:
+    // the stream can say that much.
+    let mut cut = one("run/verdict-no-result.jsonl");
+    cut.apply_exit_code(0);
+    assert_eq!(
+        (cut.verdict, cut.verdict_source),
+        (Verdict::NoResult, VerdictSource::StreamEnd)
+    );
+}
+
+// --- newer Claude Code (issue 22 item 21) -----------------------------------------
+
+#[test]
+fn startup_failure_reason_decides_the_verdict() {
+    let r = one("run/verdict-startup-failure-reason.jsonl");
+    assert_eq!(r.verdict, Verdict::StartupFailure);
+    assert_eq!(r.verdict_source, VerdictSource::Result);
+    let last = r.last_result.as_ref().unwrap();
+    assert_eq!(
+        last.startup_failure_reason.as_deref(),
+        Some("cwd_unavailable")
+    );
+    assert_eq!(r.to_json()["startup_failure_reason"], "cwd_unavailable");
+    // Without the field the same result is an error.
+    let bytes = std::fs::read(corpus("run/verdict-startup-failure-reason.jsonl")).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let without = text.replace(r#","startup_failure_reason":"cwd_unavailable""#, "");
+    assert_ne!(without, text);
+    assert_eq!(runs_of_slice(without.as_bytes())[0].verdict, Verdict::Error);
+}
+
+#[test]
+fn a_gap_in_result_index_is_a_lost_result() {
+    let r = one("run/rounds-lost-result.jsonl");
+    // The last result still decides.
+    assert_eq!((r.verdict, r.results, r.inits), (Verdict::Success, 2, 3));
+    assert_eq!(codes(&r), [WARN_LOST_RESULT]);
+    let w = &r.warnings[0];
+    assert_eq!(w.line, Some(9));
+    assert!(
+        w.message
+            .contains("result_index 2 follows result_index 0: 1 result lost")
+    );
+    // Indices 0, 1 (corpus/run/rounds-result-index.jsonl): nothing lost.
+    assert!(!one("run/rounds-result-index.jsonl").has_warning(WARN_LOST_RESULT));
+}
+
+#[test]
+fn result_index_restarting_at_zero_is_a_new_process_not_a_loss() {
+    let line = |i: u64| {
+        format!(
+            r#"{{"type":"result","subtype":"success","is_error":false,"result":"ok","result_index":{i},"session_id":"s"}}"#
+        )
+    };
+    let ok = [line(0), line(1), line(0), line(1), line(1)].join("\n");
+    let r = &runs_of_slice(ok.as_bytes())[0];
+    assert!(!r.has_warning(WARN_LOST_RESULT), "{:?}", r.warnings);
+    // A first index above 0: the start of the process's results is lost.
+    let late = [line(2), line(3)].join("\n");
+    let r = &runs_of_slice(late.as_bytes())[0];
+    assert_eq!(codes(r), [WARN_LOST_RESULT]);
+    assert!(
+        r.warnings[0]
+            .message
+            .contains("follows the start: 2 results lost")
+    );
+}
+
+#[test]
+fn newer_system_subtypes_are_typed_and_usage_report_is_not_usage() {
+    use cctape::EventKind;
+    use cctape::views::View;
+    let bytes = std::fs::read(corpus("run/system-newer-subtypes.jsonl")).unwrap();
+    let mut events = SliceEvents::new(&bytes);
+    let mut kinds = Vec::new();
+    let mut vcs = Vec::new();
+    let mut reports = 0;
+    while let Some(item) = events.next_event() {
+        let ev = item.unwrap();
+        kinds.push(ev.kind());
+        match ev.view() {
+            View::VcsStateChanged(v) => {
+                vcs.push([v.kind(), v.cwd(), v.branch()].map(|x| x.map(str::to_owned)))
+            }
+            View::DevIntent(d) => {
+                assert_eq!(
+                    (d.kind(), d.trigger()),
+                    (Some("android_app"), Some("project_scan"))
+                );
+                assert_eq!(d.session_id(), None);
+            }
+            View::PeerMessageHold(p) => {
+                assert_eq!(p.from_name(), Some("Planning agent"));
+                assert!(matches!(p.state(), Some("held" | "dropped")));
+            }
+            View::Assistant(a) if a.usage_report().is_some() => reports += 1,
+            View::Result(r) => {
+                assert_eq!(r.queued_turn_count(), Some(0));
+                assert_eq!(r.user_message_uuids().map(|u| u.count()), Some(1));
+            }
+            _ => {}
+        }
+        assert_eq!(ev.view().unknown_fields().count(), 0, "{:?}", ev.kind());
+    }
+    for k in [
+        EventKind::SystemDevIntent,
+        EventKind::SystemVcsStateChanged,
+        EventKind::SystemPeerMessageHold,
+        EventKind::SystemPerTurnEffortChanged,
+        EventKind::SystemTurnPreempted,
+        EventKind::SystemCloudSessionDelta,
+    ] {
+        assert!(kinds.contains(&k), "{k:?}");
+    }
+    assert!(!kinds.contains(&EventKind::SystemOther));
+    let own = |x: &[Option<&str>; 3]| x.map(|x| x.map(str::to_owned));
+    assert_eq!(
+        vcs,
+        [
+            own(&[Some("commit"), Some("/work/repo"), None]),
+            own(&[Some("push"), Some("/work/repo"), Some("main")])
+        ]
+    );
+    assert_eq!(reports, 1);
+    // The usage report's session totals (900,000 input tokens) are no
+    // call's usage: the figures are the calls' and the result's.
+    let r = one("run/system-newer-subtypes.jsonl");
+    assert_eq!(r.verdict, Verdict::Success);
+    assert_eq!(r.usage.main.tokens, tokens(5, 22, 3000, 110));
+    assert_eq!(r.usage.main.calls.input_tokens, 2 + 3);
+    assert_eq!(r.usage.main.messages, 2);
+}
+
+// --- server tools (issue 22 item 12) -------------------------------------------------
+
+#[test]
+fn server_tools_are_tool_calls_with_their_results_and_errors() {
+    let mut folder = RunFolder::new();
+    folder.record_calls(true);
+    let bytes = std::fs::read(corpus("run/tools-server.jsonl")).unwrap();
+    let mut events = SliceEvents::new(&bytes);
+    while let Some(item) = events.next_event() {
+        folder.push(&item.unwrap());
+    }
+    let r = folder.finish().remove(0);
+    let t = |n: &str| {
+        let t = r.tool(n).unwrap_or_else(|| panic!("{n}: {:?}", r.tools));
+        (t.calls, t.errors, t.unanswered)
+    };
+    assert_eq!(t("web_search"), (1, 0, 0));
+    // `content` of type web_fetch_tool_result_error, with an error_code.
+    assert_eq!(t("web_fetch"), (1, 1, 0));
+    // z.ai's webReader: its tool_result sits in the assistant event.
+    assert_eq!(t("webReader"), (1, 0, 0));
+    assert_eq!((r.tool_calls_total(), r.tool_errors_total()), (3, 1));
+    assert_eq!(r.tool_results_without_use, 0);
+    // Each call with the line of its result (the export's tools rows).
+    let lines: Vec<(String, Option<u64>, bool)> = r
+        .tool_calls
+        .iter()
+        .map(|c| (c.name.clone(), c.result_line, c.error))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("web_search".to_string(), Some(4), false),
+            ("web_fetch".to_string(), Some(6), true),
+            ("webReader".to_string(), Some(8), false),
+        ]
+    );
+}
+
+// --- one definition of a run (issue 22 item 10) ---------------------------------------
+
+/// Session `a` runs to a result, `filler` lines of session `b` follow, then
+/// `a` comes back.
+fn resumed_after(filler: u64) -> String {
+    let mut s = String::new();
+    s.push_str(r#"{"type":"system","subtype":"init","session_id":"a","model":"m"}"#);
+    s.push('\n');
+    s.push_str(r#"{"type":"result","subtype":"success","is_error":false,"result":"one","total_cost_usd":0.5,"session_id":"a"}"#);
+    s.push('\n');
+    for _ in 0..filler {
+        s.push_str(
+            r#"{"type":"system","subtype":"status","status":"requesting","session_id":"b"}"#,
+        );
+        s.push('\n');
+    }
+    s.push_str(r#"{"type":"result","subtype":"error_max_turns","is_error":false,"total_cost_usd":0.25,"session_id":"a"}"#);
+    s.push('\n');
+    s
+}
+
+#[test]
+fn a_session_back_long_after_its_result_is_a_new_run_in_every_fold() {
+    // Soon after: the same run (its last result decides).
+    let near = resumed_after(100);
+    let r = runs_of_slice(near.as_bytes());
+    let v: Vec<(Option<&str>, Verdict)> = r
+        .iter()
+        .map(|r| (r.session_id.as_deref(), r.verdict))
+        .collect();
+    assert_eq!(
+        v,
+        [
+            (Some("a"), Verdict::MaxTurns),
+            (Some("b"), Verdict::NoResult)
+        ]
+    );
+    // More than IDLE_LINES lines later: a new run, whether the folder
+    // drains idle runs (as `stats` does) or keeps every run to the end (as
+    // `verdict`, `tree`, `export` do).
+    let far = resumed_after(IDLE_LINES + 1);
+    let kept = runs_of_slice(far.as_bytes());
+    let drained: Vec<RunSummary> = RunReader::new(far.as_bytes())
+        .idle_after(IDLE_LINES)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for r in [&kept, &drained] {
+        let mut v: Vec<(Option<&str>, Verdict, u64)> = r
+            .iter()
+            .map(|r| (r.session_id.as_deref(), r.verdict, r.first_line))
+            .collect();
+        v.sort_by_key(|x| x.2);
+        assert_eq!(
+            v,
+            [
+                (Some("a"), Verdict::Success, 1),
+                (Some("b"), Verdict::NoResult, 3),
+                (Some("a"), Verdict::MaxTurns, IDLE_LINES + 4),
+            ]
+        );
+    }
 }
 
 // --- warnings -------------------------------------------------------------------

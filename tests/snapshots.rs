@@ -20,7 +20,6 @@ use std::process::Command;
 #[path = "../examples/gentranscripts.rs"]
 mod gentranscripts;
 
-#[allow(dead_code)]
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -100,6 +99,15 @@ const COMMANDS: &[(&str, &[&str], Keep)] = &[
         &["stats", "--json", "--by", "model"],
         Keep::Json,
     ),
+    // The table people read (ccusage's columns over transcripts; piped,
+    // so no chart column).
+    (
+        "stats_by_day",
+        &["stats", "--by", "day", "--breakdown"],
+        Keep::Text,
+    ),
+    // The HTML page: its size and digest.
+    ("report_html", &["report", "--html", "-"], Keep::Digest),
     ("verdict_json", &["verdict", "--json"], Keep::JsonLines),
     ("tree", &["tree"], Keep::Text),
     ("tree_json", &["tree", "--json"], Keep::JsonLines),

@@ -517,6 +517,86 @@ stream_file("partial-mismatch.jsonl", [
     result(text_="ok", u=usage(3, 45, 2100, 110)),
 ])
 
+# --- newer Claude Code: the public record past the field reference (issue 22) ---
+# Shapes as corpus/README.md says where each comes from.
+
+stream_file("verdict-startup-failure-reason.jsonl", [
+    # 2.1.274+: Claude Code refused to start and says why (no init before it).
+    result("error_during_execution", is_error=True, text_=None, cost=0, u=usage(0, 0, 0, 0),
+           model_usage={}, num_turns=0, duration_ms=0, duration_api_ms=0,
+           terminal_reason="turn_setup_failed",
+           errors=["Error: the working directory /work/repo no longer exists"],
+           startup_failure_reason="cwd_unavailable"),
+])
+
+stream_file("rounds-lost-result.jsonl", [
+    init(), prompt("go"), assistant("msg_A", text("round one")),
+    result(text_="round one", result_index=0, queued_turn_count=0),
+    init(), assistant("msg_B", text("round two")),
+    # result_index 1 never came (the harness lost the line)
+    init(), assistant("msg_C", text("round three")),
+    result(text_="round three", result_index=2, queued_turn_count=0),
+])
+
+stream_file("system-newer-subtypes.jsonl", [
+    # seen before init, without a session id or uuid
+    {"type": "system", "subtype": "dev_intent", "kind": "android_app", "trigger": "project_scan"},
+    init(),
+    prompt("commit and push"),
+    assistant("msg_A", tool_use("toolu_G", "Bash", {"command": "git commit -am wip && git push"})),
+    tool_result("toolu_G", "[main 1a2b3c4] wip"),
+    system("vcs_state_changed", kind="commit", cwd="/work/repo"),
+    system("vcs_state_changed", kind="push", cwd="/work/repo", branch="main"),
+    system("peer_message_hold", message_uuid="peer-1", **{"from": "plan-agent"},
+           from_name="Planning agent", state="held", cause="mode-mismatch", lane="socket"),
+    system("peer_message_hold", message_uuid="peer-1", **{"from": "plan-agent"},
+           from_name="Planning agent", state="dropped", cause="mode-mismatch", outcome="discarded"),
+    system("per_turn_effort_changed"),
+    system("turn_preempted"),
+    system("cloud_session_delta"),
+    # a headless /usage report beside the message: session totals, not this
+    # call's usage (its inner keys stand in for the server's rows)
+    assistant("msg_B", text("Pushed."), u=usage(3, 12, 2000, 10),
+              usage_report={"session": {"input_tokens": 900000, "output_tokens": 40000},
+                            "rows": [{"window": "five_hour", "utilization": 0.4}],
+                            "extra_usage": None}),
+    result(text_="Pushed.", u=usage(5, 22, 3000, 110), queued_turn_count=0,
+           user_message_uuid="00000000-0000-4000-8000-000000009001",
+           user_message_uuids=["00000000-0000-4000-8000-000000009001"]),
+])
+
+
+def server_block(kind, **fields):
+    block = {"type": kind}
+    block.update(fields)
+    return block
+
+
+stream_file("tools-server.jsonl", [
+    init(),
+    prompt("find the S3 error codes"),
+    # Anthropic's server tools: the use and its result in the message itself
+    assistant("msg_S", server_block("server_tool_use", id="srvtoolu_01", name="web_search",
+                                    input={"query": "S3 error responses"})),
+    assistant("msg_S", server_block("web_search_tool_result", tool_use_id="srvtoolu_01",
+                                    content=[{"type": "web_search_result",
+                                              "url": "https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html",
+                                              "title": "Error responses", "encrypted_content": "EqoB...",
+                                              "page_age": None}])),
+    assistant("msg_S", server_block("server_tool_use", id="srvtoolu_02", name="web_fetch",
+                                    input={"url": "https://example.com/gone"})),
+    assistant("msg_S", server_block("web_fetch_tool_result", tool_use_id="srvtoolu_02",
+                                    content={"type": "web_fetch_tool_result_error",
+                                             "error_code": "url_not_accessible"})),
+    # z.ai's built-in webReader: a server_tool_use, its result a tool_result
+    # block inside the assistant event (wave3's bf-1kbuqm)
+    assistant("msg_Z", server_block("server_tool_use", id="call_01", name="webReader", input={})),
+    assistant("msg_Z", {"type": "tool_result", "tool_use_id": "call_01",
+                        "content": [{"type": "text", "text": "# Error responses ..."}]}),
+    assistant("msg_T", text("NoSuchKey, AccessDenied, ..."), u=usage(4, 30, 2000, 10)),
+    result(text_="NoSuchKey, AccessDenied, ..."),
+])
+
 
 def main():
     for name, body in FILES.items():

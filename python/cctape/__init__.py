@@ -27,40 +27,40 @@ Run verdicts and the stats report, as ``cctape verdict --json`` and
     cctape.runs("runs/")               # the same as Run objects
     cctape.stats("runs/", by="model")  # one dict
     cctape.to_arrow("runs/", table="runs")  # pyarrow / polars / DuckDB take it
+
+What cannot be read raises: a path that cannot be opened raises the
+``OSError`` ``open`` would (``FileNotFoundError``, ...), from every
+function; an input that breaks off while it is read is an `InputError`
+(an ``OSError`` and a `ReadError`) with ``errors="raise"`` and from
+`to_arrow`. Spark: ``cctape.spark`` (a Python data source, ``format("cctape")``).
 """
-
-from __future__ import annotations
-
-import dataclasses
-import datetime
-import os
-from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Union
 
 from ._cctape import (
     SCHEMA_VERSION,
     ArrowTable,
     Decoder,
     Event,
+    InputError,
     LineError,
     ReadError,
-    Reader,
-    read,
+    __version__,
     walk,
 )
-from ._cctape import stats as _stats
-from ._cctape import verdict as _verdict
-from ._cctape import to_arrow as _to_arrow
+from ._api import CHUNK_SIZE, Follow, Reader, Run, follow, read, runs, stats, to_arrow, verdict
 
 __all__ = [
+    "CHUNK_SIZE",
     "SCHEMA_VERSION",
     "ArrowTable",
     "Decoder",
     "Event",
     "Follow",
+    "InputError",
     "LineError",
     "ReadError",
     "Reader",
     "Run",
+    "__version__",
     "follow",
     "read",
     "runs",
@@ -69,342 +69,3 @@ __all__ = [
     "verdict",
     "walk",
 ]
-
-#: Bytes asked of a stream at a time by `follow`.
-CHUNK_SIZE = 64 * 1024
-
-
-class Follow:
-    r"""Events of a live stream, as they arrive: ``for ev in follow(f)`` over
-    a binary (or text) file object such as ``subprocess.Popen(...).stdout``,
-    or ``async for ev in follow(reader)`` over an ``asyncio.StreamReader``
-    (``asyncio.create_subprocess_exec(..., stdout=PIPE).stdout``).
-
-    Each chunk is handed to a `Decoder` as it is read: a line cut between
-    chunks is put together, a line longer than ``max_line`` is one
-    ``line_too_long`` error (memory stays bounded), and a bad line is a
-    `LineError` with its position; reading goes on. With ``errors="raise"``
-    a bad line raises `ReadError`; with ``errors="skip"`` it is left out
-    (still counted).
-
-    When the stream has ended, `verdict` gives the runs' records as
-    ``cctape verdict --json`` prints them.
-
-    >>> import io
-    >>> f = follow(io.BytesIO(b'{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","is_error":false,"session_id":"s"}'))
-    >>> [ev.kind for ev in f]
-    ['system/init', 'result/success']
-    >>> [(r["verdict"], r["ok"]) for r in f.verdict(exit_code=0)]
-    [('success', True)]
-    """
-
-    def __init__(
-        self,
-        stream: Any,
-        *,
-        name: Optional[str] = None,
-        max_line: Optional[int] = None,
-        errors: str = "yield",
-        chunk_size: int = CHUNK_SIZE,
-    ) -> None:
-        if errors not in ("yield", "raise", "skip"):
-            raise ValueError(f"errors must be 'yield', 'raise' or 'skip', not {errors!r}")
-        if name is None:
-            n = getattr(stream, "name", None)
-            name = n if isinstance(n, str) else "-"
-        self.stream = stream
-        self.decoder = Decoder(name=name, max_line=max_line)
-        self.errors = errors
-        self.chunk_size = chunk_size
-
-    def _items(self, items: List[Union[Event, LineError]]) -> Iterator[Union[Event, LineError]]:
-        for item in items:
-            if not item.ok:
-                if self.errors == "skip":
-                    continue
-                if self.errors == "raise":
-                    err = ReadError(str(item))
-                    err.error = item
-                    raise err
-            yield item
-
-    @staticmethod
-    def _bytes(chunk: Any) -> bytes:
-        return chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
-
-    def __iter__(self) -> Iterator[Union[Event, LineError]]:
-        read1 = getattr(self.stream, "read1", None)
-        read = read1 if read1 is not None else self.stream.read
-        while True:
-            chunk = read(self.chunk_size)
-            if chunk is None:
-                # A non-blocking stream with nothing yet.
-                continue
-            if not chunk:
-                break
-            yield from self._items(self.decoder.feed(self._bytes(chunk)))
-        yield from self._items(self.decoder.finish())
-
-    async def _aiter(self) -> AsyncIterator[Union[Event, LineError]]:
-        while True:
-            chunk = await self.stream.read(self.chunk_size)
-            if not chunk:
-                break
-            for item in self._items(self.decoder.feed(self._bytes(chunk))):
-                yield item
-        for item in self._items(self.decoder.finish()):
-            yield item
-
-    def __aiter__(self) -> AsyncIterator[Union[Event, LineError]]:
-        return self._aiter()
-
-    def verdict(self, exit_code: Optional[int] = None) -> List[Dict[str, Any]]:
-        """The runs read, as ``cctape verdict --json`` records (the stream
-        must have ended); ``exit_code`` (the process's) applies to the last
-        run: non-zero fails it, zero over a failed run is a warning."""
-        return self.decoder.verdict(exit_code=exit_code)
-
-    def runs(self, exit_code: Optional[int] = None) -> List["Run"]:
-        """`verdict` as `Run` objects."""
-        return [Run.from_dict(r) for r in self.verdict(exit_code=exit_code)]
-
-    @property
-    def counts(self) -> Dict[str, int]:
-        """Lines, blank lines, events and errors so far."""
-        return self.decoder.counts
-
-
-def follow(
-    stream: Any,
-    *,
-    name: Optional[str] = None,
-    max_line: Optional[int] = None,
-    errors: str = "yield",
-    chunk_size: int = CHUNK_SIZE,
-) -> Follow:
-    """Follow a live stream (a file object, or an asyncio ``StreamReader``
-    with ``async for``): see `Follow`."""
-    return Follow(stream, name=name, max_line=max_line, errors=errors, chunk_size=chunk_size)
-
-
-@dataclasses.dataclass(frozen=True)
-class Run:
-    """One run's verdict record (``cctape verdict --json``): the most used
-    fields as attributes, every field in `record`, and `to_dict` for the
-    record as the command prints it."""
-
-    verdict: Optional[str]
-    ok: bool
-    file: str
-    session_id: Optional[str]
-    subtype: Optional[str]
-    num_turns: Optional[int]
-    duration_ms: Optional[int]
-    total_cost_usd: Optional[Union[float, str]]
-    model: Optional[str]
-    output_tokens: Optional[int]
-    warnings: List[str]
-    record: Dict[str, Any] = dataclasses.field(repr=False, compare=False)
-
-    @classmethod
-    def from_dict(cls, r: Dict[str, Any]) -> "Run":
-        usage = r.get("usage") or {}
-        main = usage.get("main") or {}
-        return cls(
-            verdict=r.get("verdict"),
-            ok=bool(r.get("ok")),
-            file=r.get("file", ""),
-            session_id=r.get("session_id"),
-            subtype=r.get("subtype"),
-            num_turns=r.get("num_turns"),
-            duration_ms=r.get("duration_ms"),
-            total_cost_usd=r.get("total_cost_usd"),
-            model=r.get("model"),
-            output_tokens=main.get("output_tokens"),
-            warnings=[w.get("code") for w in r.get("warnings") or []],
-            record=r,
-        )
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The record, keys in the documented order."""
-        return dict(self.record)
-
-
-PathLike = Union[str, "os.PathLike[str]"]
-
-
-def verdict(
-    source: Any,
-    *,
-    exit_code: Union[None, int, Dict[Any, int]] = None,
-    format: str = "auto",
-    jobs: int = 0,
-    max_line: Optional[int] = None,
-    name: Optional[str] = None,
-    pricing: Optional[PathLike] = None,
-    timezone: Optional[str] = None,
-    since: Union[None, str, "datetime.date"] = None,
-    until: Union[None, str, "datetime.date"] = None,
-) -> List[Dict[str, Any]]:
-    r"""The verdict records of every run, as ``cctape verdict --json``
-    prints them (transcript sessions' after every input's). ``since`` and
-    ``until`` are ``--since``/``--until`` (as in `stats`): the runs that
-    started on those days.
-
-    >>> [r["verdict"] for r in verdict(b'{"type":"result","subtype":"success","is_error":false}\n')]
-    ['success']
-    """
-    return _verdict(
-        source,
-        exit_code=exit_code,
-        format=format,
-        jobs=jobs,
-        max_line=max_line,
-        name=name,
-        pricing=pricing,
-        timezone=timezone,
-        since=_day(since),
-        until=_day(until),
-    )
-
-
-def runs(
-    source: Any,
-    *,
-    exit_code: Union[None, int, Dict[Any, int]] = None,
-    format: str = "auto",
-    jobs: int = 0,
-    max_line: Optional[int] = None,
-    name: Optional[str] = None,
-    pricing: Optional[PathLike] = None,
-    timezone: Optional[str] = None,
-    since: Union[None, str, "datetime.date"] = None,
-    until: Union[None, str, "datetime.date"] = None,
-) -> List[Run]:
-    r"""`verdict` as `Run` objects.
-
-    >>> [r.verdict for r in runs(b'{"type":"result","subtype":"error_max_turns","is_error":false}\n')]
-    ['max_turns']
-    """
-    return [
-        Run.from_dict(r)
-        for r in verdict(
-            source,
-            exit_code=exit_code,
-            format=format,
-            jobs=jobs,
-            max_line=max_line,
-            name=name,
-            pricing=pricing,
-            timezone=timezone,
-            since=since,
-            until=until,
-        )
-    ]
-
-
-def to_arrow(
-    source: Any,
-    table: str = "events",
-    *,
-    raw: bool = False,
-    pyarrow: bool = True,
-    format: str = "auto",
-    jobs: int = 0,
-    max_line: Optional[int] = None,
-    name: Optional[str] = None,
-    pricing: Optional[PathLike] = None,
-    timezone: Optional[str] = None,
-) -> Any:
-    r"""The Parquet export's table (``events``, ``runs`` or ``tools``; the
-    same columns, types and rows as ``cctape export`` writes, see
-    ``docs/export-schema.md``) as Arrow data, through the Arrow C stream
-    interface: no copy into Python objects.
-
-    Returns a ``pyarrow.Table`` (``polars.from_arrow(t)``, ``t.to_pandas()``,
-    ``duckdb.sql("... from t")``); with ``pyarrow=False`` a `ArrowTable`,
-    which implements ``__arrow_c_stream__`` for pyarrow-free consumers
-    (``duckdb.sql("... from t")``, ``polars.DataFrame(t)``,
-    ``pandas.DataFrame.from_arrow(t)``). ``raw=True`` adds the ``raw``
-    column (each event's line) to ``events``.
-
-    >>> t = to_arrow(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.25}\n', "runs")
-    >>> t.column("verdict").to_pylist(), t.column("total_cost_usd").to_pylist()
-    (['success'], [0.25])
-    """
-    t = _to_arrow(
-        source,
-        table,
-        raw=raw,
-        format=format,
-        jobs=jobs,
-        max_line=max_line,
-        name=name,
-        pricing=pricing,
-        timezone=timezone,
-    )
-    if not pyarrow:
-        return t
-    try:
-        import pyarrow as pa
-    except ImportError as e:
-        raise ImportError(
-            "to_arrow returns a pyarrow.Table: pip install pyarrow (or cctape[arrow]), "
-            "or pass pyarrow=False for the PyCapsule object"
-        ) from e
-    return pa.table(t)
-
-
-def stats(
-    source: Any,
-    *,
-    by: Optional[str] = None,
-    format: str = "auto",
-    jobs: int = 0,
-    max_line: Optional[int] = None,
-    name: Optional[str] = None,
-    pricing: Optional[PathLike] = None,
-    timezone: Optional[str] = None,
-    since: Union[None, str, "datetime.date"] = None,
-    until: Union[None, str, "datetime.date"] = None,
-) -> Dict[str, Any]:
-    r"""The report ``cctape stats --json [--by KEY]`` prints, as one dict
-    (keys in the documented order, ``docs/accounting.md``); ``by`` is
-    ``file``, ``session``, ``project``, ``model``, ``version``, ``day``,
-    ``week`` (ISO weeks, keyed by their Monday), ``month`` or ``block``
-    (ccusage's five-hour billing blocks, keyed by their start).
-    ``pricing`` (a JSON price file overriding the shipped table) and
-    ``timezone`` (an IANA name; the system's by default) are ``--pricing``
-    and ``--timezone``: what session transcripts' requests cost, and the
-    day each was made on. ``since`` and ``until`` (``--since``/``--until``:
-    a ``datetime.date`` or ``"YYYY-MM-DD"``/``"YYYYMMDD"``, both included)
-    keep the runs that started, and the transcript requests made, on those
-    days in that zone.
-
-    >>> s = stats(b'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.5}\n')
-    >>> s["runs"], s["verdicts"]["success"], s["total_cost_usd"]
-    (1, 1, 0.5)
-    """
-    return _stats(
-        source,
-        by=by,
-        format=format,
-        jobs=jobs,
-        max_line=max_line,
-        name=name,
-        pricing=pricing,
-        timezone=timezone,
-        since=_day(since),
-        until=_day(until),
-    )
-
-
-def _day(d: Any) -> Optional[str]:
-    """A ``since``/``until`` value as the day string the extension takes."""
-    if d is None or isinstance(d, str):
-        return d
-    if isinstance(d, datetime.datetime):
-        d = d.date()
-    if isinstance(d, datetime.date):
-        return d.isoformat()
-    raise TypeError(f"expected a datetime.date or a string, got {type(d).__name__}")

@@ -10,6 +10,8 @@
 //! int64 `int64`, timestamp `timestamp[ms, tz=UTC]`, double `float64`,
 //! boolean `bool`; required columns are non-nullable fields.
 
+use crate::errors::Failure;
+use crate::items::LineError;
 use crate::report::read_folding;
 use crate::sources::Inputs;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -210,10 +212,20 @@ pub struct ArrowTable {
     name: &'static str,
 }
 
+/// Why an input gave no rows.
+enum ReadFailure {
+    /// It could not be opened: the `OSError` `open` raises.
+    Unopened(Failure),
+    /// It broke off while it was read: an `InputError`.
+    BrokeOff(Failure, Box<LineError>),
+}
+
 /// Read every input into the table asked for (inputs in parallel, rows in
 /// input order, as `cctape export` writes them): a transcript's records
 /// are `events` rows, and its sessions (folded across inputs) `runs` rows
-/// after every input's.
+/// after every input's. An input that could not be opened raises its
+/// `OSError`, and one that broke off an `InputError` (as `cctape export`
+/// fails with exit 2): the table never leaves an input out in silence.
 pub fn to_arrow(
     py: Python<'_>,
     inputs: &Inputs,
@@ -226,7 +238,7 @@ pub fn to_arrow(
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
         let mut parser = Parser::new();
-        let (_, piece) = read_folding(input, opts, |item| match item {
+        let (end, piece) = read_folding(input, opts, |item| match item {
             Item::Event(ev) => rows.push(ev),
             Item::Error { error, .. } => rows.push_error(error),
             // Its `events` row, from the record's line parsed.
@@ -239,11 +251,27 @@ pub fn to_arrow(
             // has no rows.
             _ => {}
         });
-        (batch_of(&rows.finish(), which, raw), piece)
+        // Rows of an input that could not be read whole are never handed
+        // out as if it had been: the call raises.
+        match (&end.failure, end.unreadable) {
+            (Some(e), true) => Err(ReadFailure::Unopened(Failure::of(&input.name, e))),
+            (Some(e), false) => Err(ReadFailure::BrokeOff(
+                Failure::of(&input.name, e),
+                Box::new(LineError::of_error(&input.name, e)),
+            )),
+            (None, _) => Ok((batch_of(&rows.finish(), which, raw), piece)),
+        }
     })?;
     let mut all = Vec::new();
     let mut transcripts = Transcripts::default();
-    for (b, piece) in per_input {
+    for got in per_input {
+        let (b, piece) = match got {
+            Ok(x) => x,
+            Err(ReadFailure::Unopened(f)) => return Err(f.os_error(py)),
+            Err(ReadFailure::BrokeOff(f, le)) => {
+                return Err(f.input_error(py, Py::new(py, *le)?.into_any()));
+            }
+        };
         all.extend(b.map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
         transcripts.add(piece);
     }

@@ -147,10 +147,10 @@ impl Decoder {
             ));
         }
         self.runs.finish();
-        let records =
-            self.runs
-                .clone()
-                .records(&self.names[0], self.counts.events, None, exit_code);
+        let records = self
+            .runs
+            .clone()
+            .records(&self.names[0], self.counts.events, exit_code);
         records_to_py(py, &records)
     }
 

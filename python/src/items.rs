@@ -16,7 +16,7 @@ use cctape::parse::Parser;
 use cctape::scan::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::Arc;
@@ -57,6 +57,11 @@ pub struct ErrRec {
     pub element: Option<u64>,
     pub fatal: bool,
     pub raw_kept: bool,
+    /// The input could not be opened (no item came before it): reading it
+    /// raises its `OSError`.
+    pub unopened: bool,
+    /// An I/O error's number, when the system gave one.
+    pub errno: Option<i32>,
 }
 
 impl ErrRec {
@@ -73,8 +78,27 @@ impl ErrRec {
             element: p.element,
             fatal: e.is_fatal(),
             raw_kept: false,
+            unopened: false,
+            errno: e.io_error().and_then(std::io::Error::raw_os_error),
         }
     }
+
+    /// Why input `file` failed, as the exceptions take it.
+    pub fn failure(&self, file: &str) -> crate::errors::Failure {
+        crate::errors::Failure {
+            file: file.to_string(),
+            errno: self.errno,
+            message: self.message.clone(),
+        }
+    }
+}
+
+/// An event's hot fields, as read.
+pub struct Hot<'a> {
+    pub kind: EventKind,
+    pub ty: &'a str,
+    pub subtype: Option<&'a str>,
+    pub session_id: Option<&'a str>,
 }
 
 /// Records read together, with the bytes they point into.
@@ -140,25 +164,13 @@ impl Batch {
 
     /// Add an event of input `input`.
     pub fn push_event(&mut self, input: u32, ev: &RsEvent<'_>) {
-        let kind = ev.kind();
-        let ty = self.put_str(ev.raw_type());
-        let subtype = ev.raw_subtype().map(|s| self.put_str(s));
-        let name = self.kind_name(kind, &ty, &subtype);
-        let session_id = ev.session_id().map(|s| self.put_str(s));
-        let raw = self.put_raw(ev.raw());
-        self.recs.push(Rec {
-            input,
-            line: ev.line(),
-            offset: ev.offset(),
-            raw,
-            what: What::Event {
-                kind,
-                name,
-                ty,
-                subtype,
-                session_id,
-            },
-        });
+        let hot = Hot {
+            kind: ev.kind(),
+            ty: ev.raw_type(),
+            subtype: ev.raw_subtype(),
+            session_id: ev.session_id(),
+        };
+        self.push_fields(input, ev.line(), ev.offset(), ev.raw(), hot);
     }
 
     /// Add an event read by the scanner, of input `input`.
@@ -192,6 +204,30 @@ impl Batch {
         });
     }
 
+    /// Add an event from its hot fields and its bytes (an event read, one
+    /// made again from its pickled state, or from a line given to
+    /// `Event(...)`).
+    pub fn push_fields(&mut self, input: u32, line: u64, offset: u64, raw: &[u8], hot: Hot<'_>) {
+        let ty = self.put_str(hot.ty);
+        let subtype = hot.subtype.map(|s| self.put_str(s));
+        let name = self.kind_name(hot.kind, &ty, &subtype);
+        let session_id = hot.session_id.map(|s| self.put_str(s));
+        let raw = self.put_raw(raw);
+        self.recs.push(Rec {
+            input,
+            line,
+            offset,
+            raw,
+            what: What::Event {
+                kind: hot.kind,
+                name,
+                ty,
+                subtype,
+                session_id,
+            },
+        });
+    }
+
     /// `type/subtype` as `cctape stats` names the kind.
     fn kind_name(
         &mut self,
@@ -216,9 +252,19 @@ impl Batch {
     /// Add a bad line (with its bytes when kept) or a final error of input
     /// `input`.
     pub fn push_error(&mut self, input: u32, e: &Error, bytes: Option<&[u8]>) {
+        self.push_error_rec(input, e, bytes, false);
+    }
+
+    /// Add the error of an input that could not be opened.
+    pub fn push_unopened(&mut self, input: u32, e: &Error) {
+        self.push_error_rec(input, e, None, true);
+    }
+
+    fn push_error_rec(&mut self, input: u32, e: &Error, bytes: Option<&[u8]>, unopened: bool) {
         let p = e.position();
         let mut rec = ErrRec::of(e);
         rec.raw_kept = bytes.is_some();
+        rec.unopened = unopened;
         let raw = match bytes {
             Some(b) => self.put_raw(b),
             None => self.buf.len()..self.buf.len(),
@@ -281,23 +327,33 @@ pub fn item_object(
 ) -> PyResult<Py<PyAny>> {
     let rec = &batch.recs[i];
     match &rec.what {
+        What::Event { .. } => Ok(Py::new(py, event_at(py, batch, i, hot))?.into_any()),
+        What::Error(e) => Ok(Py::new(py, LineError::of(batch, rec, e))?.into_any()),
+    }
+}
+
+/// The event of record `i` of `batch` (an event record).
+fn event_at(py: Python<'_>, batch: &Arc<Batch>, i: usize, hot: &mut HotStrings) -> Event {
+    let strs = &batch.strs;
+    let (ty, kind, session_id) = match &batch.recs[i].what {
         What::Event {
             name,
             ty,
             session_id,
             ..
-        } => {
-            let strs = &batch.strs;
-            let ev = Event {
-                ty: hot.name(py, &strs[ty.clone()]),
-                kind: hot.name(py, &strs[name.clone()]),
-                session_id: session_id.clone().map(|r| hot.session(py, &strs[r])),
-                batch: Arc::clone(batch),
-                i,
-            };
-            Ok(Py::new(py, ev)?.into_any())
-        }
-        What::Error(e) => Ok(Py::new(py, LineError::of(batch, rec, e))?.into_any()),
+        } => (
+            &strs[ty.clone()],
+            &strs[name.clone()],
+            session_id.clone().map(|r| &strs[r]),
+        ),
+        What::Error(_) => ("", "", None),
+    };
+    Event {
+        ty: hot.name(py, ty),
+        kind: hot.name(py, kind),
+        session_id: session_id.map(|s| hot.session(py, s)),
+        batch: Arc::clone(batch),
+        i,
     }
 }
 
@@ -383,8 +439,99 @@ impl Event {
     }
 }
 
+/// An event's hot fields as pickled: `type`, `subtype`, `session_id`.
+type HotState = (String, Option<String>, Option<String>);
+
+/// What `Event.__reduce__` gives: the class and its constructor's
+/// arguments.
+type EventReduce<'py> = (
+    Bound<'py, PyType>,
+    (Bound<'py, PyBytes>, String, u64, u64, HotState),
+);
+
 #[pymethods]
 impl Event {
+    /// An event from a line's bytes (`raw`), named as read from `file` at
+    /// `line` and byte `offset`; `ValueError` when the bytes are not one
+    /// event. (`_hot` is the pickled state: the hot fields as read.)
+    #[new]
+    #[pyo3(signature = (raw, file="<bytes>", line=1, offset=0, _hot=None))]
+    fn new(
+        py: Python<'_>,
+        raw: &[u8],
+        file: &str,
+        line: u64,
+        offset: u64,
+        _hot: Option<HotState>,
+    ) -> PyResult<Event> {
+        let mut batch = Batch::new(Arc::new(vec![file.to_string()]));
+        match _hot {
+            Some((ty, subtype, sid)) => {
+                let hot = Hot {
+                    kind: EventKind::from_type(&ty, subtype.as_deref()),
+                    ty: &ty,
+                    subtype: subtype.as_deref(),
+                    session_id: sid.as_deref(),
+                };
+                batch.push_fields(0, line, offset, raw, hot);
+            }
+            None => {
+                let l = Line {
+                    bytes: raw,
+                    number: line,
+                    offset,
+                    terminated: true,
+                };
+                let mut parser = Parser::new();
+                let ev = parse_event(&mut parser, &l).map_err(|e| {
+                    PyValueError::new_err(format!(
+                        "not an event: {}: {}",
+                        e.kind().name(),
+                        e.reason()
+                    ))
+                })?;
+                let hot = Hot {
+                    kind: ev.kind(),
+                    ty: ev.raw_type(),
+                    subtype: ev.raw_subtype(),
+                    session_id: ev.session_id(),
+                };
+                batch.push_fields(0, line, offset, raw, hot);
+            }
+        }
+        Ok(event_at(
+            py,
+            &Arc::new(batch),
+            0,
+            &mut HotStrings::default(),
+        ))
+    }
+
+    /// Pickling: the line's bytes, where it was read, and its hot fields
+    /// as read (so that every property comes back the same, in another
+    /// process too).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<EventReduce<'py>> {
+        let me = slf.get();
+        let py = slf.py();
+        let (ty, subtype, _, sid) = me.hot();
+        let state = (
+            ty.to_string(),
+            subtype.map(str::to_string),
+            sid.map(str::to_string),
+        );
+        let rec = me.rec();
+        Ok((
+            slf.get_type(),
+            (
+                me.raw(py),
+                me.file().to_string(),
+                rec.line,
+                rec.offset,
+                state,
+            ),
+        ))
+    }
+
     /// `type`, as written.
     #[getter(r#type)]
     fn type_(&self, py: Python<'_>) -> Py<PyString> {
@@ -439,9 +586,10 @@ impl Event {
         PyBytes::new(py, self.raw_bytes())
     }
 
-    /// Always True (a bad line is a `LineError`, whose `ok` is False).
-    #[getter]
-    fn ok(&self) -> bool {
+    /// Always True (a bad line is a `LineError`, whose `ok` is False): a
+    /// class attribute, read without a call.
+    #[classattr]
+    fn ok() -> bool {
         true
     }
 
@@ -594,7 +742,7 @@ pub struct LineError {
     pub element: Option<u64>,
     /// `invalid_json`, `invalid_utf8`, `not_an_object`, `missing_type`,
     /// `duplicate_key`, `too_deep`, `line_too_long`, `truncated`, `io`.
-    pub kind: &'static str,
+    pub kind: String,
     /// What was expected or found.
     pub message: String,
     /// The bad line's bytes (None for a line past the maximum, or `io`).
@@ -616,35 +764,109 @@ impl LineError {
             offset: rec.offset,
             column: e.column,
             element: e.element,
-            kind: e.kind,
+            kind: e.kind.to_string(),
             message: e.message.clone(),
             raw,
         }
     }
 
-    /// As `cctape stats` lists errors: `file:line: byte N, column C: kind:
-    /// message`.
+    /// The error object of a library error of input `file` (its bytes not
+    /// kept).
+    pub fn of_error(file: &str, e: &Error) -> LineError {
+        let p = e.position();
+        let r = ErrRec::of(e);
+        LineError {
+            file: file.to_string(),
+            line: p.line,
+            offset: p.offset,
+            column: r.column,
+            element: r.element,
+            kind: r.kind.to_string(),
+            message: r.message,
+            raw: None,
+        }
+    }
+
+    /// As the command line says a bad line, with the library's one
+    /// formatter (`cctape::error::Described`): `file:line: byte N, column
+    /// C: kind: message`.
     pub fn describe(&self) -> String {
-        let at = match self.column {
-            Some(c) if self.kind != "io" => format!(", column {c}"),
-            _ => String::new(),
-        };
-        let el = match self.element {
-            Some(e) => format!(" (element {e})"),
-            None => String::new(),
-        };
-        format!(
-            "{}:{}: byte {}{at}{el}: {}: {}",
-            self.file, self.line, self.offset, self.kind, self.message
-        )
+        let mut at = cctape::Position::new(self.line, self.offset);
+        at.column = self.column;
+        at.element = self.element;
+        cctape::error::Described {
+            input: Some(&self.file),
+            position: at,
+            kind: self.kind,
+            reason: &self.message,
+            io: None,
+        }
+        .to_string()
     }
 }
 
+/// A `LineError`'s fields, in the constructor's order.
+type LineErrorState = (
+    String,
+    u64,
+    u64,
+    Option<u64>,
+    Option<u64>,
+    String,
+    String,
+    Option<Py<PyBytes>>,
+);
+
 #[pymethods]
 impl LineError {
-    /// Always False (events' `ok` is True).
-    #[getter]
-    fn ok(&self) -> bool {
+    /// A bad line's error from its fields (as pickled).
+    #[new]
+    #[pyo3(signature = (file, line, offset, column, element, kind, message, raw=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        file: String,
+        line: u64,
+        offset: u64,
+        column: Option<u64>,
+        element: Option<u64>,
+        kind: String,
+        message: String,
+        raw: Option<Py<PyBytes>>,
+    ) -> LineError {
+        LineError {
+            file,
+            line,
+            offset,
+            column,
+            element,
+            kind,
+            message,
+            raw,
+        }
+    }
+
+    /// Pickling: every field.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> (Bound<'py, PyType>, LineErrorState) {
+        let me = slf.get();
+        let py = slf.py();
+        (
+            slf.get_type(),
+            (
+                me.file.clone(),
+                me.line,
+                me.offset,
+                me.column,
+                me.element,
+                me.kind.clone(),
+                me.message.clone(),
+                me.raw.as_ref().map(|r| r.clone_ref(py)),
+            ),
+        )
+    }
+
+    /// Always False (events' `ok` is True): a class attribute.
+    #[classattr]
+    fn ok() -> bool {
         false
     }
 
@@ -662,7 +884,7 @@ impl LineError {
         d.set_item("line", self.line)?;
         d.set_item("offset", self.offset)?;
         d.set_item("column", self.column)?;
-        d.set_item("kind", self.kind)?;
+        d.set_item("kind", &self.kind)?;
         d.set_item("message", &self.message)?;
         Ok(d)
     }
@@ -672,8 +894,9 @@ impl LineError {
     }
 
     fn __repr__(&self) -> String {
+        let column = self.column.map_or("None".to_string(), |c| c.to_string());
         format!(
-            "LineError(kind={:?}, file={:?}, line={}, offset={}, message={:?})",
+            "LineError(kind={:?}, file={:?}, line={}, offset={}, column={column}, message={:?})",
             self.kind, self.file, self.line, self.offset, self.message
         )
     }

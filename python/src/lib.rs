@@ -10,6 +10,7 @@
 
 mod arrow;
 mod decoder;
+mod errors;
 mod items;
 mod json;
 mod reader;
@@ -220,6 +221,23 @@ fn walk(
     Ok(w.files.iter().map(|p| p.display().to_string()).collect())
 }
 
+/// The inputs `source` names, grouped into units that can be read apart
+/// (by separate processes, on separate machines) and give together what
+/// one reading of them all gives: a session transcript's files by project,
+/// every other input alone. The partitions of the Spark data source.
+#[pyfunction]
+#[pyo3(signature = (source, *, format="auto", jobs=0))]
+fn units(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    format: &str,
+    jobs: usize,
+) -> PyResult<Vec<Vec<String>>> {
+    let opts = read_options(format, None)?;
+    let inputs = Inputs::of(source, None)?;
+    sources::units(py, &inputs, &opts, jobs_or_cores(jobs))
+}
+
 #[pymodule]
 fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
@@ -227,12 +245,15 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(walk, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(units, m)?)?;
     m.add_class::<items::Event>()?;
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;
     m.add_class::<decoder::Decoder>()?;
     m.add_class::<arrow::ArrowTable>()?;
-    m.add("ReadError", m.py().get_type::<reader::ReadError>())?;
+    m.add("ReadError", m.py().get_type::<errors::ReadError>())?;
+    m.add("InputError", errors::input_error_type(m.py())?)?;
     m.add("SCHEMA_VERSION", cctape::export::SCHEMA_VERSION)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

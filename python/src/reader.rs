@@ -1,4 +1,4 @@
-//! `cctape.read(...)`: an iterator of events and bad lines over inputs read
+//! `cctape.read(...)`: the events and bad lines of inputs read
 //! by worker threads, without the GIL, in input order.
 //!
 //! As the command does: up to `jobs` workers take inputs in order (never
@@ -9,24 +9,16 @@
 //! consumer (the Python loop) takes the batches of input 0, then 1, ...
 //! Dropping the iterator stops the workers at their next batch.
 
+use crate::errors::ReadError;
 use crate::items::{Batch, HotStrings, item_object};
 use crate::sources::{Input, Inputs, read_input};
 use cctape::inputs::{Item, ReadOptions};
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
-
-create_exception!(
-    _cctape,
-    ReadError,
-    PyException,
-    "A bad line or an input that broke off, raised when reading with `errors=\"raise\"`; its `error` attribute is the `LineError`."
-);
 
 /// Batches one worker may have waiting for the consumer.
 const BATCHES_AHEAD: usize = 4;
@@ -47,7 +39,8 @@ pub enum OnError {
     Yield,
     /// Raise `ReadError` (the iteration ends).
     Raise,
-    /// Leave them out (they are still counted).
+    /// Leave them out (they are still counted); an input that broke off
+    /// still raises `InputError`.
     Skip,
 }
 
@@ -137,8 +130,9 @@ fn read_one(
         ControlFlow::Continue(())
     });
     if let (Some(e), true) = (&end.failure, end.unreadable) {
-        // The reader handed out nothing for an input it could not open.
-        batch.push_error(idx, e, None);
+        // The reader handed out nothing for an input it could not open:
+        // the consumer raises its OSError when it comes to it.
+        batch.push_unopened(idx, e);
     }
     if !batch.recs.is_empty() && tx.send(Msg::Batch(Arc::new(batch))).is_err() {
         return;
@@ -146,8 +140,9 @@ fn read_one(
     let _ = tx.send(Msg::End(end.counts));
 }
 
-/// The iterator `cctape.read` returns.
-#[pyclass(module = "cctape", unsendable)]
+/// What `cctape.read` iterates over: batches of items, taken as lists
+/// (`cctape.Reader`, in the package, is the iterator).
+#[pyclass(module = "cctape._cctape", name = "_Reader", unsendable)]
 pub struct Reader {
     rxs: Vec<Option<Receiver<Msg>>>,
     cur_input: usize,
@@ -217,34 +212,55 @@ impl Drop for Reader {
     }
 }
 
-#[pymethods]
+/// What to do with the record at a position.
+enum Step {
+    /// Hand it out.
+    Item,
+    /// Leave it out (a bad line with `errors="skip"`).
+    Skip,
+    /// Raise (an input that could not be opened; with `errors="raise"`, a
+    /// bad line; unless `errors="yield"`, an input that broke off).
+    Raise,
+}
+
 impl Reader {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn step(&self, batch: &Batch, i: usize) -> Step {
+        match &batch.recs[i].what {
+            crate::items::What::Error(e) => match (e.unopened, self.on_error, e.fatal) {
+                (true, _, _) => Step::Raise,
+                (false, OnError::Yield, _) => Step::Item,
+                (false, OnError::Skip, false) => Step::Skip,
+                (false, _, _) => Step::Raise,
+            },
+            crate::items::What::Event { .. } => Step::Item,
+        }
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+    /// The exception for the error record `i` of `batch`.
+    fn raised(&mut self, py: Python<'_>, batch: &Arc<Batch>, i: usize) -> PyResult<PyErr> {
+        let crate::items::What::Error(e) = &batch.recs[i].what else {
+            return Ok(pyo3::exceptions::PyRuntimeError::new_err("not an error"));
+        };
+        let file = batch.names.get(batch.recs[i].input as usize);
+        let file = file.map_or("", String::as_str);
+        if e.unopened {
+            return Ok(e.failure(file).os_error(py));
+        }
+        let obj = item_object(py, batch, i, &mut self.hot)?;
+        if e.fatal {
+            return Ok(e.failure(file).input_error(py, obj));
+        }
+        let err = ReadError::new_err(obj.bind(py).str()?.to_string());
+        err.value(py).setattr("error", obj)?;
+        Ok(err)
+    }
+
+    /// Wait for the next batch (the GIL released); false when every input
+    /// has ended.
+    fn next_batch(&mut self, py: Python<'_>) -> bool {
         loop {
-            if let Some(batch) = &self.cur {
-                if self.idx < batch.recs.len() {
-                    let i = self.idx;
-                    self.idx += 1;
-                    let is_error = matches!(batch.recs[i].what, crate::items::What::Error(_));
-                    if is_error && self.on_error == OnError::Skip {
-                        continue;
-                    }
-                    let obj = item_object(py, batch, i, &mut self.hot)?;
-                    if is_error && self.on_error == OnError::Raise {
-                        let err = ReadError::new_err(obj.bind(py).str()?.to_string());
-                        err.value(py).setattr("error", obj)?;
-                        return Err(err);
-                    }
-                    return Ok(Some(obj));
-                }
-                self.cur = None;
-            }
             let Some(rx) = self.rxs.get_mut(self.cur_input).and_then(Option::take) else {
-                return Ok(None);
+                return false;
             };
             // The receiver moves into the closure and back: it is not Sync.
             let (rx, msg) = py.detach(move || {
@@ -256,6 +272,7 @@ impl Reader {
                 Ok(Msg::Batch(b)) => {
                     self.cur = Some(b);
                     self.idx = 0;
+                    return true;
                 }
                 Ok(Msg::End(c)) => {
                     self.counts.add(&c);
@@ -264,6 +281,42 @@ impl Reader {
                 }
                 // A worker that panicked: the input ends here.
                 Err(_) => self.next_input(),
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Reader {
+    /// The next items, in order, as a list: the rest of the current batch
+    /// up to the first record that raises (which the next call raises), at
+    /// least one item; an empty list once every input has ended. The
+    /// package's `Reader` iterates over these lists (in C: no call per
+    /// item).
+    fn take<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        loop {
+            if let Some(batch) = self.cur.clone() {
+                let list = PyList::empty(py);
+                while self.idx < batch.recs.len() {
+                    let i = self.idx;
+                    match self.step(&batch, i) {
+                        Step::Item => list.append(item_object(py, &batch, i, &mut self.hot)?)?,
+                        Step::Skip => {}
+                        Step::Raise if list.is_empty() => {
+                            self.idx += 1;
+                            return Err(self.raised(py, &batch, i)?);
+                        }
+                        Step::Raise => return Ok(list),
+                    }
+                    self.idx += 1;
+                }
+                self.cur = None;
+                if !list.is_empty() {
+                    return Ok(list);
+                }
+            }
+            if !self.next_batch(py) {
+                return Ok(PyList::empty(py));
             }
         }
     }

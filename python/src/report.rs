@@ -4,8 +4,9 @@
 //! inputs in parallel with the GIL released; session transcripts folded
 //! across inputs and their sessions' records after every input's.
 
+use crate::errors::Failure;
 use crate::json::serde_to_py;
-use crate::sources::{Input, Inputs, read_input};
+use crate::sources::{Input, Inputs, read_input, unopened};
 use cctape::error::Error;
 use cctape::event::Event;
 use cctape::inputs::{InputEnd, Item, ReadOptions};
@@ -81,16 +82,10 @@ impl InputRuns {
 
     /// The `cctape verdict --json` records of this input: one per run, or
     /// one record for an input without events (its verdict from its last
-    /// line, else `startup_failure`), or the unreadable record.
-    pub fn records(
-        self,
-        name: &str,
-        events: u64,
-        unreadable: Option<&Error>,
-        exit_code: Option<i32>,
-    ) -> Vec<Value> {
+    /// line, else `startup_failure`).
+    pub fn records(self, name: &str, events: u64, exit_code: Option<i32>) -> Vec<Value> {
         let all = (DayRange::default(), Zone::utc());
-        self.records_within(name, events, unreadable, exit_code, &all)
+        self.records_within(name, events, exit_code, &all)
     }
 
     /// [`records`](InputRuns::records) of the runs that started on a day
@@ -100,13 +95,9 @@ impl InputRuns {
         mut self,
         name: &str,
         events: u64,
-        unreadable: Option<&Error>,
         exit_code: Option<i32>,
         (range, zone): &(DayRange, Zone),
     ) -> Vec<Value> {
-        if let Some(why) = unreadable {
-            return vec![unreadable_record(name, &why.to_string())];
-        }
         if events == 0 && !range.is_all() {
             return Vec::new();
         }
@@ -223,7 +214,7 @@ fn input_records(
     opts: &ReadOptions,
     exit_code: Option<i32>,
     days: &(DayRange, Zone),
-) -> (Vec<Value>, Option<TranscriptPiece>) {
+) -> Result<(Vec<Value>, Option<TranscriptPiece>), Failure> {
     let mut runs = InputRuns::default();
     // Read as `cctape stats` reads by default: a long line's tool payloads
     // cut before its tape is built (the same runs as every line parsed
@@ -239,16 +230,24 @@ fn input_records(
         // Records are folded; scanned lines are not asked for.
         _ => {}
     });
-    let unreadable = end.failure.as_ref().filter(|_| end.unreadable);
-    if unreadable.is_none() && end.format == Some(Format::Transcript) && end.counts.events > 0 {
-        return (Vec::new(), Some(piece));
+    if let Some(f) = unopened(input, &end) {
+        return Err(f);
     }
-    let records = runs.records_within(&input.name, end.counts.events, unreadable, exit_code, days);
-    (records, None)
+    // Broke off before any event: no run, the record `cctape verdict`
+    // prints for it (as `stats` counts it).
+    if let Some(why) = end.failure.as_ref().filter(|_| end.counts.events == 0) {
+        return Ok((vec![unreadable_record(&input.name, &why.to_string())], None));
+    }
+    if end.format == Some(Format::Transcript) && end.counts.events > 0 {
+        return Ok((Vec::new(), Some(piece)));
+    }
+    let records = runs.records_within(&input.name, end.counts.events, exit_code, days);
+    Ok((records, None))
 }
 
 /// Every input's verdict records in input order, then the transcript
-/// sessions' (as `cctape verdict --json` prints them); `exit_code` gives
+/// sessions' (as `cctape verdict --json` prints them), or the `OSError` of
+/// the first input that could not be opened; `exit_code` gives
 /// an input's exit code by its name; `days`: the days kept, in that zone
 /// (`--since`/`--until`, `--timezone`).
 pub fn verdict_records(
@@ -265,7 +264,8 @@ pub fn verdict_records(
     })?;
     let mut all = Vec::new();
     let mut transcripts = Transcripts::default();
-    for (records, piece) in per_input {
+    for got in per_input {
+        let (records, piece) = got.map_err(|f| f.os_error(py))?;
         all.extend(records);
         if let Some(p) = piece {
             transcripts.add(p);

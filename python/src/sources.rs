@@ -2,7 +2,14 @@
 //! directory walked as the command walks it), bytes, a binary file object,
 //! or a list of these; and how each is opened and read (the library's
 //! `cctape::inputs`, so that every input is read as `cctape` reads it).
+//!
+//! A path that cannot be opened raises the `OSError` Python's `open`
+//! raises (`FileNotFoundError`, `PermissionError`, ...) when the call is
+//! made, and so does a directory that cannot be walked; a file found in a
+//! walk that cannot be opened when its turn comes raises then
+//! ([`unopened`]).
 
+use crate::errors::Failure;
 use cctape::inputs::{InputEnd, Item, ReadOptions, Walk, read_path, read_source, stream_source};
 use cctape::sniff::FormatChoice;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -19,8 +26,6 @@ pub enum Src {
     Bytes(Arc<[u8]>),
     /// A Python binary file object (read with the GIL, on a worker thread).
     File(Py<PyAny>),
-    /// A directory that could not be walked: its error.
-    Unwalkable(io::Error),
 }
 
 /// One input and its name in every output.
@@ -113,25 +118,47 @@ fn add(obj: &Bound<'_, PyAny>, name: Option<&str>, out: &mut Vec<Input>) -> PyRe
         });
     } else if path.is_dir() {
         let mut walk = Walk::default();
-        walk.dir(&path, false);
+        py.detach(|| walk.dir(&path, false));
         warn_skipped(py, &walk.skipped)?;
-        for (p, e) in walk.errors {
-            out.push(Input {
-                name: p.display().to_string(),
-                src: Src::Unwalkable(e),
-            });
+        if let Some((p, e)) = walk.errors.first() {
+            return Err(Failure::of_io(&p.display().to_string(), e).os_error(py));
         }
         out.extend(walk.files.into_iter().map(|p| Input {
             name: p.display().to_string(),
             src: Src::Path(p),
         }));
     } else {
+        let name = name.map_or_else(|| path.display().to_string(), str::to_string);
+        if let Err(e) = openable(&path) {
+            return Err(Failure::of_io(&name, &e).os_error(py));
+        }
         out.push(Input {
-            name: name.map_or_else(|| path.display().to_string(), str::to_string),
+            name,
             src: Src::Path(path),
         });
     }
     Ok(())
+}
+
+/// Whether `path` can be opened, told without waiting: a path that is
+/// missing (or whose folder is) fails its `stat`, and a regular file is
+/// opened and closed at once; a FIFO or a device, whose open may wait for
+/// a writer, is left to the reader (which raises when it fails).
+fn openable(path: &std::path::Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        std::fs::File::open(path)?;
+    }
+    Ok(())
+}
+
+/// The failure of an input that could not be opened when its turn came
+/// (the reader handed out no item for it), or None.
+pub fn unopened(input: &Input, end: &InputEnd) -> Option<Failure> {
+    match (&end.failure, end.unreadable) {
+        (Some(e), true) => Some(Failure::of(&input.name, e)),
+        _ => None,
+    }
 }
 
 /// A `UserWarning` for each entry a walk passed over (never in silence).
@@ -226,7 +253,6 @@ pub fn read_input(
             let obj = Python::attach(|py| obj.clone_ref(py));
             stream_source(PyRead::new(obj))
         }
-        Src::Unwalkable(e) => Err(io::Error::new(e.kind(), e.to_string())),
     };
     match opened {
         Ok(src) => read_source(src, opts, f),
@@ -240,4 +266,43 @@ pub fn read_input(
             ..InputEnd::default()
         },
     }
+}
+
+/// The inputs grouped into units that can be read apart and give, put
+/// together, what reading them all at once gives: a session transcript's
+/// files by project (the fold joins a session's files, its subagents'
+/// among them, by the project and session their paths name:
+/// `TranscriptFile`), every other input alone (a stream's run never spans
+/// inputs). Each input is read up to its first item to tell its format.
+/// Units in the order of their first input.
+pub fn units(
+    py: Python<'_>,
+    inputs: &Inputs,
+    opts: &ReadOptions,
+    jobs: usize,
+) -> PyResult<Vec<Vec<String>>> {
+    use cctape::sniff::Format;
+    use cctape::transcript::TranscriptFile;
+    let projects = crate::report::map_inputs(py, inputs, jobs, |_, input| {
+        let end = read_input(input, opts, |_| ControlFlow::Break(()));
+        match (&input.src, end.format) {
+            (Src::Path(p), Some(Format::Transcript)) => TranscriptFile::from_path(p).project,
+            _ => None,
+        }
+    })?;
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut by_project: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (input, project) in inputs.list.iter().zip(projects) {
+        match project {
+            Some(p) => {
+                let at = *by_project.entry(p).or_insert_with(|| {
+                    out.push(Vec::new());
+                    out.len() - 1
+                });
+                out[at].push(input.name.clone());
+            }
+            None => out.push(vec![input.name.clone()]),
+        }
+    }
+    Ok(out)
 }

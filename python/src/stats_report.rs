@@ -5,8 +5,9 @@
 //! records folded across inputs). `python/tests/test_stats.py` checks the
 //! output against the command's on every real capture and for every `--by`.
 
+use crate::errors::Failure;
 use crate::report::read_folding;
-use crate::sources::{Input, Inputs};
+use crate::sources::{Input, Inputs, unopened};
 use cctape::inputs::{Item, ReadOptions};
 use cctape::pricing::PriceTable;
 use cctape::report::{GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsReport};
@@ -48,7 +49,7 @@ fn input_figures(
     input: &Input,
     opts: &ReadOptions,
     grouping: &Grouping,
-) -> (InputFigures, TranscriptFold) {
+) -> Result<(InputFigures, TranscriptFold), Failure> {
     let mut stats = Stats::new();
     let mut runs = RunFolder::new();
     let mut shape = Shape::default();
@@ -73,10 +74,8 @@ fn input_figures(
         // Records are folded; scanned lines are not asked for.
         _ => {}
     });
-    if let (Some(e), true) = (&end.failure, end.unreadable) {
-        // The reader hands out no item for an input that failed before its
-        // first byte.
-        stats.record_error(i, e);
+    if let Some(f) = unopened(input, &end) {
+        return Err(f);
     }
     stats.files += 1;
     stats.bytes += end.bytes;
@@ -96,7 +95,7 @@ fn input_figures(
         ..InputFigures::default()
     };
     f.count_records(&piece.fold);
-    (f, piece.fold)
+    Ok((f, piece.fold))
 }
 
 /// `since=` and `until=` (`YYYY-MM-DD` or `YYYYMMDD`) as the days kept;
@@ -126,7 +125,8 @@ pub fn day_range(since: Option<&str>, until: Option<&str>) -> PyResult<DayRange>
     Ok(range)
 }
 
-/// The report, as `cctape stats --json` prints it.
+/// The report, as `cctape stats --json` prints it, or the `OSError` of the
+/// first input that could not be opened.
 pub fn stats_report(
     py: Python<'_>,
     inputs: &Inputs,
@@ -137,7 +137,10 @@ pub fn stats_report(
 ) -> PyResult<Value> {
     let per_input = crate::report::map_inputs(py, inputs, jobs, |i, input| {
         input_figures(i, input, opts, &grouping)
-    })?;
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Failure>>()
+    .map_err(|f| f.os_error(py))?;
     let names: Vec<String> = inputs.names.as_ref().clone();
     Ok(py.detach(move || {
         let mut report = StatsReport::new(names, grouping, prices);

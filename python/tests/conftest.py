@@ -82,3 +82,31 @@ def item_key(x):
     if x.ok:
         return ("event", x.kind, x.type, x.subtype, x.session_id, x.line, x.offset, x.raw)
     return ("error", x.kind, x.line, x.offset, x.column, x.element, x.message, x.raw)
+
+
+def gentranscripts_bin():
+    """examples/gentranscripts.rs as built by `cargo test` (CI builds it
+    before the Python tests), or $CCTAPE_GENTRANSCRIPTS."""
+    env = os.environ.get("CCTAPE_GENTRANSCRIPTS")
+    if env:
+        return env
+    for profile in ("debug", "release"):
+        p = REPO / "target" / profile / "examples" / "gentranscripts"
+        if p.is_file():
+            return str(p)
+    if os.environ.get("CI"):
+        raise RuntimeError("no target/*/examples/gentranscripts (cargo test builds it)")
+    pytest.skip("no gentranscripts example (cargo build --example gentranscripts)")
+
+
+@pytest.fixture(scope="session")
+def generated_tree(tmp_path_factory):
+    """A generated `~/.claude/projects` tree (4 projects of 5 sessions,
+    subagents in about a third): its projects folder."""
+    out = tmp_path_factory.mktemp("gentranscripts")
+    subprocess.run(
+        [gentranscripts_bin(), "gen", str(out), "--projects", "4", "--sessions", "5", "--turns", "10", "--seed", "7"],
+        check=True,
+        capture_output=True,
+    )
+    return out / ".claude" / "projects"

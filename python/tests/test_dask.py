@@ -1,6 +1,8 @@
 """The Dask example (examples/dask_stats.py) on a LocalCluster: cctape
 mapped over the partitions of an archive, per-run results combined, equals
-`cctape stats --json` on the same files however the archive is cut."""
+`cctape stats --json` on the same files however the archive is cut: the
+real captures and a generated transcript tree (whose sessions' files a
+partition keeps together)."""
 
 import importlib.util
 
@@ -18,8 +20,12 @@ def example():
     return mod
 
 
-def test_partitions_on_dask_combine_to_the_commands_stats():
-    root = REALWORLD if REALWORLD.is_dir() else REPO / "corpus"
+@pytest.mark.parametrize("which", ["realworld", "generated"])
+def test_partitions_on_dask_combine_to_the_commands_stats(generated_tree, which):
+    if which == "generated":
+        root = generated_tree
+    else:
+        root = REALWORLD if REALWORLD.is_dir() else REPO / "corpus"
     want = cli_json("stats", "--json", "--quiet", root)
     mod = example()
     for partitions in (1, 5):

@@ -3,8 +3,15 @@
 import doctest
 
 import cctape
+import cctape._api
 
 
 def test_docstring_examples():
-    failed, tried = doctest.testmod(cctape, optionflags=doctest.ELLIPSIS)
-    assert tried >= 5 and failed == 0
+    # The package's docstring, and those of the functions and classes it
+    # re-exports from its Python side.
+    tried = 0
+    for mod in (cctape, cctape._api):
+        failed, n = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert failed == 0
+        tried += n
+    assert tried >= 8

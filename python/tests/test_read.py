@@ -86,16 +86,6 @@ def test_errors_raise_and_skip():
         cctape.read(str(MIXED), errors="ignore")
 
 
-def test_an_input_that_cannot_be_read_is_one_error_and_the_next_is_read(tmp_path):
-    missing = tmp_path / "missing.jsonl"
-    items = list(cctape.read([str(missing), str(STREAMS / "success-basic.jsonl")]))
-    assert (items[0].ok, items[0].kind, items[0].line, items[0].file) == (False, "io", 0, str(missing))
-    assert all(x.ok for x in items[1:]) and len(items) > 5
-    want = [json.loads(l) for l in run_cli("verdict", "--json", missing, check_codes=(2,)).splitlines()]
-    assert cctape.verdict(str(missing)) == want
-    assert want[0]["verdict"] is None and want[0]["ok"] is False
-
-
 def lone_surrogates_replaced(v):
     """json.loads keeps an escaped lone surrogate; cctape reads it as U+FFFD."""
     if isinstance(v, str):

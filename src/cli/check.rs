@@ -7,7 +7,7 @@
 //! record: record types and system subtypes without a typed view, unknown
 //! content blocks, and lines that are not records.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, version_order};
 use super::output::{print_json, thousands};
 use super::reading::ReadAs;
@@ -16,7 +16,7 @@ use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::parse::Value;
 use cctape::transcript::{Record, RecordKind};
-use cctape::views::{Answer, View, Visitor};
+use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -128,8 +128,9 @@ struct CheckSink {
     version: String,
     findings: Findings,
     tool_uses: HashSet<Box<str>>,
-    /// Results seen before (or without) their use: (id, key fields).
-    pending_results: Vec<(Box<str>, String, u64, u64, usize)>,
+    /// Results seen before (or without) their use: (id, version, the
+    /// event's kind, line, offset).
+    pending_results: Vec<(Box<str>, String, String, u64, u64)>,
 }
 
 impl CheckSink {
@@ -178,6 +179,7 @@ fn requires_uuid(k: EventKind) -> bool {
             | EventKind::ControlResponse
             | EventKind::ControlCancelRequest
             | EventKind::ToolProgress
+            | EventKind::SystemDevIntent
             | EventKind::ResultOther
             | EventKind::Unknown
     )
@@ -272,7 +274,10 @@ impl Sink for CheckSink {
             }
             for block in content.elements() {
                 let ty = block.get("type").and_then(|t| t.as_str()).unwrap_or("");
-                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                // The block's view says what it is (server tools' use and
+                // result blocks included).
+                let typed = Block::from_value(block);
+                if matches!(typed, Some(Block::Other(_))) {
                     self.add(
                         Category::UnknownContentBlock,
                         &kind,
@@ -282,24 +287,35 @@ impl Sink for CheckSink {
                         offset,
                     );
                 }
-                if ty == "tool_use" {
-                    if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
-                        self.tool_uses.insert(id.into());
+                match typed {
+                    Some(Block::ToolUse(_) | Block::ServerToolUse(_)) => {
+                        if let Some(id) = block.get("id").and_then(|v| v.as_str()) {
+                            self.tool_uses.insert(id.into());
+                        }
                     }
-                } else if ty == "tool_result"
-                    && let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str())
-                    && !self.tool_uses.contains(id)
-                {
-                    self.pending_results.push((
-                        id.into(),
-                        self.version.clone(),
-                        line,
-                        offset,
-                        p.input,
-                    ));
+                    Some(Block::ToolResult(_) | Block::ServerToolResult(_)) => {
+                        if let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str())
+                            && !self.tool_uses.contains(id)
+                        {
+                            self.pending_results.push((
+                                id.into(),
+                                self.version.clone(),
+                                kind.clone(),
+                                line,
+                                offset,
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
+    }
+
+    /// A bad line is a finding (`not_an_event`, `truncated`,
+    /// `cr_line_ends`): said, and the exit code is the census's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
     }
 
     fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -362,7 +378,16 @@ impl Sink for CheckSink {
                     .get("type")
                     .and_then(|t| t.as_str())
                     .unwrap_or_default();
-                if !matches!(ty, "text" | "thinking" | "tool_use" | "tool_result") {
+                if !matches!(
+                    ty,
+                    "text"
+                        | "thinking"
+                        | "tool_use"
+                        | "tool_result"
+                        | "server_tool_use"
+                        | "mcp_tool_use"
+                ) && !ty.ends_with("_tool_result")
+                {
                     let ty = ty.to_string();
                     self.add(
                         Category::UnknownContentBlock,
@@ -382,12 +407,12 @@ impl CheckSink {
     /// Results whose use never appeared, once the whole input is read.
     fn settle(&mut self, p: &Piece<'_>) {
         let pending = std::mem::take(&mut self.pending_results);
-        for (id, version, line, offset, _) in pending {
+        for (id, version, kind, line, offset) in pending {
             if !self.tool_uses.contains(&id) {
                 let saved = std::mem::replace(&mut self.version, version);
                 self.add(
                     Category::ResultWithoutUse,
-                    "user",
+                    &kind,
                     String::new(),
                     p,
                     line,
@@ -399,20 +424,20 @@ impl CheckSink {
     }
 }
 
-/// Run the command; returns the exit code (1 when anything was found).
+/// Run the command; returns the exit code: 0 nothing found, 1 something
+/// (bad lines included), 2 an input could not be read.
 pub fn run(args: &Args) -> i32 {
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut found = Findings::default();
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         CheckSink::default,
         |mut done: Done<CheckSink>| {
-            failed |= done.failure.is_some();
             let piece = Piece {
                 input: done.input,
                 name: &names[done.input],
@@ -467,14 +492,15 @@ pub fn run(args: &Args) -> i32 {
         let mut o = String::new();
         // One aligned table, a row per finding, each row whole (its
         // version on it), so that `grep 2.1.41` keeps what it needs; the
-        // detail, often empty and of any length, last.
+        // detail before the first position, whose long paths would push
+        // it out of a terminal's width (rows alike up to there).
         let mut t = Table::new(&[
             ("version", Align::Left),
             ("count", Align::Right),
             ("category", Align::Left),
             ("kind", Align::Left),
-            ("first", Align::Left),
             ("detail", Align::Left),
+            ("first", Align::Left),
         ]);
         for ((v, c, k, d), f) in &rows {
             t.row(vec![
@@ -482,8 +508,8 @@ pub fn run(args: &Args) -> i32 {
                 thousands(f.count),
                 c.name().to_string(),
                 clean(k),
-                format!("{}:{}", shown[f.input], f.line),
                 clean(d),
+                format!("{}:{}", shown[f.input], f.line),
             ]);
         }
         if !all.is_empty() {
@@ -502,11 +528,7 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
-    if failed {
-        2
-    } else if all.is_empty() {
-        0
-    } else {
-        1
-    }
+    trouble
+        .and(failed)
+        .exit_code(if all.is_empty() { 0 } else { 1 })
 }

@@ -4,7 +4,15 @@
 //! Inputs are read in parallel like every command (each input whole, since
 //! runs are followed across lines); a writer thread encodes each input's
 //! rows, in input order, while later inputs are read, so the files are the
-//! same whatever `--jobs`.
+//! same whatever `--jobs`. An input's `events` rows past
+//! [`ExportOptions::spill_bytes`] wait in a spill file in the staging
+//! folder, so memory is bounded by that, the row groups and the run layer,
+//! not by the input.
+//!
+//! The export is written into a staging folder in `--out` and swapped in
+//! whole at the end (`cctape::export::Writer`): a failure, SIGINT, SIGTERM
+//! or SIGHUP before the swap removes it, keeps the previous export and
+//! exits 2 with the reason.
 //!
 //! JSON arrays and pretty captures give their events and runs. A session
 //! transcript gives one `events` row per record (its `sessionId` as the
@@ -19,16 +27,16 @@ use super::reading::{Costing, ReadAsInput, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, parse_event};
-use cctape::export::{Batch, ExportOptions, InputRows, TableReport, Writer};
+use cctape::export::{AbortHandle, Batch, ExportOptions, InputRows, TableReport, Writer};
 use cctape::framing::Line;
 use cctape::parse::Parser;
-use cctape::report::Shape;
+use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::sniff::Format as InputFormat;
 use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 /// Output formats.
@@ -44,8 +52,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "parquet")]
     format: Format,
-    /// Output directory: tables go to DIR/events, DIR/runs and DIR/tools
-    /// (their part-*.parquet files from an earlier export are removed).
+    /// Output directory: tables go to DIR/events, DIR/runs and DIR/tools,
+    /// written in DIR/.cctape-tmp-* and swapped in whole once complete (the
+    /// previous export stays until then, and on any failure).
     #[arg(long, short = 'o', value_name = "DIR")]
     out: PathBuf,
     /// Keep each event's line, bytes unchanged, in the `raw` column of
@@ -74,24 +83,31 @@ pub struct Args {
     common: Common,
 }
 
-struct ExportSink {
+struct ExportSink<'a> {
     rows: Option<InputRows>,
     raw: bool,
+    /// Where and past what size an input's rows are spilled.
+    spill: (&'a Path, usize),
     /// Lines that were not events: reported, not dropped silently.
     bad: super::shape::BadLines,
     transcript: TranscriptPiece,
     parser: Parser,
+    /// What the input was read as, and what it is when it holds no event
+    /// (then it is one `runs` row, as it is one run everywhere).
+    format: Option<InputFormat>,
+    shape: Shape,
+    finding: Option<NoEvents>,
 }
 
-impl ExportSink {
+impl ExportSink<'_> {
     fn rows(&mut self, piece: &Piece<'_>) -> &mut InputRows {
-        let raw = self.raw;
+        let (raw, (dir, bytes)) = (self.raw, self.spill);
         self.rows
-            .get_or_insert_with(|| InputRows::new(piece.name, raw))
+            .get_or_insert_with(|| InputRows::new(piece.name, raw).spill_to(dir, bytes))
     }
 }
 
-impl Sink for ExportSink {
+impl Sink for ExportSink<'_> {
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
         self.rows(piece).push(ev);
     }
@@ -99,6 +115,7 @@ impl Sink for ExportSink {
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.rows(piece).push_error(e);
         self.bad.note(piece.name, e, line);
+        self.shape.note(line);
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
@@ -112,6 +129,7 @@ impl Sink for ExportSink {
     }
 
     fn format(&mut self, p: &Piece<'_>, format: InputFormat) {
+        self.format = Some(format);
         if format == InputFormat::Transcript {
             self.transcript.begin(p.name);
         }
@@ -133,37 +151,75 @@ impl Sink for ExportSink {
             terminated: true,
         };
         if let Ok(ev) = parse_event(&mut self.parser, &line) {
-            let raw = self.raw;
+            let (raw, (dir, bytes)) = (self.raw, self.spill);
             self.rows
-                .get_or_insert_with(|| InputRows::new(piece.name, raw))
+                .get_or_insert_with(|| InputRows::new(piece.name, raw).spill_to(dir, bytes))
                 .push_record(&ev);
         }
     }
 
     fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
         self.bad.finding(shape);
+        self.finding = Some(shape.describe());
     }
 }
 
-/// Write batches as they come (in input order); after a failure, keep
-/// receiving so that the sender never blocks, and report it at the end.
-fn write_all(mut w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableReport; 3]> {
+/// Write batches as they come (in input order); after a failure, drop the
+/// writer (its staging folder goes at once) and keep receiving so that the
+/// sender never blocks, and report it at the end.
+fn write_all(w: Writer, rx: mpsc::Receiver<Batch>) -> io::Result<[TableReport; 3]> {
+    let mut w = Some(w);
     let mut failure: Option<io::Error> = None;
     for b in rx {
-        if failure.is_none()
-            && let Err(e) = w.write(&b)
+        if let Some(writer) = w.as_mut()
+            && let Err(e) = writer.write(&b)
         {
             failure = Some(e);
+            w = None;
         }
     }
-    match failure {
-        Some(e) => Err(e),
-        None => w.finish(),
+    match (failure, w) {
+        (Some(e), _) => Err(e),
+        (None, Some(w)) => w.finish(),
+        (None, None) => Err(io::Error::other("the writer stopped")),
     }
 }
 
-/// Run the command; returns the exit code (2 when an input could not be
-/// read or the output could not be written).
+/// On SIGINT, SIGTERM or SIGHUP before the tables are swapped in: remove the
+/// staging folder, say so and exit 2, the previous export kept. After the
+/// swap, the signal does what it would have done.
+#[cfg(unix)]
+fn stop_on_signals(stop: AbortHandle, out: String) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(s) => s,
+        Err(e) => {
+            exec::note(&format!(
+                "cannot handle signals ({e}): an interrupted export leaves its staging folder in {out}"
+            ));
+            return;
+        }
+    };
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if stop.abort() || !stop.swapped_in() {
+                let name = signal_hook::low_level::signal_name(sig).unwrap_or("a signal");
+                exec::note(&format!(
+                    "export stopped by {name}: {out} keeps its previous export"
+                ));
+                std::process::exit(2);
+            }
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn stop_on_signals(_: AbortHandle, _: String) {}
+
+/// Run the command; returns the exit code: 0, or 2 for an error (an input
+/// that could not be read, a bad line missing from the tables, output that
+/// could not be written).
 pub fn run(args: &Args) -> i32 {
     let Format::Parquet = args.format;
     let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
@@ -173,7 +229,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     // A finished input holds all its rows until the writer takes them: start
@@ -187,13 +243,22 @@ pub fn run(args: &Args) -> i32 {
         max_file_bytes: (args.max_file_bytes > 0).then_some(args.max_file_bytes),
         ..ExportOptions::default()
     };
+    let shown_out = super::inputs::shown_path(&args.out);
     let writer = match Writer::create(&args.out, &export) {
         Ok(w) => w,
         Err(e) => {
-            exec::note(&format!("{}: {e}", super::inputs::shown_path(&args.out)));
+            exec::note(&format!(
+                "cannot export into {shown_out}: {e}; nothing was changed there"
+            ));
             return 2;
         }
     };
+    for n in writer.notes() {
+        exec::note(n);
+    }
+    stop_on_signals(writer.abort_handle(), shown_out.clone());
+    let spill_dir = writer.spill_dir().to_path_buf();
+    let spill_bytes = export.spill_bytes;
     let names: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let data_names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let mut bad = super::shape::InputReport::default();
@@ -201,29 +266,47 @@ pub fn run(args: &Args) -> i32 {
     transcripts.record_calls();
     // A writer thread encodes an input's rows while the next are read.
     let (tx, rx) = mpsc::sync_channel::<Batch>(1);
+    let mut trouble = exec::Trouble::default();
     let result = std::thread::scope(|scope| {
         let handle = scope.spawn(move || write_all(writer, rx));
         let raw = args.raw;
-        exec::run(
+        trouble = exec::run(
             &inputs,
             &opts,
             || ExportSink {
                 rows: None,
                 raw,
+                spill: (&spill_dir, spill_bytes),
                 bad: Default::default(),
                 transcript: TranscriptPiece::default(),
                 parser: Parser::new(),
+                format: None,
+                shape: Shape::default(),
+                finding: None,
             },
             |done: Done<ExportSink>| {
-                failed |= done.failure.is_some();
                 bad.absorb(
                     &done.sink.bad,
                     &names[done.input],
                     done.counts.events,
                     done.unreadable,
                 );
-                transcripts.add(done.sink.transcript);
-                if let Some(rows) = done.sink.rows {
+                let sink = done.sink;
+                if done.counts.events == 0
+                    && done.failure.is_none()
+                    && (sink.format.is_some() || sink.finding.is_some())
+                {
+                    // No event: the input is one run (its row as `verdict`
+                    // prints its record).
+                    let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
+                    let rows = sink
+                        .rows
+                        .unwrap_or_else(|| InputRows::new(&data_names[done.input], raw));
+                    let _ = tx.send(rows.finish_without_events(|f| no_events_run(f, &n, None)));
+                    return;
+                }
+                transcripts.add(sink.transcript);
+                if let Some(rows) = sink.rows {
                     let _ = tx.send(rows.finish());
                 }
             },
@@ -249,15 +332,13 @@ pub fn run(args: &Args) -> i32 {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             exec::note(&format!(
-                "writing {}: {e}",
-                super::inputs::shown_path(&args.out)
+                "writing {shown_out}: {e}; {shown_out} keeps its previous export"
             ));
             return 2;
         }
         Err(_) => {
             exec::note(&format!(
-                "writing {}: the writer stopped",
-                super::inputs::shown_path(&args.out)
+                "writing {shown_out}: the writer stopped; {shown_out} keeps its previous export"
             ));
             return 2;
         }
@@ -294,6 +375,8 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut o.into_bytes());
     }
-    bad.eprint_summary();
-    if failed { 2 } else { 0 }
+    if !args.common.no_messages {
+        bad.eprint_summary();
+    }
+    trouble.and(failed).exit_code(0)
 }

@@ -209,23 +209,23 @@ fn header(args: &Args) -> Vec<u8> {
 }
 
 /// Run the command; returns the exit code: 0 a row was printed, 1 none was
-/// (no event passed the filters), 2 an input could not be read.
+/// (no event passed the filters), 2 an error (an input that could not be
+/// read, a bad line missing from the rows).
 pub fn run(args: &Args) -> i32 {
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     if !args.no_header {
         exec::write_out(&mut header(args));
     }
     let mut rows = 0;
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         || FieldsSink::new(args),
         |done: Done<FieldsSink>| {
-            failed |= done.failure.is_some();
             rows += done.sink.rows;
         },
     );
-    select_exit_code(failed, rows)
+    trouble.and(failed).exit_code(select_exit_code(rows))
 }

@@ -8,7 +8,7 @@
 //! The tests themselves ([`Filters`], [`Matcher`]) are shared with `cctape
 //! fields`: OR among the values of one flag, AND across flags.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::inputs::Input;
 use super::{Common, expand};
 use cctape::error::Error;
@@ -310,8 +310,10 @@ pub struct Args {
     #[command(flatten)]
     filters: Filters,
     /// The lines that failed to read (not JSON, cut, no type, ...) instead of
-    /// events. A line past the maximum length cannot be printed (its bytes
-    /// are not kept): it is named on stderr instead, and not counted.
+    /// events, as matches: printed, not said on stderr, not an error (exit
+    /// 0 when one was printed). A line past the maximum length cannot be
+    /// printed (its bytes are not kept): it is said on stderr instead, an
+    /// error (exit 2), and not counted.
     #[arg(long)]
     errors: bool,
     /// The events that do not pass the tests (as grep -v); bad lines are
@@ -457,9 +459,6 @@ struct FilterSink<'c> {
     conf: &'c Conf<'c>,
     matcher: Matcher<'c>,
     matched: u64,
-    /// Bad lines that `--errors` cannot print, to say so on stderr in
-    /// order.
-    unprinted: Vec<String>,
 }
 
 impl Sink for FilterSink<'_> {
@@ -488,6 +487,16 @@ impl Sink for FilterSink<'_> {
         self.matcher.transcript = format == cctape::sniff::Format::Transcript;
     }
 
+    /// With `--errors`, bad lines are what is printed; one whose bytes are
+    /// not kept (past the maximum) cannot be, and is an error.
+    fn bad_line(&self, _: &Error, line: Option<&[u8]>) -> BadLine {
+        if self.conf.args.errors && line.is_some() {
+            BadLine::Listed
+        } else {
+            BadLine::Error
+        }
+    }
+
     fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
         if !self.conf.args.errors || e.is_fatal() {
             // A broken input is reported by the driver; it is not a line.
@@ -496,11 +505,8 @@ impl Sink for FilterSink<'_> {
         if !self.conf.room(self.matched) {
             return;
         }
-        let Some(line) = line else {
-            self.unprinted
-                .push(format!("{e}; not printed (its bytes are not kept)"));
-            return;
-        };
+        // Without its bytes: said by the driver (see `bad_line`).
+        let Some(line) = line else { return };
         self.matched += 1;
         if !self.conf.counting() {
             self.conf.line(piece.input, e.position().line, line, out);
@@ -523,26 +529,20 @@ impl Sink for FilterSink<'_> {
     }
 }
 
-/// The exit code of a command that selects: 2 for trouble (an input that
-/// could not be read, a usage error), else 0 when something was selected
-/// and 1 when nothing was, as grep and ripgrep exit.
-pub fn select_exit_code(failed: bool, selected: u64) -> i32 {
-    if failed {
-        2
-    } else if selected > 0 {
-        0
-    } else {
-        1
-    }
+/// The exit code of a command that selects, when no error occurred (see
+/// [`exec::Trouble::exit_code`]): 0 when something was selected and 1
+/// when nothing was, as grep and ripgrep exit.
+pub fn select_exit_code(selected: u64) -> i32 {
+    if selected > 0 { 0 } else { 1 }
 }
 
 /// Run the command; returns the exit code: 0 a line matched, 1 none did,
-/// 2 an input could not be read (a write error ends the process with 2).
+/// 2 an error (an input that could not be read, a bad line missing from
+/// the output; a write error ends the process with 2).
 pub fn run(args: &Args) -> i32 {
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
-    let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let names = args.with_filename || (!args.no_filename && several_inputs(&args.common));
     let terminal = std::io::stdout().is_terminal();
     let prefixes = names.then(|| {
@@ -559,22 +559,17 @@ pub fn run(args: &Args) -> i32 {
     let mut total = 0u64;
     let mut per_input = 0u64;
     let mut listed = 0u64;
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         || FilterSink {
             conf: &conf,
             matcher: Matcher::new(&args.filters),
             matched: 0,
-            unprinted: Vec::new(),
         },
         |done: Done<FilterSink>| {
-            failed |= done.failure.is_some();
             total += done.sink.matched;
             per_input += done.sink.matched;
-            for e in &done.sink.unprinted {
-                exec::note_for(&shown[done.input], e);
-            }
             // An input that could not be read has no count (grep and
             // ripgrep print none): its error was said on stderr.
             let listing = args.lists_inputs();
@@ -605,9 +600,7 @@ pub fn run(args: &Args) -> i32 {
     if args.total {
         exec::write_out(&mut format!("{total}\n").into_bytes());
     }
-    if args.lists_inputs() {
-        // As ripgrep: 0 when a name was printed.
-        return select_exit_code(failed, listed);
-    }
-    select_exit_code(failed, total)
+    // As ripgrep: 0 when a name was printed.
+    let selected = if args.lists_inputs() { listed } else { total };
+    trouble.and(failed).exit_code(select_exit_code(selected))
 }

@@ -1,6 +1,11 @@
 //! Command-line parsing and dispatch. Each command lives in its own module
 //! and returns the process exit code: 0 fine, 1 nothing selected, findings
-//! or failed runs, 2 usage or I/O error.
+//! or failed runs, 2 an error (usage, an input that could not be read, a
+//! bad line missing from an output made of events, output not written: the
+//! rule is [`said`]'s). Each command's `--help` ends with its examples, its
+//! exit codes (`EXITS_*`, one line a code, which tests/exit_codes.rs checks
+//! against the behaviour, the man pages and the README) and the bad-line
+//! rule.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -16,16 +21,30 @@ mod inputs;
 mod output;
 mod packaging;
 mod progress;
+mod project;
 mod reading;
+mod report;
+mod said;
+#[cfg(feature = "parquet")]
 mod shape;
 mod stats;
 mod tree;
 mod verdict;
 mod watch;
 
-/// Read Claude Code stream-json event streams
-/// (`claude -p --output-format stream-json --verbose`): counts, verdicts,
-/// filters and fields, fast.
+/// Read what Claude Code writes: stream-json runs and the session transcripts in ~/.claude/projects (tokens and cost equal to ccusage's); verdicts, reports, filters, fields.
+///
+/// Which command does which job: `stats` (counts, tokens and cost, `--by
+/// day|week|month|session|block` as ccusage's tables), `report --html`
+/// (one page of charts), `verdict` (each run's outcome, an exit code for
+/// harnesses), `filter` (raw lines), `fields` (columns), `tree` (subagents),
+/// `check` (drift from the field reference), `watch` (a live run),
+/// `export` (Parquet).
+///
+/// Streams come from `claude -p --output-format stream-json --verbose`;
+/// transcripts are `~/.claude/projects/<project>/<session>.jsonl`, priced
+/// with the shipped table: their tokens and cost per session, day, week,
+/// month and block are ccusage's (checked against ccusage 20.0.24).
 ///
 /// Inputs are files, directories (walked for *.jsonl, *.ndjson, *.json,
 /// *.log and their .gz/.zst/.xz/.bz2/.lz4 forms) and `-` for stdin; gzip,
@@ -36,11 +55,19 @@ mod watch;
 /// pipe, a FIFO, a device); output streams in input order.
 ///
 /// Exit codes: 0 fine; 1 nothing selected (filter, fields: as grep),
-/// findings (check) or failed runs (verdict, watch); 2 usage error, an input
-/// that could not be read, or output that could not be written. A closed
-/// pipe (`| head`) ends quietly with 0.
+/// findings (check) or failed runs (verdict, watch); 2 an error: a usage
+/// error, an input that could not be read, a bad line missing from an output
+/// made of events (filter, fields, tree, export), or output that could not
+/// be written, whatever else was found (as grep and ripgrep exit). Each
+/// command's --help lists its own. A closed pipe (`| head`) ends quietly
+/// with 0.
+///
+/// A bad line (not JSON, cut short, no type) is said on stderr by every
+/// reading command but stats (whose report lists it), as `cctape:
+/// FILE:LINE: byte OFFSET, column COL: KIND: REASON`: OFFSET where the line
+/// starts in its input, COL the byte in the line; -s leaves it out.
 #[derive(Parser, Debug)]
-#[command(name = "cctape", version, about, long_about, after_help = EXAMPLES)]
+#[command(name = "cctape", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,6 +87,10 @@ pub struct Common {
     /// No progress line (nor hint) on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Say nothing on stderr about bad lines and inputs that could not be
+    /// read (grep's -s); the exit code still counts them.
+    #[arg(long, short = 's')]
+    pub no_messages: bool,
     /// The longest line read (suffixes K, M, G; default 256M): a longer one
     /// is a `line_too_long` error, skipped to its LF, and memory stays
     /// below it. An input with no LF for 4 times this ends with an error
@@ -115,6 +146,70 @@ Examples:
   cctape completions bash > ~/.local/share/bash-completion/completions/cctape
   cctape man | man -l -                     this manual as a man page";
 
+/// A command's after-help: its examples, its exit codes and, for reading
+/// commands, the bad-line rule ([`said`]).
+fn after(examples: &str, exits: &str, bad_lines: Option<&str>) -> String {
+    let mut s = format!("{examples}\n\n{exits}");
+    if let Some(b) = bad_lines {
+        s.push_str("\n\n");
+        s.push_str(b);
+    }
+    s
+}
+
+// Exit codes, one line a code: what `--help`, the man pages and the README
+// say, checked against the behaviour by tests/exit_codes.rs.
+const EXITS_STATS: &str = "\
+Exit codes:
+  0  the report was printed (bad lines are in it, with their positions)
+  2  an error: a usage error, an input that could not be read, or output that could not be written";
+const EXITS_REPORT: &str = "\
+Exit codes:
+  0  the page was written (bad lines are in it, with their positions)
+  2  an error: a usage error, an input that could not be read, or a page that could not be written (the previous page is kept)";
+const EXITS_FILTER: &str = "\
+Exit codes:
+  0  a line was printed, counted or its input listed (with --errors, a bad line was printed)
+  1  no line was
+  2  an error, even when lines were printed: a usage error, an input that could not be read, a bad line (missing from the output), or output that could not be written";
+const EXITS_FIELDS: &str = "\
+Exit codes:
+  0  a row was printed
+  1  no row was (no event passed the filters; the header is not a row)
+  2  an error, even when rows were printed: a usage error, an input that could not be read, a bad line (missing from the rows), or output that could not be written";
+const EXITS_CHECK: &str = "\
+Exit codes:
+  0  nothing was found
+  1  something was found (bad lines included)
+  2  an error: a usage error, an input that could not be read, or output that could not be written";
+const EXITS_VERDICT: &str = "\
+Exit codes:
+  0  every run succeeded
+  1  some run did not (a failure, no result, an input without events; bad lines are in its record)
+  2  an error: a usage error, an input that could not be read, or output that could not be written";
+const EXITS_TREE: &str = "\
+Exit codes:
+  0  every tree was printed
+  2  an error, even when trees were printed: a usage error, an input that could not be read, a bad line (missing from the trees), or output that could not be written";
+const EXITS_WATCH: &str = "\
+Exit codes:
+  0  every run succeeded
+  1  some run did not (a failure, no result, no events; bad lines are in its record)
+  2  an error: a usage error, standard input that could not be read, or standard output that could not be written (a closed pipe aside)";
+#[cfg(feature = "parquet")]
+const EXITS_EXPORT: &str = "\
+Exit codes:
+  0  the tables were written
+  2  an error: a usage error, an input that could not be read, a bad line (missing from the tables, which are written without it), or tables that could not be written";
+const EXITS_COMPLETIONS: &str = "\
+Exit codes:
+  0  the script was printed
+  2  an error: a usage error (a shell it does not know), or output that could not be written";
+const EXITS_MAN: &str = "\
+Exit codes:
+  0  the page was printed, or every page written
+  2  an error: a usage error (a command it does not know), or a page that could not be written";
+
 const STATS_EXAMPLES: &str = "\
 Examples:
   cctape stats runs/                         tables for people
@@ -134,8 +229,7 @@ Examples:
   cctape filter -l --type result --subtype error_max_turns runs/   the files of runs that hit max turns
   cctape filter -v --type stream_event run.jsonl    everything but the partial-message deltas
   cctape filter --tool Bash --subagent run.jsonl
-  cctape filter --errors -n runs/            the lines that are not events, NAME:LINE:...
-Exit codes: 0 a line was printed (or counted), 1 none, 2 an input could not be read.";
+  cctape filter --errors -n runs/            the lines that are not events, NAME:LINE:...";
 
 const FIELDS_EXAMPLES: &str = "\
 Examples:
@@ -143,8 +237,7 @@ Examples:
   cctape fields -f @file -f @line -f @kind --format csv runs/ > events.csv
   cctape fields --type result -f @file -f total_cost_usd -f num_turns runs/
   cctape fields --format ndjson -f session_id -f total_cost_usd run.jsonl
-  cctape filter --type result runs/ | cctape fields -f @file -f total_cost_usd
-Exit codes: 0 a row was printed, 1 none (no event passed the filters), 2 an input could not be read.";
+  cctape filter --type result runs/ | cctape fields -f @file -f total_cost_usd";
 
 const CHECK_EXAMPLES: &str = "\
 Examples:
@@ -156,6 +249,13 @@ Examples:
   cctape verdict run.jsonl
   claude -p \"...\" --output-format stream-json --verbose > run.jsonl; cctape verdict --exit-code $? run.jsonl
   cctape verdict runs/ | jq -r 'select(.ok | not) | .file'";
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  cctape report ~/.claude/projects --html usage.html     your sessions as one page
+  cctape report runs/ --html runs.html                  a harness's runs: verdicts, failures, timelines
+  cctape report --since 20261101 --timezone UTC runs/ --html nov.html
+  cctape report -g '*.jsonl.zst' archive/ --html - > page.html";
 
 const TREE_EXAMPLES: &str = "\
 Examples:
@@ -200,13 +300,13 @@ enum Command {
     /// priced with the shipped table, or --pricing), text (one finding). With
     /// no PATH, standard input is read, even where ~/.claude/projects exists:
     /// name the folder to read your sessions.
-    #[command(after_help = STATS_EXAMPLES)]
+    #[command(after_help = after(STATS_EXAMPLES, EXITS_STATS, Some(said::BAD_LINES_LISTED_HELP)))]
     Stats(stats::Args),
     /// Print the raw lines (bytes unchanged) that match every given test.
-    #[command(after_help = FILTER_EXAMPLES)]
+    #[command(after_help = after(FILTER_EXAMPLES, EXITS_FILTER, Some(said::BAD_LINES_HELP)))]
     Filter(filter::Args),
     /// One row per event with the fields named by path.
-    #[command(after_help = FIELDS_EXAMPLES)]
+    #[command(after_help = after(FIELDS_EXAMPLES, EXITS_FIELDS, Some(said::BAD_LINES_HELP)))]
     Fields(fields::Args),
     /// Drift census: what does not fit the field reference, per
     /// claude_code_version.
@@ -214,28 +314,37 @@ enum Command {
     /// Reports unknown types, subtypes, fields and content blocks, tool
     /// results without a tool use, assistant events with several content
     /// blocks, missing uuids, truncation and lines that are not events, with
-    /// counts and a first position. Exits 1 when it found anything.
-    #[command(after_help = CHECK_EXAMPLES)]
+    /// counts and a first position.
+    #[command(after_help = after(CHECK_EXAMPLES, EXITS_CHECK, Some(said::BAD_LINES_COUNTED_HELP)))]
     Check(check::Args),
-    /// The verdict of every run: one JSON object per run per line.
-    ///
-    /// Exit code 0 when every run succeeded, 1 when any failed, 2 when any
-    /// has no verdict (no result, empty) or an input could not be read.
-    #[command(after_help = VERDICT_EXAMPLES)]
+    /// The verdict of every run: one line for people per run on a terminal,
+    /// else (or with --json) one JSON object per run per line.
+    #[command(after_help = after(VERDICT_EXAMPLES, EXITS_VERDICT, Some(said::BAD_LINES_COUNTED_HELP)))]
     Verdict(verdict::Args),
+    /// One self-contained HTML page: cost per day and block by model,
+    /// tokens, verdicts per version and week, tools, failed runs with
+    /// timelines, the subagent tree.
+    ///
+    /// Every figure is the one `stats --json` and `verdict --json` give;
+    /// the charts are inline SVG, each followed by its numbers as a table;
+    /// the page loads nothing from anywhere. FILE is replaced atomically.
+    #[command(after_help = after(REPORT_EXAMPLES, EXITS_REPORT, Some(said::BAD_LINES_LISTED_HELP)))]
+    Report(report::Args),
     /// Each run's subagents and tasks as a tree, with tokens, tool calls,
     /// duration and status per node.
-    #[command(after_help = TREE_EXAMPLES)]
+    #[command(after_help = after(TREE_EXAMPLES, EXITS_TREE, Some(said::BAD_LINES_HELP)))]
     Tree(tree::Args),
     /// For a live run: pass stdin through, keep a status line, end with the
     /// verdict.
     ///
     /// Every byte goes to stdout unchanged as it arrives; stderr keeps one
-    /// status line (turn, current tool, tokens, cost, subagents running) when
-    /// it is a terminal; at the end the verdict of each run is printed to
-    /// stderr as JSON and the exit code is the verdict's (2 when stdout
-    /// could not be written, a closed pipe aside).
-    #[command(after_help = WATCH_EXAMPLES)]
+    /// status line (turn, current tool, output tokens, cost, subagents
+    /// running) when it is a terminal, the tokens the run's best figure
+    /// with its source once a result came; at the end the verdict of each
+    /// run is printed to stderr, one line for people on a terminal (as
+    /// verdict prints there), else or with --json as JSON, and the exit
+    /// code is the verdict's.
+    #[command(after_help = after(WATCH_EXAMPLES, EXITS_WATCH, Some(said::BAD_LINES_COUNTED_HELP)))]
     Watch(watch::Args),
     /// Parquet tables for DuckDB, Spark, Trino or DataFusion.
     ///
@@ -243,15 +352,15 @@ enum Command {
     /// verdict and totals) and DIR/tools (one per tool call), split into
     /// part files. Usage is counted once per model call (`carries_usage`).
     #[cfg(feature = "parquet")]
-    #[command(after_help = EXPORT_EXAMPLES)]
+    #[command(after_help = after(EXPORT_EXAMPLES, EXITS_EXPORT, Some(said::BAD_LINES_HELP)))]
     Export(export::Args),
     /// Shell completions for bash, zsh, fish, elvish or powershell, on
     /// stdout.
-    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    #[command(after_help = after(COMPLETIONS_EXAMPLES, EXITS_COMPLETIONS, None))]
     Completions(packaging::CompletionsArgs),
     /// Man pages, generated from this help: cctape(1) on stdout, or every
     /// page into a directory.
-    #[command(after_help = MAN_EXAMPLES)]
+    #[command(after_help = after(MAN_EXAMPLES, EXITS_MAN, None))]
     Man(packaging::ManArgs),
 }
 
@@ -271,6 +380,7 @@ pub fn run() -> i32 {
         Command::Fields(a) => fields::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Verdict(a) => verdict::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Tree(a) => tree::run(&a),
         Command::Watch(a) => watch::run(&a),
         #[cfg(feature = "parquet")]
@@ -287,7 +397,7 @@ pub fn run() -> i32 {
 pub fn expand(common: &Common) -> (Vec<inputs::Input>, bool) {
     use std::io::IsTerminal;
     let w = inputs::collect(&common.paths, common.follow, &common.globs());
-    for (p, e) in &w.errors {
+    for (p, e) in w.errors.iter().filter(|_| !common.no_messages) {
         exec::note_for(&inputs::shown_path(p), e);
     }
     const SHOWN: usize = 20;

@@ -10,9 +10,11 @@ use std::path::PathBuf;
 /// How inputs are read.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InputFormat {
-    /// Tell each input's format from its first bytes: stream-json lines, a
-    /// JSON array or pretty JSON (`--output-format json`), a session
-    /// transcript, or text (one finding, not an error per line).
+    /// Tell each input's format from its first line that opens JSON (lines
+    /// of text before it, such as a warning, are errors at their places):
+    /// stream-json lines, a JSON array or pretty JSON (`--output-format
+    /// json`), a session transcript, or text when no line of it is JSON (one
+    /// finding, not an error per line).
     #[default]
     Auto,
     /// stream-json, one object a line, whatever it looks like.

@@ -9,6 +9,7 @@
 //! input read as one finding (text, empty) gives its shape directly
 //! ([`BadLines::finding`]).
 
+use cctape::error::Position;
 use cctape::report::{NoEvents, Shape};
 use serde_json::{Value, json};
 
@@ -19,8 +20,8 @@ const BAD_KEPT: usize = 100;
 #[derive(Debug, Default)]
 pub struct BadLines {
     count: u64,
-    /// The first ones: line, byte offset, kind, message.
-    first: Vec<(u64, u64, &'static str, String)>,
+    /// The first ones: position, kind, message.
+    first: Vec<(Position, &'static str, String)>,
     shape: Shape,
     finding: Option<NoEvents>,
 }
@@ -35,9 +36,8 @@ impl BadLines {
     pub fn note(&mut self, _input: &str, e: &cctape::error::Error, line: Option<&[u8]>) {
         self.count += 1;
         if self.first.len() < BAD_KEPT {
-            let p = e.position();
             self.first
-                .push((p.line, p.offset, e.kind().name(), e.reason().to_string()));
+                .push((e.position(), e.kind().name(), e.reason().to_string()));
         }
         self.shape.note(line);
     }
@@ -48,7 +48,7 @@ impl BadLines {
 #[derive(Debug, Default)]
 pub struct InputReport {
     bad_lines: u64,
-    errors: Vec<(String, u64, u64, &'static str, String)>,
+    errors: Vec<(String, Position, &'static str, String)>,
     no_events: Vec<(String, NoEvents)>,
 }
 
@@ -57,10 +57,9 @@ impl InputReport {
     /// had events.
     pub fn absorb(&mut self, b: &BadLines, name: &str, events: u64, unreadable: bool) {
         self.bad_lines += b.count;
-        for (line, offset, kind, msg) in &b.first {
+        for (at, kind, msg) in &b.first {
             if self.errors.len() < BAD_KEPT {
-                self.errors
-                    .push((name.to_string(), *line, *offset, kind, msg.clone()));
+                self.errors.push((name.to_string(), *at, kind, msg.clone()));
             }
         }
         if events == 0 && !unreadable {
@@ -69,9 +68,9 @@ impl InputReport {
         }
     }
 
-    /// `{"bad_lines", "errors": [{"file", "line", "offset", "kind",
-    /// "message"}], "inputs_without_events": {"count", "by_format",
-    /// "inputs"}}`.
+    /// `{"bad_lines", "errors": [{"file", "line", "offset", "column",
+    /// "kind", "message"}], "inputs_without_events": {"count", "by_format",
+    /// "inputs"}}` (positions as `stats --json` gives them).
     pub fn to_json(&self) -> serde_json::Map<String, Value> {
         let mut by_format: std::collections::BTreeMap<&str, u64> = Default::default();
         for (_, n) in &self.no_events {
@@ -84,8 +83,15 @@ impl InputReport {
             Value::Array(
                 self.errors
                     .iter()
-                    .map(|(f, l, off, k, m)| {
-                        json!({"file": f, "line": l, "offset": off, "kind": k, "message": m})
+                    .map(|(f, at, k, m)| {
+                        json!({
+                            "file": f,
+                            "line": at.line,
+                            "offset": at.offset,
+                            "column": at.column,
+                            "kind": k,
+                            "message": m,
+                        })
                     })
                     .collect(),
             ),
@@ -103,18 +109,12 @@ impl InputReport {
         o
     }
 
-    /// Say on standard error what was not exported: the first bad lines
-    /// with their positions, the total, and the inputs without events.
+    /// Say on standard error what was not exported: how many bad lines
+    /// (each was said with its position as it was read), and the inputs
+    /// without events.
     pub fn eprint_summary(&self) {
         use std::fmt::Write as _;
         let mut s = String::new();
-        for (f, l, off, k, m) in self.errors.iter().take(10) {
-            let _ = writeln!(
-                s,
-                "cctape: {}:{l}: byte {off}: {k}: {m}",
-                super::human::clean(f)
-            );
-        }
         if self.bad_lines > 0 {
             let _ = writeln!(
                 s,
@@ -125,7 +125,7 @@ impl InputReport {
         for (f, n) in &self.no_events {
             let _ = writeln!(
                 s,
-                "cctape: {}: no events ({}), not a run",
+                "cctape: {}: no events ({}): one runs row, no events rows",
                 super::human::clean(f),
                 n.format.name()
             );

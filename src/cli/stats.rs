@@ -9,25 +9,27 @@
 //! JSON are composed by the library ([`cctape::report`]); this module reads
 //! and prints.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::human::{Align, Table, clean, count, money_sum};
-use super::output::{human_bytes, print_json, thousands};
+use super::output::{human_bytes, thousands};
+use super::project::{Project, shown_project};
 use super::reading::{Costing, Days, ReadAs};
 use super::{Common, expand};
-use cctape::error::{Error, ErrorKind};
+use cctape::error::Error;
 use cctape::event::{Event, parse_event};
 use cctape::framing::Line;
 use cctape::parse::Parser;
+use cctape::pricing::PriceTable;
 use cctape::report::{
     GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsFigures, StatsReport,
 };
-use cctape::run::{RunFolder, RunSummary, Verdict};
+use cctape::run::{RoleTotals, RunFolder, RunSummary, RunTotals, SumValue, Verdict};
 use cctape::sniff::Format;
 use cctape::stats::{PrunedReader, Stats};
 use cctape::time::Day;
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How `--by` groups rows.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,9 +41,9 @@ pub enum By {
     /// One row per project: a transcript's project folder
     /// (`~/.claude/projects/<project>`), the folder a stream file is in.
     Project,
-    /// One row per model and role (from each run's `modelUsage`, each run
-    /// giving each model its role in that run; a transcript's main chain
-    /// and subagents).
+    /// One row per model and role (each run giving each model its role in
+    /// that run; a transcript's main chain and subagents): tokens are each
+    /// run's best figures on its models, adding up to main plus subagents.
     Model,
     /// One row per claude_code_version (a transcript's first `version`).
     Version,
@@ -94,10 +96,25 @@ pub struct Args {
     #[arg(long)]
     exact: bool,
     /// Under each group of the table, a row per model (its runs, cost and
-    /// output tokens), as ccusage's --breakdown; `--json` always has them
-    /// (`by_model` in each group).
+    /// output tokens; over transcripts, ccusage's token columns and cost),
+    /// as ccusage's --breakdown; `--json` always has them (`by_model` in
+    /// each group).
     #[arg(long)]
     breakdown: bool,
+    /// Fewer columns in the --by table, for narrow terminals (ccusage's
+    /// --compact): the key, input and output tokens and cost of
+    /// transcripts; the key, runs, failed runs and cost of streams.
+    #[arg(long)]
+    compact: bool,
+    /// No bar chart column in --by day|week|month|block tables (it is drawn
+    /// when standard output is a terminal).
+    #[arg(long, overrides_with = "chart")]
+    no_chart: bool,
+    /// The bar chart column even when standard output is not a terminal.
+    #[arg(long, overrides_with = "no_chart")]
+    chart: bool,
+    #[command(flatten)]
+    project: Project,
     #[command(flatten)]
     days: Days,
     #[command(flatten)]
@@ -108,7 +125,35 @@ pub struct Args {
     common: Common,
 }
 
-struct StatsSink {
+/// What a command that reads as `stats` reads (`cctape report`) sees
+/// besides the figures: each event, and each run of its piece once it is
+/// summed.
+pub(super) trait Tap: Send {
+    /// Keep each run's model and tool calls, and each transcript session's
+    /// tool calls (what a timeline draws).
+    fn wants_calls(&self) -> bool {
+        false
+    }
+    /// An event, as the run folder is given it.
+    fn event(&mut self, ev: &Event<'_>) {
+        let _ = ev;
+    }
+    /// A run, as it is summed.
+    fn run(&mut self, p: &Piece<'_>, r: &RunSummary) {
+        let _ = (p, r);
+    }
+}
+
+/// `stats` itself sees nothing more.
+impl Tap for () {}
+
+struct StatsSink<T: Tap = ()> {
+    /// What else sees the events and runs.
+    tap: T,
+    /// The inputs' names as the report keys them (bytes that are not UTF-8
+    /// escaped: `cctape::inputs::name_text`), and their paths.
+    names: Arc<[String]>,
+    paths: Arc<[Option<std::path::PathBuf>]>,
     stats: Stats,
     runs: RunFolder,
     exact: bool,
@@ -131,14 +176,30 @@ struct StatsSink {
 }
 
 /// Runs with a result and no line in the last this many lines are summed
-/// and dropped, so a long stream is read in bounded memory.
-const IDLE_LINES: u64 = 50_000;
+/// and dropped, so a long stream is read in bounded memory: the library's
+/// bound, past which a session seen again is a new run in every command.
+const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
 
-impl StatsSink {
-    fn new(exact: bool, grouping: Grouping) -> StatsSink {
+impl<T: Tap> StatsSink<T> {
+    fn new(
+        exact: bool,
+        grouping: Grouping,
+        names: &Arc<[String]>,
+        paths: &Arc<[Option<std::path::PathBuf>]>,
+        tap: T,
+    ) -> StatsSink<T> {
+        let mut runs = RunFolder::new();
+        let mut transcripts = TranscriptFold::new();
+        if tap.wants_calls() {
+            runs.record_calls(true);
+            transcripts.record_calls(true);
+        }
         StatsSink {
+            tap,
+            names: Arc::clone(names),
+            paths: Arc::clone(paths),
             stats: Stats::new(),
-            runs: RunFolder::new(),
+            runs,
             exact,
             parser: Parser::new(),
             reader: PrunedReader::new(),
@@ -148,13 +209,15 @@ impl StatsSink {
             shape: Shape::default(),
             format: None,
             finding: None,
-            transcripts: TranscriptFold::new(),
+            transcripts,
             file: TranscriptFile::default(),
         }
     }
 
     fn take_run(&mut self, p: &Piece<'_>, r: &RunSummary) {
-        self.figures.add(p.input, p.name, r, &self.grouping);
+        let name = self.names.get(p.input).map_or(p.name, |n| n.as_str());
+        self.figures.add(p.input, name, r, &self.grouping);
+        self.tap.run(p, r);
     }
 
     /// Sum the runs long over (every 4096 lines).
@@ -177,7 +240,7 @@ impl StatsSink {
     }
 }
 
-impl Sink for StatsSink {
+impl<T: Tap> Sink for StatsSink<T> {
     fn reads_lines(&self) -> bool {
         true
     }
@@ -195,6 +258,7 @@ impl Sink for StatsSink {
         };
         self.stats.record_event(&ev);
         self.runs.push(&ev);
+        self.tap.event(&ev);
         Ok(())
     }
 
@@ -218,7 +282,14 @@ impl Sink for StatsSink {
             .take_ahead(&mut self.parser, line, event, pruned)?;
         self.stats.record_event(&ev);
         self.runs.push(&ev);
+        self.tap.event(&ev);
         Ok(())
+    }
+
+    /// The report lists errors with their positions (the first 100, and
+    /// how many): not said again on stderr.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Listed
     }
 
     fn error(&mut self, p: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -238,7 +309,10 @@ impl Sink for StatsSink {
     fn format(&mut self, p: &Piece<'_>, format: Format) {
         self.format = Some(format);
         if format == Format::Transcript {
-            self.file = TranscriptFile::from_path(std::path::Path::new(p.name));
+            self.file = match self.paths.get(p.input) {
+                Some(Some(path)) => TranscriptFile::from_path(path),
+                _ => TranscriptFile::from_path(std::path::Path::new(p.name)),
+            };
         }
     }
 
@@ -255,14 +329,13 @@ impl Sink for StatsSink {
     }
 }
 
-/// A finished piece as the report's input figures; true when the input
-/// failed.
-fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
+/// A finished piece as the report's input figures; gives back the
+/// piece's tap.
+fn absorb<T: Tap>(done: Done<StatsSink<T>>, report: &mut StatsReport) -> T {
     let sink = done.sink;
     let mut s = sink.stats;
     s.bytes += done.bytes;
     s.counts.add(&done.counts);
-    let failed = done.failure.is_some();
     if let (Some(e), true) = (&done.failure, done.unreadable) {
         // Counted by the driver; the sink never saw it.
         s.record_error(done.input, e);
@@ -281,7 +354,7 @@ fn absorb(done: Done<StatsSink>, report: &mut StatsReport) -> bool {
     f.count_records(&sink.transcripts);
     report.add_transcripts(sink.transcripts);
     report.add_input(done.input, f);
-    failed
+    sink.tap
 }
 
 /// Run the command; returns the exit code: 0, or 2 when an input could not
@@ -296,10 +369,6 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
-    let mut opts = exec::Opts::new(&args.common);
-    opts.format = args.read.input_format.choice();
-    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let by = match (args.by, args.csv) {
         (None, true) => Some(By::File),
         (b, _) => b,
@@ -316,45 +385,329 @@ pub fn run(args: &Args) -> i32 {
         zone,
         range,
     };
-    let mut report = StatsReport::new(names.clone(), grouping.clone(), prices);
-    exec::run(
-        &inputs,
-        &opts,
-        || StatsSink::new(args.exact, grouping.clone()),
-        |mut done: Done<StatsSink>| {
-            let i = done.input;
-            let piece = Piece {
-                input: i,
-                name: &names[i],
-            };
-            done.sink.finish_runs(&piece);
-            failed |= absorb(done, &mut report);
-        },
-    );
-    let figures = report.finish();
+    let how = Reading {
+        common: &args.common,
+        read: &args.read,
+        project: &args.project,
+        exact: args.exact,
+        no_event_runs: false,
+    };
+    // Only --json prints per_file.
+    let Read {
+        figures,
+        shown,
+        trouble,
+    } = read(&how, grouping, prices, args.json, || (), |()| {});
     if args.json {
-        print_json(&figures.to_json());
+        write_json(&figures);
     } else if args.csv {
         if let Err(e) = print_csv(&figures) {
             exec::note(&format!("writing CSV: {e}"));
             return 2;
         }
     } else {
-        let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
-        print_human(&figures, &shown, args.breakdown);
+        use std::io::IsTerminal;
+        let chart = args.chart || (!args.no_chart && std::io::stdout().is_terminal());
+        let table = TableStyle {
+            breakdown: args.breakdown,
+            compact: args.compact,
+            chart,
+        };
+        print_human(&figures, &shown, table);
     }
-    if failed { 2 } else { 0 }
+    trouble.exit_code(0)
 }
 
-/// The report's CSV records, written with the `csv` crate.
-fn print_csv(f: &StatsFigures) -> Result<(), csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for rec in f.csv_records() {
-        w.write_record(&rec)?;
+/// How every input is read, as `stats` reads it.
+pub(super) struct Reading<'a> {
+    /// The inputs and how they are walked.
+    pub common: &'a Common,
+    /// How each input is read.
+    pub read: &'a ReadAs,
+    /// Which project's inputs are read.
+    pub project: &'a Project,
+    /// Every line parsed whole (`--exact`).
+    pub exact: bool,
+    /// Keep the run each input without events becomes
+    /// ([`StatsFigures::no_event_runs`]).
+    pub no_event_runs: bool,
+}
+
+/// What reading gave.
+pub(super) struct Read {
+    /// The finished figures.
+    pub figures: StatsFigures,
+    /// The inputs' names for people, in input order.
+    pub shown: Vec<String>,
+    /// What went wrong while reading (an input that could not be read).
+    pub trouble: exec::Trouble,
+}
+
+/// Read every input into a stats report grouped by `grouping`, its
+/// transcripts priced with `prices`; each piece gets a tap made by `tap`,
+/// which goes to `tapped` once the piece is read, in input order.
+pub(super) fn read<T: Tap>(
+    how: &Reading<'_>,
+    grouping: Grouping,
+    prices: PriceTable,
+    per_file: bool,
+    tap: impl Fn() -> T + Sync,
+    mut tapped: impl FnMut(T),
+) -> Read {
+    let (mut inputs, failed) = expand(how.common);
+    how.project.retain(&mut inputs);
+    let mut opts = exec::Opts::new(how.common);
+    opts.format = how.read.input_format.choice();
+    // Names as the report keys them: bytes that are not UTF-8 escaped.
+    let paths: Arc<[Option<std::path::PathBuf>]> = inputs
+        .iter()
+        .map(|i| match i {
+            super::inputs::Input::File(p) => Some(p.clone()),
+            super::inputs::Input::Stdin => None,
+        })
+        .collect();
+    let names: Arc<[String]> = inputs
+        .iter()
+        .zip(paths.iter())
+        .map(|(i, p)| match p {
+            Some(p) => {
+                cctape::inputs::name_text(&cctape::inputs::os_bytes(p.as_os_str())).into_owned()
+            }
+            None => i.name(),
+        })
+        .collect();
+    // The report's copy of the names; the sinks share the other.
+    let mut report = StatsReport::new(names.to_vec(), grouping.clone(), prices);
+    if !per_file {
+        report = report.without_per_file();
     }
-    let mut out = w.into_inner().map_err(|e| e.into_error())?;
-    exec::write_out(&mut out);
-    Ok(())
+    if how.no_event_runs {
+        report = report.keeping_no_event_runs();
+    }
+    let trouble = exec::run(
+        &inputs,
+        &opts,
+        || StatsSink::new(how.exact, grouping.clone(), &names, &paths, tap()),
+        |mut done: Done<StatsSink<T>>| {
+            let i = done.input;
+            let piece = Piece {
+                input: i,
+                name: &names[i],
+            };
+            done.sink.finish_runs(&piece);
+            tapped(absorb(done, &mut report));
+        },
+    );
+    Read {
+        figures: report.finish(),
+        shown: inputs.iter().map(|i| i.shown()).collect(),
+        trouble: trouble.and(failed),
+    }
+}
+
+/// Eighths of a cell, the partial end of a bar.
+const EIGHTHS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+
+/// A bar `width` cells long at `max`, in Unicode blocks (a value above
+/// zero shows at least an eighth).
+fn bar(v: f64, max: f64, width: usize) -> String {
+    if !(v > 0.0 && max > 0.0 && v.is_finite() && max.is_finite()) {
+        return String::new();
+    }
+    let eighths = ((v / max).min(1.0) * (width * 8) as f64).round().max(1.0) as usize;
+    format!("{}{}", "█".repeat(eighths / 8), EIGHTHS[eighths % 8])
+}
+
+/// The cost of a group as the chart draws it.
+fn cost_f64(v: &SumValue) -> f64 {
+    match v {
+        SumValue::Finite(c) => *c,
+        SumValue::Beyond(_) => f64::MAX,
+    }
+}
+
+/// ccusage's columns: input, output, cache create, cache read, total
+/// tokens, cost (compact: input, output, cost).
+fn token_cells(t: &cctape::event::TokenCounts, cost: &SumValue, compact: bool) -> Vec<String> {
+    if compact {
+        return vec![
+            thousands(t.input_tokens),
+            thousands(t.output_tokens),
+            money_sum(cost),
+        ];
+    }
+    vec![
+        thousands(t.input_tokens),
+        thousands(t.output_tokens),
+        thousands(t.cache_creation_input_tokens),
+        thousands(t.cache_read_input_tokens),
+        thousands(t.total()),
+        money_sum(cost),
+    ]
+}
+
+/// The `--by` table. Over transcripts alone, for the groupings ccusage
+/// has (day, week, month, session, block), it has ccusage's columns and
+/// a Total row; otherwise the run columns. Per-model rows with
+/// `--breakdown`, a bar of each group's cost for calendar and block
+/// groupings with a chart.
+fn group_table(o: &mut String, f: &StatsFigures, by: GroupBy, style: TableStyle) {
+    let transcripts = f.transcripts.is_some() && f.formats.keys().all(|k| *k == "transcript");
+    let ccusage = transcripts
+        && matches!(
+            by,
+            GroupBy::Day | GroupBy::Week | GroupBy::Month | GroupBy::Session | GroupBy::Block
+        );
+    let chart = style.chart && (by.is_calendar() || by == GroupBy::Block);
+    let mut header = vec![(by.name(), Align::Left)];
+    if by == GroupBy::Model {
+        header.push(("role", Align::Left));
+    }
+    let run_columns: &[&str] = if style.compact {
+        &["runs", "failed", "cost $"]
+    } else {
+        &[
+            "runs",
+            "failed",
+            "cost $",
+            "output tokens",
+            "tool calls",
+            "subagents",
+            "api retries",
+        ]
+    };
+    let token_columns: &[&str] = if style.compact {
+        &["input", "output", "cost $"]
+    } else {
+        &[
+            "input",
+            "output",
+            "cache create",
+            "cache read",
+            "total tokens",
+            "cost $",
+        ]
+    };
+    let columns = if ccusage { token_columns } else { run_columns };
+    header.extend(columns.iter().map(|c| (*c, Align::Right)));
+    if by == GroupBy::Model {
+        // Each run's best figure, its share on each model.
+        header.push(("tokens from", Align::Left));
+    }
+    if chart {
+        header.push(("cost bar", Align::Left));
+    }
+    let mut max = 0.0f64;
+    f.groups(by, |_, g| max = max.max(cost_f64(&g.cost.value())));
+    let width = if style.compact { 10 } else { 24 };
+    let run_cells = |row: &mut Vec<String>, g: &RunTotals| {
+        row.extend([
+            thousands(g.runs),
+            thousands(g.failed()),
+            money_sum(&g.cost.value()),
+        ]);
+        if !style.compact {
+            row.extend([
+                thousands(g.all_models().output_tokens),
+                thousands(g.tool_calls().0),
+                thousands(g.subagent_count),
+                thousands(g.api_retries),
+            ]);
+        }
+    };
+    let model_cells = |row: &mut Vec<String>, m: &RoleTotals| {
+        if ccusage {
+            row.extend(token_cells(&m.tokens, &m.cost.value(), style.compact));
+            return;
+        }
+        row.extend([thousands(m.runs), String::new(), money_sum(&m.cost.value())]);
+        if !style.compact {
+            row.push(thousands(m.tokens.output_tokens));
+            row.extend([String::new(), String::new(), String::new()]);
+        }
+    };
+    // Made twice, widths then lines: a table of 100,000 files holds one row
+    // at a time.
+    let rows = |out: &mut dyn FnMut(&[String])| {
+        let mut row: Vec<String> = Vec::with_capacity(header.len());
+        f.groups(by, |(k, role), g| {
+            row.clear();
+            let key = if by == GroupBy::Project {
+                shown_project(k)
+            } else {
+                k.clone()
+            };
+            row.push(clean(&key));
+            if let Some(role) = role {
+                row.push(role.as_str().to_string());
+            }
+            if ccusage {
+                row.extend(token_cells(&g.all_models(), &g.cost.value(), style.compact));
+            } else {
+                run_cells(&mut row, g);
+            }
+            if by == GroupBy::Model {
+                row.push(
+                    g.by_role
+                        .values()
+                        .next()
+                        .map_or_else(String::new, |m| m.sources_text()),
+                );
+            }
+            if chart {
+                row.push(bar(cost_f64(&g.cost.value()), max, width));
+            }
+            out(&row);
+            if style.breakdown && by != GroupBy::Model {
+                for (model, m) in g.per_model() {
+                    row.clear();
+                    row.push(format!("  └ {}", clean(model)));
+                    model_cells(&mut row, &m);
+                    out(&row);
+                }
+            }
+        });
+        if ccusage {
+            let all = &f.total.runs.all;
+            row.clear();
+            row.push("Total".to_string());
+            row.extend(token_cells(
+                &all.all_models(),
+                &all.cost.value(),
+                style.compact,
+            ));
+            out(&row);
+        }
+    };
+    stream_table(o, &header, rows);
+}
+
+/// The report's JSON, a group and a file at a time (a write error ends the
+/// process as every output's does).
+fn write_json(f: &StatsFigures) {
+    let mut w = std::io::BufWriter::with_capacity(exec::FLUSH_AT, std::io::stdout().lock());
+    let done = f
+        .write_json(&mut w)
+        .and_then(|_| std::io::Write::write_all(&mut w, b"\n"))
+        .and_then(|_| std::io::Write::flush(&mut w));
+    if let Err(e) = done {
+        exec::write_failed(&e);
+    }
+}
+
+/// The report's CSV records, written with the `csv` crate a row at a time.
+fn print_csv(f: &StatsFigures) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    let done = f
+        .for_each_csv_record(|rec| w.write_record(rec))
+        .and_then(|_| w.flush().map_err(csv::Error::from));
+    match done {
+        Err(e) => match e.kind() {
+            csv::ErrorKind::Io(io) => exec::write_failed(io),
+            _ => Err(e),
+        },
+        ok => ok,
+    }
 }
 
 /// A token count for people, `≥` in front when some run's figure is a lower
@@ -363,7 +716,18 @@ fn tokens_cell(n: u64, lower: bool) -> String {
     format!("{}{}", if lower { "≥" } else { "" }, thousands(n))
 }
 
-fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
+/// How the `--by` table is laid out.
+#[derive(Clone, Copy, Debug, Default)]
+struct TableStyle {
+    /// A row per model under each group.
+    breakdown: bool,
+    /// Fewer columns.
+    compact: bool,
+    /// A bar chart column (day, week, month, block).
+    chart: bool,
+}
+
+fn print_human(f: &StatsFigures, names: &[String], style: TableStyle) {
     let total = &f.total;
     let by = f.grouping.by;
     let no_events = &f.no_events;
@@ -472,7 +836,7 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             .collect();
         let _ = writeln!(
             o,
-            "{} without events, not counted as runs: {}",
+            "{} without events (each one run of its own): {}",
             count(no_events.count(), "input", "inputs"),
             kinds.join(", ")
         );
@@ -487,11 +851,11 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             };
             let _ = writeln!(o, "  {}: {what}", clean(name));
         }
-        if no_events.inputs.len() > LISTED {
+        if no_events.count() > LISTED as u64 {
             let _ = writeln!(
                 o,
                 "  ({} more)",
-                thousands((no_events.inputs.len() - LISTED) as u64)
+                thousands(no_events.count() - LISTED as u64)
             );
         }
     }
@@ -550,18 +914,28 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             ("cache write", Align::Right),
             ("lower-bound runs", Align::Right),
         ]);
+        // Claude Code's own calls: their modelUsage, in no agent's figure.
+        let aux = (r.auxiliary != Default::default()).then_some(("auxiliary", &r.auxiliary, 0, 0));
         for (name, tk, calls, lower) in [
-            ("main", &r.main, r.main_messages, r.main_lower_bound_runs),
-            (
+            Some(("main", &r.main, r.main_messages, r.main_lower_bound_runs)),
+            Some((
                 "subagents",
                 &r.subagents,
                 r.subagent_messages,
                 r.subagents_lower_bound_runs,
-            ),
-        ] {
+            )),
+            aux,
+        ]
+        .into_iter()
+        .flatten()
+        {
             t.row(vec![
                 name.to_string(),
-                thousands(calls),
+                if name == "auxiliary" {
+                    "-".to_string()
+                } else {
+                    thousands(calls)
+                },
                 tokens_cell(tk.input_tokens, lower > 0),
                 tokens_cell(tk.output_tokens, lower > 0),
                 tokens_cell(tk.cache_read_input_tokens, lower > 0),
@@ -596,7 +970,7 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
     }
     if r.subagent_count > 0 || r.api_retries > 0 || !r.task_types.is_empty() {
         let _ = writeln!(o);
-        let list = |m: &BTreeMap<String, u64>| -> String {
+        let list = |m: &cctape::run::SmallMap<String, u64>| -> String {
             m.iter()
                 .map(|(k, n)| format!("{} {}", clean(k), thousands(*n)))
                 .collect::<Vec<_>>()
@@ -630,52 +1004,8 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
         let _ = write!(o, "\nkinds without a typed view\n{}", t.render());
     }
     if let Some(by) = by {
-        let mut header = vec![(by.name(), Align::Left)];
-        if by == GroupBy::Model {
-            header.push(("role", Align::Left));
-        }
-        header.extend([
-            ("runs", Align::Right),
-            ("failed", Align::Right),
-            ("cost $", Align::Right),
-            ("output tokens", Align::Right),
-            ("tool calls", Align::Right),
-            ("subagents", Align::Right),
-            ("api retries", Align::Right),
-        ]);
-        let mut t = Table::new(&header);
-        for ((k, role), g) in total.runs.ordered(by) {
-            let mut row = vec![clean(k)];
-            if let Some(role) = role {
-                row.push(role.as_str().to_string());
-            }
-            row.extend([
-                thousands(g.runs),
-                thousands(g.failed()),
-                money_sum(&g.cost.value()),
-                thousands(g.all_models().output_tokens),
-                thousands(g.tool_calls().0),
-                thousands(g.subagent_count),
-                thousands(g.api_retries),
-            ]);
-            t.row(row);
-            if breakdown && by != GroupBy::Model {
-                for (model, m) in g.per_model() {
-                    let mut row = vec![format!("  └ {}", clean(model))];
-                    row.extend([
-                        thousands(m.runs),
-                        String::new(),
-                        money_sum(&m.cost.value()),
-                        thousands(m.tokens.output_tokens),
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                    ]);
-                    t.row(row);
-                }
-            }
-        }
-        let _ = write!(o, "\nby {}\n{}", by.name(), t.render());
+        let _ = write!(o, "\nby {}\n", by.name());
+        group_table(&mut o, f, by, style);
     }
     if !s.errors.is_empty() {
         let _ = writeln!(
@@ -685,20 +1015,20 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
             thousands(s.counts.errors)
         );
         for e in &s.errors {
-            let name = names.get(e.file).map(String::as_str).unwrap_or("?");
-            let at = match e.column {
-                Some(c) if e.kind != ErrorKind::Io.name() => format!(", column {c}"),
-                _ => String::new(),
+            let name = clean(names.get(e.file).map(String::as_str).unwrap_or("?"));
+            let message = clean(&e.message);
+            let mut at = cctape::Position::new(e.line, e.offset);
+            at.column = e.column;
+            // Said as every command says a bad line (the library's one
+            // formatter).
+            let said = cctape::error::Described {
+                input: Some(&name),
+                position: at,
+                kind: e.kind,
+                reason: &message,
+                io: None,
             };
-            let _ = writeln!(
-                o,
-                "  {}:{}: byte {}{at}: {}: {}",
-                clean(name),
-                e.line,
-                e.offset,
-                e.kind,
-                clean(&e.message)
-            );
+            let _ = writeln!(o, "  {said}");
         }
     }
     // Last: every warning kind, with how often and where first.
@@ -727,4 +1057,45 @@ fn print_human(f: &StatsFigures, names: &[String], breakdown: bool) {
         o.push_str(&t.render());
     }
     exec::write_out(&mut o.into_bytes());
+}
+
+/// A table laid out as [`Table`] lays it out (each column as wide as its
+/// widest cell by display width, two spaces before each, trailing spaces
+/// cut), its rows made by `rows` twice, once for the widths and once for
+/// the lines, instead of held: `--by file` over 100,000 inputs.
+fn stream_table(
+    o: &mut String,
+    header: &[(&str, Align)],
+    rows: impl Fn(&mut dyn FnMut(&[String])),
+) {
+    use unicode_width::UnicodeWidthStr;
+    let mut widths: Vec<usize> = header.iter().map(|(h, _)| h.width()).collect();
+    rows(&mut |row| {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.width());
+        }
+    });
+    let line = |o: &mut String, cells: &mut dyn Iterator<Item = &str>| {
+        let start = o.len();
+        for ((w, (_, align)), c) in widths
+            .iter()
+            .zip(header)
+            .zip(cells.chain(std::iter::repeat("")))
+        {
+            let pad = w.saturating_sub(c.width());
+            o.push_str("  ");
+            if *align == Align::Right {
+                o.extend(std::iter::repeat_n(' ', pad));
+                o.push_str(c);
+            } else {
+                o.push_str(c);
+                o.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        let end = o[start..].trim_end().len() + start;
+        o.truncate(end);
+        o.push('\n');
+    };
+    line(o, &mut header.iter().map(|(h, _)| *h));
+    rows(&mut |row| line(o, &mut row.iter().map(String::as_str)));
 }

@@ -14,6 +14,7 @@ use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
+use cctape::report::{NoEvents, Shape, no_events_run, node_figures, node_label};
 use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
 use cctape::sniff::Format;
 use cctape::transcript::Record;
@@ -39,6 +40,9 @@ struct TreeSink {
     folder: RunFolder,
     format: Option<Format>,
     transcript: TranscriptPiece,
+    /// What an input without events is (it is one run, as everywhere).
+    shape: Shape,
+    finding: Option<NoEvents>,
 }
 
 impl Sink for TreeSink {
@@ -46,8 +50,9 @@ impl Sink for TreeSink {
         self.folder.push(ev);
     }
 
-    fn error(&mut self, _: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
         self.folder.push_error(e);
+        self.shape.note(line);
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
@@ -73,40 +78,9 @@ impl Sink for TreeSink {
     fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
         self.transcript.add(rec);
     }
-}
 
-/// Output tokens (the node's best figure, see `cctape::run::AgentUsage`),
-/// tool calls and duration of a node: tool calls are its own where the
-/// stream shows them, else what its task events report.
-fn node_figures(n: &SubagentNode) -> (u64, u64, Option<u64>) {
-    let task = n.final_usage.or(n.last_progress);
-    let tools = match (n.tool_calls, task.and_then(|t| t.tool_uses)) {
-        (0, Some(t)) => t,
-        (own, _) => own,
-    };
-    (
-        n.usage.tokens.output_tokens,
-        tools,
-        task.and_then(|t| t.duration_ms),
-    )
-}
-
-fn node_label(n: &SubagentNode) -> String {
-    if let (None, None, None, Some(id)) = (&n.subagent_type, &n.task_type, &n.tool_name, &n.task_id)
-    {
-        // A transcript's subagent: known by its id (and the call that
-        // spawned it).
-        return format!("agent {id}");
-    }
-    let kind = n
-        .subagent_type
-        .as_deref()
-        .or(n.task_type.as_deref())
-        .or(n.tool_name.as_deref())
-        .unwrap_or("task");
-    match &n.description {
-        Some(d) => format!("{kind}: {d}"),
-        None => kind.to_string(),
+    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
+        self.finding = Some(shape.describe());
     }
 }
 
@@ -187,12 +161,16 @@ fn run_line(file: &str, r: &RunSummary, o: &mut String) {
     }
 }
 
-/// One run's tree as JSON.
-fn run_json(r: &RunSummary, name: &str) -> Value {
+/// One run's tree as JSON; an input without events says what it holds in
+/// `no_events` after `file`, as `verdict --json` does.
+fn run_json(r: &RunSummary, name: &str, no_events: Option<&NoEvents>) -> Value {
     let mut o = Map::new();
     o.insert("verdict".into(), json!(r.verdict.as_str()));
     o.insert("ok".into(), json!(r.ok()));
     o.insert("file".into(), json!(name));
+    if let Some(n) = no_events {
+        o.insert("no_events".into(), n.to_json());
+    }
     o.insert("session_id".into(), json!(r.session_id));
     let mut main = match agent_json(&r.usage.main) {
         Value::Object(m) => m,
@@ -216,7 +194,8 @@ fn run_json(r: &RunSummary, name: &str) -> Value {
     Value::Object(o)
 }
 
-/// Run the command; returns the exit code.
+/// Run the command; returns the exit code: 0, or 2 for an error (an input
+/// that could not be read, a bad line missing from the trees).
 pub fn run(args: &Args) -> i32 {
     let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
         (Ok(p), Ok(z)) => (p, z),
@@ -225,28 +204,36 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let (inputs, mut failed) = expand(&args.common);
+    let (inputs, failed) = expand(&args.common);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut transcripts = Transcripts::default();
-    exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
+    let trouble = exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
         let name = &names[done.input];
-        failed |= done.failure.is_some();
         let sink = done.sink;
-        if sink.format == Some(Format::Transcript) {
+        if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
             transcripts.add(sink.transcript);
+            return;
+        }
+        if done.failure.is_some() && done.counts.events == 0 {
+            // Could not be read, or broke off before any event: no run.
             return;
         }
         let mut out = Vec::new();
         let mut text = String::new();
-        for r in sink.folder.finish() {
-            if r.events == 0 {
-                continue;
-            }
+        let mut runs = sink.folder.finish();
+        let mut found = None;
+        if done.counts.events == 0 {
+            // An input without events is one run, as in every command.
+            let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
+            runs = vec![no_events_run(runs.into_iter().next(), &n, None)];
+            found = Some(n);
+        }
+        for r in runs {
             if args.json {
-                write_json_value(&run_json(&r, name), &mut out);
+                write_json_value(&run_json(&r, name, found.as_ref()), &mut out);
             } else {
                 run_line(&shown[done.input], &r, &mut text);
             }
@@ -259,7 +246,7 @@ pub fn run(args: &Args) -> i32 {
         for (s, &i) in report.sessions.iter().zip(&files) {
             let r = s.to_run();
             if args.json {
-                write_json_value(&run_json(&r, &names[i]), &mut out);
+                write_json_value(&run_json(&r, &names[i], None), &mut out);
             } else {
                 let mut text = String::new();
                 run_line(&shown[i], &r, &mut text);
@@ -268,5 +255,5 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut out);
     }
-    if failed { 2 } else { 0 }
+    trouble.and(failed).exit_code(0)
 }

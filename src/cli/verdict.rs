@@ -15,10 +15,11 @@
 //! other inputs) and each session's record comes after every input is
 //! read.
 
-use super::exec::{self, Done, Piece, Sink, Split};
-use super::human::{clean, count, seconds};
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::human::{clean, count, money_sum, seconds};
 use super::inputs::shown_path;
-use super::output::write_json_value;
+use super::output::{thousands, write_json_value};
+use super::project::Project;
 use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
@@ -26,7 +27,7 @@ use cctape::event::Event;
 use cctape::report::{
     NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
-use cctape::run::{RunFolder, RunSummary};
+use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
 use cctape::time::Day;
 use cctape::transcript::Record;
@@ -59,6 +60,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    project: Project,
+    #[command(flatten)]
     days: Days,
     #[command(flatten)]
     read: ReadAs,
@@ -80,6 +83,12 @@ struct VerdictSink {
 impl Sink for VerdictSink {
     fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
         self.folder.push(ev);
+    }
+
+    /// A bad line is in its run's record (`bad_lines`, a `bad_line` or
+    /// `truncated` warning): said, and the exit code is the verdict's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
     }
 
     fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
@@ -166,7 +175,7 @@ impl ExitCodes {
 /// One run as a line for people. Lines, not a table: each run is printed
 /// as soon as its input is read (output streams), and a table would wait
 /// for the last run to know its widths.
-fn human_line(name: &str, r: &RunSummary) -> String {
+pub(super) fn human_line(name: &str, r: &RunSummary) -> String {
     let mut parts = Vec::new();
     let last = r.last_result.as_ref();
     if let Some(n) = last.and_then(|l| l.num_turns) {
@@ -226,9 +235,58 @@ fn human_line(name: &str, r: &RunSummary) -> String {
     )
 }
 
+/// An input without events as a line for people: its verdict, what it
+/// is, and its last (or first) line.
+pub(super) fn no_events_line(name: &str, r: &RunSummary, n: &NoEvents) -> String {
+    let line = n
+        .final_error
+        .as_ref()
+        .map(|e| format!(": its last line: {}", clean(&e.line)))
+        .or_else(|| n.first_line.as_deref().map(|f| format!(": {}", clean(f))))
+        .unwrap_or_default();
+    format!(
+        "{:<15} {}  no events ({}){line}\n",
+        r.verdict.as_str(),
+        clean(name),
+        n.format.name(),
+    )
+}
+
+/// The closing line for people: `35 runs: 20 success, 2 max_turns, ...;
+/// $31.2000` (the runs, verdicts and cost `stats` gives the same inputs,
+/// an input without events one run of them), then how many of them are
+/// inputs without events, by verdict.
+fn summary_line(runs: &RunTotals, without_events: &RunTotals) -> String {
+    let verdicts = |t: &RunTotals| -> String {
+        Verdict::ALL
+            .iter()
+            .filter(|v| t.count(**v) > 0)
+            .map(|v| format!("{} {}", thousands(t.count(*v)), v.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = format!(
+        "{}{}{}; ${}",
+        count(runs.runs, "run", "runs"),
+        if runs.runs > 0 { ": " } else { "" },
+        verdicts(runs),
+        money_sum(&runs.cost.value())
+    );
+    if without_events.runs > 0 {
+        line.push_str(&format!(
+            "; {} without events among them ({})",
+            count(without_events.runs, "input", "inputs"),
+            verdicts(without_events)
+        ));
+    }
+    line.push('\n');
+    line
+}
+
 /// Run the command. Exit code: 0 when every run succeeded, 1 when any did
 /// not (including no result and inputs without events), 2 for a usage error
-/// or an input that could not be read.
+/// or an input that could not be read (bad lines are in the records, see
+/// [`exec::BadLine::Counted`]).
 pub fn run(args: &Args) -> i32 {
     let codes = match &args.exit_codes {
         None => None,
@@ -261,38 +319,44 @@ pub fn run(args: &Args) -> i32 {
                     .and_then(|t| Day::of_timestamp(t, &zone)),
             )
     };
-    let (inputs, mut unreadable) = expand(&args.common);
+    let (mut inputs, unreadable) = expand(&args.common);
+    args.project.retain(&mut inputs);
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
     let mut any_not_ok = false;
+    // For the closing line on a terminal: the runs as `stats` sums them,
+    // and the inputs without events by verdict.
+    let mut seen = RunTotals::new();
+    let mut without_events = RunTotals::new();
     let mut transcripts = Transcripts::default();
     let exit_code_of = |name: &str| {
         args.exit_code
             .or_else(|| codes.as_ref().and_then(|c| c.get(name)))
     };
-    exec::run(
+    let trouble = exec::run(
         &inputs,
         &opts,
         VerdictSink::default,
         |done: Done<VerdictSink>| {
             let name = &names[done.input];
             let mut out = Vec::new();
-            if let Some(why) = &done.failure {
-                unreadable = true;
-                if done.unreadable {
-                    if json_out {
-                        write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
-                    } else {
-                        out.extend_from_slice(
-                            format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
-                        );
-                    }
-                    exec::write_out(&mut out);
-                    return;
+            if let Some(why) = &done.failure
+                && (done.unreadable || done.counts.events == 0)
+            {
+                // Could not be read, or broke off before any event: no run
+                // (as `stats` counts it).
+                if json_out {
+                    write_json_value(&unreadable_record(name, &why.to_string()), &mut out);
+                } else {
+                    out.extend_from_slice(
+                        format!("{:<15} {}  {why}\n", "unreadable", clean(name)).as_bytes(),
+                    );
                 }
+                exec::write_out(&mut out);
+                return;
             }
             let code = exit_code_of(name);
             let sink = done.sink;
@@ -306,29 +370,18 @@ pub fn run(args: &Args) -> i32 {
                 return;
             }
             if done.counts.events == 0 {
-                // Not a run: one record saying the input has no events, with
-                // every key a run record has (its bad lines counted).
+                // One run of its own: one record saying the input has no
+                // events, with every key a run record has (its bad lines
+                // counted).
                 let n = sink.finding.unwrap_or_else(|| sink.shape.describe());
                 let r = no_events_run(sink.folder.finish().into_iter().next(), &n, code);
                 any_not_ok |= !r.ok();
+                seen.add(&r);
+                without_events.add_counts(&r, done.input);
                 if json_out {
                     write_json_value(&no_events_record(&r, name, &n), &mut out);
                 } else {
-                    let line = n
-                        .final_error
-                        .as_ref()
-                        .map(|e| format!(": its last line: {}", clean(&e.line)))
-                        .or_else(|| n.first_line.as_deref().map(|f| format!(": {}", clean(f))))
-                        .unwrap_or_default();
-                    out.extend_from_slice(
-                        format!(
-                            "{:<15} {}  no events ({}){line}\n",
-                            r.verdict.as_str(),
-                            clean(&shown[done.input]),
-                            n.format.name(),
-                        )
-                        .as_bytes(),
-                    );
+                    out.extend_from_slice(no_events_line(&shown[done.input], &r, &n).as_bytes());
                 }
                 exec::write_out(&mut out);
                 return;
@@ -340,6 +393,7 @@ pub fn run(args: &Args) -> i32 {
             runs.retain(|r| kept(r));
             for r in &runs {
                 any_not_ok |= !r.ok();
+                seen.add(r);
                 if json_out {
                     write_json_value(&run_record(r, name), &mut out);
                 } else {
@@ -357,6 +411,7 @@ pub fn run(args: &Args) -> i32 {
                 r.apply_exit_code(code);
             }
             any_not_ok |= !r.ok();
+            seen.add(&r);
             if json_out {
                 write_json_value(&session_record(&r, &names[i], s, &report), &mut out);
             } else {
@@ -368,11 +423,11 @@ pub fn run(args: &Args) -> i32 {
         }
         exec::write_out(&mut out);
     }
-    if unreadable {
-        2
-    } else if any_not_ok {
-        1
-    } else {
-        0
+    if !json_out {
+        let mut line = summary_line(&seen, &without_events).into_bytes();
+        exec::write_out(&mut line);
     }
+    trouble
+        .and(unreadable)
+        .exit_code(if any_not_ok { 1 } else { 0 })
 }

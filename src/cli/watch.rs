@@ -2,7 +2,16 @@
 //! byte goes through to stdout unchanged as soon as it arrives; stderr keeps
 //! one status line (turn, current tool, tokens, cost, subagents running)
 //! when it is a terminal; at the end the verdict of each run is printed to
-//! stderr as JSON and the exit code is the verdict's.
+//! stderr, one line for people on a terminal (as `cctape verdict` prints
+//! it there), else (or with `--json`) as JSON, and the exit code is the
+//! verdict's.
+//!
+//! The status line's tokens are the live sum of the calls seen (`≥` while
+//! some call's figure is its `message_start` placeholder); once a result
+//! came, the run's best figure with its source, from the run layer
+//! ([`cctape::RunFolder::current_summary`]): the figure the verdict gives.
+//! Bad lines are said on stderr as every reading command says them
+//! ([`super::said`]); the verdict counts them.
 //!
 //! The input's format is told from its first complete line (or `--format`):
 //! a `--output-format json` array is read element by element as it
@@ -13,12 +22,14 @@
 use super::human::{clean, money};
 use super::output::{thousands, write_json_value};
 use super::reading::{Costing, ReadAs};
+use super::said::{self, SAID_PER_INPUT, Tally, Trouble};
 use cctape::elements::ElementDecoder;
+use cctape::error::Error;
 use cctape::event::{EventKind, Field, parse_event};
 use cctape::framing::{Line, LineDecoder};
 use cctape::parse::Parser;
 use cctape::report::{Shape, no_events_record, no_events_run, run_record, session_record};
-use cctape::run::RunFolder;
+use cctape::run::{RunFolder, RunSummary};
 use cctape::scan::Scanner;
 use cctape::sniff::{Format, Reading};
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
@@ -32,6 +43,14 @@ pub struct Args {
     /// No status line, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// The verdicts as JSON records (one per run per line) even when
+    /// stderr is a terminal (they are the default when it is not).
+    #[arg(long)]
+    json: bool,
+    /// Say nothing about bad lines (grep's -s); the verdict still counts
+    /// them.
+    #[arg(long, short = 's')]
+    no_messages: bool,
     #[command(flatten)]
     read: ReadAs,
     #[command(flatten)]
@@ -45,6 +64,8 @@ struct Status {
     last_message: String,
     tool: String,
     tool_id: String,
+    /// Output tokens of the calls over since the last result (or the
+    /// start).
     output_tokens: u64,
     last_output: u64,
     /// The current call's usage is final (its `message_delta`, or a whole
@@ -52,6 +73,11 @@ struct Status {
     last_final: bool,
     /// Some finished call's output was a snapshot: the sum is a lower bound.
     lower_bound: bool,
+    /// A call's usage was seen since the last result.
+    live: bool,
+    /// The run's best output figure at its last result: tokens, a lower
+    /// bound, its source (as the verdict says them).
+    settled: Option<(u64, bool, &'static str)>,
     cost: Option<f64>,
     /// Agent/Task calls of the main agent not yet answered (every version
     /// writes them; 2.1.41 has no task_started).
@@ -78,6 +104,7 @@ impl Status {
                 if let Some(u) = ev.usage()
                     && !self.last_final
                 {
+                    self.live = true;
                     self.last_output = u.output_tokens;
                     self.last_final = ev
                         .get_path("message.stop_reason")
@@ -97,6 +124,7 @@ impl Status {
                         .get_path("event.usage.output_tokens")
                         .and_then(|v| v.as_u64())
                 {
+                    self.live = true;
                     self.last_output = n;
                     self.last_final = true;
                 }
@@ -130,6 +158,21 @@ impl Status {
         }
     }
 
+    /// A result came: from now on the run's figures are `run`'s (the
+    /// verdict's), and the live sum counts the calls after it.
+    fn settle(&mut self, run: &RunSummary) {
+        let m = &run.usage.main;
+        self.settled = Some((m.tokens.output_tokens, m.lower_bound(), m.source.as_str()));
+        if let Some(c) = run.cost.total_cost_usd.filter(|c| c.is_finite()) {
+            self.cost = Some(c);
+        }
+        self.output_tokens = 0;
+        self.last_output = 0;
+        self.last_final = false;
+        self.lower_bound = false;
+        self.live = false;
+    }
+
     /// The current call is over: add its output.
     fn finish_call(&mut self) {
         self.output_tokens += self.last_output;
@@ -153,16 +196,29 @@ impl Status {
         } else {
             &self.tool
         };
+        let live = self.output_tokens + self.last_output;
+        let live_lower = self.lower_bound || !self.last_final;
+        let tokens = match self.settled {
+            // The verdict's figure, with its source.
+            Some((n, lower, source)) if !self.live => {
+                format!(
+                    "{}{} ({source})",
+                    if lower { "≥" } else { "" },
+                    thousands(n)
+                )
+            }
+            // Calls after the result: its figure plus theirs so far.
+            Some((n, lower, _)) => format!(
+                "{}{}",
+                if lower || live_lower { "≥" } else { "" },
+                thousands(n.saturating_add(live))
+            ),
+            None => format!("{}{}", if live_lower { "≥" } else { "" }, thousands(live)),
+        };
         format!(
-            "turn {}  tool {}  output tokens {}{}  cost {}  subagents running {}",
+            "turn {}  tool {}  output tokens {tokens}  cost {}  subagents running {}",
             thousands(self.turns),
             clean(tool),
-            if self.lower_bound || !self.last_final {
-                "≥"
-            } else {
-                ""
-            },
-            thousands(self.output_tokens + self.last_output),
             cost,
             thousands(self.running() as u64)
         )
@@ -192,9 +248,44 @@ struct Fold {
     /// The first bytes and the last non-blank line of a text input.
     prefix: Vec<u8>,
     last_line: Vec<u8>,
+    /// Messages about bad lines not yet written (see [`super::said`]).
+    said: Vec<u8>,
+    /// Bad lines past [`SAID_PER_INPUT`], counted only.
+    unsaid: u64,
+    /// Messages formatted so far.
+    written: u64,
+    /// Bad lines are said (not `-s`).
+    messages: bool,
+}
+
+/// One event: the status, the runs, and at a result the run's figures.
+fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_>) {
+    status.update(ev);
+    folder.push(ev);
+    if ev.kind().is_result()
+        && let Some(run) = folder.current_summary()
+    {
+        status.settle(&run);
+    }
 }
 
 impl Fold {
+    /// A bad line: counted in its run, said as every command says it.
+    fn bad(&mut self, e: Error, line: Option<&[u8]>) {
+        let e = cctape::inputs::explain_line_error(e, line);
+        self.folder.push_error(&e);
+        if line.is_some() {
+            self.shape.note(line);
+        }
+        if !self.messages {
+        } else if self.written < SAID_PER_INPUT {
+            said::message(super::inputs::STDIN_NAME, &e, &mut self.said);
+            self.written += 1;
+        } else {
+            self.unsaid += 1;
+        }
+    }
+
     fn line(&mut self, line: &Line<'_>) {
         if line.is_blank() {
             return;
@@ -202,26 +293,25 @@ impl Fold {
         match self.format.reading() {
             Reading::TranscriptLines => match self.scanner.scan(line) {
                 Ok(s) => self.transcripts.add(&Record::new(s), &self.file),
-                Err(e) => {
-                    self.folder.push_error(&e);
-                    self.shape.note(Some(line.bytes));
-                }
+                Err(e) => self.bad(e, Some(line.bytes)),
             },
             Reading::NotEvents => {
                 self.last_line.clear();
                 self.last_line
                     .extend_from_slice(&line.bytes[..line.bytes.len().min(4 << 10)]);
             }
-            _ => match parse_event(&mut self.parser, line) {
-                Ok(ev) => {
-                    self.status.update(&ev);
-                    self.folder.push(&ev);
+            _ => {
+                let bad = match parse_event(&mut self.parser, line) {
+                    Ok(ev) => {
+                        fold_event(&mut self.status, &mut self.folder, &ev);
+                        None
+                    }
+                    Err(e) => Some(e),
+                };
+                if let Some(e) = bad {
+                    self.bad(e, Some(line.bytes));
                 }
-                Err(e) => {
-                    self.folder.push_error(&e);
-                    self.shape.note(Some(line.bytes));
-                }
-            },
+            }
         }
     }
 }
@@ -234,42 +324,47 @@ fn drain(reader: &mut Reader, fold: &mut Fold) {
             while let Some(item) = dec.next_line() {
                 match item {
                     Ok(l) => fold.line(&l),
-                    Err(e) => fold.folder.push_error(&e),
+                    Err(e) => fold.bad(e, None),
                 }
             }
         }
         Reader::Elements(dec) => {
             while let Some(item) = dec.next_element() {
                 match item {
-                    Ok(el) => match parse_event(&mut fold.parser, &el.as_line()) {
-                        Ok(ev) => {
-                            fold.status.update(&ev);
-                            fold.folder.push(&ev);
+                    Ok(el) => {
+                        let bad = match parse_event(&mut fold.parser, &el.as_line()) {
+                            Ok(ev) => {
+                                fold_event(&mut fold.status, &mut fold.folder, &ev);
+                                None
+                            }
+                            Err(e) => Some(el.locate(e)),
+                        };
+                        if let Some(e) = bad {
+                            fold.bad(e, None);
                         }
-                        Err(e) => fold.folder.push_error(&el.locate(e)),
-                    },
-                    Err(e) => fold.folder.push_error(&e),
+                    }
+                    Err(e) => fold.bad(e, None),
                 }
             }
         }
     }
 }
 
-/// Tell the format once the held bytes say it (a complete non-blank line,
-/// 64 KiB, or the end), and start the reader for it.
+/// Tell how the input is read once the held bytes say it (the library's
+/// rule, [`cctape::sniff::prefix_is_enough`]: a complete line that opens
+/// JSON, so that a warning first waits for the first event; or the end),
+/// and start the reader for it.
 fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatChoice, end: bool) {
     let Reader::Sniffing(held) = reader else {
         return;
     };
-    let complete = memchr::memrchr(b'\n', held)
-        .is_some_and(|i| held[..i].iter().any(|c| !c.is_ascii_whitespace()));
-    if !(end || complete || held.len() >= 64 << 10) {
+    if !(end || cctape::sniff::prefix_is_enough(held)) {
         return;
     }
     let held = std::mem::take(held);
-    fold.format = choice.resolve(&held);
+    fold.format = choice.decide(&held, end);
     if fold.format.reading() == Reading::NotEvents {
-        fold.prefix = held.clone();
+        fold.prefix = held[..held.len().min(cctape::sniff::SNIFF_BYTES)].to_vec();
     }
     *reader = match fold.format.reading() {
         Reading::StreamElements => {
@@ -283,6 +378,27 @@ fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatCho
             Reader::Lines(dec)
         }
     };
+}
+
+/// Write the messages gathered about bad lines, the status line cleared
+/// first (it is drawn again at its next turn).
+fn say_bad(fold: &mut Fold, tally: &mut Tally, show: bool) {
+    if fold.said.is_empty() && fold.unsaid == 0 {
+        return;
+    }
+    let mut all = Vec::new();
+    if show {
+        all.extend_from_slice(b"\r\x1b[2K");
+    }
+    for l in tally
+        .take(&fold.said, std::mem::take(&mut fold.unsaid))
+        .split_inclusive(|&b| b == b'\n')
+    {
+        all.extend_from_slice(b"cctape: ");
+        all.extend_from_slice(l);
+    }
+    fold.said.clear();
+    let _ = std::io::stderr().lock().write_all(&all);
 }
 
 /// Run the command; returns the exit code of the verdict (0 every run
@@ -315,7 +431,12 @@ pub fn run(args: &Args) -> i32 {
         },
         prefix: Vec::new(),
         last_line: Vec::new(),
+        said: Vec::new(),
+        unsaid: 0,
+        written: 0,
+        messages: !args.no_messages,
     };
+    let mut tally = Tally::default();
     let mut buf = vec![0u8; 64 << 10];
     let mut last_draw = Instant::now() - Duration::from_secs(1);
     let mut read_error = None;
@@ -350,6 +471,7 @@ pub fn run(args: &Args) -> i32 {
         }
         decide(&mut reader, &mut fold, choice, false);
         drain(&mut reader, &mut fold);
+        say_bad(&mut fold, &mut tally, show);
         if show && last_draw.elapsed() >= Duration::from_millis(100) {
             eprint!("\r\x1b[2K{}", fold.status.line());
             last_draw = Instant::now();
@@ -362,15 +484,23 @@ pub fn run(args: &Args) -> i32 {
         Reader::Elements(dec) => dec.finish(),
     }
     drain(&mut reader, &mut fold);
+    say_bad(&mut fold, &mut tally, show);
     if show {
         eprint!("\r\x1b[2K");
     }
+    if let Some(rest) = tally.end(super::inputs::STDIN_NAME) {
+        eprintln!("cctape: {rest}");
+    }
     let mut unreadable = read_error.is_some() || write_error.is_some();
-    if let Some(e) = &read_error {
-        eprintln!("cctape: -: {e}");
+    if let Some(e) = read_error.as_ref().filter(|_| !args.no_messages) {
+        eprintln!("cctape: {}: read failed: {e}", super::inputs::STDIN_NAME);
     }
     let mut any_not_ok = false;
     let mut out = Vec::new();
+    // For people on a terminal, as `cctape verdict` prints there; JSON
+    // for programs.
+    let json = args.json || !std::io::stderr().is_terminal();
+    let name = super::inputs::STDIN_NAME;
     let sessions = (fold.transcripts.records() > 0)
         .then(|| std::mem::take(&mut fold.transcripts).finish(&prices, &zone));
     let (runs, bad): (Vec<_>, Vec<_>) =
@@ -379,10 +509,11 @@ pub fn run(args: &Args) -> i32 {
         for s in &report.sessions {
             let r = s.to_run();
             any_not_ok |= !r.ok();
-            write_json_value(
-                &session_record(&r, super::inputs::STDIN_NAME, s, report),
-                &mut out,
-            );
+            if json {
+                write_json_value(&session_record(&r, name, s, report), &mut out);
+            } else {
+                out.extend_from_slice(super::verdict::human_line(name, &r).as_bytes());
+            }
         }
     } else if runs.is_empty() {
         // No events: what the process wrote is passed through above; its
@@ -394,26 +525,29 @@ pub fn run(args: &Args) -> i32 {
         let n = fold.shape.describe();
         let r = no_events_run(bad.into_iter().next(), &n, None);
         any_not_ok |= !r.ok();
-        write_json_value(
-            &no_events_record(&r, super::inputs::STDIN_NAME, &n),
-            &mut out,
-        );
+        if json {
+            write_json_value(&no_events_record(&r, name, &n), &mut out);
+        } else {
+            out.extend_from_slice(super::verdict::no_events_line(name, &r, &n).as_bytes());
+        }
     }
     for r in &runs {
         any_not_ok |= !r.ok();
-        write_json_value(&run_record(r, super::inputs::STDIN_NAME), &mut out);
+        if json {
+            write_json_value(&run_record(r, name), &mut out);
+        } else {
+            out.extend_from_slice(super::verdict::human_line(name, r).as_bytes());
+        }
     }
     if let Err(e) = std::io::stderr().write_all(&out) {
         eprintln!("cctape: writing the verdict: {e}");
         unreadable = true;
     }
-    if unreadable {
-        2
-    } else if any_not_ok {
-        1
-    } else {
-        0
-    }
+    let trouble = Trouble {
+        unreadable,
+        bad_lines: 0,
+    };
+    trouble.exit_code(if any_not_ok { 1 } else { 0 })
 }
 
 #[cfg(test)]

@@ -1,13 +1,23 @@
 //! Column buffers: rows are appended column by column, then a range of them
-//! is encoded as one Parquet column chunk.
+//! is encoded as one Parquet column chunk (or, for rows spilled while an
+//! input is read, dumped as they are and loaded back: [`ColRef::dump`],
+//! [`ColMut::load`]).
 
+#[cfg(feature = "parquet")]
 use bytes::Bytes;
+#[cfg(feature = "parquet")]
 use parquet::basic::{ConvertedType, LogicalType, Repetition, TimeUnit, Type as Physical};
+#[cfg(feature = "parquet")]
 use parquet::column::writer::ColumnWriter;
+#[cfg(feature = "parquet")]
 use parquet::data_type::ByteArray;
+#[cfg(feature = "parquet")]
 use parquet::errors::{ParquetError, Result};
+#[cfg(feature = "parquet")]
 use parquet::schema::types::{Type, TypePtr};
+use std::io::{self, Read, Write};
 use std::ops::Range;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 /// What a column holds, and how it is stored.
@@ -53,6 +63,7 @@ pub struct ColumnDef {
 }
 
 impl ColumnDef {
+    #[cfg(feature = "parquet")]
     /// The Parquet schema node of this column.
     pub(crate) fn parquet_type(&self) -> Result<TypePtr> {
         let rep = if self.nullable {
@@ -75,6 +86,7 @@ impl ColumnDef {
     }
 }
 
+#[cfg(feature = "parquet")]
 /// The Parquet schema (a `message`) of a table.
 pub(crate) fn message_type(name: &str, defs: &[ColumnDef]) -> Result<TypePtr> {
     let fields = defs
@@ -128,11 +140,11 @@ impl StrCol {
         Some(&self.data[start..self.ends[i]])
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.valid.len()
     }
 
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.data.len() + self.ends.len() * 9
     }
 
@@ -155,6 +167,7 @@ impl StrCol {
         self.valid.clear();
     }
 
+    #[cfg(feature = "parquet")]
     fn write(&mut self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
         let ColumnWriter::ByteArrayColumnWriter(w) = w else {
             return Err(ParquetError::General("string column expected".into()));
@@ -214,11 +227,11 @@ impl<T: Copy + Default> NumCol<T> {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.valid.len()
     }
 
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.vals.len() * (std::mem::size_of::<T>() + 1)
     }
 
@@ -232,6 +245,7 @@ impl<T: Copy + Default> NumCol<T> {
         self.valid.clear();
     }
 
+    #[cfg(feature = "parquet")]
     fn present(&self) -> Vec<T> {
         self.vals
             .iter()
@@ -242,6 +256,7 @@ impl<T: Copy + Default> NumCol<T> {
     }
 }
 
+#[cfg(feature = "parquet")]
 fn levels(valid: &[bool], nullable: bool) -> Option<Vec<i16>> {
     nullable.then(|| valid.iter().map(|&v| i16::from(v)).collect())
 }
@@ -357,6 +372,7 @@ impl ColMut<'_> {
         }
     }
 
+    #[cfg(feature = "parquet")]
     /// Encode every row into a column writer, then empty the buffer.
     pub(crate) fn write(self, w: &mut ColumnWriter<'_>, nullable: bool) -> Result<()> {
         match (self, w) {
@@ -379,5 +395,161 @@ impl ColMut<'_> {
             _ => return Err(ParquetError::General("column kind mismatch".into())),
         }
         Ok(())
+    }
+}
+
+/// Fixed-size values as little-endian bytes (for rows spilled to a file).
+trait Le: Copy {
+    const N: usize;
+    fn put(self, out: &mut [u8]);
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! le_int {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            const N: usize = 8;
+            fn put(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0; 8];
+                a.copy_from_slice(b);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
+}
+
+le_int!(i64, u64);
+
+impl Le for f64 {
+    const N: usize = 8;
+    fn put(self, out: &mut [u8]) {
+        self.to_bits().put(out);
+    }
+    fn get(b: &[u8]) -> Self {
+        f64::from_bits(u64::get(b))
+    }
+}
+
+impl Le for bool {
+    const N: usize = 1;
+    fn put(self, out: &mut [u8]) {
+        out[0] = u8::from(self);
+    }
+    fn get(b: &[u8]) -> Self {
+        b[0] != 0
+    }
+}
+
+/// Bytes encoded or decoded at a time.
+const DUMP_STEP: usize = 8 << 10;
+
+fn dump_fixed<T: Le>(vals: impl ExactSizeIterator<Item = T>, w: &mut dyn Write) -> io::Result<()> {
+    let mut buf = [0u8; DUMP_STEP];
+    let mut n = 0;
+    for v in vals {
+        if n + T::N > DUMP_STEP {
+            w.write_all(&buf[..n])?;
+            n = 0;
+        }
+        v.put(&mut buf[n..n + T::N]);
+        n += T::N;
+    }
+    w.write_all(&buf[..n])
+}
+
+fn load_fixed<T: Le>(rows: usize, r: &mut dyn Read, into: &mut Vec<T>) -> io::Result<()> {
+    let mut buf = [0u8; DUMP_STEP];
+    let mut left = rows;
+    // What the file says, up to a bound (it is ours, but may be cut).
+    into.reserve(rows.min(1 << 20));
+    while left > 0 {
+        let k = left.min(DUMP_STEP / T::N);
+        let b = &mut buf[..k * T::N];
+        r.read_exact(b)?;
+        into.extend(b.chunks_exact(T::N).map(T::get));
+        left -= k;
+    }
+    Ok(())
+}
+
+fn bad_dump(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("spilled rows: {what}"))
+}
+
+impl StrCol {
+    fn dump(&self, w: &mut dyn Write) -> io::Result<()> {
+        dump_fixed(self.valid.iter().copied(), w)?;
+        w.write_all(&(self.data.len() as u64).to_le_bytes())?;
+        w.write_all(&self.data)?;
+        dump_fixed(self.ends.iter().map(|&e| e as u64), w)
+    }
+
+    fn load(&mut self, rows: usize, r: &mut dyn Read) -> io::Result<()> {
+        if self.len() != 0 {
+            return Err(bad_dump("loaded into a column that has rows"));
+        }
+        load_fixed(rows, r, &mut self.valid)?;
+        let mut n = [0; 8];
+        r.read_exact(&mut n)?;
+        let n = usize::try_from(u64::from_le_bytes(n)).map_err(|_| bad_dump("too large"))?;
+        self.data.clear();
+        r.take(n as u64).read_to_end(&mut self.data)?;
+        if self.data.len() != n {
+            return Err(bad_dump("cut short"));
+        }
+        let mut ends = Vec::new();
+        load_fixed::<u64>(rows, r, &mut ends)?;
+        let mut last = 0;
+        self.ends.reserve(rows.min(1 << 20));
+        for e in ends {
+            let e = usize::try_from(e).map_err(|_| bad_dump("offset too large"))?;
+            if e < last || e > n {
+                return Err(bad_dump("offsets out of order"));
+            }
+            self.ends.push(e);
+            last = e;
+        }
+        Ok(())
+    }
+}
+
+fn dump_num<T: Le>(c: &NumCol<T>, w: &mut dyn Write) -> io::Result<()> {
+    dump_fixed(c.valid.iter().copied(), w)?;
+    dump_fixed(c.vals.iter().copied(), w)
+}
+
+fn load_num<T: Le + Default>(c: &mut NumCol<T>, rows: usize, r: &mut dyn Read) -> io::Result<()> {
+    if c.len() != 0 {
+        return Err(bad_dump("loaded into a column that has rows"));
+    }
+    load_fixed(rows, r, &mut c.valid)?;
+    load_fixed(rows, r, &mut c.vals)
+}
+
+impl ColRef<'_> {
+    /// Write the buffer as it is (rows spilled to a file while an input is
+    /// read), to be read back by [`ColMut::load`].
+    pub(crate) fn dump(self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            ColRef::Str(c) => c.dump(w),
+            ColRef::I64(c) => dump_num(c, w),
+            ColRef::F64(c) => dump_num(c, w),
+            ColRef::Bool(c) => dump_num(c, w),
+        }
+    }
+}
+
+impl ColMut<'_> {
+    /// Read `rows` rows written by [`ColRef::dump`] into this empty buffer.
+    pub(crate) fn load(self, rows: usize, r: &mut dyn Read) -> io::Result<()> {
+        match self {
+            ColMut::Str(c) => c.load(rows, r),
+            ColMut::I64(c) => load_num(c, rows, r),
+            ColMut::F64(c) => load_num(c, rows, r),
+            ColMut::Bool(c) => load_num(c, rows, r),
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Columnar export: streams turned into Parquet files that DuckDB, Spark,
 //! Trino or DataFusion read (`cctape export`). Behind the cargo feature
 //! `parquet` (on by default); it uses the `parquet` crate's column writers,
-//! not arrow.
+//! not arrow. The feature `export` alone gives the tables' rows and column
+//! buffers without the writer (the Python package lays them out as Arrow).
 //!
 //! # Layout
 //!
@@ -13,7 +14,7 @@
 //!
 //! so that `read_parquet('DIR/events/*.parquet')` (DuckDB) and
 //! `spark.read.parquet('DIR/events')` read a table. Row groups hold about
-//! 128K rows (or 128 MiB); a part file is closed past a size limit, so that
+//! 128K rows (or 64 MiB); a part file is closed past a size limit, so that
 //! each shard's output is several files engines read in parallel. Every
 //! table has at least one file, possibly with no rows. Each file carries
 //! `cctape.schema_version` ([`SCHEMA_VERSION`]) and `cctape.table` in its
@@ -101,11 +102,29 @@
 //! [`RunFolder`]: crate::run::RunFolder
 
 mod columns;
+// Spilled rows are read back only by the Parquet writer: without it the
+// spill side of these two modules is built (Python's tables use `InputRows`)
+// but never read.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
 mod input;
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+mod spill;
+#[cfg(feature = "parquet")]
+mod stage;
 mod tables;
+#[cfg(feature = "parquet")]
 mod writer;
 
 pub use columns::{ColMut, ColRef, ColumnDef, Kind, NumCol, StrCol};
 pub use input::{Batch, InputRows};
+#[cfg(feature = "parquet")]
+pub use stage::AbortHandle;
 pub use tables::{EventRows, RunRows, Table, ToolRows};
-pub use writer::{ExportOptions, SCHEMA_VERSION, TableReport, Writer};
+#[cfg(feature = "parquet")]
+pub use writer::{ExportOptions, TableReport, Writer};
+
+/// The version of the tables' schema, written into every file's key-value
+/// metadata as `cctape.schema_version`. It changes when a column changes
+/// meaning or type or goes away; new columns may be added at the end
+/// without changing it.
+pub const SCHEMA_VERSION: &str = "2";

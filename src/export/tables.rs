@@ -53,6 +53,30 @@ pub trait Table: Default + Send {
             c.clear();
         }
     }
+
+    /// Write the rows as they are held (see [`crate::export::InputRows::spill_to`]).
+    #[doc(hidden)]
+    fn dump(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(&(self.len() as u64).to_le_bytes())?;
+        for c in self.cols() {
+            c.dump(w)?;
+        }
+        Ok(())
+    }
+
+    /// Read rows written by [`Table::dump`] into an empty table.
+    #[doc(hidden)]
+    fn load(&mut self, r: &mut dyn std::io::Read) -> std::io::Result<()> {
+        let mut n = [0; 8];
+        r.read_exact(&mut n)?;
+        let rows = usize::try_from(u64::from_le_bytes(n)).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "spilled rows: too many")
+        })?;
+        for c in self.cols_mut() {
+            c.load(rows, r)?;
+        }
+        Ok(())
+    }
 }
 
 macro_rules! col_type {
@@ -94,6 +118,14 @@ macro_rules! table {
             }
             fn cols_mut(&mut self) -> Vec<ColMut<'_>> {
                 vec![ $( (&mut self.$field).into(), )* ]
+            }
+            // Without building the vector of columns: asked once per row
+            // while an input's rows are kept.
+            fn len(&self) -> usize {
+                [ $( self.$field.len(), )* ][0]
+            }
+            fn bytes(&self) -> usize {
+                0 $( + self.$field.bytes() )*
             }
         }
     };
@@ -177,9 +209,9 @@ table! {
         session_id "session_id": Str null
             "The run's `session_id` (null when no event carried one).",
         verdict "verdict": Str required
-            "How the run ended: `success`, `max_turns`, `max_budget`, `interrupted`, `error`, `no_result` (see `cctape verdict`).",
+            "How the run ended: `success`, `max_turns`, `max_budget`, `interrupted`, `error`, `no_result`, `startup_failure`; a transcript session's `ended`, `api_error`, `cut_off` (see `cctape verdict`).",
         ok "ok": Bool required
-            "True when the verdict is `success`.",
+            "True when the verdict is a healthy one: `success`, or a session's `ended`.",
         results "results": I64 required
             "`result` events of the run (one per round).",
         subtype "subtype": Str null
@@ -447,27 +479,40 @@ impl EventRows {
     /// calls whose line has no row (none when the rows are the calls'
     /// input's).
     pub fn apply_calls(&mut self, calls: &[ModelCall]) -> usize {
-        let mut missing = 0;
-        for c in calls {
-            let line = to_i64(c.line);
-            let start = self.line.vals.partition_point(|&l| l < line);
-            let end = self.line.vals.partition_point(|&l| l <= line);
-            if start == end {
-                missing += 1;
-                continue;
-            }
-            let mut row = start;
-            if end - start > 1
-                && let Some(id) = c.message_id.as_deref()
-                && let Some(i) = (start..end)
-                    .rev()
-                    .find(|&i| self.message_id.get(i) == Some(id.as_bytes()))
-            {
-                row = i;
-            }
-            self.set_usage(row, &c.usage);
+        calls
+            .iter()
+            .filter(|c| !self.apply_call(c.line, c.message_id.as_deref(), &c.usage))
+            .count()
+    }
+
+    /// Put one call's usage on the row of `line` (see
+    /// [`EventRows::apply_calls`]); false when no row has that line.
+    pub(crate) fn apply_call(&mut self, line: u64, id: Option<&str>, usage: &TokenCounts) -> bool {
+        let line = to_i64(line);
+        let start = self.line.vals.partition_point(|&l| l < line);
+        let end = self.line.vals.partition_point(|&l| l <= line);
+        if start == end {
+            return false;
         }
-        missing
+        let mut row = start;
+        if end - start > 1
+            && let Some(id) = id
+            && let Some(i) = (start..end)
+                .rev()
+                .find(|&i| self.message_id.get(i) == Some(id.as_bytes()))
+        {
+            row = i;
+        }
+        self.set_usage(row, usage);
+        true
+    }
+
+    /// The line of the last row.
+    pub(crate) fn last_line(&self) -> Option<u64> {
+        self.line
+            .vals
+            .last()
+            .map(|&l| u64::try_from(l).unwrap_or(0))
     }
 }
 

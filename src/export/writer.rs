@@ -1,9 +1,12 @@
 //! Writing tables as Parquet part files: `DIR/<table>/part-NNNNN.parquet`,
 //! row groups of a bounded number of rows and bytes, a new file past a size
-//! limit.
+//! limit; written in a staging folder and swapped in whole at the end
+//! ([`super::stage`]).
 
+use super::SCHEMA_VERSION;
 use super::columns::{ColumnDef, Kind, message_type};
 use super::input::Batch;
+use super::stage::{AbortHandle, PARTIAL, Stage};
 use super::tables::{EventRows, RunRows, Table, ToolRows};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
@@ -15,12 +18,6 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The version of the tables' schema, written into every file's key-value
-/// metadata as `cctape.schema_version`. It changes when a column changes
-/// meaning or type or goes away; new columns may be added at the end
-/// without changing it.
-pub const SCHEMA_VERSION: &str = "2";
-
 /// How to write.
 #[derive(Clone, Debug)]
 pub struct ExportOptions {
@@ -29,7 +26,8 @@ pub struct ExportOptions {
     /// A row group ends at this many rows (default 131,072).
     pub row_group_rows: usize,
     /// ... or when its rows take about this many bytes in memory (default
-    /// 128 MiB).
+    /// 64 MiB: with the spill bound and the run layer, what bounds the
+    /// export's memory).
     pub row_group_bytes: usize,
     /// A part file holds at most this many rows (default: no limit).
     pub max_file_rows: Option<u64>,
@@ -39,6 +37,11 @@ pub struct ExportOptions {
     pub max_file_bytes: Option<u64>,
     /// zstd level of the column chunks (default 1).
     pub zstd_level: i32,
+    /// `events` rows of one input kept in memory, in bytes, before they go
+    /// to a spill file (default 16 MiB; see [`InputRows::spill_to`]).
+    ///
+    /// [`InputRows::spill_to`]: super::InputRows::spill_to
+    pub spill_bytes: usize,
 }
 
 impl Default for ExportOptions {
@@ -46,10 +49,11 @@ impl Default for ExportOptions {
         ExportOptions {
             raw: false,
             row_group_rows: 128 << 10,
-            row_group_bytes: 128 << 20,
+            row_group_bytes: 64 << 20,
             max_file_rows: None,
             max_file_bytes: Some(512 << 20),
             zstd_level: 1,
+            spill_bytes: 16 << 20,
         }
     }
 }
@@ -63,7 +67,8 @@ pub struct TableReport {
     pub rows: u64,
     /// Row groups written.
     pub row_groups: u64,
-    /// The part files, in order.
+    /// The part files, in order (where they are once the export is in
+    /// place).
     pub files: Vec<PathBuf>,
     /// Bytes of the part files.
     pub bytes: u64,
@@ -88,23 +93,30 @@ const HIGH_CARDINALITY: &[&str] = &[
 
 /// One table's part files.
 struct TableWriter<T: Table> {
+    /// Where the files are written (the staging folder's).
     dir: PathBuf,
+    /// Where they will be (the output's).
+    dest: PathBuf,
     schema: TypePtr,
     props: Arc<WriterProperties>,
     /// Which of `T::COLUMNS` are written (all but `raw` without `--raw`).
     keep: Vec<bool>,
     buf: T,
     file: Option<SerializedFileWriter<BufWriter<File>>>,
+    /// The open file's name while it is written, and once complete.
+    file_path: (PathBuf, PathBuf),
     file_rows: u64,
+    /// Rows left to append before the next check of the row group's size:
+    /// carried from one piece of an input's rows to the next, so that the
+    /// groups are the same however the rows are cut (spilled or not).
+    step_left: usize,
     opts: ExportOptions,
     report: TableReport,
 }
 
 impl<T: Table> TableWriter<T> {
-    fn create(out: &Path, opts: &ExportOptions) -> io::Result<Self> {
-        let dir = out.join(T::NAME);
-        std::fs::create_dir_all(&dir)?;
-        remove_parts(&dir)?;
+    fn create(stage: &Path, out: &Path, opts: &ExportOptions) -> io::Result<Self> {
+        let dir = stage.join(T::NAME);
         let keep: Vec<bool> = T::COLUMNS
             .iter()
             .map(|c| opts.raw || c.name != "raw")
@@ -137,12 +149,15 @@ impl<T: Table> TableWriter<T> {
         }
         Ok(TableWriter {
             dir,
+            dest: out.join(T::NAME),
             schema,
             props: Arc::new(props.build()),
             keep,
             buf: T::default(),
             file: None,
+            file_path: Default::default(),
             file_rows: 0,
+            step_left: 0,
             opts: opts.clone(),
             report: TableReport {
                 name: T::NAME,
@@ -160,36 +175,57 @@ impl<T: Table> TableWriter<T> {
         n
     }
 
-    fn append(&mut self, rows: &T) -> io::Result<()> {
+    /// Append rows; `last` when they end a batch (an input's rows, which
+    /// may come in several pieces: the row group's size is checked every
+    /// few thousand rows, and at the end of each batch).
+    fn append(&mut self, rows: &T, last: bool) -> io::Result<()> {
         let total = rows.len();
         let mut at = 0;
         while at < total {
-            // A few thousand rows at a time, so that the byte limit is
-            // checked often.
-            let room = self
-                .group_rows()
-                .saturating_sub(self.buf.len())
-                .clamp(1, APPEND_STEP);
-            let end = total.min(at + room);
-            self.buf.append_range(rows, at..end);
-            at = end;
-            if self.buf.len() >= self.group_rows() || self.buf.bytes() >= self.opts.row_group_bytes
-            {
-                self.flush_group()?;
+            if self.step_left == 0 {
+                // A few thousand rows at a time, so that the byte limit is
+                // checked often.
+                self.step_left = self
+                    .group_rows()
+                    .saturating_sub(self.buf.len())
+                    .clamp(1, APPEND_STEP);
             }
+            let end = total.min(at + self.step_left);
+            self.buf.append_range(rows, at..end);
+            self.step_left -= end - at;
+            at = end;
+            if self.step_left == 0 {
+                self.check()?;
+            }
+        }
+        if last && self.step_left != 0 {
+            self.step_left = 0;
+            self.check()?;
+        }
+        Ok(())
+    }
+
+    /// Write the row group if it is full.
+    fn check(&mut self) -> io::Result<()> {
+        if self.buf.len() >= self.group_rows() || self.buf.bytes() >= self.opts.row_group_bytes {
+            self.flush_group()?;
         }
         Ok(())
     }
 
     fn open(&mut self) -> io::Result<()> {
         if self.file.is_none() {
-            let path = self
-                .dir
-                .join(format!("part-{:05}.parquet", self.report.files.len()));
-            let f = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            let name = format!("part-{:05}.parquet", self.report.files.len());
+            let done = self.dir.join(&name);
+            let partial = self.dir.join(format!("{name}{PARTIAL}"));
+            let f = File::create_new(&partial).map_err(|e| {
+                io::Error::new(e.kind(), format!("creating {}: {e}", partial.display()))
+            })?;
+            let f = BufWriter::with_capacity(1 << 20, f);
             let w = SerializedFileWriter::new(f, Arc::clone(&self.schema), Arc::clone(&self.props))
                 .map_err(other)?;
-            self.report.files.push(path);
+            self.report.files.push(self.dest.join(name));
+            self.file_path = (partial, done);
             self.file_rows = 0;
             self.file = Some(w);
         }
@@ -236,11 +272,16 @@ impl<T: Table> TableWriter<T> {
         Ok(())
     }
 
+    /// Write the footer, sync the file and give it its name.
     fn close_file(&mut self) -> io::Result<()> {
         if let Some(w) = self.file.take() {
             let f = w.into_inner().map_err(other)?;
             let f = f.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
             self.report.bytes += f.metadata()?.len();
+            drop(f);
+            let (partial, done) = std::mem::take(&mut self.file_path);
+            std::fs::rename(&partial, &done)?;
         }
         Ok(())
     }
@@ -256,33 +297,30 @@ impl<T: Table> TableWriter<T> {
     }
 }
 
-/// Remove `part-*.parquet` files left by an earlier export.
-fn remove_parts(dir: &Path) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with("part-") && name.ends_with(".parquet") && entry.file_type()?.is_file() {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    Ok(())
-}
-
-/// Writes batches of rows into `DIR/events`, `DIR/runs` and `DIR/tools`.
+/// Writes batches of rows into `DIR/events`, `DIR/runs` and `DIR/tools`,
+/// replacing the previous export there whole, or not at all.
 ///
 /// Rows are written in the order they are given; part files are numbered
-/// from `part-00000.parquet`. Creating a writer removes the `part-*.parquet`
-/// files already in those folders.
+/// from `part-00000.parquet`. Everything is written into a staging folder
+/// in `DIR` (`.cctape-tmp-*`), and [`finish`](Writer::finish) swaps each
+/// table folder in once all are complete and synced: until then `DIR` is
+/// as it was, and a failure, an [`AbortHandle::abort`] or dropping the
+/// writer removes the staging folder. The part files of the previous export
+/// are removed after the swap; other files in a table's folder stay in it.
+/// A staging folder left by a process killed outright is removed by the
+/// next writer into `DIR`. Two writers cannot write into one `DIR` at once
+/// (the second fails; Unix).
 pub struct Writer {
     events: TableWriter<EventRows>,
     runs: TableWriter<RunRows>,
     tools: TableWriter<ToolRows>,
+    stage: Stage,
 }
 
 impl std::fmt::Debug for Writer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Writer")
+            .field("stage", &self.stage.dir())
             .field("events", &self.events.report)
             .field("runs", &self.runs.report)
             .field("tools", &self.tools.report)
@@ -290,30 +328,110 @@ impl std::fmt::Debug for Writer {
     }
 }
 
+fn stopped() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "the export was stopped")
+}
+
 impl Writer {
     /// A writer into `dir` (created if needed).
+    ///
+    /// # Errors
+    ///
+    /// When `dir` cannot be made or written, another writer holds it, or
+    /// `DIR/events`, `DIR/runs` or `DIR/tools` is there but not a folder.
     pub fn create(dir: &Path, opts: &ExportOptions) -> io::Result<Writer> {
+        let stage = Stage::create(dir)?;
         Ok(Writer {
-            events: TableWriter::create(dir, opts)?,
-            runs: TableWriter::create(dir, opts)?,
-            tools: TableWriter::create(dir, opts)?,
+            events: TableWriter::create(stage.dir(), dir, opts)?,
+            runs: TableWriter::create(stage.dir(), dir, opts)?,
+            tools: TableWriter::create(stage.dir(), dir, opts)?,
+            stage,
         })
     }
 
-    /// Append a batch's rows.
-    pub fn write(&mut self, batch: &Batch) -> io::Result<()> {
-        self.events.append(&batch.events)?;
-        self.runs.append(&batch.runs)?;
-        self.tools.append(&batch.tools)
+    /// The staging folder: where the files are written until they are
+    /// swapped in, and where [`InputRows::spill_to`] should spill.
+    ///
+    /// [`InputRows::spill_to`]: super::InputRows::spill_to
+    pub fn spill_dir(&self) -> &Path {
+        self.stage.dir()
     }
 
-    /// Write what is buffered and close the files; what was written, per
-    /// table (`events`, `runs`, `tools`).
+    /// What the writer found of earlier exports that were killed (their
+    /// staging folders are removed; anything in them cctape did not write
+    /// is kept and named here).
+    pub fn notes(&self) -> &[String] {
+        self.stage.notes()
+    }
+
+    /// A handle to stop this export from another thread.
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.stage.abort_handle()
+    }
+
+    /// Append a batch's rows (its spilled `events` rows first, read back
+    /// one chunk at a time, each with the usage of its calls).
+    ///
+    /// # Errors
+    ///
+    /// A write error, a failure to spill the batch's rows, or an export
+    /// stopped by [`AbortHandle::abort`].
+    pub fn write(&mut self, batch: &Batch) -> io::Result<()> {
+        if !self.stage.writing() {
+            return Err(stopped());
+        }
+        if let Some(e) = &batch.spill_error {
+            return Err(io::Error::new(e.kind(), format!("spilling rows: {e}")));
+        }
+        if let Some(s) = &batch.spilled {
+            if let Some(spill) = &s.events {
+                let mut calls = &s.calls[..];
+                for i in 0..spill.chunks() {
+                    let mut rows = spill.read(i)?;
+                    let last = spill.last_line(i);
+                    let n = calls.partition_point(|c| c.line <= last);
+                    for c in &calls[..n] {
+                        rows.apply_call(c.line, c.message_id.as_deref(), &c.usage);
+                    }
+                    calls = &calls[n..];
+                    self.events.append(&rows, false)?;
+                }
+            }
+            if let Some(spill) = &s.runs {
+                for i in 0..spill.chunks() {
+                    self.runs.append(&spill.read(i)?, false)?;
+                }
+            }
+            if let Some(spill) = &s.tools {
+                for i in 0..spill.chunks() {
+                    self.tools.append(&spill.read(i)?, false)?;
+                }
+            }
+        }
+        self.events.append(&batch.events, true)?;
+        self.runs.append(&batch.runs, true)?;
+        self.tools.append(&batch.tools, true)
+    }
+
+    /// Write what is buffered, close and sync the files and swap the tables
+    /// in; what was written, per table (`events`, `runs`, `tools`).
+    ///
+    /// # Errors
+    ///
+    /// A write error (the output is then as it was), or an export stopped
+    /// by [`AbortHandle::abort`].
     pub fn finish(self) -> io::Result<[TableReport; 3]> {
-        Ok([
-            self.events.finish()?,
-            self.runs.finish()?,
-            self.tools.finish()?,
-        ])
+        let Writer {
+            events,
+            runs,
+            tools,
+            stage,
+        } = self;
+        if !stage.writing() {
+            return Err(stopped());
+        }
+        let reports = [events.finish()?, runs.finish()?, tools.finish()?];
+        stage.swap_in()?;
+        Ok(reports)
     }
 }

@@ -19,3 +19,8 @@ pub use verdict::{
 mod transcripts;
 
 pub use transcripts::{TranscriptPiece, Transcripts};
+#[cfg(feature = "html")]
+pub mod html;
+mod nodes;
+
+pub use nodes::{node_figures, node_label};

@@ -158,8 +158,33 @@ impl Shape {
     /// assert_eq!(n.first_line.as_deref(), Some("working..."));
     /// assert_eq!(n.final_error.unwrap().line, "Error: Reached max turns (30)");
     /// ```
+    ///
+    /// Lines (or pretty objects) that are JSON objects without a string
+    /// `type` (`{"splittable": false}`, a model's structured answer) are
+    /// [`Format::JsonValues`], not a stream:
+    ///
+    /// ```
+    /// use cctape::report::Shape;
+    /// use cctape::sniff::Format;
+    /// let mut s = Shape::default();
+    /// s.note(Some(b"{\"splittable\": false}"));
+    /// assert_eq!(s.describe().format, Format::JsonValues);
+    /// let mut pretty = Shape::default();
+    /// pretty.note(Some(b"{\n  \"splittable\": false\n}"));
+    /// assert_eq!(pretty.describe().format, Format::JsonValues);
+    /// ```
     pub fn describe(&self) -> NoEvents {
-        let format = self.format.unwrap_or_else(|| sniff_format(&self.prefix));
+        let format = match self.format {
+            Some(f) => f,
+            None => match sniff_format(&self.prefix) {
+                Format::Ndjson | Format::PrettyJson | Format::JsonArray
+                    if untyped(&self.prefix) =>
+                {
+                    Format::JsonValues
+                }
+                f => f,
+            },
+        };
         let final_error = match format {
             Format::Text => self.last_line.as_deref().and_then(FinalError::of_line),
             _ => None,
@@ -174,6 +199,22 @@ impl Shape {
             advice: format.describe(),
         }
     }
+}
+
+/// True when every value kept (the lines, or pretty elements, that were
+/// not events) is a JSON object without a string `type`: read as an event,
+/// each is a `missing_type` error (the event layer says what an event is).
+fn untyped(kept: &[u8]) -> bool {
+    let mut parser = crate::parse::Parser::new();
+    let mut any = false;
+    for el in crate::elements::Elements::new(kept) {
+        let Ok(el) = el else { return false };
+        match crate::event::parse_event(&mut parser, &el.as_line()) {
+            Err(e) if e.kind() == crate::ErrorKind::MissingType => any = true,
+            _ => return false,
+        }
+    }
+    any
 }
 
 impl NoEvents {

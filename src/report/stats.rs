@@ -7,6 +7,13 @@
 //! replayed in two files counts once), then each session joins the same
 //! sums as a run ([`SessionSummary::to_run`]), under the input of its own
 //! file. So a folder mixing streams and transcripts sums one way.
+//!
+//! What is kept of an input once it is read is what the report prints of
+//! it: its part of the totals at once, and, only for `per_file`
+//! ([`StatsReport::without_per_file`] leaves it out), its own counts and
+//! totals ([`FileFigures`], a few hundred bytes). The JSON is written a
+//! group and a file at a time ([`StatsFigures::write_json`]), the CSV a row
+//! at a time.
 
 use super::shape::{NoEvents, Shape};
 use crate::event::TokenCounts;
@@ -21,6 +28,8 @@ use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+mod write;
 
 /// How `--by` groups run figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,9 +99,24 @@ impl GroupBy {
 /// The key of runs without one (no session id, version or date).
 const UNKNOWN: &str = "unknown";
 
-/// In front of a stream run's start (milliseconds) in its `--by block` key,
+/// In front of a stream run's hour (milliseconds) in its `--by block` key,
 /// until blocks are made.
 const INSTANT: &str = "@";
+
+/// An hour in milliseconds.
+const HOUR: i64 = 3_600_000;
+
+/// The bucket of a stream run's start in `--by block` until blocks are
+/// made: its hour (plus 1 ms), or the instant itself when it is on the
+/// hour. Blocks start on hours and end five hours on, on an instant that
+/// belongs to the earlier block, so every start in one bucket lands in the
+/// same block: runs are summed per bucket, not kept one by one.
+fn block_bucket(ms: i64) -> i64 {
+    match ms.rem_euclid(HOUR) {
+        0 => ms,
+        r => ms - r + 1,
+    }
+}
 
 /// How run figures are grouped: by what, and days in which zone (see
 /// [`RunFigures`] for an example).
@@ -118,6 +142,10 @@ fn folder_of(file: &str) -> Option<String> {
 
 /// Runs summed over all inputs and per group (`cctape stats --by`).
 ///
+/// Group keys are text: names that are not UTF-8 as
+/// [`name_text`](crate::inputs::name_text) escapes them (`x\xff`), so that
+/// they are keyed by their bytes.
+///
 /// ```
 /// use cctape::report::{GroupBy, Grouping, RunFigures};
 /// use cctape::run::runs_of_slice;
@@ -141,17 +169,34 @@ fn folder_of(file: &str) -> Option<String> {
 pub struct RunFigures {
     /// Every run.
     pub all: RunTotals,
-    /// Per group (with `--by`).
-    pub groups: BTreeMap<GroupKey, RunTotals>,
+    /// Per group (with `--by`), each boxed: a tree node holds eleven.
+    pub groups: BTreeMap<GroupKey, Box<RunTotals>>,
+    /// With `--by block`, every stream run's start (what blocks are made
+    /// of with the transcripts' requests).
+    instants: Vec<i64>,
+    /// What the bad lines of an input without events folded into: kept
+    /// until the input is known to hold no event, when it becomes that
+    /// input's one run ([`StatsReport::finish`], [`super::no_events_run`]).
+    without_events: Option<Box<RunSummary>>,
 }
 
 impl RunFigures {
-    /// Add a run of input `input` (named `file`).
+    /// Add a run of input `input` (named `file`). A run without events
+    /// (the bad lines of an input none of whose lines is an event) is kept
+    /// aside: such an input is one run, made once it is known to hold no
+    /// event ([`StatsReport::finish`]).
     pub fn add(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
         if r.events == 0 {
-            // Bad lines alone are not a run (they are counted as errors).
+            if self.without_events.is_none() {
+                self.without_events = Some(Box::new(r.clone()));
+            }
             return;
         }
+        self.add_run(input, file, r, g);
+    }
+
+    /// Add a run, whatever its events.
+    pub(crate) fn add_run(&mut self, input: usize, file: &str, r: &RunSummary, g: &Grouping) {
         if !g.range.is_all() {
             let day = r
                 .started_at
@@ -167,37 +212,63 @@ impl RunFigures {
     }
 
     /// Add a transcript session whose own file is input `input`: as one
-    /// run, and with `--by day` its requests on their own days.
-    pub fn add_session(&mut self, input: usize, file: &str, s: &SessionSummary, g: &Grouping) {
-        let r = s.to_run();
+    /// run, and with `--by day` (`week`, `month`, `block`) its requests on
+    /// their own days (blocks), each subagent on the day (block) of its
+    /// first request. Returns the run as added (with `--since`/`--until`,
+    /// the subagents with a request kept).
+    pub fn add_session(
+        &mut self,
+        input: usize,
+        file: &str,
+        s: &SessionSummary,
+        g: &Grouping,
+        blocks: Option<&Blocks>,
+    ) -> RunSummary {
+        let mut r = s.to_run();
+        // Its subagents are its facts' agents, in order.
+        let mut firsts: Vec<Option<i64>> =
+            s.facts.agents.iter().map(|a| a.first_request_ms).collect();
+        if !g.range.is_all() && firsts.len() == r.subagents.len() {
+            let mut keep = firsts.iter().map(Option::is_some);
+            r.subagents.retain(|_| keep.next().unwrap_or(true));
+            firsts.retain(Option::is_some);
+        }
         if r.events == 0 {
-            return;
+            return r;
         }
         self.all.add_from(&r, input);
         let by = match g.by {
             Some(GroupBy::Block) => {
                 for (block, slice) in s.block_runs() {
-                    let key = block.map_or_else(|| UNKNOWN.to_string(), |b| b.to_string());
-                    self.groups
-                        .entry((key, None))
-                        .or_default()
-                        .add_from(&slice, input);
+                    self.group(block_key(block)).add_from(&slice, input);
                 }
-                return;
+                for (n, first) in r.subagents.iter().zip(&firsts) {
+                    let block = first.and_then(|ms| blocks?.block_of(ms));
+                    self.group(block_key(block))
+                        .add_subagents(std::slice::from_ref(n));
+                }
+                return r;
             }
             Some(by) if by.is_calendar() => by,
             _ => {
                 self.add_grouped(input, file, s.project.as_deref(), &r, g);
-                return;
+                return r;
             }
         };
         for (day, slice) in s.day_runs() {
-            let key = by.period_key(day);
-            self.groups
-                .entry((key, None))
-                .or_default()
-                .add_from(&slice, input);
+            self.group(by.period_key(day)).add_from(&slice, input);
         }
+        for (n, first) in r.subagents.iter().zip(&firsts) {
+            let day = first.map(|ms| Day::of_millis(ms, &g.zone));
+            self.group(by.period_key(day))
+                .add_subagents(std::slice::from_ref(n));
+        }
+        r
+    }
+
+    /// The group of a key without a role.
+    fn group(&mut self, key: String) -> &mut RunTotals {
+        self.groups.entry((key, None)).or_default()
     }
 
     fn add_grouped(
@@ -211,18 +282,19 @@ impl RunFigures {
         let Some(by) = g.by else { return };
         let key = match by {
             GroupBy::Model => {
-                // One group per model and role; the run's counts (tools,
-                // subagents, retries, warnings) go to its main model's row.
-                let rows = &r.usage.by_role;
-                let main = rows
+                // One group per model and role, each with its share of the
+                // run's best figures; the run's counts (tools, subagents,
+                // retries, warnings) go to its main model's row.
+                let shares = crate::run::shares(r);
+                let main = shares
                     .iter()
                     .position(|x| x.role == ModelRole::Main)
                     .unwrap_or(0);
-                for (i, row) in rows.iter().enumerate() {
+                for (i, share) in shares.iter().enumerate() {
                     self.groups
-                        .entry((row.model.clone(), Some(row.role)))
+                        .entry((share.model.to_string(), Some(share.role)))
                         .or_default()
-                        .add_role(r, i, input, i == main);
+                        .add_role(r, share, input, i == main);
                 }
                 return;
             }
@@ -238,10 +310,13 @@ impl RunFigures {
                     .as_deref()
                     .and_then(|t| Day::of_timestamp(t, &g.zone)),
             ),
-            // The run's start for now: blocks are made once every instant
+            // The run's hour for now: blocks are made once every instant
             // is known ([`StatsReport::finish`] puts the run in its block).
             GroupBy::Block => match r.started_at.as_deref().and_then(parse_millis) {
-                Some(ms) => format!("{INSTANT}{ms}"),
+                Some(ms) => {
+                    self.instants.push(ms);
+                    format!("{INSTANT}{}", block_bucket(ms))
+                }
                 None => UNKNOWN.to_string(),
             },
         };
@@ -249,13 +324,6 @@ impl RunFigures {
             .entry((key, None))
             .or_default()
             .add_from(r, input);
-    }
-
-    /// The stream runs' starts kept in `--by block` keys.
-    fn run_instants(&self) -> impl Iterator<Item = i64> + '_ {
-        self.groups
-            .keys()
-            .filter_map(|(k, _)| k.strip_prefix(INSTANT)?.parse().ok())
     }
 
     /// Each stream run moved from its start to the block it falls in.
@@ -274,17 +342,27 @@ impl RunFigures {
 
     /// Add another set of figures.
     pub fn merge(&mut self, o: &RunFigures) {
+        if self.without_events.is_none() {
+            self.without_events.clone_from(&o.without_events);
+        }
         self.all.merge(&o.all, 0);
         for (k, g) in &o.groups {
-            self.groups.entry(k.clone()).or_default().merge(g, 0);
+            match self.groups.get_mut(k) {
+                Some(mine) => mine.merge(g, 0),
+                None => {
+                    self.groups.insert(k.clone(), g.clone());
+                }
+            }
         }
+        self.instants.extend_from_slice(&o.instants);
     }
 
     /// The groups in the order they are printed: versions in semantic
     /// order (2.1.41 before 2.1.238), days in date order with `unknown`
     /// last, everything else by key.
     pub fn ordered(&self, by: GroupBy) -> Vec<(&GroupKey, &RunTotals)> {
-        let mut v: Vec<_> = self.groups.iter().collect();
+        let mut v: Vec<(&GroupKey, &RunTotals)> =
+            self.groups.iter().map(|(k, g)| (k, &**g)).collect();
         match by {
             GroupBy::Version => v.sort_by(|a, b| crate::version::version_order(&a.0.0, &b.0.0)),
             GroupBy::Day | GroupBy::Week | GroupBy::Month | GroupBy::Block => {
@@ -294,6 +372,11 @@ impl RunFigures {
         }
         v
     }
+}
+
+/// The key of a block (`unknown` without one).
+fn block_key(block: Option<BlockStart>) -> String {
+    block.map_or_else(|| UNKNOWN.to_string(), |b| b.to_string())
 }
 
 /// What one input gave.
@@ -340,26 +423,45 @@ impl InputFigures {
         }
     }
 
-    /// What the input is when it gave no event and was read (`None`
-    /// otherwise).
+    /// What the input is when it gave no event and was read to its end
+    /// (`None` otherwise: an input that could not be read, or broke off
+    /// before any event, is no run): the inputs `verdict` gives a record
+    /// with `no_events`.
     fn without_events(&self) -> Option<NoEvents> {
+        let io = crate::error::ErrorKind::Io.name();
+        if self.stats.counts.events > 0 || self.stats.errors.iter().any(|e| e.kind == io) {
+            return None;
+        }
         if let Some(f) = &self.finding {
             return Some(f.clone());
         }
-        let io = crate::error::ErrorKind::Io.name();
-        (self.stats.counts.events == 0
-            && self.stats.files > 0
-            && !self.stats.errors.iter().any(|e| e.kind == io))
-        .then(|| self.shape.describe())
+        (self.stats.files > 0).then(|| self.shape.describe())
     }
 }
+
+/// What the report keeps of one input for `per_file`: what it prints of
+/// it.
+#[derive(Clone, Debug, Default)]
+pub struct FileFigures {
+    /// The format it was read as (`None`: it could not be read).
+    pub format: Option<Format>,
+    /// Its counts.
+    pub stats: Stats,
+    /// A transcript's records by type.
+    pub records_by_type: BTreeMap<String, u64>,
+    /// Its runs (and the transcript sessions whose own file it is).
+    pub runs: RunTotals,
+}
+
+/// How many inputs without events are listed by name (all are counted).
+pub const NO_EVENTS_LISTED: usize = 100;
 
 /// Inputs without events, by what they look like.
 #[derive(Debug, Default)]
 pub struct NoEventInputs {
     /// How many of each format ([`Format::name`]).
     pub by_format: BTreeMap<&'static str, u64>,
-    /// Each, with its name.
+    /// The first [`NO_EVENTS_LISTED`], with their names.
     pub inputs: Vec<(String, NoEvents)>,
 }
 
@@ -375,7 +477,7 @@ impl NoEventInputs {
         json!({
             "count": self.count(),
             "by_format": self.by_format,
-            "inputs": self.inputs.iter().take(100).map(|(f, n)| json!({
+            "inputs": self.inputs.iter().take(NO_EVENTS_LISTED).map(|(f, n)| json!({
                 "file": f,
                 "format": n.format.name(),
                 "first_line": n.first_line,
@@ -385,6 +487,10 @@ impl NoEventInputs {
 }
 
 /// Sums over every input, filled as inputs are read, finished once.
+///
+/// Inputs are added in input order (the pieces of one input one after
+/// the other); each joins the totals when the next begins, and then only
+/// its [`FileFigures`] are kept, when `per_file` is.
 ///
 /// ```
 /// use cctape::pricing::PriceTable;
@@ -402,22 +508,55 @@ pub struct StatsReport {
     names: Vec<String>,
     grouping: Grouping,
     prices: PriceTable,
-    inputs: Vec<InputFigures>,
+    per_file: bool,
+    /// The input being added, while its pieces come.
+    current: Option<(usize, InputFigures)>,
+    /// Each input's, with `per_file` (indexed by input).
+    files: Vec<FileFigures>,
+    total: InputFigures,
+    formats: BTreeMap<&'static str, u64>,
+    no_events: NoEventInputs,
     fold: TranscriptFold,
+    /// The run each input without events became, when asked for
+    /// ([`StatsReport::keeping_no_event_runs`]).
+    no_event_runs: Option<Vec<(usize, RunSummary)>>,
 }
 
 impl StatsReport {
-    /// A report over inputs with these names (in input order), grouped so,
-    /// transcripts priced with `prices`.
+    /// A report over inputs with these names (in input order; names that
+    /// are not UTF-8 as [`name_text`](crate::inputs::name_text) gives
+    /// them), grouped so, transcripts priced with `prices`; it keeps each
+    /// input's figures for `per_file`.
     pub fn new(names: Vec<String>, grouping: Grouping, prices: PriceTable) -> StatsReport {
-        let inputs = names.iter().map(|_| InputFigures::default()).collect();
         StatsReport {
             names,
             grouping,
             prices,
-            inputs,
+            per_file: true,
+            current: None,
+            files: Vec::new(),
+            total: InputFigures::default(),
+            formats: BTreeMap::new(),
+            no_events: NoEventInputs::default(),
+            no_event_runs: None,
             fold: TranscriptFold::new(),
         }
+    }
+
+    /// Keep nothing of each input beyond its part of the totals: for the
+    /// outputs without `per_file` (the tables, the CSV); the finished
+    /// report's [`inputs`](StatsFigures::inputs) are then empty.
+    pub fn without_per_file(mut self) -> StatsReport {
+        self.per_file = false;
+        self
+    }
+
+    /// Also keep the run each input without events becomes (for a page
+    /// that groups runs in other ways too: `cctape report`), handed out in
+    /// [`StatsFigures::no_event_runs`].
+    pub fn keeping_no_event_runs(mut self) -> StatsReport {
+        self.no_event_runs = Some(Vec::new());
+        self
     }
 
     /// How runs are grouped.
@@ -427,8 +566,72 @@ impl StatsReport {
 
     /// Add (a piece of) input `input`'s figures.
     pub fn add_input(&mut self, input: usize, f: InputFigures) {
-        if let Some(mine) = self.inputs.get_mut(input) {
-            mine.merge(&f);
+        if input >= self.names.len() {
+            return;
+        }
+        if self.current.as_ref().is_some_and(|(i, _)| *i != input) {
+            self.close_input();
+        }
+        match &mut self.current {
+            Some((_, mine)) => mine.merge(&f),
+            None => self.current = Some((input, f)),
+        }
+    }
+
+    /// True when `--by file` groups are the inputs' own runs, kept once in
+    /// their [`FileFigures`] (with `per_file`).
+    fn files_are_groups(&self) -> bool {
+        self.per_file && self.grouping.by == Some(GroupBy::File)
+    }
+
+    /// The input being added joins the totals.
+    fn close_input(&mut self) {
+        let Some((i, mut f)) = self.current.take() else {
+            return;
+        };
+        let without = f.without_events();
+        if let Some(n) = &without {
+            // The one run such an input is, as `verdict` gives it.
+            let folded = f.runs.without_events.take().map(|r| *r);
+            let r = super::no_events_run(folded, n, None);
+            f.runs.add_run(i, &self.names[i], &r, &self.grouping);
+            if let Some(kept) = &mut self.no_event_runs {
+                kept.push((i, r));
+            }
+        }
+        let files_are_groups = self.files_are_groups();
+        let t = &mut self.total;
+        t.stats.merge(&f.stats, 0);
+        if files_are_groups {
+            // Its group is its FileFigures' runs: not kept twice.
+            t.runs.all.merge(&f.runs.all, 0);
+        } else {
+            t.runs.merge(&f.runs);
+        }
+        for (k, n) in &f.records_by_type {
+            *t.records_by_type.entry(k.clone()).or_default() += n;
+        }
+        if let Some(fmt) = f.format {
+            *self.formats.entry(fmt.name()).or_default() += 1;
+        }
+        if let Some(n) = without {
+            *self.no_events.by_format.entry(n.format.name()).or_default() += 1;
+            if self.no_events.inputs.len() < NO_EVENTS_LISTED {
+                self.no_events.inputs.push((self.names[i].clone(), n));
+            }
+        }
+        if self.per_file {
+            if self.files.len() <= i {
+                self.files.resize_with(i + 1, FileFigures::default);
+            }
+            let mut stats = f.stats;
+            stats.shrink();
+            self.files[i] = FileFigures {
+                format: f.format,
+                stats,
+                records_by_type: f.records_by_type,
+                runs: f.runs.all,
+            };
         }
     }
 
@@ -443,26 +646,33 @@ impl StatsReport {
 
     /// Every transcript session joins its own file's figures as a run, and
     /// the totals are made.
-    pub fn finish(self) -> StatsFigures {
+    pub fn finish(mut self) -> StatsFigures {
+        self.close_input();
+        let files_are_groups = self.files_are_groups();
         let StatsReport {
             names,
             grouping,
             prices,
-            mut inputs,
+            per_file,
+            mut files,
+            mut total,
+            formats,
+            no_events,
             fold,
+            no_event_runs,
+            ..
         } = self;
+        if per_file {
+            files.resize_with(names.len(), FileFigures::default);
+        }
         // Blocks are made of every request and every stream run's start.
         let blocks = (grouping.by == Some(GroupBy::Block)).then(|| {
             let mut instants = fold.request_instants(&grouping.zone, &grouping.range);
-            for f in &inputs {
-                instants.extend(f.runs.run_instants());
-            }
+            instants.extend_from_slice(&total.runs.instants);
             Blocks::new(instants)
         });
         if let Some(b) = &blocks {
-            for f in &mut inputs {
-                f.runs.rekey_by_block(b);
-            }
+            total.runs.rekey_by_block(b);
         }
         let transcripts = (fold.records() > 0).then(|| {
             let report =
@@ -479,38 +689,33 @@ impl StatsReport {
                     .and_then(|f| index.get(f.as_str()))
                     .copied()
                     .unwrap_or(0);
-                if let Some(f) = inputs.get_mut(input) {
-                    f.runs.add_session(input, &names[input], s, &grouping);
+                let Some(name) = names.get(input) else {
+                    continue;
+                };
+                let g = Grouping {
+                    by: grouping.by.filter(|_| !files_are_groups),
+                    ..grouping.clone()
+                };
+                let r = total.runs.add_session(input, name, s, &g, blocks.as_ref());
+                if let Some(f) = files.get_mut(input)
+                    && r.events > 0
+                {
+                    f.runs.add_from(&r, input);
                 }
             }
             report
         });
-        let mut total = InputFigures::default();
-        let mut no_events = NoEventInputs::default();
-        let mut formats: BTreeMap<&'static str, u64> = BTreeMap::new();
-        for (f, name) in inputs.iter().zip(&names) {
-            total.stats.merge(&f.stats, 0);
-            total.runs.merge(&f.runs);
-            for (k, n) in &f.records_by_type {
-                *total.records_by_type.entry(k.clone()).or_default() += n;
-            }
-            if let Some(fmt) = f.format {
-                *formats.entry(fmt.name()).or_default() += 1;
-            }
-            if let Some(n) = f.without_events() {
-                *no_events.by_format.entry(n.format.name()).or_default() += 1;
-                no_events.inputs.push((name.clone(), n));
-            }
-        }
         StatsFigures {
             names,
             grouping,
-            inputs,
+            inputs: files,
             total,
             formats,
             no_events,
+            no_event_runs: no_event_runs.unwrap_or_default(),
             transcripts,
             blocks,
+            files_are_groups,
         }
     }
 }
@@ -522,134 +727,64 @@ pub struct StatsFigures {
     pub names: Vec<String>,
     /// How runs are grouped.
     pub grouping: Grouping,
-    /// Each input's figures.
-    pub inputs: Vec<InputFigures>,
+    /// Each input's figures (empty when the report was made
+    /// [`without_per_file`](StatsReport::without_per_file)).
+    pub inputs: Vec<FileFigures>,
     /// Everything.
     pub total: InputFigures,
     /// Inputs per format they were read as ([`Format::name`]).
     pub formats: BTreeMap<&'static str, u64>,
     /// Inputs without events.
     pub no_events: NoEventInputs,
+    /// The run each input without events became (input, run), in input
+    /// order, when the report was
+    /// [`keeping_no_event_runs`](StatsReport::keeping_no_event_runs).
+    pub no_event_runs: Vec<(usize, RunSummary)>,
     /// The transcripts' sessions and days, when any input was a transcript.
     pub transcripts: Option<Report>,
     /// With `--by block`, the blocks.
     pub blocks: Option<Blocks>,
+    /// With `--by file` and `per_file`, the groups are the inputs' runs
+    /// ([`FileFigures::runs`], merged by name), not in
+    /// [`total`](StatsFigures::total)`.runs.groups`: see
+    /// [`groups`](StatsFigures::groups).
+    files_are_groups: bool,
 }
 
 impl StatsFigures {
-    /// The `stats --json` object; keys in the order of
-    /// `docs/accounting.md` ("stats keys").
-    pub fn to_json(&self) -> Value {
-        let names = &self.names;
-        let mut obj = stats_json(&self.total.stats, names, Some(&self.formats));
-        obj.insert("inputs_without_events".into(), self.no_events.to_json());
-        if let Some(t) = &self.transcripts {
-            obj.insert(
-                "transcripts".into(),
-                transcripts_json(t, &self.grouping.zone),
-            );
+    /// The groups in the order they are printed ([`RunFigures::ordered`]),
+    /// handed to `f` one at a time; with `--by file` and `per_file`, made
+    /// of the inputs' own runs (inputs of one name merged).
+    pub fn groups(&self, by: GroupBy, mut f: impl FnMut(&GroupKey, &RunTotals)) {
+        if !(self.files_are_groups && by == GroupBy::File) {
+            for (k, g) in self.total.runs.ordered(by) {
+                f(k, g);
+            }
+            return;
         }
-        runs_json(&self.total.runs.all, names, &mut obj);
-        let range = &self.grouping.range;
-        if !range.is_all() {
-            obj.insert("since".into(), json!(range.since.map(|d| d.to_string())));
-            obj.insert("until".into(), json!(range.until.map(|d| d.to_string())));
-        }
-        let calendar = self.grouping.by.is_some_and(GroupBy::is_calendar);
-        if calendar || !range.is_all() {
-            obj.insert("time_zone".into(), json!(self.grouping.zone.name()));
-        }
-        if let Some(by) = self.grouping.by {
-            let groups: Vec<Value> = self
-                .total
-                .runs
-                .ordered(by)
-                .into_iter()
-                .map(|((k, role), g)| {
-                    let mut o = Map::new();
-                    o.insert("key".into(), json!(k));
-                    if let Some(role) = role {
-                        o.insert("role".into(), json!(role.as_str()));
-                    }
-                    if let (Some(blocks), Some(start)) = (&self.blocks, parse_millis(k)) {
-                        // ccusage's `endTime` and `actualEndTime`.
-                        let end = format_millis(start + BLOCK_MILLIS);
-                        let last = blocks
-                            .last_instant(BlockStart::at(start))
-                            .and_then(format_millis);
-                        o.insert("block_end".into(), json!(end));
-                        o.insert("last_activity".into(), json!(last));
-                    }
-                    o.extend(group_json(g));
-                    Value::Object(o)
-                })
-                .collect();
-            obj.insert("groups".into(), Value::Array(groups));
-        }
-        let files: Vec<Value> = self
-            .inputs
-            .iter()
-            .zip(names)
-            .map(|(f, n)| {
-                let mut o = Map::new();
-                o.insert("file".into(), json!(n));
-                o.insert("format".into(), json!(f.format.map(Format::name)));
-                o.extend(stats_json(&f.stats, names, None));
-                if f.format == Some(Format::Transcript) {
-                    o.insert("records_by_type".into(), json!(f.records_by_type));
-                }
-                runs_json(&f.runs.all, names, &mut o);
-                Value::Object(o)
-            })
+        let mut order: Vec<usize> = (0..self.inputs.len().min(self.names.len()))
+            .filter(|&i| self.inputs[i].runs.runs > 0)
             .collect();
-        obj.insert("per_file".into(), Value::Array(files));
-        Value::Object(obj)
-    }
-
-    /// The `stats --csv` records, header first: the key (and the role with
-    /// `--by model`), `runs`, the verdicts, then [`CSV_COLUMNS`].
-    pub fn csv_records(&self) -> Vec<Vec<String>> {
-        let by = self.grouping.by.unwrap_or(GroupBy::File);
-        let mut header = vec![by.name().to_string()];
-        if by == GroupBy::Model {
-            header.push("role".into());
-        }
-        header.push("runs".into());
-        header.extend(Verdict::ALL.iter().map(|v| v.as_str().to_string()));
-        header.extend(CSV_COLUMNS.iter().map(|c| c.to_string()));
-        let mut out = vec![header];
-        for ((k, role), g) in self.total.runs.ordered(by) {
-            let mut rec: Vec<String> = vec![k.clone()];
-            if let Some(role) = role {
-                rec.push(role.as_str().to_string());
+        order.sort_by(|&a, &b| self.names[a].cmp(&self.names[b]));
+        let mut i = 0;
+        while i < order.len() {
+            let name = &self.names[order[i]];
+            let mut j = i + 1;
+            while j < order.len() && self.names[order[j]] == *name {
+                j += 1;
             }
-            rec.push(g.runs.to_string());
-            rec.extend(g.verdicts.iter().map(u64::to_string));
-            rec.push(match g.cost.value() {
-                SumValue::Finite(c) => c.to_string(),
-                SumValue::Beyond(t) => t,
-            });
-            let t = g.all_models();
-            let (calls, errors) = g.tool_calls();
-            for n in [
-                t.input_tokens,
-                t.output_tokens,
-                t.cache_read_input_tokens,
-                t.cache_creation_input_tokens,
-                g.main.output_tokens,
-                g.subagents.output_tokens,
-                calls,
-                errors,
-                g.subagent_count,
-                g.api_retries,
-                g.main_lower_bound_runs,
-                g.subagents_lower_bound_runs,
-            ] {
-                rec.push(n.to_string());
+            let key = (name.clone(), None);
+            if j == i + 1 {
+                f(&key, &self.inputs[order[i]].runs);
+            } else {
+                let mut merged = RunTotals::default();
+                for &k in &order[i..j] {
+                    merged.merge(&self.inputs[k].runs, 0);
+                }
+                f(&key, &merged);
             }
-            out.push(rec);
+            i = j;
         }
-        out
     }
 }
 

@@ -4,7 +4,7 @@
 //! (`transcript` after `file`), an input that could not be read.
 
 use super::shape::NoEvents;
-use crate::run::{RunSummary, Verdict};
+use crate::run::{RunSummary, WARN_FAILED_EXIT_ZERO, WARN_TEXT_RUN, Warning, without_events};
 use crate::transcript::{Report, SessionEnd, SessionSummary};
 use serde_json::{Map, Value, json};
 
@@ -30,20 +30,30 @@ fn record_with(r: &RunSummary, file: &str, key: &str, value: Value) -> Value {
 }
 
 /// The run standing for an input without events: what its bad lines folded
-/// into (`folded`, or an empty run), with the verdict its last line gives
-/// (the CLI's own final error line: `Error: Reached max turns (30)` is
-/// `max_turns`, `API Error: ...` is `error`, that line in `errors`), else
-/// `startup_failure`; `exit_code` is recorded.
+/// into (`folded`, or an empty run), with the verdict
+/// [`without_events`](crate::run::without_events) gives: its last line's
+/// when that is the CLI's own final error (`Error: Reached max turns (30)`
+/// is `max_turns`, `API Error: ...` is `error`, that line in `errors`),
+/// else `success` for a zero exit code (a text-mode run: the input holds the
+/// answer), else `startup_failure`; `exit_code` and `verdict_source` are
+/// recorded. This is the one run such an input is, in every command
+/// (`docs/accounting.md`, "What a run is").
 ///
 /// ```
 /// use cctape::report::{Shape, no_events_run};
-/// use cctape::run::Verdict;
+/// use cctape::run::{Verdict, VerdictSource};
 /// use cctape::sniff::Format;
 ///
 /// let n = Shape::of_input(b"", Format::Text, Some(b"API Error: Unable to connect to API (ConnectionRefused)")).describe();
 /// let r = no_events_run(None, &n, Some(1));
 /// assert_eq!(r.verdict, Verdict::Error);
 /// assert_eq!(r.last_result.unwrap().errors, ["API Error: Unable to connect to API (ConnectionRefused)"]);
+///
+/// // The run's final text, kept by a harness; the process exited 0.
+/// let n = Shape::of_input(b"All four children created.\n", Format::Text, Some(b"All four children created.")).describe();
+/// let r = no_events_run(None, &n, Some(0));
+/// assert_eq!((r.verdict, r.verdict_source, r.ok()), (Verdict::Success, VerdictSource::ExitCode, true));
+/// assert_eq!(no_events_run(None, &n, None).verdict, Verdict::StartupFailure);
 /// ```
 pub fn no_events_run(
     folded: Option<RunSummary>,
@@ -51,17 +61,33 @@ pub fn no_events_run(
     exit_code: Option<i32>,
 ) -> RunSummary {
     let mut r = folded.unwrap_or_else(RunSummary::empty);
-    let v = n
-        .final_error
-        .as_ref()
-        .map_or(Verdict::StartupFailure, |e| e.verdict);
+    let final_error = n.final_error.as_ref().map(|e| e.verdict);
+    let (stream, _) = without_events(final_error, None);
+    let (v, source) = without_events(final_error, exit_code);
     r.verdict = v;
-    r.stream_verdict = v;
+    r.stream_verdict = stream;
+    r.verdict_source = source;
     r.exit_code = exit_code;
     if let Some(e) = &n.final_error {
         let mut last = r.last_result.take().unwrap_or_default();
         last.errors = vec![e.line.clone()];
         r.last_result = Some(last);
+        if exit_code == Some(0) {
+            r.warnings.push(Warning {
+                code: WARN_FAILED_EXIT_ZERO,
+                message: format!("exit code 0, but the run's verdict is {v}"),
+                line: None,
+            });
+        }
+    } else if exit_code == Some(0) {
+        r.warnings.push(Warning {
+            code: WARN_TEXT_RUN,
+            message: format!(
+                "no events ({}): the verdict is the exit code's",
+                n.format.name()
+            ),
+            line: None,
+        });
     }
     r
 }
@@ -96,6 +122,7 @@ pub fn session_json(s: &SessionSummary, t: &Report) -> Value {
         SessionEnd::Reply { .. } => "reply",
         SessionEnd::ApiError => "api_error",
         SessionEnd::Interrupted => "interrupted",
+        SessionEnd::AwaitingReply => "awaiting_reply",
     });
     let totals = &s.totals;
     json!({

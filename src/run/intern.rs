@@ -15,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub(crate) struct Sym(u32);
 
 /// Strings in one buffer, looked up by an open-addressing table.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Interner {
     bytes: String,
     spans: Vec<(u32, u32)>,

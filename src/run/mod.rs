@@ -16,8 +16,15 @@
 //! `session_id` (`control_cancel_request`, old formats) belongs to the run
 //! of the line before it; lines before any `session_id` form a run that
 //! takes the first `session_id` that follows. A `session_id` seen again
-//! later is the same run (unless that run was drained meanwhile, see
-//! [`RunFolder::drain_complete`]).
+//! later is the same run, unless that run has a result and its last line
+//! is more than [`IDLE_LINES`] lines back: then it starts a new run (a
+//! session resumed much later, in every command alike, whether or not the
+//! folder drained the old run meanwhile, see [`RunFolder::drain_idle`]).
+//!
+//! Every command counts runs so (`docs/accounting.md`, "What a run is"): an
+//! input without events is one run of its own
+//! ([`crate::report::no_events_run`]), a transcript's runs are its
+//! sessions, and an input that could not be read is no run.
 //!
 //! # Verdict
 //!
@@ -82,10 +89,10 @@ mod verdict;
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 pub use sum::{ExactSum, SumValue};
 pub use summary::*;
-#[cfg(feature = "parquet")]
+#[cfg(feature = "export")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
-pub use totals::{RoleTotals, RunTotals};
-pub use verdict::{Verdict, apply_exit_code, classify_result};
+pub use totals::{RoleTotals, RunTotals, Share, SmallMap, WARN_SUM_SATURATED, shares};
+pub use verdict::{Verdict, VerdictSource, apply_exit_code, classify_result, without_events};
 
 use crate::error::Error;
 use crate::event::Event;
@@ -177,25 +184,31 @@ impl RunFolder {
         }
     }
 
-    fn slot_for(&mut self, session: Option<&str>) -> usize {
+    fn slot_for(&mut self, session: Option<&str>, line: u64) -> usize {
         let Some(s) = session else {
             return self.current_or_new();
         };
+        // The session's run, unless it is over (a result, and idle for more
+        // than IDLE_LINES lines): then the session starts a new run.
+        let live = |run: &RunState| !(run.has_result() && line > run.last_line() + IDLE_LINES);
         if let Some(i) = self.current
             && let Some(run) = &self.runs[i]
             && run.session.as_deref() == Some(s)
+            && live(run)
         {
             return i;
         }
         if let Some(&i) = self.by_session.get(s) {
-            self.current = Some(i);
-            return i;
-        }
-        // Lines before the first session_id: their run takes this one.
-        if let Some(i) = self.current
+            if self.runs[i].as_ref().is_some_and(live) {
+                self.current = Some(i);
+                return i;
+            }
+            self.by_session.remove(s);
+        } else if let Some(i) = self.current
             && let Some(run) = self.runs[i].as_mut()
             && run.session.is_none()
         {
+            // Lines before the first session_id: their run takes this one.
             run.session = Some(s.to_string());
             self.by_session.insert(s.into(), i);
             return i;
@@ -207,7 +220,7 @@ impl RunFolder {
 
     /// Fold in one event.
     pub fn push(&mut self, ev: &Event<'_>) {
-        let i = self.slot_for(ev.session_id());
+        let i = self.slot_for(ev.session_id(), ev.line());
         if let Some(run) = self.runs[i].as_mut() {
             run.push(ev, &mut self.scratch);
         }
@@ -296,6 +309,35 @@ impl RunFolder {
         self.by_session.retain(|_, slot| *slot != usize::MAX);
     }
 
+    /// The summary the run the last event or error went to would have if
+    /// the input ended here, without ending it: a live view of the run
+    /// (`cctape watch`'s status line once a result came), with the figures
+    /// [`finish`](RunFolder::finish) gives. It copies the run's state: ask
+    /// on a result, not on every line.
+    ///
+    /// ```
+    /// use cctape::{RunFolder, SliceEvents};
+    ///
+    /// // The assistant event's usage is its message_start snapshot (1
+    /// // output token); the result's `usage` is the run's figure.
+    /// let input = br#"{"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":3,"output_tokens":1}},"session_id":"s"}
+    /// {"type":"result","subtype":"success","is_error":false,"usage":{"input_tokens":3,"output_tokens":7550},"session_id":"s"}
+    /// "#;
+    /// let mut folder = RunFolder::new();
+    /// let mut events = SliceEvents::new(input);
+    /// while let Some(Ok(ev)) = events.next_event() {
+    ///     folder.push(&ev);
+    /// }
+    /// let now = folder.current_summary().expect("a run");
+    /// assert_eq!(now.usage.main.tokens.output_tokens, 7550);
+    /// assert_eq!(now.usage.main.source.as_str(), "results");
+    /// assert_eq!(folder.finish()[0].usage.main, now.usage.main);
+    /// ```
+    pub fn current_summary(&self) -> Option<RunSummary> {
+        let i = self.current?;
+        self.runs.get(i)?.as_ref().map(|s| s.clone().finish())
+    }
+
     /// Summaries of every run not yet drained, in order of first line. No
     /// events and no errors give an empty vector (see
     /// [`RunSummary::empty`]).
@@ -360,6 +402,13 @@ pub struct RunReader<R> {
     since_drain: u32,
     ended: bool,
 }
+
+/// A run with a result whose session is seen again more than this many
+/// lines after the run's last line is over: the session starts a new run
+/// (see the module doc). `cctape stats` also hands such runs out as it
+/// reads ([`RunFolder::drain_idle`]), so a long log is folded in bounded
+/// memory.
+pub const IDLE_LINES: u64 = 50_000;
 
 /// How many events [`RunReader`] reads between two looks for idle runs.
 const DRAIN_EVERY: u32 = 4096;

@@ -32,7 +32,7 @@ enum Kind {
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Block {
     index: u64,
     kind: Kind,
@@ -49,7 +49,7 @@ struct Block {
 }
 
 /// Reassembly state of one run.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Partials {
     /// A message is open (a `message_start` or a block without one).
     open: bool,

@@ -10,14 +10,85 @@
 //! (correctly rounded). A sum beyond the largest `f64` is not infinity: it
 //! is read as [`SumValue::Beyond`], its decimal text.
 //!
-//! The accumulator is 35 words (280 bytes) on the stack: adding allocates
-//! nothing.
+//! The integer spans 35 words (2240 bits), but a sum of costs uses a few of
+//! them: a sum keeps the [`INLINE`] words around its value inline (56 bytes
+//! in all, no allocation), and all 35 on the heap only while its bits
+//! spread wider (values of very different magnitudes, 1e-300 and 1e300). A
+//! report keeps one sum per input and group and one per model in each, so
+//! their size is the report's (issue 22: 10 to 33 KB per input before, most
+//! of it in 296-byte sums).
 
 use std::fmt;
 
 /// Words of the accumulator: 2^-1074 .. 2^1024 needs 2098 bits; 35 words
 /// (2240 bits) leave room for 2^100 additions and the sign.
 const WORDS: usize = 35;
+
+/// Words a sum keeps inline: 256 bits, room for costs from 2^-100 to 2^100
+/// at once.
+pub const INLINE: usize = 4;
+
+/// The accumulator: two's complement, little-endian words in units of
+/// 2^-1074.
+#[derive(Clone)]
+enum Words {
+    /// Words `lo .. lo + INLINE`: those below are 0, those above repeat the
+    /// sign bit of the top one. Always the form when the value fits.
+    Inline { lo: u8, w: [u64; INLINE] },
+    /// Every word.
+    Wide(Box<[u64; WORDS]>),
+}
+
+impl Words {
+    /// The form of `m`: inline when its bits fit in [`INLINE`] words.
+    fn of(m: &[u64; WORDS]) -> Words {
+        let sign = if m[WORDS - 1] >> 63 == 1 { !0u64 } else { 0 };
+        // The lowest word that is not 0 and the highest that is not the
+        // sign's extension (with the sign bit of the word below it right).
+        let lo = m.iter().position(|&w| w != 0).unwrap_or(0);
+        let mut hi = WORDS - 1;
+        while hi > lo && m[hi] == sign && (m[hi - 1] >> 63 == 1) == (sign != 0) {
+            hi -= 1;
+        }
+        if hi - lo >= INLINE {
+            return Words::Wide(Box::new(*m));
+        }
+        let lo = lo.min(WORDS - INLINE);
+        let mut w = [0u64; INLINE];
+        w.copy_from_slice(&m[lo..lo + INLINE]);
+        Words::Inline { lo: lo as u8, w }
+    }
+}
+
+/// Add `part` (unsigned) at word `w` of `m`, modulo 2^2240.
+fn add_at(m: &mut [u64; WORDS], w: usize, part: &[u64]) {
+    let mut carry = 0u64;
+    for (j, word) in m[w..].iter_mut().enumerate() {
+        let p = part.get(j).copied().unwrap_or(0);
+        if p == 0 && carry == 0 && j >= part.len() {
+            break;
+        }
+        let (s1, c1) = word.overflowing_add(p);
+        let (s2, c2) = s1.overflowing_add(carry);
+        *word = s2;
+        carry = u64::from(c1) + u64::from(c2);
+    }
+}
+
+/// Subtract `part` (unsigned) at word `w` of `m`, modulo 2^2240.
+fn sub_at(m: &mut [u64; WORDS], w: usize, part: &[u64]) {
+    let mut borrow = 0u64;
+    for (j, word) in m[w..].iter_mut().enumerate() {
+        let p = part.get(j).copied().unwrap_or(0);
+        if p == 0 && borrow == 0 && j >= part.len() {
+            break;
+        }
+        let (s1, b1) = word.overflowing_sub(p);
+        let (s2, b2) = s1.overflowing_sub(borrow);
+        *word = s2;
+        borrow = u64::from(b1) + u64::from(b2);
+    }
+}
 
 /// The exact sum of `f64` values, read correctly rounded.
 ///
@@ -36,11 +107,12 @@ const WORDS: usize = 35;
 ///     b.add(x);
 /// }
 /// assert_eq!(a, b);
+/// // Small, and inline while the values are of like magnitudes.
+/// assert!(std::mem::size_of::<ExactSum>() <= 56 && a.is_inline());
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ExactSum {
-    /// Two's complement, little-endian words, in units of 2^-1074.
-    words: [u64; WORDS],
+    words: Words,
     /// Values added.
     count: u64,
     /// Values that could not be added (NaN or infinite).
@@ -50,12 +122,23 @@ pub struct ExactSum {
 impl Default for ExactSum {
     fn default() -> Self {
         ExactSum {
-            words: [0; WORDS],
+            words: Words::Inline {
+                lo: 0,
+                w: [0; INLINE],
+            },
             count: 0,
             skipped: 0,
         }
     }
 }
+
+impl PartialEq for ExactSum {
+    fn eq(&self, o: &ExactSum) -> bool {
+        self.count == o.count && self.skipped == o.skipped && self.wide() == o.wide()
+    }
+}
+
+impl Eq for ExactSum {}
 
 impl fmt::Debug for ExactSum {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -144,55 +227,56 @@ impl ExactSum {
         if b > 0 {
             part[1] = mant >> (64 - b);
         }
+        let mut m = self.wide();
         if x.is_sign_negative() {
-            self.sub_at(w, &part);
+            sub_at(&mut m, w, &part);
         } else {
-            self.add_at(w, &part);
+            add_at(&mut m, w, &part);
         }
-    }
-
-    fn add_at(&mut self, w: usize, part: &[u64]) {
-        let mut carry = 0u64;
-        for i in w..WORDS {
-            let p = part.get(i - w).copied().unwrap_or(0);
-            if p == 0 && carry == 0 && i - w >= part.len() {
-                break;
-            }
-            let (s1, c1) = self.words[i].overflowing_add(p);
-            let (s2, c2) = s1.overflowing_add(carry);
-            self.words[i] = s2;
-            carry = u64::from(c1) + u64::from(c2);
-        }
-    }
-
-    fn sub_at(&mut self, w: usize, part: &[u64]) {
-        let mut borrow = 0u64;
-        for i in w..WORDS {
-            let p = part.get(i - w).copied().unwrap_or(0);
-            if p == 0 && borrow == 0 && i - w >= part.len() {
-                break;
-            }
-            let (s1, b1) = self.words[i].overflowing_sub(p);
-            let (s2, b2) = s1.overflowing_sub(borrow);
-            self.words[i] = s2;
-            borrow = u64::from(b1) + u64::from(b2);
-        }
+        self.words = Words::of(&m);
     }
 
     /// Add another sum (exactly).
     pub fn merge(&mut self, o: &ExactSum) {
-        self.add_at(0, &o.words);
+        let mut m = self.wide();
+        add_at(&mut m, 0, &o.wide());
+        self.words = Words::of(&m);
         self.count += o.count;
         self.skipped += o.skipped;
     }
 
+    /// Every word of the accumulator.
+    fn wide(&self) -> [u64; WORDS] {
+        match &self.words {
+            Words::Wide(m) => **m,
+            Words::Inline { lo, w } => {
+                let lo = usize::from(*lo);
+                let sign = if w[INLINE - 1] >> 63 == 1 { !0 } else { 0 };
+                let mut m = [0u64; WORDS];
+                m[lo..lo + INLINE].copy_from_slice(w);
+                for x in &mut m[lo + INLINE..] {
+                    *x = sign;
+                }
+                m
+            }
+        }
+    }
+
     fn is_negative(&self) -> bool {
-        self.words[WORDS - 1] >> 63 == 1
+        match &self.words {
+            Words::Wide(m) => m[WORDS - 1] >> 63 == 1,
+            Words::Inline { w, .. } => w[INLINE - 1] >> 63 == 1,
+        }
+    }
+
+    /// True when the sum is kept in its [`INLINE`] words (no allocation).
+    pub fn is_inline(&self) -> bool {
+        matches!(self.words, Words::Inline { .. })
     }
 
     /// The magnitude (two's complement negated when negative).
     fn magnitude(&self) -> [u64; WORDS] {
-        let mut m = self.words;
+        let mut m = self.wide();
         if self.is_negative() {
             let mut carry = 1u64;
             for w in &mut m {
@@ -329,9 +413,9 @@ mod tests {
         for x in [-3.25, 1e-9] {
             b.add(x);
         }
-        let mut ab = a;
+        let mut ab = a.clone();
         ab.merge(&b);
-        let mut ba = b;
+        let mut ba = b.clone();
         ba.merge(&a);
         assert_eq!(ab.value(), ba.value());
         assert_eq!(ab.count(), 6);
@@ -351,5 +435,46 @@ mod tests {
         s.add(f64::NAN);
         s.add(2.0);
         assert_eq!((s.value(), s.skipped()), (SumValue::Finite(2.0), 2));
+    }
+
+    #[test]
+    fn inline_while_it_fits_wide_while_it_spreads() {
+        let mut s = ExactSum::new();
+        for x in [0.0125, 10.0, 3.5e-6, 1234.5678] {
+            s.add(x);
+        }
+        assert!(s.is_inline());
+        let small = s.value();
+        // 1e300 and 1e-300 at once need every word ...
+        s.add(1e300);
+        s.add(1e-300);
+        assert!(!s.is_inline());
+        // ... and once they cancel, the sum is inline again, and equal to
+        // one that never spread.
+        s.add(-1e300);
+        s.add(-1e-300);
+        assert!(s.is_inline());
+        assert_eq!(s.value(), small);
+        let mut t = ExactSum::new();
+        for x in [1234.5678, 3.5e-6, 10.0, 0.0125] {
+            t.add(x);
+        }
+        t.count += 4;
+        assert_eq!(s, t);
+        // Negative sums keep their sign inline, at any magnitude.
+        for x in [-1e-320, -0.5, -7e15, -1e250] {
+            let mut n = ExactSum::new();
+            n.add(x);
+            assert!(n.is_inline(), "{x}");
+            assert_eq!(n.value(), SumValue::Finite(x));
+            n.merge(&n.clone());
+            assert_eq!(n.value(), SumValue::Finite(2.0 * x));
+        }
+        // The top words: near f64::MAX, and beyond it.
+        let mut m = ExactSum::new();
+        m.add(f64::MAX);
+        assert!(m.is_inline());
+        m.add(f64::MAX);
+        assert_eq!(m.value(), SumValue::Beyond("3.5953862697246314e308".into()));
     }
 }

@@ -7,41 +7,346 @@
 //!
 //! Aggregates sum the per-run roles: a model is counted as main, subagent
 //! or auxiliary run by run ([`RunSummary::usage`] `by_role`), never with one
-//! label for every run.
+//! label for every run. Its token columns are the run's best figures
+//! ([`shares`]): the main agent's on its main model, the subagents' on
+//! theirs, so that they add up to `main` plus `subagents`.
+//!
+//! Sums of counts saturate at `u64::MAX`, with a [`WARN_SUM_SATURATED`]
+//! warning; a cost that no `f64` holds is left out of the sums and counted
+//! in [`RunTotals::costs_not_summed`].
+//!
+//! Totals are kept for every input and group of a report, so they are
+//! small: maps are sorted vectors ([`SmallMap`]), sums [`ExactSum`]s of a
+//! few inline words.
 
-use super::accounting::{CostSource, ModelRole};
+use super::accounting::{CostSource, ModelRole, TokenSource};
 use super::sum::ExactSum;
-use super::summary::{RunSummary, tokens_json};
+use super::summary::{RunSummary, SubagentNode, tokens_json};
 use super::verdict::Verdict;
 use crate::event::TokenCounts;
 use serde_json::{Map, Value as J, json};
-use std::collections::BTreeMap;
+use std::borrow::Borrow;
+
+/// A count summed past `u64::MAX`: it stays at `u64::MAX` (token counts of
+/// streams and transcripts alike, per run and over runs).
+pub const WARN_SUM_SATURATED: &str = "token_sum_saturated";
+
+/// A map kept as a vector sorted by key: a small map costs its entries, not
+/// a B-tree node of eleven (a one-entry `BTreeMap` of role totals takes
+/// 1.4 KB). Read like a `BTreeMap` (`iter`, `get`, `keys`, `values`, in
+/// key order); for the few keys of a run's totals (models, tools, warning
+/// codes).
+///
+/// ```
+/// use cctape::run::SmallMap;
+/// let mut m: SmallMap<String, u64> = SmallMap::new();
+/// *m.entry_or_default("b") += 1;
+/// *m.entry_or_default("a") += 2;
+/// *m.entry_or_default("b") += 1;
+/// assert_eq!(m.iter().collect::<Vec<_>>(), [(&"a".to_string(), &2), (&"b".to_string(), &2)]);
+/// assert_eq!(m.get("b"), Some(&2));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmallMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K, V> Default for SmallMap<K, V> {
+    fn default() -> Self {
+        SmallMap {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord, V> SmallMap<K, V> {
+    /// An empty map (no allocation).
+    pub fn new() -> SmallMap<K, V> {
+        SmallMap::default()
+    }
+
+    /// Entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True without entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn find<Q: Ord + ?Sized>(&self, k: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+    {
+        self.entries.binary_search_by(|(x, _)| x.borrow().cmp(k))
+    }
+
+    /// The value of `k`.
+    pub fn get<Q: Ord + ?Sized>(&self, k: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(k).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// True when `k` has a value.
+    pub fn contains_key<Q: Ord + ?Sized>(&self, k: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        self.find(k).is_ok()
+    }
+
+    /// The value of `k`, inserted as the default when missing (the key is
+    /// made only then).
+    pub fn entry_or_default<Q: Ord + ?Sized + ToOwned<Owned = K>>(&mut self, k: &Q) -> &mut V
+    where
+        K: Borrow<Q>,
+        V: Default,
+    {
+        // Exactly what is needed while small (see entry_with).
+        self.entry_with(|x| x.borrow().cmp(k), || k.to_owned())
+    }
+
+    /// The value of the key that `cmp` finds (comparing a key with the one
+    /// looked for), inserted as `make()` and the default when missing.
+    fn entry_with(
+        &mut self,
+        cmp: impl Fn(&K) -> std::cmp::Ordering,
+        make: impl FnOnce() -> K,
+    ) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.entries.binary_search_by(|(x, _)| cmp(x)) {
+            Ok(i) => i,
+            Err(i) => {
+                let n = self.entries.len();
+                if n == self.entries.capacity() {
+                    self.entries.reserve_exact(if n < 8 { 1 } else { n });
+                }
+                self.entries.insert(i, (make(), V::default()));
+                i
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    /// The entries in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + ExactSizeIterator {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The keys in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The values in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a SmallMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K, V> IntoIterator for SmallMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+/// `{key: count}` in key order.
+fn counts_json<K: AsRef<str>>(m: &SmallMap<K, u64>) -> J {
+    J::Object(
+        m.entries
+            .iter()
+            .map(|(k, n)| (k.as_ref().to_string(), json!(n)))
+            .collect(),
+    )
+}
+
+/// Add `o` to `t`, saturating; true when a count saturated (or was
+/// already at `u64::MAX`: a run's own sum that saturated).
+fn add_counts(t: &mut TokenCounts, o: &TokenCounts) -> bool {
+    let pairs = [
+        (&mut t.input_tokens, o.input_tokens),
+        (&mut t.output_tokens, o.output_tokens),
+        (&mut t.cache_read_input_tokens, o.cache_read_input_tokens),
+        (
+            &mut t.cache_creation_input_tokens,
+            o.cache_creation_input_tokens,
+        ),
+    ];
+    let mut saturated = false;
+    for (a, b) in pairs {
+        saturated |= b == u64::MAX || a.checked_add(b).is_none();
+        *a = a.saturating_add(b);
+    }
+    saturated
+}
+
+/// One model's share of a run's best figures ([`shares`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Share<'a> {
+    /// The model (`unknown` when the run names none).
+    pub model: &'a str,
+    /// Its role in the run.
+    pub role: ModelRole,
+    /// Its part of the agent's best figure (0 for auxiliary and unknown
+    /// models: their calls are in no agent's figure).
+    pub tokens: TokenCounts,
+    /// Where that figure comes from.
+    pub source: TokenSource,
+    /// Its cost (`modelUsage[*].costUSD`, or the run's without modelUsage).
+    pub cost_usd: Option<f64>,
+}
+
+/// A run's best figures per model and role: one share per `by_role` row,
+/// the main agent's figure on its main model and the subagents' on theirs.
+/// An agent on several models is split as their rows split it when those
+/// add up to its figure (modelUsage of a subagents' `model_usage` figure,
+/// a transcript's requests), else put on its first model; an agent with no
+/// row of its role gets one: the run's model (`unknown` without one), in
+/// that role. So the shares add up to `main` plus `subagents`, and every
+/// run has a main share.
+///
+/// ```
+/// use cctape::run::{ModelRole, TokenSource, runs_of_slice, shares};
+///
+/// // No result, so no modelUsage: the main agent's snapshots, a lower bound.
+/// let log = br#"{"type":"system","subtype":"init","session_id":"a","model":"claude-sonnet-4-5"}
+/// {"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":3,"output_tokens":9}},"session_id":"a"}
+/// "#;
+/// let run = &runs_of_slice(log)[0];
+/// let s = shares(run);
+/// assert_eq!((s[0].model, s[0].role, s[0].tokens.output_tokens), ("claude-sonnet-4-5", ModelRole::Main, 9));
+/// assert_eq!(s[0].source, TokenSource::SnapshotCalls);
+/// ```
+pub fn shares(r: &RunSummary) -> Vec<Share<'_>> {
+    let run_model = r.model.as_deref().unwrap_or("unknown");
+    let mut out: Vec<Share<'_>> = r
+        .usage
+        .by_role
+        .iter()
+        .map(|row| Share {
+            model: &row.model,
+            role: row.role,
+            tokens: TokenCounts::default(),
+            source: TokenSource::None,
+            cost_usd: row.cost_usd,
+        })
+        .collect();
+    let (main, subs) = (&r.usage.main, &r.usage.subagents);
+    let agents = [
+        (ModelRole::Main, main, run_model),
+        (ModelRole::Subagent, subs, run_model),
+    ];
+    for (role, figure, fallback) in agents {
+        if role == ModelRole::Subagent
+            && figure.messages == 0
+            && figure.source == TokenSource::None
+            && figure.tokens == TokenCounts::default()
+        {
+            continue;
+        }
+        let mut mine: Vec<usize> = (0..r.usage.by_role.len())
+            .filter(|&i| r.usage.by_role[i].role == role)
+            .collect();
+        let split = mine.len() > 1 && {
+            let mut sum = TokenCounts::default();
+            for &i in &mine {
+                sum.add(&r.usage.by_role[i].tokens);
+            }
+            sum == figure.tokens
+        };
+        if mine.is_empty() {
+            out.push(Share {
+                model: fallback,
+                role,
+                tokens: TokenCounts::default(),
+                source: TokenSource::None,
+                cost_usd: None,
+            });
+            mine.push(out.len() - 1);
+        }
+        for (k, &i) in mine.iter().enumerate() {
+            out[i].source = figure.source;
+            if split {
+                out[i].tokens = r.usage.by_role[i].tokens;
+            } else if k == 0 {
+                out[i].tokens = figure.tokens;
+            }
+        }
+    }
+    out
+}
 
 /// Tokens, cost and runs of one model in one role, summed over runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RoleTotals {
     /// Runs in which the model had this role.
     pub runs: u64,
-    /// Tokens.
+    /// Its shares of the runs' best figures ([`shares`]).
     pub tokens: TokenCounts,
+    /// Runs by where their figure comes from ([`TokenSource::as_str`]).
+    pub sources: SmallMap<&'static str, u64>,
     /// Cost.
     pub cost: ExactSum,
 }
 
 impl RoleTotals {
-    fn merge(&mut self, o: &RoleTotals) {
+    fn merge(&mut self, o: &RoleTotals) -> bool {
         self.runs += o.runs;
-        self.tokens.add(&o.tokens);
+        let saturated = add_counts(&mut self.tokens, &o.tokens);
+        for (k, n) in &o.sources {
+            *self.sources.entry_or_default(k) += n;
+        }
         self.cost.merge(&o.cost);
+        saturated
     }
 
-    fn to_json(self) -> J {
+    /// Add one run's share.
+    fn add_share(&mut self, s: &Share<'_>) -> bool {
+        self.runs += 1;
+        *self.sources.entry_or_default(&s.source.as_str()) += 1;
+        if let Some(c) = s.cost_usd {
+            self.cost.add(c);
+        }
+        add_counts(&mut self.tokens, &s.tokens)
+    }
+
+    /// The sources as text: `results`, or `results 3, model_usage 2` (most
+    /// runs first).
+    pub fn sources_text(&self) -> String {
+        let mut v: Vec<(&&str, &u64)> = self.sources.iter().collect();
+        if let [(k, _)] = v[..] {
+            return (*k).to_string();
+        }
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        v.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn to_json(&self) -> J {
         let mut o = Map::new();
         o.insert("runs".into(), json!(self.runs));
         if let J::Object(t) = tokens_json(&self.tokens) {
             o.extend(t);
         }
+        o.insert("token_sources".into(), counts_json(&self.sources));
         o.insert("cost_usd".into(), self.cost.value().to_json());
         J::Object(o)
     }
@@ -70,6 +375,20 @@ pub struct WarningTotals {
     pub first: Option<(usize, Option<u64>)>,
 }
 
+impl WarningTotals {
+    /// One more, at `at`: the first is the earliest (input, then line), so
+    /// it does not depend on the order totals are added.
+    fn note(&mut self, count: u64, at: Option<(usize, Option<u64>)>) {
+        self.count += count;
+        if let Some(at) = at {
+            let key = |(i, l): (usize, Option<u64>)| (i, l.unwrap_or(0));
+            if self.first.is_none_or(|f| key(at) < key(f)) {
+                self.first = Some(at);
+            }
+        }
+    }
+}
+
 /// Counts and sums over runs: what `cctape stats` prints, costs summed
 /// exactly.
 ///
@@ -89,6 +408,8 @@ pub struct WarningTotals {
 /// assert_eq!(totals.runs, 2);
 /// assert_eq!((totals.count(Verdict::Success), totals.count(Verdict::MaxTurns)), (1, 1));
 /// assert_eq!(totals.main.output_tokens, 570);
+/// // The model rows add up to the agents' figures.
+/// assert_eq!(totals.all_models().output_tokens, 570);
 /// assert_eq!(totals.cost.value().as_f64(), Some(0.75));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -100,14 +421,15 @@ pub struct RunTotals {
     pub verdicts: [u64; Verdict::ALL.len()],
     /// Sum of the runs' `total_cost_usd`, exact.
     pub cost: ExactSum,
-    /// Runs whose cost no `f64` holds (kept as written on the run, left out
-    /// of [`cost`](RunTotals::cost)).
+    /// Runs whose cost no `f64` holds (as written, `1e400`, kept on the
+    /// run; or as computed, a price table's product or sum), left out of
+    /// [`cost`](RunTotals::cost).
     pub costs_not_summed: u64,
     /// [`cost`](RunTotals::cost) by where it comes from: the results
     /// ([`CostSource::Results`]), transcript records' `costUSD`
     /// ([`CostSource::Records`]), a price table ([`CostSource::PriceTable`]);
     /// a run with both of the last two adds each part to its own.
-    pub cost_by_source: BTreeMap<CostSource, ExactSum>,
+    pub cost_by_source: SmallMap<CostSource, ExactSum>,
     /// Main agents' best figures, summed.
     pub main: TokenCounts,
     /// Main agents' model calls.
@@ -125,22 +447,25 @@ pub struct RunTotals {
     pub subagents_lower_bound_runs: u64,
     /// Subagents' per-call sums.
     pub subagent_calls: TokenCounts,
-    /// Per model and role, summed run by run.
-    pub by_role: BTreeMap<(String, ModelRole), RoleTotals>,
+    /// The auxiliary models' `modelUsage` (claude-code's own calls: in no
+    /// agent's figure).
+    pub auxiliary: TokenCounts,
+    /// Per model and role, summed run by run: each run's [`shares`].
+    pub by_role: SmallMap<(String, ModelRole), RoleTotals>,
     /// Per tool name.
-    pub tools: BTreeMap<String, ToolTotals>,
+    pub tools: SmallMap<String, ToolTotals>,
     /// Subagents launched ([`RunSummary::subagent_count`]).
     pub subagent_count: u64,
     /// Subagents by `subagent_type` (`unknown` when not given), at any
     /// depth.
-    pub subagent_types: BTreeMap<String, u64>,
+    pub subagent_types: SmallMap<String, u64>,
     /// Tasks that are not subagents (background Bash, Workflow) by
     /// `task_type`.
-    pub task_types: BTreeMap<String, u64>,
+    pub task_types: SmallMap<String, u64>,
     /// `system/api_retry` events.
     pub api_retries: u64,
     /// Warnings by code.
-    pub warnings: BTreeMap<&'static str, WarningTotals>,
+    pub warnings: SmallMap<&'static str, WarningTotals>,
 }
 
 impl RunTotals {
@@ -157,84 +482,109 @@ impl RunTotals {
     /// Add one run of input number `input` (for the warnings' first
     /// position).
     pub fn add_from(&mut self, r: &RunSummary, input: usize) {
-        self.add_counts(r, input);
-        for row in &r.usage.by_role {
-            let t = self
-                .by_role
-                .entry((row.model.clone(), row.role))
-                .or_default();
-            t.runs += 1;
-            t.tokens.add(&row.tokens);
-            if let Some(c) = row.cost_usd {
-                t.cost.add(c);
-            }
+        let mut saturated = self.counts(r, input, true);
+        for s in shares(r) {
+            saturated |= self.role_slot(s.model, s.role).add_share(&s);
         }
+        self.saturated_run(r, input, saturated);
+    }
+
+    fn role_slot(&mut self, model: &str, role: ModelRole) -> &mut RoleTotals {
+        self.by_role.entry_with(
+            |(m, r)| (m.as_str(), *r).cmp(&(model, role)),
+            || (model.to_string(), role),
+        )
+    }
+
+    /// A sum that saturated adding run `r` of input `input`: said once, by
+    /// the run itself when its own sum saturated.
+    fn saturated_run(&mut self, r: &RunSummary, input: usize, saturated: bool) {
+        if saturated && !r.has_warning(WARN_SUM_SATURATED) {
+            self.saturated(input, r.last_result.as_ref().map(|l| l.line));
+        }
+    }
+
+    /// A count that saturated, in a run of input `input`.
+    fn saturated(&mut self, input: usize, line: Option<u64>) {
+        self.warnings
+            .entry_or_default(&WARN_SUM_SATURATED)
+            .note(1, Some((input, line)));
     }
 
     /// Add one run's counts, costs and agent figures, but not its per-model
     /// rows (for a group of one model: see [`RunTotals::add_role`]).
     pub fn add_counts(&mut self, r: &RunSummary, input: usize) {
-        self.counts(r, input, true);
+        let saturated = self.counts(r, input, true);
+        self.saturated_run(r, input, saturated);
     }
 
-    fn counts(&mut self, r: &RunSummary, input: usize, with_cost: bool) {
+    /// The run's counts; true when a sum saturated.
+    fn counts(&mut self, r: &RunSummary, input: usize, with_cost: bool) -> bool {
         self.runs += 1;
         if let Some(i) = Verdict::ALL.iter().position(|v| *v == r.verdict) {
             self.verdicts[i] += 1;
         }
         if with_cost {
             self.add_cost_sources(r);
-        }
-        match r.cost.total_cost_usd {
-            _ if !with_cost => {}
-            Some(c) => self.cost.add(c),
-            None if r
-                .last_result
-                .as_ref()
-                .is_some_and(|l| l.total_cost_text.is_some()) =>
-            {
-                self.costs_not_summed += 1
+            match r.cost.total_cost_usd {
+                Some(c) if c.is_finite() => self.cost.add(c),
+                // A computed cost (a price table's) beyond f64.
+                Some(_) => self.costs_not_summed += 1,
+                None if r
+                    .last_result
+                    .as_ref()
+                    .is_some_and(|l| l.total_cost_text.is_some()) =>
+                {
+                    self.costs_not_summed += 1
+                }
+                None => {}
             }
-            None => {}
         }
         let (m, s) = (&r.usage.main, &r.usage.subagents);
-        self.main.add(&m.tokens);
+        let mut saturated = add_counts(&mut self.main, &m.tokens);
         self.main_messages += m.messages;
         self.main_lower_bound_runs += u64::from(m.lower_bound());
-        self.main_calls.add(&m.calls);
-        self.subagents.add(&s.tokens);
+        saturated |= add_counts(&mut self.main_calls, &m.calls);
+        saturated |= add_counts(&mut self.subagents, &s.tokens);
         self.subagent_messages += s.messages;
         self.subagents_lower_bound_runs += u64::from(s.lower_bound());
-        self.subagent_calls.add(&s.calls);
+        saturated |= add_counts(&mut self.subagent_calls, &s.calls);
+        saturated |= add_counts(&mut self.auxiliary, &r.usage.auxiliary);
         for t in &r.tools {
-            let row = self.tools.entry(t.name.clone()).or_default();
+            let row = self.tools.entry_or_default(t.name.as_str());
             row.calls += t.calls;
             row.errors += t.errors;
             row.rejections += t.rejections;
         }
-        self.subagent_count += r.subagent_count();
-        let mut stack: Vec<&crate::run::SubagentNode> = r.subagents.iter().collect();
+        self.add_subagents(&r.subagents);
+        self.api_retries += r.api_retries.count;
+        for w in &r.warnings {
+            self.warnings
+                .entry_or_default(&w.code)
+                .note(1, Some((input, w.line)));
+        }
+        saturated
+    }
+
+    /// Count subagents and tasks (and theirs, at any depth): what a run's
+    /// [`RunSummary::subagents`] adds. For a part of a run (a transcript
+    /// session's day), the subagents that belong to it.
+    pub fn add_subagents(&mut self, nodes: &[SubagentNode]) {
+        let mut stack: Vec<&SubagentNode> = nodes.iter().collect();
         while let Some(n) = stack.pop() {
             if n.is_agent() {
+                self.subagent_count += 1;
                 let ty = n.subagent_type.as_deref().unwrap_or("unknown");
-                *self.subagent_types.entry(ty.to_string()).or_default() += 1;
+                *self.subagent_types.entry_or_default(ty) += 1;
             } else {
                 let ty = n
                     .task_type
                     .as_deref()
                     .or(n.tool_name.as_deref())
                     .unwrap_or("unknown");
-                *self.task_types.entry(ty.to_string()).or_default() += 1;
+                *self.task_types.entry_or_default(ty) += 1;
             }
             stack.extend(&n.children);
-        }
-        self.api_retries += r.api_retries.count;
-        for w in &r.warnings {
-            let e = self.warnings.entry(w.code).or_default();
-            e.count += 1;
-            if e.first.is_none() {
-                e.first = Some((input, w.line));
-            }
         }
     }
 
@@ -242,8 +592,8 @@ impl RunTotals {
     fn add_cost_sources(&mut self, r: &RunSummary) {
         let c = &r.cost;
         let mut add = |s: CostSource, v: Option<f64>| {
-            if let Some(v) = v {
-                self.cost_by_source.entry(s).or_default().add(v);
+            if let Some(v) = v.filter(|v| v.is_finite()) {
+                self.cost_by_source.entry_or_default(&s).add(v);
             }
         };
         match c.source() {
@@ -255,31 +605,30 @@ impl RunTotals {
         }
     }
 
-    /// Add one model-and-role row of a run to a group of that model: the
-    /// run counts once, with the row's tokens and cost; run-level counts
-    /// (tools, subagents, retries, warnings) only with `counts`.
-    pub fn add_role(&mut self, r: &RunSummary, row: usize, input: usize, counts: bool) {
-        let Some(rr) = r.usage.by_role.get(row) else {
-            return;
-        };
+    /// Add one model-and-role share of a run ([`shares`]) to a group of
+    /// that model: the run counts once, with the share's tokens and cost;
+    /// run-level counts (tools, subagents, retries, warnings) only with
+    /// `counts`.
+    pub fn add_role(&mut self, r: &RunSummary, share: &Share<'_>, input: usize, counts: bool) {
+        let mut saturated = false;
         if counts {
-            // The row's cost, not the run's.
-            self.counts(r, input, false);
+            // The share's cost, not the run's.
+            saturated = self.counts(r, input, false);
         } else {
             self.runs += 1;
             if let Some(i) = Verdict::ALL.iter().position(|v| *v == r.verdict) {
                 self.verdicts[i] += 1;
             }
         }
-        if let Some(c) = rr.cost_usd {
-            self.cost.add(c);
+        if let Some(c) = share.cost_usd {
+            if c.is_finite() {
+                self.cost.add(c);
+            } else if counts {
+                self.costs_not_summed += 1;
+            }
         }
-        let t = self.by_role.entry((rr.model.clone(), rr.role)).or_default();
-        t.runs += 1;
-        t.tokens.add(&rr.tokens);
-        if let Some(c) = rr.cost_usd {
-            t.cost.add(c);
-        }
+        saturated |= self.role_slot(share.model, share.role).add_share(share);
+        self.saturated_run(r, input, saturated);
     }
 
     /// Add other totals (inputs of `o` numbered from `input_base`).
@@ -291,39 +640,43 @@ impl RunTotals {
         self.cost.merge(&o.cost);
         self.costs_not_summed += o.costs_not_summed;
         for (k, v) in &o.cost_by_source {
-            self.cost_by_source.entry(*k).or_default().merge(v);
+            self.cost_by_source.entry_or_default(k).merge(v);
         }
-        self.main.add(&o.main);
+        let mut saturated = add_counts(&mut self.main, &o.main);
         self.main_messages += o.main_messages;
         self.main_lower_bound_runs += o.main_lower_bound_runs;
-        self.main_calls.add(&o.main_calls);
-        self.subagents.add(&o.subagents);
+        saturated |= add_counts(&mut self.main_calls, &o.main_calls);
+        saturated |= add_counts(&mut self.subagents, &o.subagents);
         self.subagent_messages += o.subagent_messages;
         self.subagents_lower_bound_runs += o.subagents_lower_bound_runs;
-        self.subagent_calls.add(&o.subagent_calls);
-        for (k, v) in &o.by_role {
-            self.by_role.entry(k.clone()).or_default().merge(v);
+        saturated |= add_counts(&mut self.subagent_calls, &o.subagent_calls);
+        saturated |= add_counts(&mut self.auxiliary, &o.auxiliary);
+        for ((m, r), v) in &o.by_role {
+            saturated |= self.role_slot(m, *r).merge(v);
         }
         for (k, v) in &o.tools {
-            let t = self.tools.entry(k.clone()).or_default();
+            let t = self.tools.entry_or_default(k.as_str());
             t.calls += v.calls;
             t.errors += v.errors;
             t.rejections += v.rejections;
         }
         self.subagent_count += o.subagent_count;
         for (k, n) in &o.subagent_types {
-            *self.subagent_types.entry(k.clone()).or_default() += n;
+            *self.subagent_types.entry_or_default(k.as_str()) += n;
         }
         for (k, n) in &o.task_types {
-            *self.task_types.entry(k.clone()).or_default() += n;
+            *self.task_types.entry_or_default(k.as_str()) += n;
         }
         self.api_retries += o.api_retries;
+        // Saturated here, or before: said once.
+        let before = o.warnings.contains_key(&WARN_SUM_SATURATED);
         for (k, w) in &o.warnings {
-            let e = self.warnings.entry(k).or_default();
-            e.count += w.count;
-            if e.first.is_none() {
-                e.first = w.first.map(|(i, l)| (i + input_base, l));
-            }
+            self.warnings
+                .entry_or_default(k)
+                .note(w.count, w.first.map(|(i, l)| (i + input_base, l)));
+        }
+        if saturated && !before {
+            self.saturated(input_base, None);
         }
     }
 
@@ -335,9 +688,14 @@ impl RunTotals {
             .map_or(0, |i| self.verdicts[i])
     }
 
-    /// Runs whose verdict is not success.
+    /// Runs whose verdict is not a healthy one ([`Verdict::is_ok`]).
     pub fn failed(&self) -> u64 {
-        self.runs - self.count(Verdict::Success)
+        let ok: u64 = Verdict::ALL
+            .iter()
+            .filter(|v| v.is_ok())
+            .map(|v| self.count(*v))
+            .sum();
+        self.runs - ok
     }
 
     /// `{verdict: count}` for every verdict, in [`Verdict::ALL`] order.
@@ -351,7 +709,8 @@ impl RunTotals {
         )
     }
 
-    /// Tokens over every model and role (`modelUsage` where runs have it).
+    /// Tokens over every model and role: the runs' best figures, so
+    /// [`main`](RunTotals::main) plus [`subagents`](RunTotals::subagents).
     pub fn all_models(&self) -> TokenCounts {
         let mut t = TokenCounts::default();
         for r in self.by_role.values() {
@@ -379,19 +738,19 @@ impl RunTotals {
     }
 
     /// The figures per model, its roles added up.
-    pub fn per_model(&self) -> BTreeMap<&str, RoleTotals> {
-        let mut out: BTreeMap<&str, RoleTotals> = BTreeMap::new();
+    pub fn per_model(&self) -> SmallMap<&str, RoleTotals> {
+        let mut out: SmallMap<&str, RoleTotals> = SmallMap::new();
         for ((m, _), t) in &self.by_role {
-            out.entry(m).or_default().merge(t);
+            out.entry_or_default(&m.as_str()).merge(t);
         }
         out
     }
 
-    /// `{model: {"runs", counts, "cost_usd", "roles": {role: {...}}}}`: the
-    /// figures per model, and per role within it.
+    /// `{model: {"runs", counts, "token_sources", "cost_usd", "roles":
+    /// {role: {...}}}}`: the figures per model, and per role within it.
     pub fn by_model_json(&self) -> J {
         let mut models: Map<String, J> = Map::new();
-        for (m, total) in self.per_model() {
+        for (m, total) in &self.per_model() {
             let mut e = match total.to_json() {
                 J::Object(e) => e,
                 _ => Map::new(),
@@ -409,11 +768,12 @@ impl RunTotals {
     }
 
     /// `{"runs", "verdicts": {class: count} (every class), "total_cost_usd",
-    /// "costs_not_summed", "usage": {"main", "subagents", "all_models"},
-    /// "cost_by_role", "cost_by_source", "by_model": {model: {"runs", counts, "cost_usd",
-    /// "roles": {role: {...}}}}, "tools", "subagents", "api_retries",
-    /// "warnings": {code: {"count", "first": {"input", "line"}}}}`, in that
-    /// order (see `docs/accounting.md`).
+    /// "costs_not_summed", "usage": {"main", "subagents", "auxiliary",
+    /// "all_models"}, "cost_by_role", "cost_by_source", "by_model": {model:
+    /// {"runs", counts, "token_sources", "cost_usd", "roles": {role:
+    /// {...}}}}, "tools", "subagents", "api_retries", "warnings": {code:
+    /// {"count", "first": {"input", "line"}}}}`, in that order (see
+    /// `docs/accounting.md`).
     pub fn to_json(&self) -> J {
         let mut o = Map::new();
         o.insert("runs".into(), json!(self.runs));
@@ -435,6 +795,7 @@ impl RunTotals {
             json!({
                 "main": agent(&self.main, self.main_messages, self.main_lower_bound_runs, &self.main_calls),
                 "subagents": agent(&self.subagents, self.subagent_messages, self.subagents_lower_bound_runs, &self.subagent_calls),
+                "auxiliary": tokens_json(&self.auxiliary),
                 "all_models": tokens_json(&self.all_models()),
             }),
         );
@@ -452,7 +813,7 @@ impl RunTotals {
             let v = self
                 .cost_by_source
                 .get(&source)
-                .copied()
+                .cloned()
                 .unwrap_or_default();
             by_source.insert(source.as_str().into(), v.value().to_json());
         }
@@ -471,9 +832,12 @@ impl RunTotals {
         o.insert("tools".into(), J::Object(tools));
         o.insert(
             "subagents".into(),
-            json!({"count": self.subagent_count, "by_type": self.subagent_types}),
+            json!({"count": self.subagent_count, "by_type": counts_json(&self.subagent_types)}),
         );
-        o.insert("tasks".into(), json!({"by_type": self.task_types}));
+        o.insert(
+            "tasks".into(),
+            json!({"by_type": counts_json(&self.task_types)}),
+        );
         o.insert("api_retries".into(), json!(self.api_retries));
         let warnings: Map<String, J> = self
             .warnings

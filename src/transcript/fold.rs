@@ -84,13 +84,15 @@ impl TranscriptFile {
     /// assert_eq!((f.project.as_deref(), f.session.as_deref(), f.agent), (Some("-w-app"), Some("9f3e"), None));
     /// ```
     pub fn from_path(path: &Path) -> TranscriptFile {
-        let name = |p: Option<&Path>| {
-            p.and_then(|p| p.file_name())
-                .map(|s| s.to_string_lossy().into_owned())
+        // Names that are not UTF-8 as `cctape stats` names its inputs:
+        // their bytes escaped, so that two are never merged.
+        let text = |s: &std::ffi::OsStr| {
+            crate::inputs::name_text(&crate::inputs::os_bytes(s)).into_owned()
         };
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let name = |p: Option<&Path>| p.and_then(|p| p.file_name()).map(text);
+        let stem = path.file_stem().map(text);
         let parent = path.parent();
-        let file = Some(path.display().to_string());
+        let file = Some(text(path.as_os_str()));
         if name(parent).as_deref() == Some("subagents") {
             let session_dir = parent.and_then(Path::parent);
             return TranscriptFile {
@@ -157,6 +159,8 @@ struct Request {
     /// A copy relayed to the parent's transcript (`agent_progress`), not the
     /// subagent's own record.
     relayed: bool,
+    /// Its record.
+    at: At,
 }
 
 impl Request {
@@ -235,6 +239,9 @@ enum End {
     ApiError,
     /// The user interrupted the turn.
     Interrupted,
+    /// A prompt, a tool result or a tool call the turn has not answered
+    /// yet.
+    Awaiting,
 }
 
 impl Default for Facts {
@@ -284,9 +291,10 @@ impl Facts {
         self.last_ms = Some(self.last_ms.map_or(ms, |l| l.max(ms)));
     }
 
-    /// A main-chain turn event at (time, order): kept when it is the latest.
+    /// A main-chain turn event at (time, order): kept when it is the latest
+    /// (a later one of the same record replaces an earlier one).
     fn ended(&mut self, at: (i64, u64), how: End) {
-        if self.ending.is_none_or(|(t, o, _)| at > (t, o)) {
+        if self.ending.is_none_or(|(t, o, _)| at >= (t, o)) {
             self.ending = Some((at.0, at.1, how));
         }
     }
@@ -569,11 +577,16 @@ struct Top<'s> {
     cost_usd: Option<RawValue<'s>>,
     api_error: Option<RawValue<'s>>,
     parent_tool_use_id: Option<RawStr<'s>>,
+    /// `isMeta`: a record the CLI adds for itself (a local command's
+    /// caveat), no prompt.
+    meta: Option<bool>,
+    /// `isCompactSummary`: the summary a compaction leaves, no prompt.
+    compact_summary: Option<bool>,
 }
 
 impl Top<'_> {
     /// The keys read, for keys written with escapes.
-    const KEYS: [&'static str; 11] = [
+    const KEYS: [&'static str; 13] = [
         "sessionId",
         "timestamp",
         "agentId",
@@ -585,6 +598,8 @@ impl Top<'_> {
         "costUSD",
         "isApiErrorMessage",
         "parentToolUseID",
+        "isMeta",
+        "isCompactSummary",
     ];
 }
 
@@ -1179,6 +1194,15 @@ fn tool_calls_of<'s>(
         })
 }
 
+/// True when a user record is a prompt the model answers: text the user (or
+/// a harness) sent, not a local command's records (`<command-name>`,
+/// `<local-command-stdout>`, `<bash-input>`, ...), which no reply follows.
+fn is_prompt(u: &super::UserRecord<'_>) -> bool {
+    let Some(text) = u.text() else { return false };
+    let t = text.raw();
+    !(t.starts_with(b"<command-") || t.starts_with(b"<local-command-") || t.starts_with(b"<bash-"))
+}
+
 /// The first message's `content` (what [`super::UserRecord::content`] and
 /// [`super::AssistantRecord::content`] read), `message` its bytes: found by a
 /// plain walk of the members before it (the CLI writes `role`, `model`,
@@ -1432,6 +1456,8 @@ impl TranscriptFold {
                 4 if key == b"data" => top.data = Some(v),
                 17 if key == b"isApiErrorMessage" => top.api_error = Some(v),
                 15 if key == b"parentToolUseID" => top.parent_tool_use_id = v.as_raw_str(),
+                6 if key == b"isMeta" => top.meta = v.as_bool(),
+                16 if key == b"isCompactSummary" => top.compact_summary = v.as_bool(),
                 _ => {}
             }
         }
@@ -1502,7 +1528,11 @@ impl TranscriptFold {
                 if let Some(usage) = msg.usage {
                     let request = top.request_id;
                     let cost = top.cost_usd.and_then(|v| v.as_f64());
-                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost);
+                    let at = At {
+                        file: file_id,
+                        line,
+                    };
+                    let req = self.request(sid, agent, msg.model, usage, ms, sidechain, cost, at);
                     self.count(msg.id, request, req);
                 }
                 // Tool calls: only records that hold the bytes are walked.
@@ -1527,6 +1557,10 @@ impl TranscriptFold {
                             subagent_type = get("subagent_type");
                             description = get("description");
                         }
+                        if !sidechain && !api_error {
+                            // The turn waits for the tool's result.
+                            self.facts[sid as usize].ended(at, End::Awaiting);
+                        }
                         let name = self.strings.id_raw(name, &mut self.buf);
                         let call = ToolUse {
                             session: sid,
@@ -1549,28 +1583,48 @@ impl TranscriptFold {
                 }
             }
             RecordView::User(u) => {
+                let at = (ms.unwrap_or(i64::MIN), order);
                 // Most user records are neither: look for the bytes first.
-                if INTERRUPTED.find(raw).is_some() && u.is_interrupt() {
+                let interrupt = INTERRUPTED.find(raw).is_some() && u.is_interrupt();
+                let holds_results = TOOL_RESULT.find(raw).is_some();
+                if interrupt {
                     f.interrupted_turns += 1;
                     if !sidechain {
-                        f.ended((ms.unwrap_or(i64::MIN), order), End::Interrupted);
+                        f.ended(at, End::Interrupted);
                     }
+                }
+                // A main-chain prompt waits for a reply (a local command's
+                // records, the CLI's own meta records and a compaction's
+                // summary do not).
+                if !sidechain
+                    && !interrupt
+                    && top.meta != Some(true)
+                    && top.compact_summary != Some(true)
+                    && !holds_results
+                    && is_prompt(&u)
+                {
+                    f.ended(at, End::Awaiting);
                 }
                 // Tool results: only records that hold the bytes are walked;
                 // without an `"is_error": true` in the record, a block's
                 // walk stops at its id, before its content (most of the
                 // record's bytes).
-                if TOOL_RESULT.find(raw).is_some() {
-                    let at = At {
+                if holds_results {
+                    let place = At {
                         file: file_id,
                         line,
                     };
                     if key_true_in(raw, &IS_ERROR) {
                         for (id, error) in u.tool_results() {
-                            self.facts[sid as usize].tool_errors += u64::from(error);
+                            let f = &mut self.facts[sid as usize];
+                            f.tool_errors += u64::from(error);
+                            if !sidechain && !interrupt {
+                                // Answered: the turn waits for the reply.
+                                f.ended(at, End::Awaiting);
+                            }
                             if let Some(id) = id {
                                 let result = ToolResult {
-                                    at,
+                                    at: place,
                                     millis: ms,
                                     error,
                                 };
@@ -1592,8 +1646,11 @@ impl TranscriptFold {
                                 }
                             }
                             if let (Some(true), Some(id)) = (ty, id) {
+                                if !sidechain && !interrupt {
+                                    self.facts[sid as usize].ended(at, End::Awaiting);
+                                }
                                 let result = ToolResult {
-                                    at,
+                                    at: place,
                                     millis: ms,
                                     error: false,
                                 };
@@ -1675,7 +1732,19 @@ impl TranscriptFold {
                             .or(ms);
                         let req = Request {
                             relayed: true,
-                            ..self.request(sid, agent, msg.model, usage, millis, true, None)
+                            ..self.request(
+                                sid,
+                                agent,
+                                msg.model,
+                                usage,
+                                millis,
+                                true,
+                                None,
+                                At {
+                                    file: file_id,
+                                    line,
+                                },
+                            )
                         };
                         self.count(msg.id, request, req);
                     }
@@ -1709,6 +1778,7 @@ impl TranscriptFold {
         millis: Option<i64>,
         sidechain: bool,
         cost_usd: Option<f64>,
+        at: At,
     ) -> Request {
         let model = match model {
             Some(m) => self.last_model.id(m, &mut self.strings, &mut self.buf),
@@ -1724,6 +1794,7 @@ impl TranscriptFold {
             sidechain,
             cost_usd,
             relayed: false,
+            at,
         }
     }
 
@@ -2070,8 +2141,11 @@ impl TranscriptFold {
             if !priced {
                 *unpriced.entry(model.to_owned()).or_default() += 1;
             }
-            let add = |t: &mut Totals| t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced);
             let s = &mut by_session[r.session as usize];
+            let mut saturated = false;
+            let mut add = |t: &mut Totals| {
+                saturated |= t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced)
+            };
             add(&mut s.totals);
             add(s.models.entry(model).or_default());
             let role = if r.sidechain {
@@ -2088,6 +2162,10 @@ impl TranscriptFold {
             }
             if r.agent != NONE {
                 add(s.agents.entry(r.agent).or_default());
+                if let Some(ms) = r.millis {
+                    let first = s.agent_first.entry(r.agent).or_insert(ms);
+                    *first = (*first).min(ms);
+                }
             }
             match day {
                 Some(day) => {
@@ -2101,6 +2179,17 @@ impl TranscriptFold {
                 }
             }
             add(&mut total);
+            // The first request whose tokens saturated a sum, or whose cost
+            // no f64 holds (a price of 1e308), in the session's order.
+            let at = |a: At| (name(a.file).unwrap_or_default(), a.line);
+            if saturated && s.saturated_at.is_none() {
+                s.saturated_at = Some(at(r.at));
+            }
+            if (cost.is_some_and(|c| !c.is_finite()) || !s.totals.cost_usd.is_finite())
+                && s.cost_beyond_f64_at.is_none()
+            {
+                s.cost_beyond_f64_at = Some(at(r.at));
+            }
         }
         let models = |m: BTreeMap<&str, Totals>| {
             m.into_iter()
@@ -2128,6 +2217,9 @@ impl TranscriptFold {
                 block_tools,
                 agent_tools,
                 mut calls,
+                agent_first,
+                saturated_at,
+                cost_beyond_f64_at,
             } = per;
             let tool = |(name, (calls, errors)): (&str, (u64, u64))| ToolCount {
                 name: name.to_owned(),
@@ -2189,6 +2281,7 @@ impl TranscriptFold {
                         records: a.records,
                         tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
                         totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                        first_request_ms: agent_first.get(&a.agent).copied(),
                     }
                 })
                 .collect();
@@ -2201,6 +2294,7 @@ impl TranscriptFold {
                 },
                 End::ApiError => SessionEnd::ApiError,
                 End::Interrupted => SessionEnd::Interrupted,
+                End::Awaiting => SessionEnd::AwaitingReply,
             });
             out_sessions.push(SessionSummary {
                 session_id: id.to_string(),
@@ -2234,6 +2328,8 @@ impl TranscriptFold {
                     summary: name(f.summary),
                     agents,
                     ending,
+                    sum_saturated_at: saturated_at,
+                    cost_beyond_f64_at,
                 },
             });
         }
@@ -2296,6 +2392,12 @@ struct PerSession<'a> {
     day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
     calls: Vec<SessionToolCall>,
+    /// Each subagent's first dated request (ms).
+    agent_first: BTreeMap<u32, i64>,
+    /// Where a token sum first saturated, and where the cost first went
+    /// beyond f64 (file, line).
+    saturated_at: Option<(String, u64)>,
+    cost_beyond_f64_at: Option<(String, u64)>,
 }
 
 /// Tokens, requests and cost added up.
@@ -2330,12 +2432,27 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add_request(&mut self, u: &RequestTokens, cost: Option<f64>, stated: bool, priced: bool) {
-        self.input += u.input;
-        self.output += u.output;
-        self.cache_read += u.cache_read;
-        self.cache_write_5m += u.cache_write_5m;
-        self.cache_write_1h += u.cache_write_1h;
+    /// Add one request; true when a count saturated (sums stop at
+    /// `u64::MAX`, as every token sum does: see
+    /// [`WARN_SUM_SATURATED`](crate::run::WARN_SUM_SATURATED)).
+    fn add_request(
+        &mut self,
+        u: &RequestTokens,
+        cost: Option<f64>,
+        stated: bool,
+        priced: bool,
+    ) -> bool {
+        let mut saturated = false;
+        for (a, b) in [
+            (&mut self.input, u.input),
+            (&mut self.output, u.output),
+            (&mut self.cache_read, u.cache_read),
+            (&mut self.cache_write_5m, u.cache_write_5m),
+            (&mut self.cache_write_1h, u.cache_write_1h),
+        ] {
+            saturated |= a.checked_add(b).is_none();
+            *a = a.saturating_add(b);
+        }
         self.requests += 1;
         let c = cost.unwrap_or(0.0);
         self.cost_usd += c;
@@ -2349,16 +2466,20 @@ impl Totals {
         if !priced {
             self.unpriced_requests += 1;
         }
+        saturated
     }
 
-    /// Cache writes of both lifetimes.
+    /// Cache writes of both lifetimes (saturating).
     pub fn cache_write(&self) -> u64 {
-        self.cache_write_5m + self.cache_write_1h
+        self.cache_write_5m.saturating_add(self.cache_write_1h)
     }
 
     /// Every token: input, output, cache reads and writes.
     pub fn total_tokens(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write()
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write())
     }
 }
 
@@ -2472,6 +2593,9 @@ pub enum SessionEnd {
     ApiError,
     /// The user interrupted the turn (`[Request interrupted by user...]`).
     Interrupted,
+    /// The last turn waits for an answer that never came: a prompt or a
+    /// tool result no reply followed, or a tool call no result followed.
+    AwaitingReply,
 }
 
 /// A model's share of a session or a day.
@@ -2504,6 +2628,9 @@ pub struct AgentSummary {
     pub tool_calls: u64,
     /// Its requests.
     pub totals: Totals,
+    /// The time of its first dated request (ms since the epoch): the day
+    /// and billing block it counts in (`stats --by day`).
+    pub first_request_ms: Option<i64>,
 }
 
 /// What a session's records say beyond usage: what a verdict can know.
@@ -2540,23 +2667,35 @@ pub struct SessionFacts {
     /// How the main chain's last turn ended; `None` when it has no reply,
     /// API error or interrupt.
     pub ending: Option<SessionEnd>,
+    /// The first request (file, line) whose tokens took a sum past
+    /// `u64::MAX` (the sum stays there).
+    pub sum_saturated_at: Option<(String, u64)>,
+    /// The first request (file, line) whose cost, or the session's cost
+    /// with it, no `f64` holds (a price of 1e308): not summed.
+    pub cost_beyond_f64_at: Option<(String, u64)>,
 }
 
 impl SessionFacts {
     /// What a transcript can say of how the session went (it has no
-    /// result): [`Verdict::Error`] when its last turn ended in an API error
-    /// or a reply cut short (`max_tokens`, `refusal`),
-    /// [`Verdict::Interrupted`] when the user interrupted it,
-    /// [`Verdict::NoResult`] when the main chain has no reply at all, and
-    /// [`Verdict::Success`] otherwise (the last turn got its reply).
+    /// result), from how its main chain's last turn ended:
+    ///
+    /// | the last turn | verdict |
+    /// |---|---|
+    /// | a reply (the session ended there) | [`Verdict::Ended`] |
+    /// | a reply cut short (`max_tokens`, `refusal`) | [`Verdict::Error`] |
+    /// | an API error | [`Verdict::ApiError`] |
+    /// | the user interrupted it | [`Verdict::Interrupted`] |
+    /// | a prompt, tool call or tool result nothing answered | [`Verdict::CutOff`] |
+    /// | none (no main-chain turn: a subagent file alone) | [`Verdict::NoResult`] |
     pub fn verdict(&self) -> Verdict {
         match &self.ending {
             None => Verdict::NoResult,
-            Some(SessionEnd::ApiError) => Verdict::Error,
+            Some(SessionEnd::ApiError) => Verdict::ApiError,
             Some(SessionEnd::Interrupted) => Verdict::Interrupted,
+            Some(SessionEnd::AwaitingReply) => Verdict::CutOff,
             Some(SessionEnd::Reply { stop_reason }) => match stop_reason.as_deref() {
                 Some("max_tokens" | "refusal") => Verdict::Error,
-                _ => Verdict::Success,
+                _ => Verdict::Ended,
             },
         }
     }

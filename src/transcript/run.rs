@@ -21,7 +21,7 @@ use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
     AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolTally,
-    WARN_UNPRICED_MODEL, Warning,
+    VerdictSource, WARN_UNPRICED_MODEL, Warning,
 };
 use crate::time::{BlockStart, Day};
 
@@ -58,11 +58,12 @@ fn agent(t: &Totals) -> AgentUsage {
 }
 
 fn add_totals(a: &mut Totals, b: &Totals) {
-    a.input += b.input;
-    a.output += b.output;
-    a.cache_read += b.cache_read;
-    a.cache_write_5m += b.cache_write_5m;
-    a.cache_write_1h += b.cache_write_1h;
+    // Saturating, as every token sum (crate::run::WARN_SUM_SATURATED).
+    a.input = a.input.saturating_add(b.input);
+    a.output = a.output.saturating_add(b.output);
+    a.cache_read = a.cache_read.saturating_add(b.cache_read);
+    a.cache_write_5m = a.cache_write_5m.saturating_add(b.cache_write_5m);
+    a.cache_write_1h = a.cache_write_1h.saturating_add(b.cache_write_1h);
     a.requests += b.requests;
     a.cost_usd += b.cost_usd;
     a.cost_from_records_usd += b.cost_from_records_usd;
@@ -89,7 +90,7 @@ impl SessionSummary {
     /// fold.read_slice(&mut Scanner::new(), input, &TranscriptFile::default(), |e| panic!("{e}"));
     /// let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     /// let run = report.sessions[0].to_run();
-    /// assert_eq!(run.verdict, Verdict::Success);
+    /// assert_eq!(run.verdict, Verdict::Ended);
     /// assert_eq!(run.usage.main.tokens.output_tokens, 40);
     /// assert_eq!(run.usage.main.source, TokenSource::TranscriptRequests);
     /// assert_eq!(run.cost.source(), CostSource::PriceTable);
@@ -119,6 +120,28 @@ impl SessionSummary {
                 ..SubagentNode::default()
             })
             .collect();
+        // Sums that saturated, a cost beyond f64: as a stream's are said.
+        let f = &self.facts;
+        for (code, at, what) in [
+            (
+                crate::run::WARN_SUM_SATURATED,
+                &f.sum_saturated_at,
+                "a token count took a sum past u64::MAX: kept at u64::MAX",
+            ),
+            (
+                crate::run::WARN_UNUSUAL_NUMBER,
+                &f.cost_beyond_f64_at,
+                "the cost is beyond f64 (a price or a sum too large): not summed",
+            ),
+        ] {
+            if let Some((file, line)) = at {
+                r.warnings.push(Warning {
+                    code,
+                    message: format!("{file}: {what}"),
+                    line: Some(*line),
+                });
+            }
+        }
         r
     }
 
@@ -165,6 +188,7 @@ impl SessionSummary {
         r.session_id = Some(self.session_id.clone());
         r.verdict = self.facts.verdict();
         r.stream_verdict = r.verdict;
+        r.verdict_source = VerdictSource::Transcript;
         r.claude_code_version = self.facts.versions.first().cloned();
         r.started_at = self
             .facts

@@ -37,7 +37,15 @@ view! {
     error: "error" => opt &'d str,
     /// true when claude-code made this message up (`message.model` is
     /// `"<synthetic>"`) (`?`).
-    is_api_error_message: "is_api_error_message" => opt bool;
+    is_api_error_message: "is_api_error_message" => opt bool,
+    /// the API's own error code on a synthetic error message (e.g.
+    /// `"credits_required"`; public record past the reference).
+    [extra] api_error_code: "api_error_code" => opt &'d str,
+    /// a headless `/usage` report (Agent SDK 0.3.273+): session totals and
+    /// the plan's usage rows as the server sends them. It is no model
+    /// call's usage: the run's figures never read it (`message.usage` is
+    /// the call's), so it is not counted twice. Kept raw.
+    [extra] usage_report: "usage_report" => opt Value<'d>;
     calls [block]
 }
 
@@ -110,8 +118,17 @@ pub enum Block<'d> {
     Thinking(ThinkingBlock<'d>),
     /// `tool_use`.
     ToolUse(ToolUseBlock<'d>),
-    /// `tool_result` (user events).
+    /// `tool_result` (user events; some backends write one in the
+    /// assistant's content for a server tool, as z.ai's `webReader` does).
     ToolResult(ToolResultBlock<'d>),
+    /// `server_tool_use` or `mcp_tool_use`: a tool the API runs itself
+    /// (web search, web fetch, code execution, an MCP connector's tool),
+    /// inside the assistant's content (Messages API; not in the reference).
+    ServerToolUse(ServerToolUseBlock<'d>),
+    /// A server tool's result, in the same assistant content:
+    /// `web_search_tool_result`, `web_fetch_tool_result`,
+    /// `code_execution_tool_result`, `mcp_tool_result`, any `*_tool_result`.
+    ServerToolResult(ServerToolResultBlock<'d>),
     /// A block type the reference does not define (`image`,
     /// `redacted_thinking`, ...): its `type` and raw value.
     Other(OtherBlock<'d>),
@@ -127,6 +144,10 @@ impl<'d> FromValue<'d> for Block<'d> {
             Some("thinking") => Block::Thinking(ThinkingBlock(v)),
             Some("tool_use") => Block::ToolUse(ToolUseBlock(v)),
             Some("tool_result") => Block::ToolResult(ToolResultBlock::new(v)),
+            Some("server_tool_use" | "mcp_tool_use") => Block::ServerToolUse(ServerToolUseBlock(v)),
+            Some(t) if t.ends_with("_tool_result") => {
+                Block::ServerToolResult(ServerToolResultBlock(v))
+            }
             _ => Block::Other(OtherBlock(v)),
         })
     }
@@ -137,6 +158,8 @@ view_enum!(Block {
     Thinking,
     ToolUse,
     ToolResult,
+    ServerToolUse,
+    ServerToolResult,
     Other
 });
 
@@ -190,6 +213,54 @@ impl<'d> ToolUseBlock<'d> {
     /// `input` as a [`ToolInput`] view, when it is an object.
     pub fn tool_input(&self) -> Option<ToolInput<'d>> {
         ToolInput::from_value(self.0.get("input")?)
+    }
+}
+
+view! {
+    /// A `server_tool_use` (or `mcp_tool_use`) block: a call the API runs
+    /// itself. Its result is a `*_tool_result` block of the same message
+    /// whose `tool_use_id` is `id` (no user event answers it).
+    struct ServerToolUseBlock = "ServerToolUseBlock", open = false;
+    /// `"server_tool_use"`, `"mcp_tool_use"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `srvtoolu_...` (z.ai: `call_...`).
+    [extra] id: "id" => opt &'d str,
+    /// the tool: `"web_search"`, `"web_fetch"`, `"code_execution"`, z.ai's
+    /// `"webReader"`, an MCP tool's name.
+    [extra] name: "name" => opt &'d str,
+    /// the arguments (an assistant event may carry `{}` where the stream's
+    /// `content_block_start` held them).
+    [extra] input: "input" => opt Value<'d>,
+    /// `mcp_tool_use`: the MCP server.
+    [extra] server_name: "server_name" => opt &'d str,
+    /// who made the call.
+    [extra] caller: "caller" => opt Caller<'d>,
+}
+
+view! {
+    /// A server tool's result block (`web_search_tool_result`,
+    /// `web_fetch_tool_result`, `code_execution_tool_result`,
+    /// `mcp_tool_result`, ...).
+    struct ServerToolResultBlock = "ServerToolResultBlock", open = false;
+    /// `"web_search_tool_result"`, ...
+    [extra] type_: "type" => opt &'d str,
+    /// the `server_tool_use` it answers.
+    [extra] tool_use_id: "tool_use_id" => opt &'d str,
+    /// the result, shaped by the tool: an array of results, an object, or
+    /// on failure an object of `type` `*_tool_result_error` with an
+    /// `error_code` (see [`ServerToolResultBlock::error_code`]).
+    [extra] content: "content" => opt Value<'d>,
+    /// `mcp_tool_result`: the tool failed.
+    [extra] is_error: "is_error" => opt bool;
+    calls [error_code]
+}
+
+impl<'d> ServerToolResultBlock<'d> {
+    /// The error's `error_code` when the tool failed (`content` of `type`
+    /// `*_tool_result_error`: `"max_uses_exceeded"`, `"unavailable"`,
+    /// `"url_not_accessible"`, ...).
+    pub fn error_code(&self) -> Option<&'d str> {
+        self.content()?.get("error_code")?.as_str()
     }
 }
 

@@ -58,8 +58,28 @@ view! {
     result_index: "result_index" => opt u64,
     /// set on rounds a background task started (`?`).
     origin: "origin" => opt Origin<'d>,
-    /// turns waiting in the queue (observed 0).
+    /// turns waiting in the queue (observed 0): user sends still queued
+    /// when the result was written; above 0, another turn follows without
+    /// further input (claude-codes 2.1.259+ documents it so).
     queued_turn_count: "queued_turn_count" => opt u64,
+    /// the user message this result answers (2.1.259+; the public record
+    /// past the reference).
+    [extra] user_message_uuid: "user_message_uuid" => opt &'d str,
+    /// every user message the turn consumed, in order (2.1.259+).
+    [extra] user_message_uuids: "user_message_uuids" => arr &'d str,
+    /// why Claude Code refused to start (2.1.274+: `cwd_unavailable`,
+    /// `worktree_unverified`, `org_pin_mismatch`, ...; an open set): such
+    /// a result's verdict is `startup_failure`.
+    [extra] startup_failure_reason: "startup_failure_reason" => opt &'d str,
+    /// set by a self-hosted runner on the result it writes when the session
+    /// process failed to start or exited abnormally (2.1.266+).
+    [extra] runner_exit: "runner_exit" => opt RunnerExit<'d>,
+    /// the API's own error code, beside `api_error_status` (e.g.
+    /// `"credits_required"`).
+    [extra] api_error_code: "api_error_code" => opt &'d str,
+    /// why the turn was resumed, when it was (a result some host binds to
+    /// one submitted prompt treats it as not that prompt's).
+    [extra] resume_reason: "resume_reason" => opt &'d str,
     /// `"off"` (`?`).
     fast_mode_state: "fast_mode_state" => opt &'d str,
     /// `"sdk_opt_in_required"` (`?`).
@@ -109,6 +129,18 @@ impl ResultView<'_> {
             .or_else(|| self.cost_usd())
             .or_else(|| self.total_cost())
     }
+}
+
+view! {
+    /// `result.runner_exit` (2.1.266+): how a self-hosted runner's session
+    /// process ended.
+    struct RunnerExit = "RunnerExit", open = false;
+    /// `"setup"` (while starting) or `"run"`; an open set.
+    [extra] phase: "phase" => opt &'d str,
+    /// the process's exit code (null when a signal ended it).
+    [extra] exit_code: "exit_code" => null i64,
+    /// the signal that ended it (null when it exited with a code).
+    [extra] signal: "signal" => null &'d str,
 }
 
 view! {

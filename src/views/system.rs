@@ -1,6 +1,10 @@
 //! Views of the `system` events: init, status, summaries, thinking tokens,
-//! retries, permission denials, hooks, background and subagent tasks, and
-//! the `compact_boundary` and `notification` subtypes real streams carry.
+//! retries, permission denials, hooks, background and subagent tasks, the
+//! `compact_boundary`, `notification` and `vcs_state_changed` subtypes real
+//! streams carry, and the subtypes the public record adds through 2.1.331
+//! (`dev_intent`, `turn_preempted`, `peer_message_hold`,
+//! `cloud_session_delta`, `per_turn_effort_changed`: `corpus/README.md`
+//! says where each shape comes from).
 
 use super::*;
 
@@ -584,4 +588,119 @@ view! {
     [extra] text: "text" => opt &'d str,
     /// e.g. `"immediate"`.
     [extra] priority: "priority" => opt &'d str,
+}
+
+view! {
+    /// `system/vcs_state_changed` (2.1.217+; real streams of 2.1.219 and
+    /// 2.1.220): a shell command the harness saw changed the repository.
+    /// A signal to read the repository again, not a description of it.
+    struct VcsStateChangedView = "system/vcs_state_changed", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"vcs_state_changed"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    [extra] uuid: "uuid" => opt &'d str,
+    /// what changed: `"commit"`, `"push"`, `"merge"`, `"rebase"` (an open
+    /// set: a new kind is a change like the others).
+    [extra] kind: "kind" => opt &'d str,
+    /// the session's working directory (a hint: `git -C` changes another).
+    [extra] cwd: "cwd" => opt &'d str,
+    /// the branch, when given.
+    [extra] branch: "branch" => opt &'d str,
+}
+
+view! {
+    /// `system/dev_intent` (public record past the reference): what kind of
+    /// project a scan took the working directory to be; seen before
+    /// `init`, without a session id.
+    struct DevIntentView = "system/dev_intent", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"dev_intent"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id, when given.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id, when given.
+    [extra] uuid: "uuid" => opt &'d str,
+    /// the project kind, e.g. `"android_app"`.
+    [extra] kind: "kind" => opt &'d str,
+    /// what found it, e.g. `"project_scan"`.
+    [extra] trigger: "trigger" => opt &'d str,
+}
+
+view! {
+    /// `system/turn_preempted` (public record past the reference): a running
+    /// turn gave way to a newer one. No field beyond the envelope is
+    /// documented; any other is reported by `check` and reachable raw.
+    struct TurnPreemptedView = "system/turn_preempted", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"turn_preempted"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    [extra] uuid: "uuid" => opt &'d str,
+}
+
+view! {
+    /// `system/peer_message_hold` (public record past the reference): a
+    /// message from another session (cross-session messaging) was held for
+    /// approval, or dropped when it expired.
+    struct PeerMessageHoldView = "system/peer_message_hold", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"peer_message_hold"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    [extra] uuid: "uuid" => opt &'d str,
+    /// the held message's uuid.
+    [extra] message_uuid: "message_uuid" => opt &'d str,
+    /// the sending session.
+    [extra] from: "from" => opt &'d str,
+    /// the sending session's name.
+    [extra] from_name: "from_name" => opt &'d str,
+    /// `"held"`, `"dropped"`.
+    [extra] state: "state" => opt &'d str,
+    /// why: `"mode-mismatch"`, `"explicit-setting"`.
+    [extra] cause: "cause" => opt &'d str,
+    /// how it came: `"socket"`.
+    [extra] lane: "lane" => opt &'d str,
+    /// on `dropped`: `"discarded"`.
+    [extra] outcome: "outcome" => opt &'d str,
+}
+
+view! {
+    /// `system/cloud_session_delta` (public record past the reference): a
+    /// cloud session's change. No field beyond the envelope is documented.
+    struct CloudSessionDeltaView = "system/cloud_session_delta", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"cloud_session_delta"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    [extra] uuid: "uuid" => opt &'d str,
+}
+
+view! {
+    /// `system/per_turn_effort_changed` (public record past the
+    /// reference): the per-turn effort changed (`init` says
+    /// `per_turn_effort_active`). No field beyond the envelope is
+    /// documented.
+    struct PerTurnEffortChangedView = "system/per_turn_effort_changed", open = false;
+    /// `"system"`.
+    [extra] type_: "type" => opt &'d str,
+    /// `"per_turn_effort_changed"`.
+    [extra] subtype: "subtype" => opt &'d str,
+    /// the session id.
+    [extra] session_id: "session_id" => opt &'d str,
+    /// this line's unique id.
+    [extra] uuid: "uuid" => opt &'d str,
 }

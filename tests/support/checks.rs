@@ -22,7 +22,7 @@
 //! - [`check_scan_line`]: the scanner, on every backend this CPU runs,
 //!   against [`parse_event`] on one line.
 //! - [`check_decompress`]: any bytes behind a compressed format's magic
-//!   (gzip, zstd, xz, bzip2, LZ4) read through [`Source`] to their end, an
+//!   (gzip, zstd, xz, bzip2, LZ4 and its legacy frames) read through [`Source`] to their end, an
 //!   error or a cap, and never past it.
 #![allow(dead_code)]
 
@@ -1851,12 +1851,14 @@ pub fn check_scan_line(data: &[u8]) {
 
 /// The magic bytes [`check_decompress`] puts in front of its input, chosen
 /// by the input's first byte.
-const MAGICS: [&[u8]; 5] = [
+const MAGICS: [&[u8]; 6] = [
     &[0x1f, 0x8b],
     &[0x28, 0xb5, 0x2f, 0xfd],
     b"\xfd7zXZ\x00",
     b"BZh9",
     &[0x04, 0x22, 0x4d, 0x18],
+    // An LZ4 legacy frame (`lz4 -l`).
+    &[0x02, 0x21, 0x4c, 0x18],
 ];
 
 /// Decoded bytes read per input at most: a few bytes of a compressed

@@ -25,10 +25,17 @@
 //! [`ChunkReader`] cuts a stream into owned chunks that end at LF, for
 //! reading one input on several threads without reading any byte twice.
 
+mod compress;
+mod utf16;
+
+pub use compress::Compression;
+use compress::MAGIC_MAX;
+use utf16::{Utf16, decoded_utf16, utf16_order};
+
 use crate::error::{Error, ErrorKind, Position};
 use crate::framing::DEFAULT_MAX_LINE;
 use std::fs::File;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -156,516 +163,6 @@ pub fn open_file(
     }
 }
 
-/// How an input is compressed, told by its first bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Compression {
-    /// Not compressed (or not a format we know).
-    None,
-    /// gzip (`1f 8b`); concatenated members are read as one stream.
-    Gzip,
-    /// zstd (`28 b5 2f fd`, or a skippable frame `5? 2a 4d 18` as `pzstd`
-    /// writes first); concatenated frames are read as one stream.
-    Zstd,
-    /// xz (`fd 37 7a 58 5a 00`); concatenated streams (`xz -T`, `pixz`,
-    /// `cat a.xz b.xz`) are read as one stream, with the zero padding the
-    /// format allows between them.
-    Xz,
-    /// bzip2 (`BZh` and a block size digit); concatenated streams (as
-    /// `pbzip2` writes) are read as one stream.
-    Bzip2,
-    /// LZ4 frames (`04 22 4d 18`, what the `lz4` command writes);
-    /// concatenated frames are read as one stream.
-    Lz4,
-}
-
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0];
-const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
-
-/// Bytes that tell every format apart (xz's magic is the longest).
-const MAGIC_MAX: usize = XZ_MAGIC.len();
-
-/// A zstd frame or a skippable frame (magic 0x184D2A50..=0x184D2A5F, little
-/// endian) starts here.
-fn is_zstd_frame(b: &[u8]) -> bool {
-    b.starts_with(&ZSTD_MAGIC)
-        || (b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18])
-}
-
-/// A bzip2 stream starts here: `BZh` and a block size of 1 to 9 (100k
-/// units).
-fn is_bzip2_stream(b: &[u8]) -> bool {
-    b.len() >= 4 && b.starts_with(b"BZh") && (b'1'..=b'9').contains(&b[3])
-}
-
-impl Compression {
-    /// Tell the compression from an input's first bytes (six are enough).
-    ///
-    /// ```
-    /// use cctape::source::Compression;
-    /// assert_eq!(Compression::detect(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
-    /// assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
-    /// // pzstd starts with a skippable frame.
-    /// assert_eq!(Compression::detect(&[0x50, 0x2a, 0x4d, 0x18]), Compression::Zstd);
-    /// assert_eq!(Compression::detect(b"\xfd7zXZ\x00\x00\x04"), Compression::Xz);
-    /// assert_eq!(Compression::detect(b"BZh91AY&SY"), Compression::Bzip2);
-    /// assert_eq!(Compression::detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Compression::Lz4);
-    /// assert_eq!(Compression::detect(b"{\"type\""), Compression::None);
-    /// // Text that happens to start with `BZh` is not bzip2.
-    /// assert_eq!(Compression::detect(b"BZhello"), Compression::None);
-    /// ```
-    pub fn detect(prefix: &[u8]) -> Compression {
-        if prefix.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if is_zstd_frame(prefix) {
-            Compression::Zstd
-        } else if prefix.starts_with(&XZ_MAGIC) {
-            Compression::Xz
-        } else if is_bzip2_stream(prefix) {
-            Compression::Bzip2
-        } else if prefix.starts_with(&LZ4_MAGIC) {
-            Compression::Lz4
-        } else {
-            Compression::None
-        }
-    }
-
-    /// The name used in messages (`gzip`, `zstd`, `xz`, `bzip2`, `lz4`,
-    /// `none`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-            Compression::Xz => "xz",
-            Compression::Bzip2 => "bzip2",
-            Compression::Lz4 => "lz4",
-        }
-    }
-
-    /// Wrap `rdr` in the matching decoder (or return it as is). What ends
-    /// the compressed data early (trailing garbage, zero padding) ends the
-    /// decoded stream and is left in `report`.
-    pub fn decoder<'a, R: Read + 'a>(
-        self,
-        rdr: R,
-        report: &EndReport,
-    ) -> io::Result<Box<dyn Read + 'a>> {
-        let codec = match self {
-            Compression::None => return Ok(Box::new(rdr)),
-            Compression::Zstd => return Ok(Box::new(ZstdFrames::new(rdr, report.clone())?)),
-            Compression::Gzip => Codec::Gzip,
-            Compression::Xz => Codec::Xz,
-            Compression::Bzip2 => Codec::Bzip2,
-            Compression::Lz4 => Codec::Lz4,
-        };
-        Ok(Box::new(Members::new(codec, rdr, report.clone())))
-    }
-}
-
-/// A buffered reader that counts the bytes consumed (the offset in the
-/// compressed input) and can look a few bytes ahead.
-struct Counted<R> {
-    inner: R,
-    buf: Box<[u8]>,
-    pos: usize,
-    end: usize,
-    consumed: u64,
-    eof: bool,
-}
-
-impl<R: Read> Counted<R> {
-    fn new(inner: R) -> Counted<R> {
-        Counted {
-            inner,
-            buf: vec![0; 256 << 10].into_boxed_slice(),
-            pos: 0,
-            end: 0,
-            consumed: 0,
-            eof: false,
-        }
-    }
-
-    /// At least `n` bytes ahead, unless the input ends first.
-    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
-        while self.end - self.pos < n && !self.eof {
-            if self.pos > 0 {
-                self.buf.copy_within(self.pos..self.end, 0);
-                self.end -= self.pos;
-                self.pos = 0;
-            }
-            match self.inner.read(&mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
-                Ok(k) => self.end += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(&self.buf[self.pos..self.end])
-    }
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(out.len());
-        out[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: Read> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos == self.end && !self.eof {
-            self.pos = 0;
-            self.end = 0;
-            loop {
-                match self.inner.read(&mut self.buf) {
-                    Ok(0) => self.eof = true,
-                    Ok(k) => self.end = k,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                }
-                break;
-            }
-        }
-        Ok(&self.buf[self.pos..self.end])
-    }
-
-    fn consume(&mut self, n: usize) {
-        let n = n.min(self.end - self.pos);
-        self.pos += n;
-        self.consumed += n as u64;
-    }
-}
-
-/// After the last member or frame: nothing (fine), zero padding, or data
-/// that is not compressed. Reads zero padding to its end to measure it.
-fn trailer<R: Read>(
-    inner: &mut Counted<R>,
-    format: &str,
-    unit: &str,
-    count: u64,
-) -> io::Result<Option<io::Error>> {
-    let start = inner.consumed;
-    loop {
-        let buf = inner.fill_buf()?;
-        if buf.is_empty() {
-            let zeros = inner.consumed - start;
-            return Ok((zeros > 0).then(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{format}: {zeros} zero bytes of padding after the last {unit} \
-                         (compressed bytes {start}..{}); ignored",
-                        inner.consumed
-                    ),
-                )
-            }));
-        }
-        match buf.iter().position(|&b| b != 0) {
-            Some(i) => {
-                inner.consume(i);
-                let at = inner.consumed;
-                return Ok(Some(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{format}: trailing data that is not {format} at compressed byte {at}, \
-                         after {unit} {count} ended at compressed byte {start}; ignored"
-                    ),
-                )));
-            }
-            None => {
-                let n = buf.len();
-                inner.consume(n);
-            }
-        }
-    }
-}
-
-/// The formats read as members one after another, each member through a
-/// decoder of its own that stops at the member's end: gzip (`flate2`), xz
-/// (`liblzma`), bzip2 (`bzip2`, its pure-Rust back end) and LZ4 frames
-/// (`lz4_flex`), all well-kept crates rather than decoders of our own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Codec {
-    Gzip,
-    Xz,
-    Bzip2,
-    Lz4,
-}
-
-impl Codec {
-    /// The compression this codec reads: its name and its magic bytes are
-    /// that of [`Compression`], told by one [`Compression::detect`].
-    fn compression(self) -> Compression {
-        match self {
-            Codec::Gzip => Compression::Gzip,
-            Codec::Xz => Compression::Xz,
-            Codec::Bzip2 => Compression::Bzip2,
-            Codec::Lz4 => Compression::Lz4,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        self.compression().name()
-    }
-
-    /// What one member is called in this format's own documentation.
-    fn unit(self) -> &'static str {
-        match self {
-            Codec::Gzip => "member",
-            Codec::Xz | Codec::Bzip2 => "stream",
-            Codec::Lz4 => "frame",
-        }
-    }
-
-    /// True when another member of this format starts at `head` (at
-    /// least [`MAGIC_MAX`] bytes, unless the input ends first).
-    fn starts_member(self, head: &[u8]) -> bool {
-        Compression::detect(head) == self.compression()
-    }
-
-    fn member<R: Read>(self, inner: Counted<R>) -> Member<R> {
-        match self {
-            Codec::Gzip => Member::Gzip(Box::new(flate2::bufread::GzDecoder::new(inner))),
-            Codec::Xz => Member::Xz(Box::new(liblzma::bufread::XzDecoder::new(inner))),
-            Codec::Bzip2 => Member::Bzip2(Box::new(bzip2::bufread::BzDecoder::new(inner))),
-            Codec::Lz4 => Member::Lz4(Box::new(lz4_flex::frame::FrameDecoder::new(inner))),
-        }
-    }
-}
-
-/// One member being decoded; each decoder reads only its member's bytes.
-enum Member<R: Read> {
-    Gzip(Box<flate2::bufread::GzDecoder<Counted<R>>>),
-    Xz(Box<liblzma::bufread::XzDecoder<Counted<R>>>),
-    Bzip2(Box<bzip2::bufread::BzDecoder<Counted<R>>>),
-    Lz4(Box<lz4_flex::frame::FrameDecoder<Counted<R>>>),
-}
-
-impl<R: Read> Member<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Member::Gzip(d) => d.read(buf),
-            Member::Xz(d) => d.read(buf),
-            Member::Bzip2(d) => d.read(buf),
-            Member::Lz4(d) => d.read(buf),
-        }
-    }
-
-    fn consumed(&self) -> u64 {
-        match self {
-            Member::Gzip(d) => d.get_ref().consumed,
-            Member::Xz(d) => d.get_ref().consumed,
-            Member::Bzip2(d) => d.get_ref().consumed,
-            Member::Lz4(d) => d.get_ref().consumed,
-        }
-    }
-
-    fn into_inner(self) -> Counted<R> {
-        match self {
-            Member::Gzip(d) => d.into_inner(),
-            Member::Xz(d) => d.into_inner(),
-            Member::Bzip2(d) => d.into_inner(),
-            Member::Lz4(d) => d.into_inner(),
-        }
-    }
-}
-
-/// Members one after another, with precise messages: a member cut short or
-/// corrupt is an error naming the member and its compressed byte offsets;
-/// what follows the last member (zero padding, garbage) ends the stream
-/// cleanly and is left in the [`EndReport`]. xz's own stream padding (zero
-/// bytes in fours between or after streams) is part of the format and
-/// passes quietly.
-struct Members<R: Read> {
-    codec: Codec,
-    state: MemberState<R>,
-    member: u64,
-    member_start: u64,
-    report: EndReport,
-}
-
-enum MemberState<R: Read> {
-    In(Member<R>),
-    Between(Counted<R>),
-    Done,
-}
-
-impl<R: Read> Members<R> {
-    fn new(codec: Codec, rdr: R, report: EndReport) -> Members<R> {
-        Members {
-            codec,
-            state: MemberState::Between(Counted::new(rdr)),
-            member: 0,
-            member_start: 0,
-            report,
-        }
-    }
-
-    /// Skip xz stream padding (zero bytes, a multiple of four) before the
-    /// next stream or the end; other runs of zeros are left to [`trailer`].
-    fn skip_xz_padding(&self, inner: &mut Counted<R>) -> io::Result<()> {
-        loop {
-            let head = inner.peek(4)?;
-            if head.len() >= 4 && head[..4] == [0; 4] {
-                inner.consume(4);
-            } else {
-                return Ok(());
-            }
-        }
-    }
-}
-
-impl<R: Read> Read for Members<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            match std::mem::replace(&mut self.state, MemberState::Done) {
-                MemberState::Done => return Ok(0),
-                MemberState::In(mut d) => match d.read(buf) {
-                    Ok(0) => self.state = MemberState::Between(d.into_inner()),
-                    Ok(n) => {
-                        self.state = MemberState::In(d);
-                        return Ok(n);
-                    }
-                    Err(e) => {
-                        let at = d.consumed();
-                        let what = if e.kind() == io::ErrorKind::UnexpectedEof {
-                            "the input ends inside it".to_string()
-                        } else {
-                            e.to_string()
-                        };
-                        return Err(io::Error::new(
-                            e.kind(),
-                            format!(
-                                "{}: {} {} (from compressed byte {}): {what}; \
-                                 stopped at compressed byte {at}",
-                                self.codec.name(),
-                                self.codec.unit(),
-                                self.member,
-                                self.member_start
-                            ),
-                        ));
-                    }
-                },
-                MemberState::Between(mut inner) => {
-                    if self.codec == Codec::Xz && self.member > 0 {
-                        self.skip_xz_padding(&mut inner)?;
-                    }
-                    let head = inner.peek(MAGIC_MAX)?;
-                    if head.is_empty() && self.member > 0 {
-                        return Ok(0);
-                    }
-                    if self.codec.starts_member(head) || self.member == 0 {
-                        self.member += 1;
-                        self.member_start = inner.consumed;
-                        self.state = MemberState::In(self.codec.member(inner));
-                        continue;
-                    }
-                    let (name, unit) = (self.codec.name(), self.codec.unit());
-                    if let Some(e) = trailer(&mut inner, name, unit, self.member)? {
-                        self.report.set(e);
-                    }
-                    return Ok(0);
-                }
-            }
-        }
-    }
-}
-
-/// zstd frames (and skippable frames) one after another through one
-/// decompression context, with precise messages; what follows the last
-/// frame ends the stream cleanly and is left in the [`EndReport`].
-struct ZstdFrames<R: Read> {
-    inner: Counted<R>,
-    dctx: zstd::zstd_safe::DCtx<'static>,
-    in_frame: bool,
-    frame: u64,
-    frame_start: u64,
-    done: bool,
-    report: EndReport,
-}
-
-impl<R: Read> ZstdFrames<R> {
-    fn new(rdr: R, report: EndReport) -> io::Result<ZstdFrames<R>> {
-        Ok(ZstdFrames {
-            inner: Counted::new(rdr),
-            dctx: zstd::zstd_safe::DCtx::try_create()
-                .ok_or_else(|| io::Error::other("zstd: cannot create a decompression context"))?,
-            in_frame: false,
-            frame: 0,
-            frame_start: 0,
-            done: false,
-            report,
-        })
-    }
-
-    fn frame_error(&self, what: &str) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "zstd: frame {} (from compressed byte {}): {what}; stopped at compressed byte {}",
-                self.frame, self.frame_start, self.inner.consumed
-            ),
-        )
-    }
-}
-
-impl<R: Read> Read for ZstdFrames<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use zstd::zstd_safe::{InBuffer, OutBuffer};
-        if buf.is_empty() || self.done {
-            return Ok(0);
-        }
-        loop {
-            if !self.in_frame {
-                let head = self.inner.peek(4)?;
-                if head.is_empty() && self.frame > 0 {
-                    self.done = true;
-                    return Ok(0);
-                }
-                if !is_zstd_frame(head) && self.frame > 0 {
-                    self.done = true;
-                    if let Some(e) = trailer(&mut self.inner, "zstd", "frame", self.frame)? {
-                        self.report.set(e);
-                    }
-                    return Ok(0);
-                }
-                self.in_frame = true;
-                self.frame += 1;
-                self.frame_start = self.inner.consumed;
-            }
-            let input = self.inner.fill_buf()?;
-            if input.is_empty() {
-                self.done = true;
-                return Err(self.frame_error("the input ends inside it"));
-            }
-            let mut src = InBuffer::around(input);
-            let mut dst = OutBuffer::around(&mut *buf);
-            let r = self.dctx.decompress_stream(&mut dst, &mut src);
-            let (used, made) = (src.pos(), dst.pos());
-            self.inner.consume(used);
-            match r {
-                Ok(0) => self.in_frame = false,
-                Ok(_) => {}
-                Err(code) => {
-                    self.done = true;
-                    return Err(self.frame_error(zstd::zstd_safe::get_error_name(code)));
-                }
-            }
-            if made > 0 {
-                return Ok(made);
-            }
-        }
-    }
-}
-
 /// An input opened once: what it is, how it is compressed, and its decoded
 /// bytes. The one place where an input is classified; format detection
 /// (JSON arrays, transcripts) hooks in after it, on the decoded bytes.
@@ -732,7 +229,7 @@ impl<'a> Source<'a> {
             }
         }
         let compression = Compression::detect(&head[..n]);
-        let utf16 = utf16_bom(&head[..n]);
+        let utf16 = utf16_order(&head[..n]);
         let head = io::Cursor::new(head).take(n as u64);
         // A terminal's end of input (Ctrl-D) is read once: past it, never
         // read the raw input again.
@@ -745,7 +242,7 @@ impl<'a> Source<'a> {
             Some(order) => (Box::new(Utf16::new(whole, order)), true),
             None if compression == Compression::None => (whole, false),
             // A UTF-16 capture compressed (`gzip out.jsonl` after
-            // PowerShell's `>`): the mark is looked for in the decoded bytes.
+            // PowerShell's `>`): UTF-16 is looked for in the decoded bytes.
             None => decoded_utf16(compression.decoder(whole, report)?),
         };
         Ok(Source {
@@ -774,9 +271,10 @@ impl<'a> Source<'a> {
         self.compression
     }
 
-    /// True when the text was UTF-16 with a byte order mark (as Windows
-    /// PowerShell's `>` writes it) and is handed out as UTF-8: offsets then
-    /// count the UTF-8 bytes, not the file's.
+    /// True when the text was UTF-16 and is handed out as UTF-8: told by a
+    /// byte order mark (as Windows PowerShell's `>` writes it), or without
+    /// one by the NUL bytes of ASCII text in UTF-16LE or UTF-16BE. Offsets
+    /// then count the UTF-8 bytes, not the file's.
     pub fn is_utf16(&self) -> bool {
         self.utf16
     }
@@ -798,153 +296,6 @@ impl<'a> Source<'a> {
     /// The decoded bytes.
     pub fn into_reader(self) -> Box<dyn Read + 'a> {
         self.reader
-    }
-}
-
-/// UTF-16 text told by its byte order mark, handed out as UTF-8 (as
-/// ripgrep reads it): Windows PowerShell 5.1's `>` writes a command's output
-/// as UTF-16LE. The decoding is std's `char::decode_utf16`; a lone
-/// surrogate becomes U+FFFD. The mark itself is dropped.
-/// `Some(big_endian)` when `head` starts with a UTF-16 byte order mark.
-fn utf16_bom(head: &[u8]) -> Option<bool> {
-    match head {
-        [0xff, 0xfe, ..] => Some(false),
-        [0xfe, 0xff, ..] => Some(true),
-        _ => None,
-    }
-}
-
-/// The decoded bytes of a compressed input, read as UTF-8 when they start
-/// with a UTF-16 byte order mark; true when they did. The first two bytes
-/// are read to tell, and handed out again; an error reading them is handed
-/// out where it happened, as the decoder would have.
-fn decoded_utf16<'a>(mut decoded: Box<dyn Read + 'a>) -> (Box<dyn Read + 'a>, bool) {
-    let mut head = [0u8; 2];
-    let mut n = 0;
-    let mut failed = None;
-    while n < head.len() {
-        match decoded.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                failed = Some(e);
-                break;
-            }
-        }
-    }
-    let order = utf16_bom(&head[..n]);
-    let whole = io::Cursor::new(head)
-        .take(n as u64)
-        .chain(FailOnce(failed))
-        .chain(decoded);
-    match order {
-        Some(order) => (Box::new(Utf16::new(whole, order)), true),
-        None => (Box::new(whole), false),
-    }
-}
-
-/// A reader that returns its error once, then ends.
-struct FailOnce(Option<io::Error>);
-
-impl Read for FailOnce {
-    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-        match self.0.take() {
-            Some(e) => Err(e),
-            None => Ok(0),
-        }
-    }
-}
-
-struct Utf16<R> {
-    inner: R,
-    big_endian: bool,
-    /// Raw bytes read and not yet decoded (an odd byte, a high surrogate).
-    raw: Vec<u8>,
-    /// UTF-8 ready to hand out, from `out_at`.
-    out: Vec<u8>,
-    out_at: usize,
-    bom_left: bool,
-    eof: bool,
-}
-
-impl<R: Read> Utf16<R> {
-    fn new(inner: R, big_endian: bool) -> Utf16<R> {
-        Utf16 {
-            inner,
-            big_endian,
-            raw: Vec::new(),
-            out: Vec::new(),
-            out_at: 0,
-            bom_left: true,
-            eof: false,
-        }
-    }
-
-    /// Decode what `raw` holds into `out`, keeping an odd last byte and a
-    /// high surrogate at the end for the next read (unless the input ended).
-    fn decode(&mut self) {
-        let big_endian = self.big_endian;
-        let unit = |b: &[u8]| {
-            let pair = [b[0], b[1]];
-            if big_endian {
-                u16::from_be_bytes(pair)
-            } else {
-                u16::from_le_bytes(pair)
-            }
-        };
-        let Utf16 { raw, out, .. } = self;
-        let mut units = raw.len() / 2;
-        if !self.eof && units > 0 && (0xd800..0xdc00).contains(&unit(&raw[2 * units - 2..])) {
-            units -= 1;
-        }
-        let mut skip = 0;
-        if self.bom_left && units > 0 {
-            self.bom_left = false;
-            skip = usize::from(unit(raw) == 0xfeff);
-        }
-        out.clear();
-        self.out_at = 0;
-        let mut utf8 = [0u8; 4];
-        let decoded = raw[..2 * units].chunks_exact(2).map(unit).skip(skip);
-        for c in char::decode_utf16(decoded) {
-            let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
-            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-        }
-        raw.drain(..2 * units);
-        if self.eof && !raw.is_empty() {
-            // An odd byte at the very end: not a character.
-            raw.clear();
-            out.extend_from_slice(
-                char::REPLACEMENT_CHARACTER
-                    .encode_utf8(&mut utf8)
-                    .as_bytes(),
-            );
-        }
-    }
-}
-
-impl<R: Read> Read for Utf16<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.out_at == self.out.len() {
-            if self.eof {
-                return Ok(0);
-            }
-            let mut chunk = [0u8; 8 << 10];
-            let n = loop {
-                match self.inner.read(&mut chunk) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    r => break r?,
-                }
-            };
-            self.raw.extend_from_slice(&chunk[..n]);
-            self.eof = n == 0;
-            self.decode();
-        }
-        let n = buf.len().min(self.out.len() - self.out_at);
-        buf[..n].copy_from_slice(&self.out[self.out_at..self.out_at + n]);
-        self.out_at += n;
-        Ok(n)
     }
 }
 
@@ -1328,29 +679,54 @@ impl FileBytes {
     }
 }
 
+/// What the tests of this module and of its children share.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
+mod testing {
+    use std::io::{self, Read, Write};
 
-    fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
+    /// Everything `r` hands out, or its error.
+    pub(super) fn read_all(mut r: impl Read) -> io::Result<Vec<u8>> {
         let mut out = Vec::new();
         r.read_to_end(&mut out)?;
         Ok(out)
     }
 
-    fn gzip(body: &[u8]) -> Vec<u8> {
+    /// `body` gzipped.
+    pub(super) fn gzip(body: &[u8]) -> Vec<u8> {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(body).unwrap();
         gz.finish().unwrap()
     }
 
+    /// `text` in UTF-16, little or big endian, without a byte order mark.
+    pub(super) fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| {
+                if big_endian {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    }
+
     /// A reader handing out at most `step` bytes a call, cycling 1..=step.
-    struct Trickle<'a> {
+    pub(super) struct Trickle<'a> {
         bytes: &'a [u8],
         at: usize,
         step: usize,
         next: usize,
+    }
+
+    /// `bytes`, at most `step` a read.
+    pub(super) fn trickle(bytes: &[u8], step: usize) -> Trickle<'_> {
+        Trickle {
+            bytes,
+            at: 0,
+            step,
+            next: 0,
+        }
     }
 
     impl Read for Trickle<'_> {
@@ -1362,193 +738,12 @@ mod tests {
             Ok(n)
         }
     }
+}
 
-    #[test]
-    fn utf16_with_a_byte_order_mark_reads_as_utf8() {
-        // Surrogate pairs (emoji) and U+2028 across every read boundary,
-        // past the 8 KiB the decoder reads at once.
-        let text: String = (0..3000)
-            .map(|i| {
-                format!("{{\"type\":\"user\",\"n\":{i},\"t\":\"\u{1F600}a\u{2028}\u{e9}\"}}\n")
-            })
-            .collect();
-        for big_endian in [false, true] {
-            let mut bytes = if big_endian {
-                vec![0xfe, 0xff]
-            } else {
-                vec![0xff, 0xfe]
-            };
-            for u in text.encode_utf16() {
-                let pair = if big_endian {
-                    u.to_be_bytes()
-                } else {
-                    u.to_le_bytes()
-                };
-                bytes.extend_from_slice(&pair);
-            }
-            for step in [1, 3, 7, 4096, 1 << 20] {
-                let src = Trickle {
-                    bytes: &bytes,
-                    at: 0,
-                    step,
-                    next: 0,
-                };
-                let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
-                assert!(s.is_utf16());
-                assert!(!s.is_plain_file());
-                assert_eq!(s.compression(), Compression::None);
-                let got = read_all(s.into_reader()).unwrap();
-                assert!(
-                    got == text.as_bytes(),
-                    "big endian {big_endian}, step {step}"
-                );
-            }
-            // A lone high surrogate at the end and an odd last byte become
-            // U+FFFD each; nothing is lost before them.
-            let mut cut = bytes.clone();
-            let hi = if big_endian {
-                [0xd8, 0x3d]
-            } else {
-                [0x3d, 0xd8]
-            };
-            cut.extend_from_slice(&hi);
-            cut.push(b'x');
-            let s = Source::new(&cut[..], SourceKind::Stream, &EndReport::new()).unwrap();
-            let got = read_all(s.into_reader()).unwrap();
-            assert_eq!(&got[..text.len()], text.as_bytes());
-            assert_eq!(&got[text.len()..], "\u{FFFD}\u{FFFD}".as_bytes());
-        }
-        // No mark: bytes pass untouched.
-        let s = Source::new(&b"{}\n"[..], SourceKind::Stream, &EndReport::new()).unwrap();
-        assert!(!s.is_utf16());
-    }
-
-    #[test]
-    fn utf16_compressed_reads_as_utf8_and_other_decoded_bytes_pass_untouched() {
-        let text = "{\"type\":\"user\",\"t\":\"\u{1F600}\u{e9}\"}\n".repeat(500);
-        let mut le = vec![0xff, 0xfe];
-        for u in text.encode_utf16() {
-            le.extend_from_slice(&u.to_le_bytes());
-        }
-        let zst = zstd::encode_all(&le[..], 3).unwrap();
-        for (packed, how) in [(gzip(&le), Compression::Gzip), (zst, Compression::Zstd)] {
-            for step in [1, 5, 1 << 20] {
-                let src = Trickle {
-                    bytes: &packed,
-                    at: 0,
-                    step,
-                    next: 0,
-                };
-                let s = Source::new(src, SourceKind::Stream, &EndReport::new()).unwrap();
-                assert_eq!((s.compression(), s.is_utf16()), (how, true));
-                assert!(read_all(s.into_reader()).unwrap() == text.as_bytes());
-            }
-        }
-        // Without a mark, and shorter than one (one byte, none), the
-        // decoded bytes are handed out whole.
-        for body in [&b"{\"type\":\"user\"}\n"[..], b"x", b""] {
-            let packed = gzip(body);
-            let s = Source::new(&packed[..], SourceKind::Stream, &EndReport::new()).unwrap();
-            assert!(!s.is_utf16());
-            assert_eq!(read_all(s.into_reader()).unwrap(), body);
-        }
-        // Cut anywhere: what is handed out before the error (or the end) is
-        // the text's start, but for one U+FFFD where a character was cut.
-        let packed = gzip(&le);
-        for cut in (0..packed.len()).step_by(7) {
-            let Ok(s) = Source::new(&packed[..cut], SourceKind::Stream, &EndReport::new()) else {
-                continue;
-            };
-            let mut got = Vec::new();
-            let mut r = s.into_reader();
-            let mut buf = [0u8; 333];
-            while let Ok(n @ 1..) = r.read(&mut buf) {
-                got.extend_from_slice(&buf[..n]);
-            }
-            let got = got.strip_suffix("\u{FFFD}".as_bytes()).unwrap_or(&got);
-            assert!(text.as_bytes().starts_with(got), "cut at {cut}");
-        }
-        // A member cut inside its first bytes: the error is handed out by
-        // the reader, as before the mark was looked for.
-        let cut = gzip(b"{\"type\":\"user\"}\n");
-        let s = Source::new(&cut[..12], SourceKind::Stream, &EndReport::new()).unwrap();
-        assert!(read_all(s.into_reader()).is_err());
-    }
-
-    #[test]
-    fn gzip_and_zstd_streams_are_detected_and_decoded() {
-        let body = b"{\"type\":\"user\"}\n".repeat(1000);
-        let mut gz = gzip(&body);
-        // Two members concatenated read as one stream.
-        let second = gz.clone();
-        gz.extend_from_slice(&second);
-        let (c, r) = decompressing(&gz[..]).unwrap();
-        assert_eq!(c, Compression::Gzip);
-        assert_eq!(read_all(r).unwrap().len(), body.len() * 2);
-        let zs = zstd::encode_all(&body[..], 1).unwrap();
-        let (c, r) = decompressing(&zs[..]).unwrap();
-        assert_eq!(c, Compression::Zstd);
-        assert_eq!(read_all(r).unwrap(), body);
-        let (c, r) = decompressing(&b"ab"[..]).unwrap();
-        assert_eq!(c, Compression::None);
-        assert_eq!(read_all(r).unwrap(), b"ab");
-    }
-
-    #[test]
-    fn zstd_after_a_skippable_frame_is_zstd_and_frames_concatenate() {
-        let body = b"{\"type\":\"user\"}\n".repeat(100);
-        // A skippable frame (as pzstd writes first), then two frames.
-        let mut zs = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
-        zs.extend(zstd::encode_all(&body[..], 3).unwrap());
-        zs.extend([0x5e, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
-        zs.extend(zstd::encode_all(&body[..], 3).unwrap());
-        let report = EndReport::new();
-        let s = Source::new(&zs[..], SourceKind::Stream, &report).unwrap();
-        assert_eq!(s.compression(), Compression::Zstd);
-        assert_eq!(read_all(s.into_reader()).unwrap(), body.repeat(2));
-        assert!(report.take().is_none());
-    }
-
-    #[test]
-    fn data_after_compressed_data_is_reported_with_its_offset() {
-        let body = b"{\"type\":\"user\"}\n".repeat(100);
-        for (name, packed) in [
-            ("gzip", gzip(&body)),
-            ("zstd", zstd::encode_all(&body[..], 1).unwrap()),
-        ] {
-            let end = packed.len();
-            let mut padded = packed.clone();
-            padded.extend([0u8; 512]);
-            let report = EndReport::new();
-            let s = Source::new(&padded[..], SourceKind::Stream, &report).unwrap();
-            assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
-            let e = report.take().expect("padding reported").to_string();
-            assert!(
-                e.contains("512 zero bytes of padding")
-                    && e.contains(&format!("compressed bytes {end}..{}", end + 512)),
-                "{name}: {e}"
-            );
-            let mut garbage = packed.clone();
-            garbage.extend([0, 0, b'x', b'y']);
-            let report = EndReport::new();
-            let s = Source::new(&garbage[..], SourceKind::Stream, &report).unwrap();
-            assert_eq!(read_all(s.into_reader()).unwrap(), body, "{name}");
-            let e = report.take().expect("garbage reported").to_string();
-            assert!(
-                e.contains(&format!(
-                    "trailing data that is not {name} at compressed byte {}",
-                    end + 2
-                )),
-                "{name}: {e}"
-            );
-            // Cut inside: an error naming the member or frame.
-            let cut = &packed[..packed.len() / 2];
-            let s = Source::new(cut, SourceKind::Stream, &EndReport::new()).unwrap();
-            let e = read_all(s.into_reader()).unwrap_err().to_string();
-            assert!(e.starts_with(&format!("{name}: ")), "{e}");
-            assert!(e.contains("from compressed byte 0"), "{e}");
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::testing::read_all;
+    use super::*;
 
     #[test]
     fn a_file_that_shrinks_under_the_reader_is_reported() {

@@ -1,0 +1,508 @@
+//! The state turned into the run's summary: the agents' figures and the
+//! models' roles, the cost, the tools, the subagent tree, the verdict and
+//! its warnings.
+
+use super::*;
+
+impl RunState {
+    /// Turn the state into a summary.
+    pub(crate) fn finish(mut self) -> RunSummary {
+        let names = &self.names;
+        let partial = self.partial.summary(names);
+        let mut warnings = std::mem::take(&mut self.warnings);
+
+        // The roles of the models (see `accounting`).
+        let resolve = |m: &SymMap<()>| -> Vec<&str> {
+            let mut v: Vec<&str> = m.keys().map(|s| names.resolve(*s)).collect();
+            v.sort_unstable();
+            v
+        };
+        let init_models: Vec<&str> = self.init_models.iter().map(|s| names.resolve(*s)).collect();
+        let main_models = resolve(&self.main_models);
+        let sub_models = resolve(&self.sub_models);
+        let mut by_model = std::mem::take(&mut self.model_usage);
+        accounting::assign_roles(
+            &mut by_model,
+            &ModelsSeen {
+                inits: &init_models,
+                main: &main_models,
+                subagents: &sub_models,
+            },
+        );
+
+        // Per-call sums of the main agent and of each node.
+        let mut main_calls = AgentUsage::default();
+        let mut complete = TokenCounts::default();
+        let mut complete_calls = 0;
+        let mut per_node: SymMap<(AgentUsage, Vec<&str>)> = SymMap::default();
+        for c in &self.calls {
+            match c.agent {
+                None => {
+                    main_calls.add_call(&c.usage, c.source);
+                    if c.source == CallUsageSource::CompleteMessage {
+                        complete.add(&c.usage);
+                        complete_calls += 1;
+                    }
+                }
+                Some(a) => {
+                    let (u, models) = per_node.entry(a).or_default();
+                    u.add_call(&c.usage, c.source);
+                    if let Some(m) = c.model.map(|m| names.resolve(m))
+                        && !models.contains(&m)
+                    {
+                        models.push(m);
+                    }
+                }
+            }
+        }
+        let reported = if self.reported_cumulative {
+            self.reported_last
+        } else {
+            self.reported_sum
+        };
+        let main = accounting::main_figure(
+            MainInputs {
+                calls: main_calls,
+                complete,
+                complete_calls,
+                reported,
+            },
+            &by_model,
+        );
+        // Each node's figure, then all subagents together.
+        let empty: (AgentUsage, Vec<&str>) = (AgentUsage::default(), Vec::new());
+        let inputs: Vec<SubagentInputs<'_>> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let (calls, models) = n
+                    .tool_use_id
+                    .and_then(|id| per_node.get(&id))
+                    .unwrap_or(&empty);
+                SubagentInputs {
+                    calls: *calls,
+                    reported: n.reported_usage,
+                    models,
+                }
+            })
+            .collect();
+        let mut node_usage: Vec<AgentUsage> =
+            inputs.iter().map(accounting::subagent_figure).collect();
+        // Calls under a parent_tool_use_id always have a node (agent_of), so
+        // every subagent call is in some node's inputs.
+        let subagents = accounting::subagents_figure(&mut node_usage, &inputs, &by_model);
+        drop(inputs);
+
+        let mut usage = UsageSummary {
+            synthetic_messages: self.synthetic,
+            main,
+            subagents,
+            ..UsageSummary::default()
+        };
+
+        // modelUsage: per-model sums and the cost by role.
+        let mut cost = CostCheck {
+            total_cost_usd: self.last_result.as_ref().and_then(|r| r.total_cost_usd),
+            ..CostCheck::default()
+        };
+        let mut sum_cost = crate::run::ExactSum::new();
+        let (mut main_cost, mut sub_cost, mut aux_cost) = (
+            crate::run::ExactSum::new(),
+            crate::run::ExactSum::new(),
+            crate::run::ExactSum::new(),
+        );
+        for m in &mut by_model {
+            m.summed = if m.role == ModelRole::Auxiliary {
+                None
+            } else {
+                let mut t = TokenCounts::default();
+                for c in &self.calls {
+                    if c.model
+                        .is_some_and(|cm| accounting::model_matches(m, names.resolve(cm)))
+                    {
+                        t.add(&c.usage);
+                    }
+                }
+                Some(t)
+            };
+            let c = m.cost_usd.unwrap_or(0.0);
+            sum_cost.add(c);
+            match m.role {
+                ModelRole::Auxiliary => {
+                    usage.auxiliary.add(&m.tokens);
+                    aux_cost.add(c);
+                }
+                ModelRole::Subagent => {
+                    usage.models.add(&m.tokens);
+                    sub_cost.add(c);
+                }
+                _ => {
+                    usage.models.add(&m.tokens);
+                    main_cost.add(c);
+                }
+            }
+        }
+        let f = |s: crate::run::ExactSum| s.value().as_f64().unwrap_or(f64::MAX);
+        cost.auxiliary_cost_usd = f(aux_cost);
+        cost.subagent_cost_usd = f(sub_cost);
+        cost.main_cost_usd = f(main_cost);
+        if by_model.is_empty() {
+            // Without modelUsage the run's cost is its main model's.
+            cost.main_cost_usd = cost.total_cost_usd.unwrap_or(0.0);
+        }
+        let sum_cost = f(sum_cost);
+        if self.model_usage_present {
+            cost.model_usage_cost_usd = Some(sum_cost);
+            cost.matches = cost.total_cost_usd.map(|t| costs_match(t, sum_cost));
+        }
+        usage.by_role = accounting::role_rows(
+            &by_model,
+            self.model.as_deref(),
+            &usage.main,
+            &usage.subagents,
+            cost.total_cost_usd,
+        );
+        usage.by_model = by_model;
+        if cost.matches == Some(false) {
+            warnings.push(Warning {
+                code: WARN_COST_MISMATCH,
+                message: format!(
+                    "total_cost_usd {} but modelUsage costs sum to {}",
+                    cost.total_cost_usd.unwrap_or(0.0),
+                    sum_cost
+                ),
+                line: self.last_result.as_ref().map(|r| r.line),
+            });
+        }
+
+        // Tools.
+        let mut tools: Vec<ToolTally> = Vec::new();
+        let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
+        for t in &self.tools {
+            let name = names.resolve(t.name);
+            let i = match tools.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    tools.push(ToolTally {
+                        name: name.to_string(),
+                        ..ToolTally::default()
+                    });
+                    tools.len() - 1
+                }
+            };
+            let s = &mut tools[i];
+            s.calls += 1;
+            if t.rejected {
+                s.rejections += 1;
+            } else if t.error {
+                s.errors += 1;
+            }
+            if !t.answered {
+                s.unanswered += 1;
+            }
+            if let Some(d) = t.duration_ms.filter(|d| *d >= 0) {
+                s.timed += 1;
+                s.total_ms += d as u64;
+                s.max_ms = s.max_ms.max(d as u64);
+            }
+            if let Some(a) = t.agent {
+                *tool_calls_by_agent.entry(a).or_default() += 1;
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
+        // Subagent tree.
+        let mut flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)> =
+            Vec::with_capacity(self.nodes.len());
+        let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
+        for (n, u) in self.nodes.iter().zip(node_usage) {
+            let tool_name = n
+                .tool_use_id
+                .and_then(|id| self.tool_by_id.get(&id))
+                .map(|&i| names.resolve(self.tools[i as usize].name).to_string());
+            let status = n.notified_status.or(n.updated_status).or(n.result_status);
+            flat.push((
+                n.tool_use_id,
+                n.parent,
+                SubagentNode {
+                    tool_use_id: opt(n.tool_use_id).unwrap_or_default(),
+                    tool_name,
+                    task_id: opt(n.task_id),
+                    task_type: opt(n.task_type),
+                    description: n.description.clone(),
+                    subagent_type: opt(n.subagent_type),
+                    spawn_depth: n.spawn_depth,
+                    backgrounded: n.backgrounded,
+                    status: opt(status),
+                    progress_events: n.progress_events,
+                    last_progress: n.last_progress,
+                    workflow_agents: n.workflow_agents,
+                    workflow_agents_done: n.workflow_agents_done,
+                    final_usage: n.final_usage,
+                    summary: n.summary.clone(),
+                    report: n.report.clone(),
+                    result_error: n.result_error,
+                    usage: u,
+                    events: n.events,
+                    tool_calls: n
+                        .tool_use_id
+                        .and_then(|id| tool_calls_by_agent.get(&id))
+                        .copied()
+                        .unwrap_or(0),
+                    children: Vec::new(),
+                },
+            ));
+        }
+        let is_agent = SubagentNode::is_agent;
+        let (parents, depth_of) = parents_and_depths(&flat);
+        let (mut seen_spawned, mut seen_completed) = (0, 0);
+        for (_, _, n) in &flat {
+            if is_agent(n) {
+                seen_spawned += 1;
+                if n.status.as_deref() == Some("completed") {
+                    seen_completed += 1;
+                }
+            }
+        }
+        let seen_max_depth = flat
+            .iter()
+            .zip(&depth_of)
+            .filter(|((_, _, n), _)| is_agent(n))
+            .map(|(_, d)| *d)
+            .max()
+            .unwrap_or(0);
+        let subagents = build_tree(flat, &parents, &depth_of);
+        let subagent_check = self
+            .last_result
+            .as_ref()
+            .and_then(|r| r.subagent_stats.as_ref())
+            .map(|s| SubagentCheck {
+                seen_spawned,
+                reported_spawned: s.get("spawned").and_then(|v| v.as_u64()),
+                seen_completed,
+                reported_completed: s.get("completed").and_then(|v| v.as_u64()),
+                seen_max_depth,
+                reported_max_depth: s.get("max_depth").and_then(|v| v.as_u64()),
+            });
+
+        // Verdict and its warnings.
+        let (stream_verdict, verdict_source) = match &self.last_result {
+            None => (Verdict::NoResult, VerdictSource::StreamEnd),
+            // A result naming why Claude Code refused to start (2.1.274+).
+            Some(r) if r.startup_failure_reason.is_some() => {
+                (Verdict::StartupFailure, VerdictSource::Result)
+            }
+            Some(r) => (
+                classify_result(
+                    r.subtype.as_deref(),
+                    r.is_error,
+                    r.terminal_reason.as_deref(),
+                    self.last_interrupt_seen,
+                ),
+                VerdictSource::Result,
+            ),
+        };
+        if let Some(r) = &self.last_result {
+            if stream_verdict == Verdict::Success {
+                if r.stop_reason.as_deref() == Some("tool_use") {
+                    warnings.push(Warning {
+                        code: WARN_SUCCESS_STOP_TOOL_USE,
+                        message: "success, but the last model call stopped to use a tool".into(),
+                        line: Some(r.line),
+                    });
+                }
+                if r.result_text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+                    warnings.push(Warning {
+                        code: WARN_SUCCESS_EMPTY_RESULT,
+                        message: "success with an empty result text".into(),
+                        line: Some(r.line),
+                    });
+                }
+            }
+            if self.activity_after_result {
+                warnings.push(Warning {
+                    code: WARN_ACTIVITY_AFTER_RESULT,
+                    message: "the run went on after its last result (a round without a result)"
+                        .into(),
+                    line: Some(self.last_line),
+                });
+            }
+        }
+        if let Some(p) = &partial {
+            for m in &p.mismatches {
+                warnings.push(Warning {
+                    code: WARN_PARTIAL_MISMATCH,
+                    message: format!("{} block {}: {}", m.block_type, m.index, m.reason),
+                    line: Some(m.line),
+                });
+            }
+        }
+
+        let mut api_retries = std::mem::take(&mut self.retries);
+        api_retries.statuses.sort_unstable();
+        api_retries.last_error = self.retry_error.map(|e| names.resolve(e).to_string());
+
+        let (model_calls, tool_calls) = if self.keep_calls {
+            self.call_lists()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+
+        RunSummary {
+            session_id: self.session.take(),
+            verdict: stream_verdict,
+            stream_verdict,
+            verdict_source,
+            exit_code: None,
+            events: self.events,
+            first_line: self.first_line,
+            last_line: self.last_line,
+            inits: self.inits,
+            model: self.model.take(),
+            claude_code_version: self.version.take(),
+            started_at: self.started_at.take(),
+            ended_at: (!self.ended_at.is_empty()).then(|| std::mem::take(&mut self.ended_at)),
+            wall_ms: self.first_ms.zip(self.last_ms).map(|(a, b)| b - a),
+            duration_ms_sum: self.duration_ms_sum,
+            results: u64::from(self.results),
+            last_result: self.last_result.take(),
+            usage,
+            cost,
+            tools,
+            tool_results_without_use: self.early_results.len() as u64,
+            subagents,
+            subagent_check,
+            api_retries,
+            api_errors: std::mem::take(&mut self.api_errors),
+            permission_denials: std::mem::take(&mut self.denials),
+            hooks: std::mem::take(&mut self.hooks),
+            notifications: std::mem::take(&mut self.notifications),
+            compactions: self.compactions,
+            partial,
+            usage_checks: std::mem::take(&mut self.usage_checks),
+            bad_lines: self.bad_lines,
+            truncated: self.truncated,
+            warnings,
+            model_calls,
+            tool_calls,
+        }
+    }
+
+    /// Every model call and every tool call, in order of first appearance.
+    pub(super) fn call_lists(&self) -> (Vec<ModelCall>, Vec<ToolCall>) {
+        let names = &self.names;
+        let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
+        let model_calls = self
+            .calls
+            .iter()
+            .map(|c| ModelCall {
+                message_id: opt(c.msg),
+                agent: opt(c.agent),
+                model: opt(c.model),
+                usage: c.usage,
+                final_usage: c.source.is_final(),
+                source: c.source,
+                line: c.line,
+            })
+            .collect();
+        let tool_calls = self
+            .tools
+            .iter()
+            .map(|t| ToolCall {
+                tool_use_id: names.resolve(t.id).to_string(),
+                name: names.resolve(t.name).to_string(),
+                agent: opt(t.agent),
+                line: t.line,
+                result_line: t.result_line,
+                started_ms: t.start_ms,
+                duration_ms: t.duration_ms,
+                answered: t.answered,
+                error: t.error,
+                rejected: t.rejected,
+            })
+            .collect();
+        (model_calls, tool_calls)
+    }
+}
+
+/// For each node, the index of the node that launched it (none for the
+/// main agent, an unknown launcher, or an edge that would close a cycle),
+/// and its depth (1 = launched by the main agent). Linear time.
+fn parents_and_depths(
+    flat: &[(Option<Sym>, Option<Sym>, SubagentNode)],
+) -> (Vec<Option<usize>>, Vec<u64>) {
+    let mut index: SymMap<usize> = SymMap::default();
+    for (i, (id, _, _)) in flat.iter().enumerate() {
+        if let Some(id) = id {
+            index.entry(*id).or_insert(i);
+        }
+    }
+    let mut parent: Vec<Option<usize>> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p, _))| p.and_then(|p| index.get(&p).copied()).filter(|&pi| pi != i))
+        .collect();
+    let n = flat.len();
+    let mut depth = vec![0u64; n];
+    // 0 unvisited, 1 on the current path, 2 depth known.
+    let mut state = vec![0u8; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut cur = start;
+        loop {
+            match state[cur] {
+                2 => break,
+                1 => {
+                    // A cycle: cut the edge that closes it.
+                    if let Some(&last) = path.last() {
+                        parent[last] = None;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            state[cur] = 1;
+            path.push(cur);
+            match parent[cur] {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        for &i in path.iter().rev() {
+            depth[i] = parent[i].map_or(1, |p| depth[p] + 1);
+            state[i] = 2;
+        }
+    }
+    (parent, depth)
+}
+
+/// Nest nodes under the node whose tool_use launched them; nodes whose
+/// launcher is the main agent (or unknown) are roots. Order of appearance
+/// is kept.
+fn build_tree(
+    flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)>,
+    parent: &[Option<usize>],
+    depth: &[u64],
+) -> Vec<SubagentNode> {
+    let n = flat.len();
+    let mut slots: Vec<Option<SubagentNode>> =
+        flat.into_iter().map(|(_, _, node)| Some(node)).collect();
+    // Deepest first, so a child is complete before it moves into its parent.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(depth[i]));
+    let mut children: Vec<Vec<(usize, SubagentNode)>> = (0..n).map(|_| Vec::new()).collect();
+    for i in order {
+        let Some(mut node) = slots[i].take() else {
+            continue;
+        };
+        let mut kids = std::mem::take(&mut children[i]);
+        kids.sort_by_key(|(k, _)| *k);
+        node.children = kids.into_iter().map(|(_, c)| c).collect();
+        match parent[i] {
+            Some(p) => children[p].push((i, node)),
+            None => slots[i] = Some(node),
+        }
+    }
+    slots.into_iter().flatten().collect()
+}
