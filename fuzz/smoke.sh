@@ -13,9 +13,13 @@ secs=${1:-60}
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
 cd "$fuzz_dir"
 export RUSTC_BOOTSTRAP=1
-export CARGO_TARGET_DIR="$fuzz_dir/target"
+# Under the project's target/, so that CI's cache of target/ keeps the
+# sanitizer build and the cargo-fuzz binary between runs.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_FUZZ:-$fuzz_dir/../target/fuzz}"
+tools="$fuzz_dir/../target/tools"
+export PATH="$tools/bin:$PATH"
 
-command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+command -v cargo-fuzz >/dev/null || cargo install --locked --root "$tools" cargo-fuzz
 [ -d corpus/parse_line ] && [ -n "$(ls -A corpus/parse_line)" ] || bash ./seed.sh
 
 targets=(framing parse_line chunked truncate events_arbitrary views run_fold stats_path scan_line decompress index_value)
