@@ -286,7 +286,11 @@ fn fields_readers(v: &mut Vec<Reader>) {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
                 let e = sc.scan(&line).expect("valid");
-                t += e.value().get_path(PATH).and_then(|x| x.as_u64()).unwrap_or(0);
+                t += e
+                    .value()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
                 n += u64::from(e.kind().is_result());
             }
             black_box(t);
@@ -301,7 +305,11 @@ fn fields_readers(v: &mut Vec<Reader>) {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
                 let e = sc.scan(&line).expect("valid");
-                t += e.root().get_path(PATH).and_then(|x| x.as_u64()).unwrap_or(0);
+                t += e
+                    .root()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
                 n += u64::from(e.kind().is_result());
             }
             black_box(t);
@@ -316,7 +324,11 @@ fn fields_readers(v: &mut Vec<Reader>) {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
                 let e = parse_event(&mut parser, &line).expect("valid");
-                t += e.root().get_path(PATH).and_then(|x| x.as_u64()).unwrap_or(0);
+                t += e
+                    .root()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
                 n += u64::from(e.kind().is_result());
             }
             black_box(t);

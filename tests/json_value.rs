@@ -54,7 +54,10 @@ fn every_line_of_the_corpus_and_real_captures_reads_as_serde_json_reads_it() {
     // thousands more, most of them events.
     assert!(read > 300 && paths > 5_000, "{read} lines, {paths} paths");
     if real {
-        assert!(read > 5_000 && paths > 200_000, "{read} lines, {paths} paths");
+        assert!(
+            read > 5_000 && paths > 200_000,
+            "{read} lines, {paths} paths"
+        );
     }
 }
 
@@ -112,7 +115,10 @@ fn truncated_lines_fail_as_truncated_and_never_index() {
         };
         let err = sc.validate(&line).expect_err("a cut line is not JSON");
         assert_eq!(err.kind(), ErrorKind::Truncated, "cut at {cut}");
-        assert_eq!(check_index_value(&full[..cut], serde_default), ValueVerdict::BothReject);
+        assert_eq!(
+            check_index_value(&full[..cut], serde_default),
+            ValueVerdict::BothReject
+        );
     }
 }
 
@@ -163,8 +169,18 @@ fn number_lit() -> impl Strategy<Value = String> {
             .prop_map(|f| format!("{f:e}")),
         (0u32..1000).prop_map(|n| format!("{n}.{n}")),
         prop::sample::select(vec![
-            "0", "-0", "0.0", "-0.0", "1e2", "1E+2", "2e-3", "1e400", "-1e400",
-            "18446744073709551616", "-9223372036854775809", "123456789012345678901234567890",
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1e2",
+            "1E+2",
+            "2e-3",
+            "1e400",
+            "-1e400",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
             "1e-400",
         ])
         .prop_map(str::to_owned),
@@ -186,7 +202,10 @@ fn json() -> impl Strategy<Value = String> {
     leaf.prop_recursive(6, 96, 6, |inner| {
         prop_oneof![
             prop::collection::vec((ws(), inner.clone(), ws()), 0..6).prop_map(|es| {
-                let items: Vec<String> = es.into_iter().map(|(a, v, b)| format!("{a}{v}{b}")).collect();
+                let items: Vec<String> = es
+                    .into_iter()
+                    .map(|(a, v, b)| format!("{a}{v}{b}"))
+                    .collect();
                 format!("[{}]", items.join(","))
             }),
             prop::collection::vec((key_lit(), ws(), inner, ws()), 0..6).prop_map(|es| {

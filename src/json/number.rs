@@ -159,12 +159,18 @@ mod tests {
         assert_eq!(number_of_text("0"), Number::U64(0));
         assert_eq!(number_of_text("-0"), Number::U64(0));
         assert_eq!(number_of_text("-1"), Number::I64(-1));
-        assert_eq!(number_of_text("18446744073709551615"), Number::U64(u64::MAX));
+        assert_eq!(
+            number_of_text("18446744073709551615"),
+            Number::U64(u64::MAX)
+        );
         assert_eq!(
             number_of_text("18446744073709551616"),
             Number::Big("18446744073709551616")
         );
-        assert_eq!(number_of_text("-9223372036854775808"), Number::I64(i64::MIN));
+        assert_eq!(
+            number_of_text("-9223372036854775808"),
+            Number::I64(i64::MIN)
+        );
         assert_eq!(
             number_of_text("-9223372036854775809"),
             Number::Big("-9223372036854775809")

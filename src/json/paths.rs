@@ -89,7 +89,11 @@ impl Paths {
             let mut at = 0;
             if !path.is_empty() {
                 for part in path.split('.') {
-                    let found = tree[at].children.iter().copied().find(|&c| tree[c].text == part);
+                    let found = tree[at]
+                        .children
+                        .iter()
+                        .copied()
+                        .find(|&c| tree[c].text == part);
                     at = match found {
                         Some(c) => c,
                         None => {
@@ -177,7 +181,9 @@ impl Paths {
     }
 
     fn text_of(&self, s: &Step) -> &str {
-        self.text.get(s.text.0 as usize..s.text.1 as usize).unwrap_or_default()
+        self.text
+            .get(s.text.0 as usize..s.text.1 as usize)
+            .unwrap_or_default()
     }
 
     fn children(&self, s: &Step) -> &[Step] {

@@ -9,9 +9,9 @@
 //! trusting mode the bytes past the wanted fields were never checked: a
 //! malformed value reads as absent, never as a panic.
 
+use super::number::ValueKind;
 use super::simd::nav;
 use super::validate::{number, skip_string, skip_ws};
-use super::number::ValueKind;
 use std::borrow::Cow;
 use std::fmt;
 

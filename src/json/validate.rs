@@ -5,7 +5,8 @@
 //! ([`super::index`]) as it is met; a container's node is completed (its end,
 //! the node after its subtree) when it closes, and the nodes' `parent` links
 //! are the walk's stack of open containers (so nothing else is kept, and
-//! nothing is allocated once the index has grown to the longest line). Strings are crossed 64 bytes at a time with the masks of
+//! nothing is allocated once the index has grown to the longest line).
+//! Strings are crossed 64 bytes at a time with the masks of
 //! [`super::simd`]: the first unescaped quote ends the string; within it,
 //! control characters, bad escapes and non-hex `\u` digits are found with mask
 //! arithmetic, not byte by byte. The masks of the last 64 bytes classified
@@ -20,10 +21,10 @@
 //! of error the tape path would report.
 
 use super::MAX_DEPTH;
-use std::cell::Cell;
 use super::index::{FLAG, MAX_LINE, Node};
 use super::scan::Scratch;
 use super::simd::{Classify, Masks};
+use std::cell::Cell;
 
 /// What a validation found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

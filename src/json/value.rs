@@ -505,7 +505,10 @@ impl<'a> Value<'a> {
                 repr: Repr::Index(x),
             }),
             Repr::Tape(v) => v.get(key).map(Value::from),
-            Repr::Bytes(r) => r.get(key).filter(|v| v.kind().is_some()).map(Value::unchecked),
+            Repr::Bytes(r) => r
+                .get(key)
+                .filter(|v| v.kind().is_some())
+                .map(Value::unchecked),
         }
     }
 

@@ -278,10 +278,16 @@ pub fn same_shallow(v: Value<'_>, j: &J, at: &str) {
         J::Null => {}
     }
     if kind != ValueKind::String {
-        assert!(v.as_str().is_none() && v.as_raw_str().is_none(), "as_str at {at}");
+        assert!(
+            v.as_str().is_none() && v.as_raw_str().is_none(),
+            "as_str at {at}"
+        );
     }
     if kind != ValueKind::Number {
-        assert!(v.number().is_none() && v.as_f64().is_none(), "number at {at}");
+        assert!(
+            v.number().is_none() && v.as_f64().is_none(),
+            "number at {at}"
+        );
     }
     if kind != ValueKind::Bool {
         assert!(v.as_bool().is_none(), "as_bool at {at}");
@@ -305,8 +311,7 @@ fn same_json_deep(a: &J, b: &J) -> bool {
         }
         (J::Obj(x), J::Obj(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .zip(y)
                     .all(|((kp, p), (kq, q))| kp == kq && same_json_deep(p, q))
         }
@@ -420,7 +425,9 @@ pub fn check_backends_agree(line: &[u8]) {
             };
             match &first {
                 None => first = Some(got),
-                Some(want) => assert_eq!(&got, want, "backend {} on {}", backend.name(), show(line)),
+                Some(want) => {
+                    assert_eq!(&got, want, "backend {} on {}", backend.name(), show(line))
+                }
             }
         }
     }

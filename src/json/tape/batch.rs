@@ -101,7 +101,6 @@ fn keep_tape(
     result.map(|()| object)
 }
 
-
 /// A padded copy of `raw` (`INPUT_PADDING` spaces after it) in a batch's
 /// segments: past the last copy in the current segment when it fits within
 /// its capacity, else in the next segment (made, or grown while empty, to

@@ -42,7 +42,6 @@ use simd_json::{Buffers, ErrorType, INPUT_PADDING, Node, Tape};
 use std::cell::Cell;
 use std::fmt;
 
-
 /// Parses lines into tapes, reusing every buffer.
 ///
 /// ```
@@ -168,7 +167,6 @@ fn check_object(tape: &Tape<'_>, line: &Line<'_>) -> Result<(), Error> {
         Err(not_an_object(line))
     }
 }
-
 
 pub(super) fn not_an_object(line: &Line<'_>) -> Error {
     let mut pos = line.position();
@@ -414,4 +412,3 @@ mod tests {
         );
     }
 }
-
