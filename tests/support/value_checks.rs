@@ -322,7 +322,7 @@ fn same_json_deep(a: &J, b: &J) -> bool {
 /// Every dotted path of `j` that a dotted path can name (no key holding a
 /// dot; the first occurrence of a duplicate key), with its value, up to
 /// `max`.
-pub fn paths_of<'j>(j: &'j J, max: usize) -> Vec<(String, &'j J)> {
+pub fn paths_of(j: &J, max: usize) -> Vec<(String, &J)> {
     let mut out = vec![(String::new(), j)];
     let mut i = 0;
     while i < out.len() && out.len() < max {
@@ -400,7 +400,9 @@ pub fn check_paths(v: Value<'_>, j: &J) -> usize {
 /// node (kinds and spans compared in document order).
 pub fn check_backends_agree(line: &[u8]) {
     use cctape::json::Backend;
-    fn spans(v: Value<'_>, out: &mut Vec<(ValueKind, Option<std::ops::Range<usize>>, Vec<u8>)>) {
+    /// A value's kind and span, or a key's bytes (kind `String`, no span).
+    type Seen = (ValueKind, Option<std::ops::Range<usize>>, Vec<u8>);
+    fn spans(v: Value<'_>, out: &mut Vec<Seen>) {
         out.push((v.kind(), v.span(), Vec::new()));
         for (k, e) in v.entries() {
             out.push((ValueKind::String, None, k.raw().to_vec()));
