@@ -24,8 +24,8 @@
 //! line again, rewrites each lone surrogate escape to `\uFFFD` (same length)
 //! and each out-of-range number to a same-length placeholder string whose
 //! position it records, and parses once more. [`Value::number`] then returns
-//! [`Number::Big`] with the number's original text. This path runs only on
-//! lines that need it.
+//! [`Number::Big`](crate::json::Number::Big) with the number's original
+//! text. This path runs only on lines that need it.
 
 mod batch;
 mod repair;

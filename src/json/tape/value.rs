@@ -266,7 +266,8 @@ impl<'d> Value<'d> {
     }
 
     /// Note that a typed read found the wrong JSON type here. Views call
-    /// this; [`Document::type_mismatches`] reports the count.
+    /// this; [`Document::type_mismatches`](super::Document::type_mismatches)
+    /// reports the count.
     pub fn note_mismatch(&self) {
         self.ctx
             .mismatches
