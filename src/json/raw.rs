@@ -120,10 +120,12 @@ impl<'s> RawStr<'s> {
     /// use std::borrow::Cow;
     ///
     /// let mut scanner = Scanner::new();
-    /// let line = Lines::new(br#"{"type":"abc"}"#).next().unwrap();
+    /// let line = Lines::new(br#"{"type":"abc","t":"a\u0062c"}"#).next().unwrap();
     /// let ev = scanner.scan(&line).unwrap();
-    /// let ty = ev.value().get("type").unwrap().as_raw_str().unwrap();
-    /// assert!(matches!(ty.to_cow(), Cow::Owned(s) if s == "abc"));
+    /// let plain = ev.value().get("type").unwrap().as_raw_str().unwrap();
+    /// assert!(matches!(plain.to_cow(), Cow::Borrowed("abc")));
+    /// let escaped = ev.value().get("t").unwrap().as_raw_str().unwrap();
+    /// assert!(matches!(escaped.to_cow(), Cow::Owned(s) if s == "abc"));
     /// ```
     pub fn to_cow(&self) -> Cow<'s, str> {
         if let Some(s) = self.as_str() {
