@@ -76,6 +76,8 @@ pub mod event;
 pub mod export;
 pub mod framing;
 pub mod inputs;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod parse;
 pub mod pricing;
 pub mod report;
