@@ -709,19 +709,22 @@ impl Drop for Killed {
 /// and finds no span doubled.
 #[test]
 fn phoenix_receives_what_verdict_counts() {
-    let Some(bin) = phoenix() else {
-        eprintln!(
-            "SKIPPED phoenix_receives_what_verdict_counts: Arize Phoenix is not installed \
-             (pip install arize-phoenix, or set CCTAPE_PHOENIX to its `phoenix` command; .ci/run does)"
-        );
-        return;
-    };
     let dir = scratch::scratch("otel-phoenix");
     let tree = transcript_tree(&dir);
-    let (port, grpc) = (free_port(), free_port());
-    let log = std::fs::File::create(dir.join("phoenix.log")).unwrap();
-    let _phoenix = Killed(
-        Command::new(&bin)
+    // One that .ci/run started (`CCTAPE_PHOENIX_URL`, still booting
+    // perhaps), else one of our own on free ports.
+    let (port, _phoenix) = if let Ok(url) = std::env::var("CCTAPE_PHOENIX_URL") {
+        let port = url
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse::<u16>().ok())
+            .unwrap_or_else(|| panic!("CCTAPE_PHOENIX_URL={url}: expected http://HOST:PORT"));
+        (port, None)
+    } else if let Some(bin) = phoenix() {
+        let (port, grpc) = (free_port(), free_port());
+        let log = std::fs::File::create(dir.join("phoenix.log")).unwrap();
+        let child = Command::new(&bin)
             .arg("serve")
             .env("PHOENIX_WORKING_DIR", dir.join("work"))
             .env("PHOENIX_PORT", port.to_string())
@@ -730,17 +733,28 @@ fn phoenix_receives_what_verdict_counts() {
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
-            .expect("start phoenix"),
-    );
+            .expect("start phoenix");
+        (port, Some(Killed(child)))
+    } else {
+        eprintln!(
+            "SKIPPED phoenix_receives_what_verdict_counts: Arize Phoenix is not installed \
+             (pip install arize-phoenix, then set CCTAPE_PHOENIX to its `phoenix` command or \
+             CCTAPE_PHOENIX_URL to a running one; .ci/run does)"
+        );
+        return;
+    };
     let started = Instant::now();
     while get(port, "/v1/projects/default/spans?limit=1").is_none() {
         assert!(
             started.elapsed() < Duration::from_secs(180),
-            "phoenix did not start: {}",
+            "phoenix did not answer on port {port}: {}",
             std::fs::read_to_string(dir.join("phoenix.log")).unwrap_or_default()
         );
         std::thread::sleep(Duration::from_millis(500));
     }
+    // What it held before (a receiver started for the whole CI run holds
+    // nothing else).
+    let before = phoenix_spans(port).len();
     let inputs = [
         Path::new(REALWORLD).join("session-format"),
         tree.clone(),
@@ -789,12 +803,12 @@ fn phoenix_receives_what_verdict_counts() {
     let waited = Instant::now();
     while waited.elapsed() < Duration::from_secs(240) {
         got = phoenix_spans(port);
-        if got.len() >= unique.len() {
+        if got.len() >= before + unique.len() {
             break;
         }
         std::thread::sleep(Duration::from_secs(1));
     }
-    assert_eq!(got.len(), unique.len(), "spans in phoenix");
+    assert_eq!(got.len(), before + unique.len(), "spans in phoenix");
     let mut found: BTreeMap<String, Expect> = BTreeMap::new();
     for s in &got {
         let trace = s["context"]["trace_id"].as_str().unwrap().to_owned();
@@ -840,5 +854,84 @@ fn phoenix_receives_what_verdict_counts() {
     // A second send of the same archive: the same ids, nothing doubled.
     send();
     std::thread::sleep(Duration::from_secs(5));
-    assert_eq!(phoenix_spans(port).len(), unique.len(), "after a re-send");
+    assert_eq!(
+        phoenix_spans(port).len(),
+        before + unique.len(),
+        "after a re-send"
+    );
+}
+
+/// `watch --otlp`: the run that went through is sent when it ends, as
+/// `otel` sends it.
+#[test]
+fn watch_sends_each_run_it_judged() {
+    let rx = receiver(vec![], Duration::ZERO);
+    let run = "corpus/streams/success-basic.jsonl";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(["watch", "--otlp", &rx.url, "--signals", "traces"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(run).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let reqs = rx.requests.lock().unwrap();
+    assert_eq!(reqs.len(), 1);
+    use prost::Message;
+    let req = cctape::otel::proto::tonic::collector::trace::v1::ExportTraceServiceRequest::decode(
+        &reqs[0].2[..],
+    )
+    .unwrap();
+    let dir = scratch::scratch("otel-watch");
+    let o = cctape(&["otel", "--out", dir.to_str().unwrap(), run]);
+    assert_eq!(o.status.code(), Some(0));
+    let want: Vec<String> = spans_of(&resource_spans(&dir)[0])
+        .iter()
+        .map(|s| s["spanId"].as_str().unwrap().to_owned())
+        .collect();
+    let got: Vec<String> = req.resource_spans[0].scope_spans[0]
+        .spans
+        .iter()
+        .map(|s| s.span_id.iter().map(|b| format!("{b:02x}")).collect())
+        .collect();
+    assert_eq!(got, want, "the same spans, the same ids");
+    // Unreachable: the verdict still printed, exit 2 with the reason.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args([
+            "watch",
+            "--otlp",
+            "http://127.0.0.1:1",
+            "--otlp-retries",
+            "0",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(run).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not delivered") && err.contains("\"verdict\":\"success\""),
+        "{err}"
+    );
 }

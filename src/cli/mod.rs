@@ -197,7 +197,7 @@ const EXITS_WATCH: &str = "\
 Exit codes:
   0  every run succeeded
   1  some run did not (a failure, no result, no events; bad lines are in its record)
-  2  an error: a usage error, standard input that could not be read, or standard output that could not be written (a closed pipe aside)";
+  2  an error: a usage error, standard input that could not be read, standard output that could not be written (a closed pipe aside), or telemetry dropped or not delivered (--otlp)";
 #[cfg(feature = "parquet")]
 const EXITS_EXPORT: &str = "\
 Exit codes:

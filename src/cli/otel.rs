@@ -414,3 +414,49 @@ pub fn run(args: &Args) -> i32 {
         .and(unreadable)
         .exit_code(if failed { 2 } else { 0 })
 }
+
+/// `watch --otlp`: each finished run handed to a sender as it is printed,
+/// never waiting for the receiver (a full queue drops, counted).
+pub struct Live {
+    sender: Sender,
+}
+
+impl Live {
+    /// A sender when `--otlp` was given.
+    pub fn start(args: &OtlpArgs) -> Option<Live> {
+        args.config().map(|c| Live {
+            sender: Sender::start(c),
+        })
+    }
+
+    /// Send a finished run of a stream (folded with its call lists).
+    pub fn run(&mut self, run: &cctape::run::RunSummary, name: &str) {
+        self.sender.push(run_telemetry(run, name, now_ms()));
+        self.sender.flush();
+    }
+
+    /// Send a finished transcript session (folded with its call lists).
+    pub fn session(
+        &mut self,
+        s: &cctape::transcript::SessionSummary,
+        run: &cctape::run::RunSummary,
+        name: &str,
+    ) {
+        self.sender.push(session_telemetry(s, run, name, now_ms()));
+        self.sender.flush();
+    }
+
+    /// Wait for what is queued; false (said) when something was dropped or
+    /// not delivered.
+    pub fn finish(self) -> bool {
+        report_outcome(&self.sender.finish())
+    }
+}
+
+/// Now, in milliseconds since the epoch: where a live run without
+/// timestamps is placed.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0))
+}
