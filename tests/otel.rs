@@ -393,9 +393,12 @@ fn out_dir_is_replaced_whole_or_not_at_all() {
 /// A small OTLP/HTTP receiver: answers each request with the status the
 /// script gives for its number (then 200), after `delay`; records the
 /// requests' paths, content types and bodies.
+/// A request received: its path, content type and body.
+type Request = (String, String, Vec<u8>);
+
 struct Receiver {
     url: String,
-    requests: Arc<std::sync::Mutex<Vec<(String, String, Vec<u8>)>>>,
+    requests: Arc<std::sync::Mutex<Vec<Request>>>,
     count: Arc<AtomicU64>,
 }
 

@@ -249,7 +249,7 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
         let pts: u64 = batch.runs.iter().map(points).sum();
         if config.traces && spans > 0 {
             let req = trace_request(&batch.runs);
-            let body = encode(config.protocol, &req, |r| to_json(r), |r| to_protobuf(r));
+            let body = encode(config.protocol, &req);
             match post(&agent, config, &traces_url, &body, down[0], &mut out) {
                 Ok(()) => {
                     out.sent_spans += spans;
@@ -266,7 +266,7 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
         }
         if config.metrics && pts > 0 {
             let req = metrics_request(&batch.runs);
-            let body = encode(config.protocol, &req, |r| to_json(r), |r| to_protobuf(r));
+            let body = encode(config.protocol, &req);
             match post(&agent, config, &metrics_url, &body, down[1], &mut out) {
                 Ok(()) => {
                     out.sent_points += pts;
@@ -285,15 +285,10 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
     out
 }
 
-fn encode<T>(
-    p: Protocol,
-    req: &T,
-    json: impl Fn(&T) -> Vec<u8>,
-    pb: impl Fn(&T) -> Vec<u8>,
-) -> Vec<u8> {
+fn encode<T: serde::Serialize + prost::Message>(p: Protocol, req: &T) -> Vec<u8> {
     match p {
-        Protocol::HttpJson => json(req),
-        Protocol::HttpProtobuf => pb(req),
+        Protocol::HttpJson => to_json(req),
+        Protocol::HttpProtobuf => to_protobuf(req),
     }
 }
 

@@ -121,7 +121,13 @@ fn times_without_timestamps_follow_the_lines_from_the_anchor() {
     let sub = by_name(&t, "invoke_agent Explore");
     assert_eq!(
         (sub.start_time_unix_nano, sub.end_time_unix_nano),
-        (ms(1_000_002), ms(1_000_004))
+        (ms(1_000_002), ms(1_000_003))
+    );
+    // Its Agent call from its line (2) to its result's (5).
+    let call = by_name(&t, "execute_tool Agent");
+    assert_eq!(
+        (call.start_time_unix_nano, call.end_time_unix_nano),
+        (ms(1_000_001), ms(1_000_004))
     );
 }
 
