@@ -584,28 +584,22 @@ fn a_slow_receiver_does_not_hold_up_the_reading_what_is_dropped_is_counted() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     // Dropped + sent = every span; the count is said.
-    let dropped: u64 = err
-        .split("otlp: ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{err}"));
-    let sent: u64 = err
-        .split("sent ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{err}"));
-    let total: u64 = err
-        .split(" runs, ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{err}"));
+    let dropped = number_after(&err, "otlp: ");
+    let sent = number_after(&err, "sent ");
+    let total = number_after(&err, " runs, ");
     assert!(dropped > 0 && sent > 0, "{err}");
     assert_eq!(dropped + sent, total, "{err}");
     // Few requests reached the receiver: the reading did not wait for it.
     assert!(rx.count.load(Ordering::SeqCst) < 20, "{err}");
+}
+
+/// The number after the first `marker` in `text`.
+fn number_after(text: &str, marker: &str) -> u64 {
+    text.split(marker)
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {marker:?} in {text}"))
 }
 
 /// Phoenix's command: `CCTAPE_PHOENIX`, else the venv .ci/run installs it
@@ -864,26 +858,28 @@ fn phoenix_receives_what_verdict_counts() {
     );
 }
 
+/// `cctape watch ARGS < input`.
+fn watch(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .arg("watch")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(input).unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// `watch --otlp`: the run that went through is sent when it ends, as
 /// `otel` sends it.
 #[test]
 fn watch_sends_each_run_it_judged() {
     let rx = receiver(vec![], Duration::ZERO);
     let run = "corpus/streams/success-basic.jsonl";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(["watch", "--otlp", &rx.url, "--signals", "traces"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(run).unwrap())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = watch(&["--otlp", &rx.url, "--signals", "traces"], run);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -911,26 +907,7 @@ fn watch_sends_each_run_it_judged() {
         .collect();
     assert_eq!(got, want, "the same spans, the same ids");
     // Unreachable: the verdict still printed, exit 2 with the reason.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args([
-            "watch",
-            "--otlp",
-            "http://127.0.0.1:1",
-            "--otlp-retries",
-            "0",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(run).unwrap())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = watch(&["--otlp", "http://127.0.0.1:1", "--otlp-retries", "0"], run);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(

@@ -41,7 +41,7 @@ mod watch;
 /// (one page of charts), `verdict` (each run's outcome, an exit code for
 /// harnesses), `filter` (raw lines), `fields` (columns), `tree` (subagents),
 /// `check` (drift from the field reference), `watch` (a live run),
-/// `export` (Parquet).
+/// `export` (Parquet), `otel` (OpenTelemetry).
 ///
 /// Streams come from `claude -p --output-format stream-json --verbose`;
 /// transcripts are `~/.claude/projects/<project>/<session>.jsonl`, priced

@@ -43,6 +43,30 @@
 //! `cacheCreation`, and `model`), `claude_code.cost.usage` (unit `USD`,
 //! attribute `model`), each a monotonic sum with delta temporality over
 //! the run's time, with `session.id` and `app.version` on every point.
+//!
+//! ```
+//! use cctape::{RunFolder, SliceEvents};
+//! use cctape::otel::{run_telemetry, to_json, to_protobuf, trace_request};
+//!
+//! let input = std::fs::read("corpus/streams/success-basic.jsonl")?;
+//! let mut folder = RunFolder::new();
+//! folder.record_calls(true); // the chat and execute_tool spans need them
+//! let mut events = SliceEvents::new(&input);
+//! while let Some(item) = events.next_event() {
+//!     if let Ok(ev) = item {
+//!         folder.push(&ev);
+//!     }
+//! }
+//! let run = &folder.finish()[0];
+//! let t = run_telemetry(run, "success-basic.jsonl", 0);
+//! let names: Vec<&str> = t.spans.scope_spans[0].spans.iter().map(|s| s.name.as_str()).collect();
+//! assert_eq!(names[0], "invoke_agent claude-code");
+//! assert!(names.iter().any(|n| n.starts_with("chat ")));
+//! let request = trace_request([&t]);
+//! assert!(to_json(&request).starts_with(b"{\"resourceSpans\""));
+//! assert!(!to_protobuf(&request).is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::run::RunSummary;
 use crate::transcript::SessionSummary;
