@@ -907,7 +907,10 @@ fn watch_sends_each_run_it_judged() {
         .collect();
     assert_eq!(got, want, "the same spans, the same ids");
     // Unreachable: the verdict still printed, exit 2 with the reason.
-    let o = watch(&["--otlp", "http://127.0.0.1:1", "--otlp-retries", "0"], run);
+    let o = watch(
+        &["--otlp", "http://127.0.0.1:1", "--otlp-retries", "0"],
+        run,
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
