@@ -55,6 +55,10 @@ pub struct Args {
     read: ReadAs,
     #[command(flatten)]
     costing: Costing,
+    /// `--otlp ENDPOINT`: each run as OpenTelemetry (see `cctape otel`).
+    #[cfg(feature = "otel")]
+    #[command(flatten)]
+    otlp: super::otel::OtlpArgs,
 }
 
 /// What the status line shows, updated from hot fields.
@@ -436,6 +440,13 @@ pub fn run(args: &Args) -> i32 {
         written: 0,
         messages: !args.no_messages,
     };
+    #[cfg(feature = "otel")]
+    let mut live = super::otel::Live::start(&args.otlp);
+    #[cfg(feature = "otel")]
+    if live.is_some() {
+        fold.folder.record_calls(true);
+        fold.transcripts.record_calls(true);
+    }
     let mut tally = Tally::default();
     let mut buf = vec![0u8; 64 << 10];
     let mut last_draw = Instant::now() - Duration::from_secs(1);
@@ -508,6 +519,10 @@ pub fn run(args: &Args) -> i32 {
     if let Some(report) = &sessions {
         for s in &report.sessions {
             let r = s.to_run();
+            #[cfg(feature = "otel")]
+            if let Some(l) = &mut live {
+                l.session(s, &r, name);
+            }
             any_not_ok |= !r.ok();
             if json {
                 write_json_value(&session_record(&r, name, s, report), &mut out);
@@ -532,6 +547,10 @@ pub fn run(args: &Args) -> i32 {
         }
     }
     for r in &runs {
+        #[cfg(feature = "otel")]
+        if let Some(l) = &mut live {
+            l.run(r, name);
+        }
         any_not_ok |= !r.ok();
         if json {
             write_json_value(&run_record(r, name), &mut out);
@@ -542,6 +561,10 @@ pub fn run(args: &Args) -> i32 {
     if let Err(e) = std::io::stderr().write_all(&out) {
         eprintln!("cctape: writing the verdict: {e}");
         unreadable = true;
+    }
+    #[cfg(feature = "otel")]
+    if let Some(l) = live {
+        unreadable |= !l.finish();
     }
     let trouble = Trouble {
         unreadable,
