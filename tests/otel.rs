@@ -608,7 +608,7 @@ fn phoenix() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CCTAPE_PHOENIX") {
         return Some(PathBuf::from(p));
     }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/phoenix/venv/bin/phoenix");
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/phoenix-venv/bin/phoenix");
     if venv.exists() {
         return Some(venv);
     }
@@ -733,10 +733,13 @@ fn phoenix_receives_what_verdict_counts() {
             .expect("start phoenix");
         (port, Some(Killed(child)))
     } else {
-        eprintln!(
-            "SKIPPED phoenix_receives_what_verdict_counts: Arize Phoenix is not installed \
-             (pip install arize-phoenix, then set CCTAPE_PHOENIX to its `phoenix` command or \
-             CCTAPE_PHOENIX_URL to a running one; .ci/run does)"
+        let why = "Arize Phoenix is not installed (pip install arize-phoenix, then set \
+                   CCTAPE_PHOENIX to its `phoenix` command or CCTAPE_PHOENIX_URL to a running \
+                   one; .ci/run does)";
+        eprintln!("SKIPPED phoenix_receives_what_verdict_counts: {why}");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{why}, and CI is set: this test must run in CI"
         );
         return;
     };
