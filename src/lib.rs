@@ -74,6 +74,7 @@ pub mod error;
 pub mod event;
 #[cfg(feature = "export")]
 pub mod export;
+pub mod follow;
 pub mod framing;
 pub mod inputs;
 pub mod parse;
