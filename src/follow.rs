@@ -89,6 +89,11 @@ pub struct Position {
     pub ino: u64,
     /// The offset after the last complete line handed out.
     pub offset: u64,
+    /// Where reading starts again on resume, when before `offset`: a
+    /// reader that folds runs (`cctape watch`) reads the start of a run it
+    /// has not finished again, and the lines before `offset` come out
+    /// marked as handled already ([`Item::Lines`]'s `replayed`).
+    pub replay: Option<u64>,
 }
 
 /// What happened to a followed file, for the reader to say (as `tail -F`
@@ -132,6 +137,10 @@ pub enum Item<'a> {
         offset: u64,
         /// The lines, each with its LF.
         bytes: &'a [u8],
+        /// How many of the first bytes were handled before the checkpoint
+        /// the follower resumed from (read again for a
+        /// [`Position::replay`]); 0 otherwise.
+        replayed: usize,
     },
     /// A change to one file.
     Change {
@@ -160,6 +169,8 @@ struct Tracked {
     /// Where to start when it is first opened: an offset to resume at if
     /// the file is still the one the checkpoint saw, or its end.
     start: Start,
+    /// Bytes before this offset were handled before the checkpoint.
+    handled: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +206,7 @@ impl Tracked {
             held: Vec::new(),
             gone: false,
             start,
+            handled: 0,
         }
     }
 
@@ -203,6 +215,7 @@ impl Tracked {
             dev: self.id.0,
             ino: self.id.1,
             offset: self.read - self.held.len() as u64,
+            replay: None,
         })
     }
 
@@ -218,11 +231,15 @@ impl Tracked {
             return Err(io::Error::other("not a regular file"));
         }
         let id = id_of(&m);
+        self.handled = 0;
         let at = match std::mem::replace(&mut self.start, Start::Beginning) {
             Start::Beginning => 0,
             Start::End => m.len(),
             // The same file, not shorter than where it was read to.
-            Start::At(p) if (p.dev, p.ino) == id && p.offset <= m.len() => p.offset,
+            Start::At(p) if (p.dev, p.ino) == id && p.offset <= m.len() => {
+                self.handled = p.offset;
+                p.replay.filter(|&r| r <= p.offset).unwrap_or(p.offset)
+            }
             Start::At(_) => 0,
         };
         if at > 0 {
@@ -302,7 +319,7 @@ impl std::fmt::Debug for Follower {
 
 #[derive(Debug)]
 enum Queued {
-    Lines(usize, u64, Vec<u8>),
+    Lines(usize, u64, Vec<u8>, usize),
     Change(usize, Change),
 }
 
@@ -482,7 +499,9 @@ impl Follower {
         if cut > 0 {
             let rest = t.held.split_off(cut);
             let lines = std::mem::replace(&mut t.held, rest);
-            self.queue.push_back(Queued::Lines(i, offset, lines));
+            let replayed = t.handled.saturating_sub(offset).min(lines.len() as u64) as usize;
+            self.queue
+                .push_back(Queued::Lines(i, offset, lines, replayed));
         }
         let Some(c) = change else {
             return Ok(());
@@ -507,13 +526,14 @@ impl Follower {
         loop {
             if let Some(q) = self.queue.pop_front() {
                 return Ok(Some(match q {
-                    Queued::Lines(file, offset, bytes) => {
+                    Queued::Lines(file, offset, bytes, replayed) => {
                         self.out = bytes;
                         Item::Lines {
                             file,
                             path: &self.files[file].path,
                             offset,
                             bytes: &self.out,
+                            replayed,
                         }
                     }
                     Queued::Change(file, change) => Item::Change {
@@ -562,7 +582,7 @@ impl Follower {
 /// handled, loaded at the next start ([`Follower::resume`]).
 ///
 /// Saved as JSON (`{"version":1,"files":[{"path":...,"dev":...,"ino":...,
-/// "offset":...}]}`), replaced atomically: written to a temporary file in
+/// "offset":...}]}`, and `"replay"` where [`Position::replay`] is set), replaced atomically: written to a temporary file in
 /// the same folder, synced, then renamed over the old one, so a crash
 /// leaves the old checkpoint or the new one, never half of one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -625,6 +645,7 @@ impl Checkpoint {
                     dev: num("dev")?,
                     ino: num("ino")?,
                     offset: num("offset")?,
+                    replay: e.get("replay").and_then(serde_json::Value::as_u64),
                 },
             ));
         }
@@ -638,12 +659,16 @@ impl Checkpoint {
             .files
             .iter()
             .map(|(p, q)| {
-                serde_json::json!({
+                let mut e = serde_json::json!({
                     "path": p.to_string_lossy(),
                     "dev": q.dev,
                     "ino": q.ino,
                     "offset": q.offset,
-                })
+                });
+                if let Some(r) = q.replay {
+                    e["replay"] = r.into();
+                }
+                e
             })
             .collect();
         let doc = serde_json::json!({ "version": 1, "files": files });

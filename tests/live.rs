@@ -408,3 +408,74 @@ fn watch_prints_each_verdict_while_the_input_stays_open() {
     assert_eq!(ids, ["a:success", "b:error", "c:no_result"]);
     assert_eq!(status.code(), Some(1));
 }
+
+/// `watch -F --checkpoint` stopped in the middle of a run: the lines it
+/// passed through are not passed through again, and the run's verdict,
+/// said once after the restart, counts the run whole (its start is read
+/// again to fold it).
+#[test]
+fn watch_checkpoint_resumes_a_run_in_the_middle() {
+    let d = tmp("watch-checkpoint");
+    let log = d.join("run.jsonl");
+    let args = [
+        "watch",
+        "-q",
+        "-F",
+        "run.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--poll",
+        "50",
+        "--idle",
+        "200ms",
+    ];
+    let lines = [
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"a\",\"n\":0}",
+        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"a\",\"n\":1}",
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"b\",\"n\":2}",
+        "{\"type\":\"user\",\"session_id\":\"b\",\"n\":3}",
+        "{\"type\":\"user\",\"session_id\":\"b\",\"n\":4}",
+        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"b\",\"n\":5}",
+    ];
+    let write = |from: usize, to: usize| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
+        let text: String = lines[from..to].iter().map(|l| format!("{l}\n")).collect();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    write(0, 4);
+    let first = start(&args, &d);
+    first.wait_out(4, is_event);
+    // Run a is over (b started); b is not.
+    first.wait_err(1, |l| l.contains("\"session_id\":\"a\""));
+    let (code, out1, err1) = first.stop();
+    assert_eq!(code, 0, "{err1:?}");
+    assert_eq!(
+        err1.iter().filter(|l| l.starts_with('{')).count(),
+        1,
+        "{err1:?}"
+    );
+    let cp: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("cp.json")).unwrap()).unwrap();
+    let b_start = lines[..2].iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    assert_eq!(cp["files"][0]["replay"].as_u64(), Some(b_start), "{cp}");
+    write(4, 6);
+    let second = start(&args, &d);
+    second.wait_err(1, |l| l.contains("\"session_id\":\"b\""));
+    let (code, out2, err2) = second.stop();
+    assert_eq!(code, 0, "{err2:?}");
+    let all: Vec<usize> = numbers(&out1).into_iter().chain(numbers(&out2)).collect();
+    assert_eq!(all, [0, 1, 2, 3, 4, 5]);
+    let verdicts: Vec<serde_json::Value> = err2
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(verdicts.len(), 1, "{err2:?}");
+    assert_eq!(verdicts[0]["session_id"], "b");
+    assert_eq!(verdicts[0]["verdict"], "success");
+    assert_eq!(verdicts[0]["events"], 4, "the run read whole");
+}

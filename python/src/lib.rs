@@ -16,6 +16,7 @@ mod json;
 mod reader;
 mod report;
 mod sources;
+mod tail;
 mod stats_report;
 
 use pyo3::exceptions::PyTypeError;
@@ -250,6 +251,7 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;
     m.add_class::<decoder::Decoder>()?;
+    m.add_class::<tail::Tail>()?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add("ReadError", m.py().get_type::<errors::ReadError>())?;
     m.add("InputError", errors::input_error_type(m.py())?)?;

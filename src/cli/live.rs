@@ -4,7 +4,7 @@
 //! `--line-buffered` (grep's). What following means is the library's; this
 //! module only turns the flags into its options.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// `-F` and the flags that go with it.
@@ -112,7 +112,11 @@ pub struct Buffering {
 /// run's verdict once it has been idle), or the files `-F` follows.
 pub enum Source {
     /// Standard input, read on a thread.
-    Stdin(std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>, Vec<u8>),
+    Stdin(
+        std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+        Vec<u8>,
+        u64,
+    ),
     /// Followed files (their lines; changes said on stderr).
     Files(Box<Files>),
 }
@@ -136,6 +140,11 @@ pub enum Got<'a> {
         name: String,
         /// The bytes.
         bytes: &'a [u8],
+        /// The offset of the first one in the file (in standard input).
+        offset: u64,
+        /// How many of the first bytes were handled before the checkpoint
+        /// this run resumed from: read again to fold a run, not printed.
+        replayed: usize,
     },
     /// Nothing within the time asked.
     Nothing,
@@ -172,7 +181,7 @@ impl Source {
                     }
                 }
             });
-            return Ok(Source::Stdin(rx, Vec::new()));
+            return Ok(Source::Stdin(rx, Vec::new(), 0));
         }
         if paths.is_empty() {
             return Err("-F needs a file or folder to follow".into());
@@ -195,13 +204,17 @@ impl Source {
     /// files are said on stderr as `tail -F` says them.
     pub fn next(&mut self, timeout: Duration) -> Got<'_> {
         match self {
-            Source::Stdin(rx, held) => match rx.recv_timeout(timeout) {
+            Source::Stdin(rx, held, at) => match rx.recv_timeout(timeout) {
                 Ok(Ok(b)) => {
                     *held = b;
+                    let offset = *at;
+                    *at += held.len() as u64;
                     Got::Bytes {
                         stream: 0,
                         name: super::inputs::STDIN_NAME.to_string(),
                         bytes: held,
+                        offset,
+                        replayed: 0,
                     }
                 }
                 Ok(Err(e)) => Got::End(Some(e)),
@@ -213,8 +226,14 @@ impl Source {
     }
 
     /// The lines handed out last have been handled: a checkpoint may be
-    /// saved (at most every [`SAVE_EVERY`], or now with `now`).
-    pub fn handled(&mut self, now: bool) -> Result<(), String> {
+    /// saved (at most every [`SAVE_EVERY`], or now with `now`); `replay`
+    /// gives, by stream, where a restart reads again from (the start of a
+    /// run not finished), if before the end of what was handled.
+    pub fn handled(
+        &mut self,
+        now: bool,
+        replay: &dyn Fn(usize) -> Option<u64>,
+    ) -> Result<(), String> {
         let Source::Files(f) = self else {
             return Ok(());
         };
@@ -224,9 +243,15 @@ impl Source {
         if !f.dirty || (!now && f.saved.elapsed() < SAVE_EVERY) {
             return Ok(());
         }
-        f.follower
-            .checkpoint()
-            .save(path)
+        let mut cp = f.follower.checkpoint();
+        let paths: Vec<PathBuf> = f.follower.paths().map(Path::to_path_buf).collect();
+        for (i, p) in paths.iter().enumerate() {
+            if let Some(mut pos) = cp.get(p) {
+                pos.replay = replay(i).filter(|&r| r < pos.offset);
+                cp.set(p, pos);
+            }
+        }
+        cp.save(path)
             .map_err(|e| format!("--checkpoint {}: {e}", super::inputs::shown_path(path)))?;
         f.saved = std::time::Instant::now();
         f.dirty = false;
@@ -241,13 +266,19 @@ impl Files {
         }
         match self.follower.next_item(timeout) {
             Ok(Some(cctape::follow::Item::Lines {
-                file, path, bytes, ..
+                file,
+                path,
+                bytes,
+                offset,
+                replayed,
             })) => {
                 self.dirty = true;
                 Got::Bytes {
                     stream: file,
                     name: super::inputs::shown_path(path),
                     bytes,
+                    offset,
+                    replayed,
                 }
             }
             Ok(Some(cctape::follow::Item::Change { file, path, change })) => {

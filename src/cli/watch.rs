@@ -300,6 +300,11 @@ struct Fold {
     /// A `system/init` came since the runs were last looked at.
     init: bool,
     clock: cctape::run::IdleClock,
+    /// Where the last `system/init` line starts (stream offset).
+    init_offset: u64,
+    /// Where the first run not yet said starts (stream offset): where a
+    /// restart from a checkpoint reads again.
+    run_start: Option<u64>,
 }
 
 /// One event: the status, the runs, and at a result the run's figures.
@@ -347,9 +352,15 @@ impl Fold {
                     .extend_from_slice(&line.bytes[..line.bytes.len().min(4 << 10)]);
             }
             _ => {
+                if self.folder.is_empty() {
+                    self.run_start = Some(line.offset);
+                }
                 let bad = match parse_event(&mut self.parser, line) {
                     Ok(ev) => {
-                        self.init |= fold_event(&mut self.status, &mut self.folder, &ev);
+                        if fold_event(&mut self.status, &mut self.folder, &ev) {
+                            self.init = true;
+                            self.init_offset = line.offset;
+                        }
                         None
                     }
                     Err(e) => Some(e),
@@ -486,6 +497,12 @@ struct Stream {
     tally: Tally,
     /// Runs whose verdicts were printed as they ended.
     said_runs: u64,
+    /// Bytes pushed so far (the stream offsets of its lines).
+    pushed: u64,
+    /// Where the current file began: (stream offset, file offset).
+    seg: (u64, u64),
+    /// The file offset the next bytes continue from, if the same file.
+    expect: Option<u64>,
 }
 
 impl Stream {
@@ -514,10 +531,37 @@ impl Stream {
                 seen: 0,
                 init: false,
                 clock: cctape::run::IdleClock::new(idle),
+                init_offset: 0,
+                run_start: None,
             },
             tally: Tally::default(),
             said_runs: 0,
+            pushed: 0,
+            seg: (0, 0),
+            expect: None,
         }
+    }
+
+    /// Bytes that start at `offset` in their file.
+    fn push(&mut self, bytes: &[u8], offset: u64) {
+        if self.expect != Some(offset) {
+            self.seg = (self.pushed, offset);
+        }
+        self.expect = Some(offset + bytes.len() as u64);
+        self.pushed += bytes.len() as u64;
+        match &mut self.reader {
+            Reader::Sniffing(held) => held.extend_from_slice(bytes),
+            Reader::Lines(dec) => dec.push(bytes),
+            Reader::Elements(dec) => dec.push(bytes),
+        }
+    }
+
+    /// Where a restart reads this stream's file again from: the start of
+    /// the first run not said yet (the current file's start if it began
+    /// in a file before it); `None` when every run was said.
+    fn replay(&self) -> Option<u64> {
+        let at = self.fold.run_start?;
+        Some(self.seg.1 + at.saturating_sub(self.seg.0))
     }
 
     /// The runs over by now: those the next run's `system/init` closed, and
@@ -527,10 +571,15 @@ impl Stream {
         fold.clock.mark(now, fold.seen);
         let mut done = Vec::new();
         if std::mem::take(&mut fold.init) {
-            done.extend(fold.folder.drain_complete());
+            // The next run started: those before it are over.
+            done.extend(fold.folder.drain_others());
+            fold.run_start = Some(fold.init_offset);
         }
         if let Some(n) = fold.clock.quiet_through(now) {
             done.extend(fold.folder.drain_quiet(n + 1));
+        }
+        if fold.folder.is_empty() {
+            fold.run_start = None;
         }
         done.retain(|r| r.events > 0);
         self.said_runs += done.len() as u64;
@@ -619,8 +668,16 @@ pub fn run_live(
                 stream,
                 name,
                 bytes,
+                offset,
+                replayed,
             } => {
-                if out_open && let Err(e) = stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+                // Lines read again after a checkpoint (to fold the run they
+                // belong to) went through before the restart.
+                let fresh = &bytes[replayed.min(bytes.len())..];
+                if out_open
+                    && !fresh.is_empty()
+                    && let Err(e) = stdout.write_all(fresh).and_then(|_| stdout.flush())
+                {
                     // Keep reading so the verdict is still right. A closed
                     // pipe is quiet; any other failure (a full disk) loses
                     // the transcript: said now, and the exit code is 2.
@@ -637,11 +694,7 @@ pub fn run_live(
                 }
                 let st = streams[stream]
                     .get_or_insert_with(|| Stream::new(name, mode.messages, live.idle));
-                match &mut st.reader {
-                    Reader::Sniffing(held) => held.extend_from_slice(bytes),
-                    Reader::Lines(dec) => dec.push(bytes),
-                    Reader::Elements(dec) => dec.push(bytes),
-                }
+                st.push(bytes, offset);
                 decide(&mut st.reader, &mut st.fold, choice, false);
                 drain(&mut st.reader, &mut st.fold);
                 say_bad(&mut st.fold, &mut st.tally, show);
@@ -661,7 +714,8 @@ pub fn run_live(
             eprint!("\r\x1b[2K");
         }
         unreadable |= !say_verdicts(&out, mode);
-        if let Err(e) = source.handled(false) {
+        let replay = |i: usize| streams.get(i)?.as_ref()?.replay();
+        if let Err(e) = source.handled(false, &replay) {
             super::exec::note(&e);
             unreadable = true;
         }
@@ -673,10 +727,14 @@ pub fn run_live(
             last_draw = Instant::now();
         }
     }
-    if let Err(e) = source.handled(true) {
+    let replay = |i: usize| streams.get(i)?.as_ref()?.replay();
+    if let Err(e) = source.handled(true, &replay) {
         super::exec::note(&e);
         unreadable = true;
     }
+    // With a checkpoint, the runs not over yet are read again from their
+    // start on the next run of the command, and said then: not now.
+    let resumable = live.follow.follow_name && live.follow.checkpoint.is_some();
     if streams.is_empty() && !live.follow.follow_name {
         // Nothing came on standard input: its verdict all the same.
         streams.push(Some(Stream::new(
@@ -690,7 +748,7 @@ pub fn run_live(
     }
     unreadable |= read_error.is_some() || write_error.is_some();
     let mut out = Vec::new();
-    for st in streams.iter_mut().flatten() {
+    for st in streams.iter_mut().flatten().filter(|_| !resumable) {
         any_not_ok |= finish_stream(st, choice, &prices, &zone, mode, &mut out);
     }
     if let Some(e) = read_error.as_ref().filter(|_| mode.messages) {

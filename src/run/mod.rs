@@ -259,6 +259,35 @@ impl RunFolder {
         out
     }
 
+    /// Summaries of every run but the current one, with a result or not:
+    /// for a live stream whose next run started (a `system/init` of
+    /// another session), where the runs before it are over
+    /// ([`RunReader::idle_for`], `cctape watch`). A session seen again
+    /// after its run was drained starts a new run.
+    pub fn drain_others(&mut self) -> Vec<RunSummary> {
+        let mut out = Vec::new();
+        for i in 0..self.runs.len() {
+            if Some(i) == self.current {
+                continue;
+            }
+            if let Some(run) = self.runs[i].take() {
+                if let Some(s) = &run.session {
+                    self.by_session.remove(s.as_str());
+                }
+                out.push(run.finish());
+            }
+        }
+        if !out.is_empty() {
+            self.compact();
+        }
+        out
+    }
+
+    /// True when no run is held (every one was drained, or none began).
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(Option::is_none)
+    }
+
     /// Summaries of the runs that have a result and saw no line at or after
     /// line `before`: runs long over, handed out so that a long stream is
     /// folded in bounded memory. As with
@@ -516,7 +545,8 @@ impl<R: Read> RunReader<R> {
 
     /// Hand out a run once it has a result and no line came for `idle`
     /// (the time `cctape watch --idle` waits), or as soon as the next run
-    /// of the stream starts (a `system/init` of another session). A run
+    /// of the stream starts (a `system/init` of another session; the run
+    /// before it is over, with a result or not). A run
     /// seen again after it was handed out starts a new run.
     ///
     /// The time is looked at whenever an event is read and whenever a read
@@ -556,7 +586,7 @@ impl<R: Read> RunReader<R> {
         let now = Instant::now();
         clock.mark(now, self.events.counts().lines);
         if init {
-            self.ready.extend(self.folder.drain_complete());
+            self.ready.extend(self.folder.drain_others());
         }
         if let Some(n) = clock.quiet_through(now) {
             self.ready.extend(self.folder.drain_quiet(n + 1));
