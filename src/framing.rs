@@ -538,7 +538,7 @@ pub struct LineReader<R> {
     read_size: usize,
     failed: bool,
     /// A read that fails with `WouldBlock` or `TimedOut` (a socket with a
-    /// read timeout, a [`crate::follow::Follow`] with one) is "nothing
+    /// read timeout, a [`crate::follow::FollowReader`] with one) is "nothing
     /// yet", not the end (see [`crate::run::RunReader::idle_for`]).
     pub(crate) wait_on_timeout: bool,
 }

@@ -110,7 +110,7 @@ fn follower_hands_out_whole_lines_and_positions() {
     let mut f = Follower::new(std::slice::from_ref(&p), opts).unwrap();
     let mut got = Vec::new();
     let mut changes = Vec::new();
-    let mut take = |f: &mut Follower, got: &mut Vec<u8>, changes: &mut Vec<String>| {
+    let take = |f: &mut Follower, got: &mut Vec<u8>, changes: &mut Vec<String>| {
         while let Some(item) = f.next_item(Duration::from_millis(100)).unwrap() {
             match item {
                 Item::Lines { bytes, .. } => got.extend_from_slice(bytes),

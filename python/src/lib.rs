@@ -16,8 +16,8 @@ mod json;
 mod reader;
 mod report;
 mod sources;
-mod tail;
 mod stats_report;
+mod tail;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

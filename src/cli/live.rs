@@ -72,6 +72,9 @@ impl Follow {
 /// the checkpoint saved as they are read, ended by SIGINT or SIGTERM at a
 /// line boundary.
 pub fn reader(f: &super::inputs::Followed) -> std::io::Result<cctape::follow::FollowReader> {
+    if f.paths.is_empty() {
+        return Err(std::io::Error::other("-F needs a file or folder to follow"));
+    }
     let mut globs = cctape::inputs::Globs::default();
     for (g, ci) in &f.globs {
         // Checked when parsed.
@@ -158,7 +161,11 @@ const SAVE_EVERY: Duration = Duration::from_millis(500);
 
 impl Source {
     /// Standard input, or with `-F` the paths followed.
-    pub fn open(follow: &Follow, paths: &[PathBuf]) -> Result<Source, String> {
+    pub fn open(
+        follow: &Follow,
+        paths: &[PathBuf],
+        walk: (cctape::inputs::Globs, bool),
+    ) -> Result<Source, String> {
         if !follow.follow_name {
             let (tx, rx) = std::sync::mpsc::sync_channel(16);
             std::thread::spawn(move || {
@@ -190,7 +197,12 @@ impl Source {
             Some(p) => cctape::follow::Checkpoint::load(p).map_err(|e| e.to_string())?,
             None => cctape::follow::Checkpoint::default(),
         };
-        let follower = cctape::follow::Follower::resume(paths, follow.options(), &checkpoint)
+        let opts = cctape::follow::FollowOptions {
+            globs: walk.0,
+            follow_links: walk.1,
+            ..follow.options()
+        };
+        let follower = cctape::follow::Follower::resume(paths, opts, &checkpoint)
             .map_err(|e| e.to_string())?;
         Ok(Source::Files(Box::new(Files {
             follower,

@@ -299,6 +299,8 @@ pub fn run(args: &Args) -> i32 {
             json: args.json || !std::io::stdout().is_terminal(),
             status: false,
             messages: !args.common.no_messages,
+            globs: args.common.globs(),
+            follow_links: args.common.follow,
         };
         return super::watch::run_live(
             &args.read,

@@ -472,6 +472,10 @@ pub struct Mode {
     pub status: bool,
     /// Bad lines are said.
     pub messages: bool,
+    /// What a followed folder's walk takes (`verdict`'s `--glob`, `-L`).
+    pub globs: cctape::inputs::Globs,
+    /// Symlinks to folders are followed.
+    pub follow_links: bool,
 }
 
 /// Run the command; returns the exit code of the verdict (0 every run
@@ -486,6 +490,8 @@ pub fn run(args: &Args) -> i32 {
         json: args.json || !std::io::stderr().is_terminal(),
         status: !args.quiet && std::io::stderr().is_terminal(),
         messages: !args.no_messages,
+        globs: cctape::inputs::Globs::default(),
+        follow_links: false,
     };
     run_live(&args.read, &args.costing, &args.live, &args.paths, &mode)
 }
@@ -637,7 +643,8 @@ pub fn run_live(
             return 2;
         }
     };
-    let mut source = match super::live::Source::open(&live.follow, paths) {
+    let walk = (mode.globs.clone(), mode.follow_links);
+    let mut source = match super::live::Source::open(&live.follow, paths, walk) {
         Ok(s) => s,
         Err(e) => {
             super::exec::note(&e);

@@ -76,12 +76,14 @@ impl<'n> Out<'n> {
         self.bytes.len() + self.said.len() >= FLUSH_AT
     }
 
-    /// True when a live input's reader is about to wait (`caught_up`: it
-    /// holds no line to take) and there is something to hand on.
-    pub fn due(&self, caught_up: bool) -> bool {
+    /// True when the block is full, or the input is live, there is
+    /// something to hand on, and `caught_up()` says the reader holds no
+    /// line to take (it is about to wait for the writer); asked only then.
+    pub fn due(&self, caught_up: impl FnOnce() -> bool) -> bool {
         self.full()
-            || ((self.each || (self.live && caught_up))
-                && !(self.bytes.is_empty() && self.said.is_empty()))
+            || ((self.each || self.live)
+                && !(self.bytes.is_empty() && self.said.is_empty())
+                && (self.each || caught_up()))
     }
 
     /// A per-line error: told to the sink and, by what the sink's output
@@ -413,7 +415,7 @@ pub(super) fn read_stream<'n, S: Sink>(
                     }
                 }
             }
-            if out.due(!lines.has_line()) {
+            if out.due(|| !lines.has_line()) {
                 emit(Msg::Out(out.block()));
             }
         }
@@ -445,7 +447,7 @@ pub(super) fn read_stream<'n, S: Sink>(
                     out.bad(&mut sink, piece, &explain(e, line), line);
                 }
             }
-            if out.due(!events.has_line()) {
+            if out.due(|| !events.has_line()) {
                 emit(Msg::Out(out.block()));
             }
         }
