@@ -265,22 +265,7 @@ impl RunFolder {
     /// ([`RunReader::idle_for`], `cctape watch`). A session seen again
     /// after its run was drained starts a new run.
     pub fn drain_others(&mut self) -> Vec<RunSummary> {
-        let mut out = Vec::new();
-        for i in 0..self.runs.len() {
-            if Some(i) == self.current {
-                continue;
-            }
-            if let Some(run) = self.runs[i].take() {
-                if let Some(s) = &run.session {
-                    self.by_session.remove(s.as_str());
-                }
-                out.push(run.finish());
-            }
-        }
-        if !out.is_empty() {
-            self.compact();
-        }
-        out
+        self.drain_where(false, |_| true)
     }
 
     /// True when no run is held (every one was drained, or none began).
@@ -309,15 +294,24 @@ impl RunFolder {
     }
 
     fn drain_before(&mut self, before: u64, current_too: bool) -> Vec<RunSummary> {
+        self.drain_where(current_too, |r| r.has_result() && r.last_line() < before)
+    }
+
+    /// Hand out the runs `done` says are over (the current one only with
+    /// `current_too`); their sessions start new runs if seen again.
+    fn drain_where(
+        &mut self,
+        current_too: bool,
+        done: impl Fn(&RunState) -> bool,
+    ) -> Vec<RunSummary> {
         let mut out = Vec::new();
         for i in 0..self.runs.len() {
             if Some(i) == self.current && !current_too {
                 continue;
             }
-            let idle = self.runs[i]
-                .as_ref()
-                .is_some_and(|r| r.has_result() && r.last_line() < before);
-            if idle && let Some(run) = self.runs[i].take() {
+            if self.runs[i].as_ref().is_some_and(&done)
+                && let Some(run) = self.runs[i].take()
+            {
                 if let Some(s) = &run.session {
                     self.by_session.remove(s.as_str());
                 }
