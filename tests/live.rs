@@ -53,6 +53,23 @@ fn start(args: &[&str], dir: &Path) -> Running {
     Running { child, out, err }
 }
 
+/// A child that a failing test does not leave running.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Running {
     fn out(&self) -> Vec<String> {
         self.out.lock().unwrap().clone()
@@ -307,7 +324,7 @@ fn filter_prints_rows_from_a_live_pipe() {
     let d = tmp("pipe");
     let log = d.join("run.jsonl");
     std::fs::write(&log, "").unwrap();
-    let Ok(mut tail) = Command::new("tail")
+    let Ok(tail) = Command::new("tail")
         .args(["-F", "-n", "+1"])
         .arg(&log)
         .stdout(Stdio::piped())
@@ -317,14 +334,17 @@ fn filter_prints_rows_from_a_live_pipe() {
         assert!(std::env::var_os("CI").is_none(), "no tail");
         return;
     };
-    let mut filter = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(["filter", "--type", "assistant"])
-        .stdin(tail.stdout.take().unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = collect(filter.stdout.take().unwrap());
+    let mut tail = Reaped(tail);
+    let mut filter = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args(["filter", "--type", "assistant"])
+            .stdin(tail.0.stdout.take().unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let out = collect(filter.0.stdout.take().unwrap());
     let assistant = |i: usize| {
         format!(
             "{{\"type\":\"assistant\",\"message\":{{\"id\":\"m{i}\",\"content\":[]}},\"session_id\":\"s\"}}\n\
@@ -341,10 +361,9 @@ fn filter_prints_rows_from_a_live_pipe() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    assert!(tail.try_wait().unwrap().is_none(), "tail still runs");
-    let _ = tail.kill();
-    let _ = tail.wait();
-    let status = filter.wait().unwrap();
+    assert!(tail.0.try_wait().unwrap().is_none(), "tail still runs");
+    drop(tail);
+    let status = filter.0.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let rows = out.lock().unwrap().clone();
     assert_eq!(rows.len(), 3);
@@ -355,15 +374,17 @@ fn filter_prints_rows_from_a_live_pipe() {
 /// and the input was quiet for --idle, while the input is still open.
 #[test]
 fn watch_prints_each_verdict_while_the_input_stays_open() {
-    let mut w = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(["watch", "-q", "--idle", "200ms"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = collect(w.stderr.take().unwrap());
-    let mut stdin = w.stdin.take().unwrap();
+    let mut w = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args(["watch", "-q", "--idle", "200ms"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let err = collect(w.0.stderr.take().unwrap());
+    let mut stdin = w.0.stdin.take().unwrap();
     writeln!(
         stdin,
         "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"a\"}}\n\
@@ -391,7 +412,7 @@ fn watch_prints_each_verdict_while_the_input_stays_open() {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(stdin);
-    let status = w.wait().unwrap();
+    let status = w.0.wait().unwrap();
     std::thread::sleep(Duration::from_millis(100));
     let lines = err.lock().unwrap().clone();
     let ids: Vec<String> = lines
