@@ -77,6 +77,7 @@ pub mod error;
 pub mod event;
 #[cfg(feature = "export")]
 pub mod export;
+pub mod follow;
 pub mod framing;
 pub mod inputs;
 #[cfg(feature = "otel")]

@@ -18,6 +18,7 @@ mod fields;
 mod filter;
 mod human;
 mod inputs;
+mod live;
 #[cfg(feature = "otel")]
 mod otel;
 mod output;
