@@ -78,7 +78,7 @@ fn a_bad_records_error_is_the_parsers_with_what_was_expected() {
     assert_eq!(bad, parsed_errors(input));
     assert_eq!(bad.len(), 1);
     let (line, offset, _, kind, message) = &bad[0];
-    assert_eq!((*line, *offset), (2, 45));
+    assert_eq!((*line, *offset), (2, 44));
     assert_eq!(kind, "invalid_json");
     assert!(
         message.contains("expected the end of the line after the JSON value"),
