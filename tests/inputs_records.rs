@@ -12,9 +12,12 @@ use cctape::sniff::FormatChoice;
 use cctape::source::{EndReport, Source, SourceKind};
 use std::ops::ControlFlow;
 
-/// Each bad line's (line, offset, column, kind, message) and the number of
-/// records, the input read as a transcript's records.
-fn bad_records(bytes: &[u8]) -> (Vec<(u64, u64, Option<u64>, String, String)>, usize) {
+/// A bad line's line, offset, column, kind and reason.
+type Bad = (u64, u64, Option<u64>, String, String);
+
+/// Each bad line and the number of records, the input read as a
+/// transcript's records.
+fn bad_records(bytes: &[u8]) -> (Vec<Bad>, usize) {
     let report = EndReport::new();
     let src = Source::new(bytes, SourceKind::Stream, &report).expect("a source over bytes");
     let opts = ReadOptions {
@@ -44,7 +47,7 @@ fn bad_records(bytes: &[u8]) -> (Vec<(u64, u64, Option<u64>, String, String)>, u
 }
 
 /// The same lines' errors as the event parser gives them.
-fn parsed_errors(bytes: &[u8]) -> Vec<(u64, u64, Option<u64>, String, String)> {
+fn parsed_errors(bytes: &[u8]) -> Vec<Bad> {
     let mut lines = LineReader::new(bytes);
     let mut parser = Parser::new();
     let mut out = Vec::new();
