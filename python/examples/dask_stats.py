@@ -26,19 +26,9 @@ from typing import Any, Dict, List, Optional
 
 import cctape
 
-#: Verdicts in the command's order.
-VERDICTS = [
-    "success",
-    "max_turns",
-    "max_budget",
-    "interrupted",
-    "error",
-    "no_result",
-    "startup_failure",
-    "ended",
-    "api_error",
-    "cut_off",
-]
+#: Verdicts in the command's order (the library's: every verdict is a key
+#: of the report, even over no input).
+VERDICTS = list(cctape.stats([])["verdicts"])
 TOKENS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]
 
 
