@@ -267,6 +267,16 @@ impl LineDecoder {
         self.end - self.start
     }
 
+    /// True when a line (or an error) can be taken without pushing more:
+    /// an LF is held past the lines taken, or the input ended with bytes
+    /// left. A live reader hands its output on when this is false, before
+    /// it waits for more input.
+    pub fn has_line(&self) -> bool {
+        let from = self.scanned.max(self.start);
+        (self.eof && self.start < self.end)
+            || memchr::memchr(b'\n', &self.buf[from..self.end]).is_some()
+    }
+
     /// Append a chunk. Lines it completes are taken with [`next_line`].
     ///
     /// [`next_line`]: LineDecoder::next_line
@@ -527,6 +537,10 @@ pub struct LineReader<R> {
     dec: LineDecoder,
     read_size: usize,
     failed: bool,
+    /// A read that fails with `WouldBlock` or `TimedOut` (a socket with a
+    /// read timeout, a [`crate::follow::FollowReader`] with one) is "nothing
+    /// yet", not the end (see [`crate::run::RunReader::idle_for`]).
+    pub(crate) wait_on_timeout: bool,
 }
 
 /// The default size of one read into the reader's buffer: 256 KiB.
@@ -546,6 +560,7 @@ impl<R: Read> LineReader<R> {
             dec: LineDecoder::with_max_line(max_line),
             read_size: read_size.max(1),
             failed: false,
+            wait_on_timeout: false,
         }
     }
 
@@ -557,6 +572,32 @@ impl<R: Read> LineReader<R> {
     /// The underlying reader.
     pub fn get_ref(&self) -> &R {
         &self.rdr
+    }
+
+    /// True when a line can be taken without reading (see
+    /// [`LineDecoder::has_line`]).
+    pub fn has_line(&self) -> bool {
+        self.dec.has_line()
+    }
+
+    /// The next span, or `Pending` when the read timed out and
+    /// [`wait_on_timeout`](LineReader::wait_on_timeout) is set.
+    pub(crate) fn poll_next_span(&mut self) -> Poll<Option<Result<LineSpan, Error>>> {
+        let (rdr, wait) = (&mut self.rdr, self.wait_on_timeout);
+        self.dec.poll_span(self.read_size, &mut self.failed, |buf| {
+            match rdr.read(buf) {
+                Err(e)
+                    if wait
+                        && matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) =>
+                {
+                    Poll::Pending
+                }
+                r => Poll::Ready(r),
+            }
+        })
     }
 
     /// The next line, an error for a line past the maximum, or an I/O error

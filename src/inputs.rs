@@ -879,10 +879,15 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                     counts.errors += 1;
                     // A scanned line's error is the tape parser's (its
                     // reason and column), so that a bad line reads the same
-                    // whichever way it was read (bad lines are rare); a
-                    // record's is the scanner's, as the command reports it.
+                    // whichever way it was read (bad lines are rare); so is
+                    // a record's when the scanner only says the JSON is
+                    // invalid (not what was expected), as the command
+                    // reports it.
                     let e = match take {
                         Take::Scan(_) => parse_event(&mut parser, &line).err().unwrap_or(e),
+                        Take::Record if e.kind() == ErrorKind::InvalidJson => {
+                            parse_event(&mut parser, &line).err().unwrap_or(e)
+                        }
                         Take::Event | Take::Pruned | Take::Record => e,
                     };
                     self.error(e, Some(line.bytes));

@@ -39,6 +39,9 @@
 //!    tables for DuckDB, Spark and other engines.
 //! 8. `aio` (feature `tokio`, off by default): a `tokio_util` codec over the
 //!    push decoder and an event stream over any `AsyncRead`.
+//! 9. `otel` (feature `otel`, on by default): runs as OpenTelemetry (GenAI
+//!    spans and Claude Code's metrics as OTLP messages, and a sender over
+//!    OTLP/HTTP).
 //!
 //! Bad lines are errors with a [`Position`] that the stream continues past
 //! (the line, the byte offset of its start, the byte within it: every
@@ -77,9 +80,12 @@ pub mod error;
 pub mod event;
 #[cfg(feature = "export")]
 pub mod export;
+pub mod follow;
 pub mod framing;
 pub mod inputs;
 pub mod json;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod parse;
 pub mod pricing;
 pub mod report;

@@ -236,6 +236,27 @@ impl<R: Read> EventReader<R> {
         self.lines.bytes_read()
     }
 
+    /// True when an item can be taken without reading (see
+    /// [`LineDecoder::has_line`](crate::framing::LineDecoder::has_line)).
+    pub fn has_line(&self) -> bool {
+        self.lines.has_line()
+    }
+
+    /// As [`next_event`](EventReader::next_event), `Pending` when a read
+    /// timed out and the reader waits on timeouts (see
+    /// [`crate::run::RunReader::idle_for`]).
+    pub(crate) fn poll_next_event(&mut self) -> Poll<Option<Result<Event<'_>, Error>>> {
+        let mut cx = Context::from_waker(Waker::noop());
+        let (spans, parser) = (&mut self.lines, &mut self.parser);
+        poll_event(spans, parser, &mut self.counts, &mut self.last, &mut cx)
+    }
+
+    /// Reads that time out are "nothing yet" (see
+    /// [`poll_next_event`](EventReader::poll_next_event)).
+    pub(crate) fn wait_on_timeout(&mut self) {
+        self.lines.wait_on_timeout = true;
+    }
+
     /// The line behind the item `next_event` returned last (for a per-line
     /// error, the bad line's bytes); `None` after a `line_too_long` or I/O
     /// error, whose bytes are not kept.
@@ -255,7 +276,7 @@ pub(crate) trait Spans {
 
 impl<R: Read> Spans for LineReader<R> {
     fn poll_next_span(&mut self, _: &mut Context<'_>) -> Poll<Option<Result<LineSpan, Error>>> {
-        Poll::Ready(self.next_span())
+        LineReader::poll_next_span(self)
     }
 
     fn line(&self, span: LineSpan) -> Line<'_> {

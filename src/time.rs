@@ -62,8 +62,12 @@ impl Zone {
     }
 
     /// The system's time zone (`TZ`, then `/etc/localtime`); UTC when it
-    /// cannot be found.
+    /// cannot be found. Read as they are at the call, not from jiff's
+    /// cache of an earlier call: a long-lived process (Python, after
+    /// `os.environ["TZ"] = ...; time.tzset()`) gets the zone a command
+    /// started now would get.
     pub fn system() -> Zone {
+        jiff::tz::reset_system_time_zone_cache();
         let tz = jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC);
         let name = tz.iana_name().map(str::to_owned);
         Zone { tz, name }

@@ -230,6 +230,26 @@ fn cases(dir: &Scratch) -> BTreeMap<&'static str, Vec<Case>> {
         ],
     );
     m.insert(
+        "otel",
+        vec![
+            (0, a(&["otel", "--out", &out("o0"), OK]), None),
+            (2, a(&["otel", "--out", &out("o1"), OK, MISSING]), None),
+            // Nothing listens on port 1: not delivered.
+            (
+                2,
+                a(&[
+                    "otel",
+                    "--otlp",
+                    "http://127.0.0.1:1",
+                    "--otlp-retries",
+                    "0",
+                    OK,
+                ]),
+                None,
+            ),
+        ],
+    );
+    m.insert(
         "report",
         vec![
             (0, a(&["report", "--html", &out("r0.html"), OK]), None),

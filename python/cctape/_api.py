@@ -9,9 +9,10 @@ import dataclasses
 import datetime
 import itertools
 import os
+import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator, List, Optional, Union, overload
 
-from ._cctape import Decoder, Event, LineError, ReadError
+from ._cctape import Decoder, Event, LineError, ReadError, _Tail
 from ._cctape import read as _read
 from ._cctape import stats as _stats
 from ._cctape import verdict as _verdict
@@ -94,12 +95,22 @@ class Follow:
     or ``async for ev in follow(reader)`` over an ``asyncio.StreamReader``
     (``asyncio.create_subprocess_exec(..., stdout=PIPE).stdout``).
 
+    Given a path (``str`` or ``os.PathLike``), it follows the file as
+    ``tail -F`` does (``cctape -F``'s rules): what it holds, then what is
+    appended, reopened when it is renamed away and re-created or
+    truncated, waited for while it is deleted; file-system events wake it,
+    and it looks at the file every ``poll`` seconds anyway. Such a follow
+    never ends by itself: `close` it (or leave its ``with`` block), from
+    any thread; ``async for`` over it waits on a worker thread, never
+    blocking the event loop. ``from_end=True`` starts at the file's end.
+
     Each chunk is handed to a `Decoder` as it is read: a line cut between
     chunks is put together, a line longer than ``max_line`` is one
     ``line_too_long`` error (memory stays bounded), and a bad line is a
     `LineError` with its position; reading goes on. With ``errors="raise"``
     a bad line raises `ReadError`; with ``errors="skip"`` it is left out
-    (still counted).
+    (still counted). A non-blocking stream whose ``read`` returns ``None``
+    (nothing yet) is asked again after ``poll`` seconds, not at once.
 
     When the stream has ended, `verdict` gives the runs' records as
     ``cctape verdict --json`` prints them.
@@ -120,9 +131,23 @@ class Follow:
         max_line: Optional[int] = None,
         errors: str = "yield",
         chunk_size: int = CHUNK_SIZE,
+        poll: float = 0.25,
+        from_end: bool = False,
     ) -> None:
         if errors not in ("yield", "raise", "skip"):
             raise ValueError(f"errors must be 'yield', 'raise' or 'skip', not {errors!r}")
+        if not poll > 0:
+            raise ValueError(f"poll must be > 0 seconds, not {poll!r}")
+        self._tail: Optional[_Tail] = None
+        if isinstance(stream, (str, os.PathLike)):
+            path = os.fspath(stream)
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            self._tail = _Tail(path, poll=poll, from_end=from_end)
+            if name is None:
+                name = path
+        elif from_end:
+            raise ValueError("from_end needs a path to follow")
         if name is None:
             n = getattr(stream, "name", None)
             name = n if isinstance(n, str) else "-"
@@ -130,6 +155,28 @@ class Follow:
         self.decoder = Decoder(name=name, max_line=max_line)
         self.errors = errors
         self.chunk_size = chunk_size
+        self.poll = poll
+        self.closed = False
+
+    def close(self) -> None:
+        """Stop: a loop over the follow ends (after the lines read so far)
+        within ``poll`` seconds. A file object passed in is not closed."""
+        self.closed = True
+        if self._tail is not None:
+            self._tail.close()
+
+    def __enter__(self) -> "Follow":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def changes(self) -> List[str]:
+        """What happened to a followed path so far, oldest first:
+        ``"truncated"``, ``"replaced"`` (renamed away and re-created),
+        ``"gone"`` (deleted, waited for). Empty for a stream."""
+        return self._tail.changes if self._tail is not None else []
 
     def _items(self, items: List[Union[Event, LineError]]) -> Iterator[Union[Event, LineError]]:
         for item in items:
@@ -147,12 +194,23 @@ class Follow:
         return chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
 
     def __iter__(self) -> Iterator[Union[Event, LineError]]:
+        tail = self._tail
+        if tail is not None:
+            while not self.closed:
+                # Waits up to `poll` in the extension, the GIL released.
+                lines = tail.read(self.poll)
+                if lines is not None:
+                    yield from self._items(self.decoder.feed(lines))
+            yield from self._items(self.decoder.finish())
+            return
         read1 = getattr(self.stream, "read1", None)
         read = read1 if read1 is not None else self.stream.read
-        while True:
+        while not self.closed:
             chunk = read(self.chunk_size)
             if chunk is None:
-                # A non-blocking stream with nothing yet.
+                # A non-blocking stream with nothing yet: asked again after
+                # the poll interval, not at once.
+                time.sleep(self.poll)
                 continue
             if not chunk:
                 break
@@ -160,12 +218,23 @@ class Follow:
         yield from self._items(self.decoder.finish())
 
     async def _aiter(self) -> AsyncIterator[Union[Event, LineError]]:
-        while True:
-            chunk = await self.stream.read(self.chunk_size)
-            if not chunk:
-                break
-            for item in self._items(self.decoder.feed(self._bytes(chunk))):
-                yield item
+        tail = self._tail
+        if tail is not None:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+            while not self.closed:
+                lines = await loop.run_in_executor(None, tail.read, self.poll)
+                if lines is not None:
+                    for item in self._items(self.decoder.feed(lines)):
+                        yield item
+        else:
+            while not self.closed:
+                chunk = await self.stream.read(self.chunk_size)
+                if not chunk:
+                    break
+                for item in self._items(self.decoder.feed(self._bytes(chunk))):
+                    yield item
         for item in self._items(self.decoder.finish()):
             yield item
 
@@ -195,10 +264,21 @@ def follow(
     max_line: Optional[int] = None,
     errors: str = "yield",
     chunk_size: int = CHUNK_SIZE,
+    poll: float = 0.25,
+    from_end: bool = False,
 ) -> Follow:
     """Follow a live stream (a file object, or an asyncio ``StreamReader``
-    with ``async for``): see `Follow`."""
-    return Follow(stream, name=name, max_line=max_line, errors=errors, chunk_size=chunk_size)
+    with ``async for``), or a growing file by its path as ``tail -F``
+    does: see `Follow`."""
+    return Follow(
+        stream,
+        name=name,
+        max_line=max_line,
+        errors=errors,
+        chunk_size=chunk_size,
+        poll=poll,
+        from_end=from_end,
+    )
 
 
 class _Tokens:

@@ -141,6 +141,7 @@ class VerdictRecord(TypedDict):
     session_id: Optional[str]
     stream_verdict: str
     exit_code: Optional[int]
+    verdict_source: str
     results: int
     is_error: Optional[bool]
     subtype: Optional[str]
@@ -154,6 +155,7 @@ class VerdictRecord(TypedDict):
     result_text: Optional[str]
     errors: List[str]
     api_error_status: Optional[int]
+    startup_failure_reason: Optional[str]
     events: int
     lines: LineSpan
     rounds: int
@@ -211,6 +213,7 @@ class AgentTotals(TypedDict):
 class StatsUsage(TypedDict):
     main: AgentTotals
     subagents: AgentTotals
+    auxiliary: TokenCounts
     all_models: TokenCounts
 
 class ToolTotals(TypedDict):
@@ -404,6 +407,15 @@ class Decoder:
     def bytes(self) -> int: ...
     @property
     def pending(self) -> int: ...
+
+class _Tail:
+    """A followed path (the rules of ``tail -F``), under `follow`."""
+
+    def __init__(self, path: str, *, poll: float = 0.25, from_end: bool = False) -> None: ...
+    def read(self, timeout: float) -> Optional[bytes]: ...
+    @property
+    def changes(self) -> List[str]: ...
+    def close(self) -> None: ...
 
 class ArrowTable:
     """An export table as Arrow data (PyCapsule interface)."""

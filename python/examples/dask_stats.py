@@ -26,8 +26,9 @@ from typing import Any, Dict, List, Optional
 
 import cctape
 
-#: Verdicts in the command's order.
-VERDICTS = ["success", "max_turns", "max_budget", "interrupted", "error", "no_result", "startup_failure"]
+#: Verdicts in the command's order (the library's: every verdict is a key
+#: of the report, even over no input).
+VERDICTS = list(cctape.stats([])["verdicts"])
 TOKENS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]
 
 
@@ -35,9 +36,10 @@ def partition(files: List[str], fmt: str = "auto") -> Dict[str, Any]:
     """What one partition contributes: its runs' figures and its events by
     kind, as plain values (cheap to send back to the client)."""
     records = cctape.verdict(files, format=fmt, jobs=1)
-    # Inputs without events (`no_events`) and unreadable inputs (`verdict`
-    # null) are not runs; transcript sessions are.
-    runs = [r for r in records if r["verdict"] is not None and "no_events" not in r]
+    # Unreadable inputs (`verdict` null) are not runs; an input without
+    # events (`no_events`) is one run of its own, as in every command, and
+    # transcript sessions are runs.
+    runs = [r for r in records if r["verdict"] is not None]
     counts = cctape.stats(files, format=fmt, jobs=1)
     main, subagents, tools = Counter(), Counter(), Counter()
     for r in runs:

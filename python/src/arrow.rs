@@ -27,7 +27,7 @@ use cctape::export::{Batch, ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, 
 use cctape::inputs::{Item, ReadOptions};
 use cctape::parse::Parser;
 use cctape::pricing::PriceTable;
-use cctape::report::Transcripts;
+use cctape::report::{Shape, Transcripts, no_events_run};
 use cctape::time::Zone;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -223,7 +223,8 @@ enum ReadFailure {
 /// Read every input into the table asked for (inputs in parallel, rows in
 /// input order, as `cctape export` writes them): a transcript's records
 /// are `events` rows, and its sessions (folded across inputs) `runs` rows
-/// after every input's. An input that could not be opened raises its
+/// after every input's; an input without events is one `runs` row (the
+/// run `verdict` prints a record for). An input that could not be opened raises its
 /// `OSError`, and one that broke off an `InputError` (as `cctape export`
 /// fails with exit 2): the table never leaves an input out in silence.
 pub fn to_arrow(
@@ -238,17 +239,24 @@ pub fn to_arrow(
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
         let mut parser = Parser::new();
+        // What an input without events is (its lines that were not
+        // events, or its one finding).
+        let mut shape = Shape::default();
+        let mut finding = None;
         let (end, piece) = read_folding(input, opts, |item| match item {
             Item::Event(ev) => rows.push(ev),
-            Item::Error { error, .. } => rows.push_error(error),
+            Item::Error { error, bytes } => {
+                rows.push_error(error);
+                shape.note(bytes);
+            }
             // Its `events` row, from the record's line parsed.
             Item::Record(rec) => {
                 if let Ok(ev) = parse_event(&mut parser, &rec.scanned().line()) {
                     rows.push_record(&ev);
                 }
             }
-            // Scanned lines are not asked for; an input without events
-            // has no rows.
+            Item::NotEvents(s) => finding = Some(s.describe()),
+            // Scanned lines are not asked for.
             _ => {}
         });
         // Rows of an input that could not be read whole are never handed
@@ -259,7 +267,15 @@ pub fn to_arrow(
                 Failure::of(&input.name, e),
                 Box::new(LineError::of_error(&input.name, e)),
             )),
-            (None, _) => Ok((batch_of(&rows.finish(), which, raw), piece)),
+            // No event: the input is one run, its `runs` row the record
+            // `verdict` prints for it (as `cctape export` writes it), and
+            // no `events` rows.
+            (None, _) if end.counts.events == 0 && (end.format.is_some() || finding.is_some()) => {
+                let n = finding.unwrap_or_else(|| shape.describe());
+                let batch = rows.finish_without_events(|f| no_events_run(f, &n, None));
+                Ok((batch_of(&batch, which, raw), None))
+            }
+            (None, _) => Ok((batch_of(&rows.finish(), which, raw), Some(piece))),
         }
     })?;
     let mut all = Vec::new();
@@ -273,7 +289,9 @@ pub fn to_arrow(
             }
         };
         all.extend(b.map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
-        transcripts.add(piece);
+        if let Some(p) = piece {
+            transcripts.add(p);
+        }
     }
     let names: &[String] = &inputs.names;
     if which == Which::Tools {

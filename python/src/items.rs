@@ -797,7 +797,7 @@ impl LineError {
         cctape::error::Described {
             input: Some(&self.file),
             position: at,
-            kind: self.kind,
+            kind: &self.kind,
             reason: &self.message,
             io: None,
         }

@@ -17,6 +17,7 @@ mod reader;
 mod report;
 mod sources;
 mod stats_report;
+mod tail;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -250,6 +251,7 @@ fn _cctape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<items::LineError>()?;
     m.add_class::<reader::Reader>()?;
     m.add_class::<decoder::Decoder>()?;
+    m.add_class::<tail::Tail>()?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add("ReadError", m.py().get_type::<errors::ReadError>())?;
     m.add("InputError", errors::input_error_type(m.py())?)?;

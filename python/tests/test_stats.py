@@ -117,3 +117,20 @@ def test_verdict_since_and_until_equal_the_commands():
     assert len(got) == cli_json("stats", "--json", "--quiet", *args, *roots)["runs"]
     runs = cctape.runs([str(r) for r in roots], format=CLI_FORMAT, timezone="UTC", since=since, until=until)
     assert [r.to_dict() for r in runs] == want
+
+
+def test_the_system_zone_is_the_one_in_force_at_the_call(monkeypatch):
+    # A zone set in the process (TZ, then time.tzset, as Python sets its
+    # local zone) is the one stats and verdict take, as a command started
+    # now takes it: not a zone an earlier call read.
+    import time
+
+    path = next(p for p in FILES if "session-format" in str(p))
+    for tz in ("UTC", "Europe/Paris", "Etc/UTC"):
+        monkeypatch.setenv("TZ", tz)
+        time.tzset()
+        want = cli_json("stats", "--json", "--quiet", path)
+        assert want["transcripts"]["time_zone"] == tz
+        assert cctape.stats(str(path), format=CLI_FORMAT) == want
+    monkeypatch.undo()
+    time.tzset()

@@ -243,6 +243,10 @@ pub struct Opts {
     /// Bad lines and unreadable inputs are said on stderr (not
     /// `-s`/`--no-messages`).
     pub messages: bool,
+    /// Output is handed to stdout after every record (`--line-buffered`);
+    /// without it, a stream's (a pipe's, `-F`'s) whenever its reader has
+    /// caught up with the writer.
+    pub line_buffered: bool,
 }
 
 /// More worker threads than this per core is never what helps: clamped.
@@ -284,6 +288,7 @@ impl Opts {
             ahead: 16 * jobs,
             format: FormatChoice::Auto,
             messages: !common.no_messages,
+            line_buffered: false,
         }
     }
 }
@@ -500,6 +505,14 @@ pub fn open_input<'p>(
             let (raw, kind) = cctape::source::open_file(path, report)?;
             Source::new(CountingReader::new(raw, progress), kind, report)
         }
+        Input::Follow(f) => {
+            let raw = super::live::reader(f)?;
+            Source::new(
+                CountingReader::new(raw, progress),
+                SourceKind::Stream,
+                report,
+            )
+        }
     }
 }
 
@@ -555,7 +568,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             _ => Vec::new(),
         };
         let rdr = Prefixed::new(prefix, raw);
-        let out = self.out(&piece);
+        let mut out = self.out(&piece);
+        (out.live, out.each) = (stream, self.opts.line_buffered);
         match reading {
             Reading::StreamElements => {
                 read_elements(

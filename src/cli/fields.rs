@@ -41,6 +41,10 @@ pub struct Args {
     #[command(flatten)]
     read: super::reading::ReadAsInput,
     #[command(flatten)]
+    buffering: super::live::Buffering,
+    #[command(flatten)]
+    live: super::live::Follow,
+    #[command(flatten)]
     common: Common,
     // Last: its help heading holds for what follows.
     #[command(flatten)]
@@ -212,9 +216,14 @@ fn header(args: &Args) -> Vec<u8> {
 /// (no event passed the filters), 2 an error (an input that could not be
 /// read, a bad line missing from the rows).
 pub fn run(args: &Args) -> i32 {
-    let (inputs, failed) = expand(&args.common);
+    let (inputs, failed) = if args.live.follow_name {
+        (vec![args.live.input(&args.common)], false)
+    } else {
+        expand(&args.common)
+    };
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
+    opts.line_buffered = args.buffering.line_buffered;
     if !args.no_header {
         exec::write_out(&mut header(args));
     }

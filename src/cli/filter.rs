@@ -306,6 +306,10 @@ pub struct Args {
     trust: bool,
     #[command(flatten)]
     read: super::reading::ReadAs,
+    #[command(flatten)]
+    buffering: super::live::Buffering,
+    #[command(flatten)]
+    live: super::live::Follow,
     // Last but the output flags: its help heading holds for what follows.
     #[command(flatten)]
     filters: Filters,
@@ -540,9 +544,14 @@ pub fn select_exit_code(selected: u64) -> i32 {
 /// 2 an error (an input that could not be read, a bad line missing from
 /// the output; a write error ends the process with 2).
 pub fn run(args: &Args) -> i32 {
-    let (inputs, failed) = expand(&args.common);
+    let (inputs, failed) = if args.live.follow_name {
+        (vec![args.live.input(&args.common)], false)
+    } else {
+        expand(&args.common)
+    };
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
+    opts.line_buffered = args.buffering.line_buffered;
     let names = args.with_filename || (!args.no_filename && several_inputs(&args.common));
     let terminal = std::io::stdout().is_terminal();
     let prefixes = names.then(|| {

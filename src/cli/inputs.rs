@@ -22,6 +22,44 @@ pub enum Input {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// Files and folders followed as one stream (`-F`; see
+    /// [`super::live`]).
+    Follow(Box<Followed>),
+}
+
+/// What `-F` follows, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Followed {
+    /// The files and folders.
+    pub paths: Vec<PathBuf>,
+    /// Start at the end of the files that exist.
+    pub from_end: bool,
+    /// The poll interval, in milliseconds.
+    pub poll_ms: u64,
+    /// Where the checkpoint is kept.
+    pub checkpoint: Option<PathBuf>,
+    /// The walk's globs (`--glob` then `--iglob`) and `-L`.
+    pub globs: Vec<(String, bool)>,
+    /// Symlinks to folders are followed.
+    pub links: bool,
+}
+
+impl Followed {
+    /// The name of the stream: its one path, or the paths joined.
+    fn name(&self, shown: bool) -> String {
+        let names: Vec<String> = self
+            .paths
+            .iter()
+            .map(|p| {
+                if shown {
+                    shown_path(p)
+                } else {
+                    p.display().to_string()
+                }
+            })
+            .collect();
+        names.join(",")
+    }
 }
 
 impl Input {
@@ -32,6 +70,7 @@ impl Input {
         match self {
             Input::Stdin => STDIN_NAME.to_string(),
             Input::File(p) => p.display().to_string(),
+            Input::Follow(f) => f.name(false),
         }
     }
 
@@ -42,6 +81,7 @@ impl Input {
         match self {
             Input::Stdin => STDIN_NAME.to_string(),
             Input::File(p) => shown_path(p),
+            Input::Follow(f) => f.name(true),
         }
     }
 
@@ -49,7 +89,7 @@ impl Input {
     /// unreadable files); for the progress line only.
     pub fn size(&self) -> u64 {
         match self {
-            Input::Stdin => 0,
+            Input::Stdin | Input::Follow(_) => 0,
             Input::File(p) => std::fs::metadata(p)
                 .ok()
                 .filter(|m| m.is_file())

@@ -18,6 +18,9 @@ mod fields;
 mod filter;
 mod human;
 mod inputs;
+mod live;
+#[cfg(feature = "otel")]
+mod otel;
 mod output;
 mod packaging;
 mod progress;
@@ -39,7 +42,7 @@ mod watch;
 /// (one page of charts), `verdict` (each run's outcome, an exit code for
 /// harnesses), `filter` (raw lines), `fields` (columns), `tree` (subagents),
 /// `check` (drift from the field reference), `watch` (a live run),
-/// `export` (Parquet).
+/// `export` (Parquet), `otel` (OpenTelemetry).
 ///
 /// Streams come from `claude -p --output-format stream-json --verbose`;
 /// transcripts are `~/.claude/projects/<project>/<session>.jsonl`, priced
@@ -195,12 +198,17 @@ const EXITS_WATCH: &str = "\
 Exit codes:
   0  every run succeeded
   1  some run did not (a failure, no result, no events; bad lines are in its record)
-  2  an error: a usage error, standard input that could not be read, or standard output that could not be written (a closed pipe aside)";
+  2  an error: a usage error, standard input that could not be read, standard output that could not be written (a closed pipe aside), or telemetry dropped or not delivered (--otlp)";
 #[cfg(feature = "parquet")]
 const EXITS_EXPORT: &str = "\
 Exit codes:
   0  the tables were written
   2  an error: a usage error, an input that could not be read, a bad line (missing from the tables, which are written without it), or tables that could not be written";
+#[cfg(feature = "otel")]
+const EXITS_OTEL: &str = "\
+Exit codes:
+  0  every run was written and delivered
+  2  an error: a usage error, an input that could not be read, files that could not be written, or telemetry dropped or not delivered (the reason is said)";
 const EXITS_COMPLETIONS: &str = "\
 Exit codes:
   0  the script was printed
@@ -273,6 +281,13 @@ Examples:
   cctape export --format parquet --out exported/ runs/
   cctape export --raw --max-file-bytes 1G --out exported/ archive/
   duckdb -c \"SELECT verdict, count(*) FROM 'exported/runs/*.parquet' GROUP BY 1\"";
+
+#[cfg(feature = "otel")]
+const OTEL_EXAMPLES: &str = "\
+Examples:
+  cctape otel --out otlp/ runs/ ~/.claude/projects     OTLP JSON files (traces.jsonl, metrics.jsonl)
+  cctape otel --otlp http://localhost:6006 --signals traces runs/    to Arize Phoenix
+  cctape otel --otlp http://localhost:4318 --otlp-protocol http/json runs/   to a collector";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -354,6 +369,20 @@ enum Command {
     #[cfg(feature = "parquet")]
     #[command(after_help = after(EXPORT_EXAMPLES, EXITS_EXPORT, Some(said::BAD_LINES_HELP)))]
     Export(export::Args),
+    /// Runs as OpenTelemetry: GenAI traces (invoke_agent, chat and
+    /// execute_tool spans) and Claude Code's metrics, as OTLP JSON files or
+    /// over OTLP/HTTP.
+    ///
+    /// One `invoke_agent` span per run and per subagent, a `chat` span per
+    /// model call, an `execute_tool` span per tool call (status ERROR when
+    /// its result failed); times from the records' timestamps, else from
+    /// the order of events; trace and span ids derived from the session and
+    /// the events, so a re-sent archive deduplicates. Metrics:
+    /// claude_code.session.count, claude_code.token.usage (type),
+    /// claude_code.cost.usage. The runs are the ones `verdict` prints.
+    #[cfg(feature = "otel")]
+    #[command(after_help = after(OTEL_EXAMPLES, EXITS_OTEL, Some(said::BAD_LINES_COUNTED_HELP)))]
+    Otel(otel::Args),
     /// Shell completions for bash, zsh, fish, elvish or powershell, on
     /// stdout.
     #[command(after_help = after(COMPLETIONS_EXAMPLES, EXITS_COMPLETIONS, None))]
@@ -385,6 +414,8 @@ pub fn run() -> i32 {
         Command::Watch(a) => watch::run(&a),
         #[cfg(feature = "parquet")]
         Command::Export(a) => export::run(&a),
+        #[cfg(feature = "otel")]
+        Command::Otel(a) => otel::run(&a),
         Command::Completions(a) => packaging::completions(&a),
         Command::Man(a) => packaging::man(&a),
     }

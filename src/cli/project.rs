@@ -60,7 +60,7 @@ impl Project {
         inputs.retain(|i| {
             self.keeps(match i {
                 Input::File(p) => Some(p.as_path()),
-                Input::Stdin => None,
+                Input::Stdin | Input::Follow(_) => None,
             })
         });
     }

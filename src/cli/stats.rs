@@ -463,7 +463,7 @@ pub(super) fn read<T: Tap>(
         .iter()
         .map(|i| match i {
             super::inputs::Input::File(p) => Some(p.clone()),
-            super::inputs::Input::Stdin => None,
+            super::inputs::Input::Stdin | super::inputs::Input::Follow(_) => None,
         })
         .collect();
     let names: Arc<[String]> = inputs

@@ -69,6 +69,9 @@ pub struct Args {
     costing: Costing,
     #[command(flatten)]
     common: Common,
+    /// With -F: each run's verdict as it ends (see `cctape watch`).
+    #[command(flatten)]
+    live: super::watch::LiveArgs,
 }
 
 #[derive(Default)]
@@ -288,6 +291,26 @@ fn summary_line(runs: &RunTotals, without_events: &RunTotals) -> String {
 /// or an input that could not be read (bad lines are in the records, see
 /// [`exec::BadLine::Counted`]).
 pub fn run(args: &Args) -> i32 {
+    if args.live.follow.follow_name {
+        // Each run's record as it ends, from the followed files.
+        let mode = super::watch::Mode {
+            passthrough: false,
+            verdicts_to_stdout: true,
+            json: args.json || !std::io::stdout().is_terminal(),
+            status: false,
+            messages: !args.common.no_messages,
+            globs: args.common.globs(),
+            follow_links: args.common.follow,
+        };
+        return super::watch::run_live(
+            &args.read,
+            &args.costing,
+            &args.live,
+            &args.common.paths,
+            &mode,
+            &mut super::watch::Telemetry::default(),
+        );
+    }
     let codes = match &args.exit_codes {
         None => None,
         Some(p) => match ExitCodes::read(p) {

@@ -34,7 +34,7 @@ use cctape::scan::Scanner;
 use cctape::sniff::{Format, Reading};
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::collections::HashSet;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 /// Arguments of `cctape watch`.
@@ -55,6 +55,47 @@ pub struct Args {
     read: ReadAs,
     #[command(flatten)]
     costing: Costing,
+    /// `--otlp ENDPOINT`: each run as OpenTelemetry (see `cctape otel`).
+    #[cfg(feature = "otel")]
+    #[command(flatten)]
+    otlp: super::otel::OtlpArgs,
+    #[command(flatten)]
+    live: LiveArgs,
+    /// With -F, the files and folders to follow (without it, standard
+    /// input is read).
+    #[arg(value_name = "PATH", requires = "follow_name")]
+    paths: Vec<std::path::PathBuf>,
+}
+
+/// The flags of a live reading of runs, shared by `watch` and `verdict -F`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LiveArgs {
+    /// A run's verdict is printed once its result came and no line came
+    /// for this long (or as soon as the next run starts): seconds, or with
+    /// a unit (`500ms`, `2s`, `1m`).
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = parse_idle)]
+    pub idle: Duration,
+    #[command(flatten)]
+    pub follow: super::live::Follow,
+}
+
+/// An `--idle` value.
+fn parse_idle(s: &str) -> Result<Duration, String> {
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a time such as 2, 2s or 500ms, got `{s}`"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        _ => return Err(format!("unknown unit `{unit}` in `{s}` (ms, s or m)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a time"))
 }
 
 /// What the status line shows, updated from hot fields.
@@ -256,10 +297,22 @@ struct Fold {
     written: u64,
     /// Bad lines are said (not `-s`).
     messages: bool,
+    /// The input's name as shown (`<stdin>`, a followed file).
+    name: String,
+    /// The last line read (for the idle clock).
+    seen: u64,
+    /// A `system/init` came since the runs were last looked at.
+    init: bool,
+    clock: cctape::run::IdleClock,
+    /// Where the last `system/init` line starts (stream offset).
+    init_offset: u64,
+    /// Where the first run not yet said starts (stream offset): where a
+    /// restart from a checkpoint reads again.
+    run_start: Option<u64>,
 }
 
 /// One event: the status, the runs, and at a result the run's figures.
-fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_>) {
+fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_>) -> bool {
     status.update(ev);
     folder.push(ev);
     if ev.kind().is_result()
@@ -267,6 +320,7 @@ fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_
     {
         status.settle(&run);
     }
+    ev.kind() == EventKind::SystemInit
 }
 
 impl Fold {
@@ -279,7 +333,7 @@ impl Fold {
         }
         if !self.messages {
         } else if self.written < SAID_PER_INPUT {
-            said::message(super::inputs::STDIN_NAME, &e, &mut self.said);
+            said::message(&self.name, &e, &mut self.said);
             self.written += 1;
         } else {
             self.unsaid += 1;
@@ -287,6 +341,7 @@ impl Fold {
     }
 
     fn line(&mut self, line: &Line<'_>) {
+        self.seen = line.number;
         if line.is_blank() {
             return;
         }
@@ -301,9 +356,15 @@ impl Fold {
                     .extend_from_slice(&line.bytes[..line.bytes.len().min(4 << 10)]);
             }
             _ => {
+                if self.folder.is_empty() {
+                    self.run_start = Some(line.offset);
+                }
                 let bad = match parse_event(&mut self.parser, line) {
                     Ok(ev) => {
-                        fold_event(&mut self.status, &mut self.folder, &ev);
+                        if fold_event(&mut self.status, &mut self.folder, &ev) {
+                            self.init = true;
+                            self.init_offset = line.offset;
+                        }
                         None
                     }
                     Err(e) => Some(e),
@@ -334,7 +395,8 @@ fn drain(reader: &mut Reader, fold: &mut Fold) {
                     Ok(el) => {
                         let bad = match parse_event(&mut fold.parser, &el.as_line()) {
                             Ok(ev) => {
-                                fold_event(&mut fold.status, &mut fold.folder, &ev);
+                                fold.seen = ev.line();
+                                fold.init |= fold_event(&mut fold.status, &mut fold.folder, &ev);
                                 None
                             }
                             Err(e) => Some(el.locate(e)),
@@ -401,121 +463,431 @@ fn say_bad(fold: &mut Fold, tally: &mut Tally, show: bool) {
     let _ = std::io::stderr().lock().write_all(&all);
 }
 
+/// What a live reading of runs does besides printing verdicts.
+pub struct Mode {
+    /// Every byte read goes on to stdout (`watch`); else nothing does
+    /// (`verdict -F`).
+    pub passthrough: bool,
+    /// The verdicts go to stdout (`verdict -F`), else to stderr.
+    pub verdicts_to_stdout: bool,
+    /// JSON records (else the line for people).
+    pub json: bool,
+    /// The status line is drawn on stderr.
+    pub status: bool,
+    /// Bad lines are said.
+    pub messages: bool,
+    /// What a followed folder's walk takes (`verdict`'s `--glob`, `-L`).
+    pub globs: cctape::inputs::Globs,
+    /// Symlinks to folders are followed.
+    pub follow_links: bool,
+}
+
 /// Run the command; returns the exit code of the verdict (0 every run
 /// succeeded, 1 any did not (no result and no events included), 2 a read
 /// error, or a write error other than a closed pipe).
 pub fn run(args: &Args) -> i32 {
-    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+    let mode = Mode {
+        passthrough: true,
+        verdicts_to_stdout: false,
+        // For people on a terminal, as `cctape verdict` prints there; JSON
+        // for programs.
+        json: args.json || !std::io::stderr().is_terminal(),
+        status: !args.quiet && std::io::stderr().is_terminal(),
+        messages: !args.no_messages,
+        globs: cctape::inputs::Globs::default(),
+        follow_links: false,
+    };
+    #[cfg(feature = "otel")]
+    let mut telemetry = Telemetry {
+        live: super::otel::Live::start(&args.otlp),
+    };
+    #[cfg(not(feature = "otel"))]
+    let mut telemetry = Telemetry::default();
+    let code = run_live(
+        &args.read,
+        &args.costing,
+        &args.live,
+        &args.paths,
+        &mode,
+        &mut telemetry,
+    );
+    if telemetry.finish() {
+        code
+    } else {
+        code.max(2)
+    }
+}
+
+/// Where each judged run goes besides the verdict: OpenTelemetry with
+/// `watch --otlp` (the `otel` feature), else nowhere.
+#[derive(Default)]
+pub struct Telemetry {
+    #[cfg(feature = "otel")]
+    live: Option<super::otel::Live>,
+}
+
+impl Telemetry {
+    /// True when runs are sent, so the folds keep their call lists.
+    fn wants_calls(&self) -> bool {
+        #[cfg(feature = "otel")]
+        return self.live.is_some();
+        #[cfg(not(feature = "otel"))]
+        false
+    }
+
+    /// A finished run of a stream.
+    fn run(&mut self, _r: &RunSummary, _name: &str) {
+        #[cfg(feature = "otel")]
+        if let Some(l) = &mut self.live {
+            l.run(_r, _name);
+        }
+    }
+
+    /// A finished transcript session.
+    fn session(&mut self, _s: &cctape::transcript::SessionSummary, _r: &RunSummary, _name: &str) {
+        #[cfg(feature = "otel")]
+        if let Some(l) = &mut self.live {
+            l.session(_s, _r, _name);
+        }
+    }
+
+    /// Wait for what is queued; false (said) when something was dropped or
+    /// not delivered.
+    fn finish(self) -> bool {
+        #[cfg(feature = "otel")]
+        if let Some(l) = self.live {
+            return l.finish();
+        }
+        true
+    }
+}
+
+/// One input being read: how, and what it is folded into.
+struct Stream {
+    reader: Reader,
+    fold: Fold,
+    tally: Tally,
+    /// Runs whose verdicts were printed as they ended.
+    said_runs: u64,
+    /// Bytes pushed so far (the stream offsets of its lines).
+    pushed: u64,
+    /// Where the current file began: (stream offset, file offset).
+    seg: (u64, u64),
+    /// The file offset the next bytes continue from, if the same file.
+    expect: Option<u64>,
+}
+
+impl Stream {
+    fn new(name: String, messages: bool, idle: Duration, calls: bool) -> Stream {
+        let mut folder = RunFolder::new();
+        let mut transcripts = TranscriptFold::new();
+        folder.record_calls(calls);
+        transcripts.record_calls(calls);
+        Stream {
+            reader: Reader::Sniffing(Vec::new()),
+            fold: Fold {
+                format: Format::Empty,
+                parser: Parser::new(),
+                scanner: Scanner::new(),
+                folder,
+                status: Status::default(),
+                shape: Shape::default(),
+                transcripts,
+                file: TranscriptFile {
+                    name: Some(name.clone()),
+                    ..TranscriptFile::default()
+                },
+                prefix: Vec::new(),
+                last_line: Vec::new(),
+                said: Vec::new(),
+                unsaid: 0,
+                written: 0,
+                messages,
+                name,
+                seen: 0,
+                init: false,
+                clock: cctape::run::IdleClock::new(idle),
+                init_offset: 0,
+                run_start: None,
+            },
+            tally: Tally::default(),
+            said_runs: 0,
+            pushed: 0,
+            seg: (0, 0),
+            expect: None,
+        }
+    }
+
+    /// Bytes that start at `offset` in their file.
+    fn push(&mut self, bytes: &[u8], offset: u64) {
+        if self.expect != Some(offset) {
+            self.seg = (self.pushed, offset);
+        }
+        self.expect = Some(offset + bytes.len() as u64);
+        self.pushed += bytes.len() as u64;
+        match &mut self.reader {
+            Reader::Sniffing(held) => held.extend_from_slice(bytes),
+            Reader::Lines(dec) => dec.push(bytes),
+            Reader::Elements(dec) => dec.push(bytes),
+        }
+    }
+
+    /// Where a restart reads this stream's file again from: the start of
+    /// the first run not said yet (the current file's start if it began
+    /// in a file before it); `None` when every run was said.
+    fn replay(&self) -> Option<u64> {
+        let at = self.fold.run_start?;
+        Some(self.seg.1 + at.saturating_sub(self.seg.0))
+    }
+
+    /// The runs over by now: those the next run's `system/init` closed, and
+    /// those quiet for the idle time since their result.
+    fn ended(&mut self, now: Instant) -> Vec<RunSummary> {
+        let fold = &mut self.fold;
+        fold.clock.mark(now, fold.seen);
+        let mut done = Vec::new();
+        if std::mem::take(&mut fold.init) {
+            // The next run started: those before it are over.
+            done.extend(fold.folder.drain_others());
+            fold.run_start = Some(fold.init_offset);
+        }
+        if let Some(n) = fold.clock.quiet_through(now) {
+            done.extend(fold.folder.drain_quiet(n + 1));
+        }
+        if fold.folder.is_empty() {
+            fold.run_start = None;
+        }
+        done.retain(|r| r.events > 0);
+        self.said_runs += done.len() as u64;
+        done
+    }
+}
+
+/// The verdict of one run, as a JSON record or a line for people.
+fn write_run(r: &RunSummary, name: &str, json: bool, out: &mut Vec<u8>) {
+    if json {
+        write_json_value(&run_record(r, name), out);
+    } else {
+        out.extend_from_slice(super::verdict::human_line(name, r).as_bytes());
+    }
+}
+
+/// Write verdicts where the mode says; false when that failed.
+fn say_verdicts(out: &[u8], mode: &Mode) -> bool {
+    if out.is_empty() {
+        return true;
+    }
+    let r = if mode.verdicts_to_stdout {
+        let mut o = std::io::stdout().lock();
+        o.write_all(out).and_then(|_| o.flush())
+    } else {
+        std::io::stderr().lock().write_all(out)
+    };
+    if let Err(e) = r {
+        if e.kind() == std::io::ErrorKind::BrokenPipe && mode.verdicts_to_stdout {
+            std::process::exit(0);
+        }
+        eprintln!("cctape: writing the verdict: {e}");
+        return false;
+    }
+    true
+}
+
+/// How often a live reading looks at the time when no byte comes.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Read standard input, or the files `-F` follows, printing each run's
+/// verdict as it ends and the rest at the end (standard input's end, or
+/// SIGINT/SIGTERM); returns the exit code.
+pub fn run_live(
+    read: &ReadAs,
+    costing: &Costing,
+    live: &LiveArgs,
+    paths: &[std::path::PathBuf],
+    mode: &Mode,
+    telemetry: &mut Telemetry,
+) -> i32 {
+    let calls = telemetry.wants_calls();
+    let (prices, zone) = match (costing.prices(), costing.zone()) {
         (Ok(p), Ok(z)) => (p, z),
         (Err(e), _) | (_, Err(e)) => {
             super::exec::note(&e);
             return 2;
         }
     };
-    let choice = args.read.input_format.choice();
-    let show = !args.quiet && std::io::stderr().is_terminal();
-    let mut stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
-    let mut reader = Reader::Sniffing(Vec::new());
-    let mut fold = Fold {
-        format: Format::Empty,
-        parser: Parser::new(),
-        scanner: Scanner::new(),
-        folder: RunFolder::new(),
-        status: Status::default(),
-        shape: Shape::default(),
-        transcripts: TranscriptFold::new(),
-        file: TranscriptFile {
-            name: Some(super::inputs::STDIN_NAME.into()),
-            ..TranscriptFile::default()
-        },
-        prefix: Vec::new(),
-        last_line: Vec::new(),
-        said: Vec::new(),
-        unsaid: 0,
-        written: 0,
-        messages: !args.no_messages,
+    let walk = (mode.globs.clone(), mode.follow_links);
+    let mut source = match super::live::Source::open(&live.follow, paths, walk) {
+        Ok(s) => s,
+        Err(e) => {
+            super::exec::note(&e);
+            return 2;
+        }
     };
-    let mut tally = Tally::default();
-    let mut buf = vec![0u8; 64 << 10];
+    let stop = super::live::stop_flag();
+    let choice = read.input_format.choice();
+    let show = mode.status;
+    let mut stdout = std::io::stdout().lock();
+    let mut streams: Vec<Option<Stream>> = Vec::new();
     let mut last_draw = Instant::now() - Duration::from_secs(1);
     let mut read_error = None;
     let mut write_error = None;
-    let mut out_open = true;
-    loop {
-        let n = match stdin.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                read_error = Some(e);
+    let mut out_open = mode.passthrough;
+    let mut any_not_ok = false;
+    let mut unreadable = false;
+    let tick = TICK.min(live.idle.max(Duration::from_millis(1)));
+    let mut current = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        match source.next(tick) {
+            super::live::Got::End(e) => {
+                read_error = e;
                 break;
             }
-        };
-        if out_open && let Err(e) = stdout.write_all(&buf[..n]).and_then(|_| stdout.flush()) {
-            // Keep reading so the verdict is still right. A closed pipe is
-            // quiet; any other failure (a full disk) loses the transcript:
-            // said now, and the exit code is 2.
-            out_open = false;
-            if e.kind() != std::io::ErrorKind::BrokenPipe {
-                super::exec::note(&format!(
-                    "writing output: {e}; reading on for the verdict, exit code 2"
-                ));
-                write_error = Some(e);
+            super::live::Got::Nothing => {}
+            super::live::Got::Bytes {
+                stream,
+                name,
+                bytes,
+                offset,
+                replayed,
+            } => {
+                // Lines read again after a checkpoint (to fold the run they
+                // belong to) went through before the restart.
+                let fresh = &bytes[replayed.min(bytes.len())..];
+                if out_open
+                    && !fresh.is_empty()
+                    && let Err(e) = stdout.write_all(fresh).and_then(|_| stdout.flush())
+                {
+                    // Keep reading so the verdict is still right. A closed
+                    // pipe is quiet; any other failure (a full disk) loses
+                    // the transcript: said now, and the exit code is 2.
+                    out_open = false;
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        super::exec::note(&format!(
+                            "writing output: {e}; reading on for the verdict, exit code 2"
+                        ));
+                        write_error = Some(e);
+                    }
+                }
+                if streams.len() <= stream {
+                    streams.resize_with(stream + 1, || None);
+                }
+                let st = streams[stream]
+                    .get_or_insert_with(|| Stream::new(name, mode.messages, live.idle, calls));
+                st.push(bytes, offset);
+                decide(&mut st.reader, &mut st.fold, choice, false);
+                drain(&mut st.reader, &mut st.fold);
+                say_bad(&mut st.fold, &mut st.tally, show);
+                current = stream;
             }
         }
-        match &mut reader {
-            Reader::Sniffing(held) => held.extend_from_slice(&buf[..n]),
-            Reader::Lines(dec) => dec.push(&buf[..n]),
-            Reader::Elements(dec) => dec.push(&buf[..n]),
+        // Runs over by now, as they end.
+        let now = Instant::now();
+        let mut out = Vec::new();
+        for st in streams.iter_mut().flatten() {
+            for r in st.ended(now) {
+                telemetry.run(&r, &st.fold.name);
+                any_not_ok |= !r.ok();
+                write_run(&r, &st.fold.name, mode.json, &mut out);
+            }
         }
-        decide(&mut reader, &mut fold, choice, false);
-        drain(&mut reader, &mut fold);
-        say_bad(&mut fold, &mut tally, show);
-        if show && last_draw.elapsed() >= Duration::from_millis(100) {
-            eprint!("\r\x1b[2K{}", fold.status.line());
+        if !out.is_empty() && show {
+            eprint!("\r\x1b[2K");
+        }
+        unreadable |= !say_verdicts(&out, mode);
+        let replay = |i: usize| streams.get(i)?.as_ref()?.replay();
+        if let Err(e) = source.handled(false, &replay) {
+            super::exec::note(&e);
+            unreadable = true;
+        }
+        if show
+            && let Some(Some(st)) = streams.get(current)
+            && (!out.is_empty() || last_draw.elapsed() >= Duration::from_millis(100))
+        {
+            eprint!("\r\x1b[2K{}", st.fold.status.line());
             last_draw = Instant::now();
         }
     }
-    decide(&mut reader, &mut fold, choice, true);
-    match &mut reader {
+    let replay = |i: usize| streams.get(i)?.as_ref()?.replay();
+    if let Err(e) = source.handled(true, &replay) {
+        super::exec::note(&e);
+        unreadable = true;
+    }
+    // With a checkpoint, the runs not over yet are read again from their
+    // start on the next run of the command, and said then: not now.
+    let resumable = live.follow.follow_name && live.follow.checkpoint.is_some();
+    if streams.is_empty() && !live.follow.follow_name {
+        // Nothing came on standard input: its verdict all the same.
+        streams.push(Some(Stream::new(
+            super::inputs::STDIN_NAME.to_string(),
+            mode.messages,
+            live.idle,
+            calls,
+        )));
+    }
+    if show {
+        eprint!("\r\x1b[2K");
+    }
+    unreadable |= read_error.is_some() || write_error.is_some();
+    let mut out = Vec::new();
+    for st in streams.iter_mut().flatten().filter(|_| !resumable) {
+        any_not_ok |= finish_stream(st, choice, (&prices, &zone), mode, telemetry, &mut out);
+    }
+    if let Some(e) = read_error.as_ref().filter(|_| mode.messages) {
+        eprintln!("cctape: {}: read failed: {e}", super::inputs::STDIN_NAME);
+    }
+    unreadable |= !say_verdicts(&out, mode);
+    let trouble = Trouble {
+        unreadable,
+        bad_lines: 0,
+    };
+    trouble.exit_code(if any_not_ok { 1 } else { 0 })
+}
+
+/// The end of one stream: what it holds read, its runs' verdicts (the
+/// runs not said yet, its sessions, or its finding) written to `out`;
+/// true when any is not a success.
+fn finish_stream(
+    st: &mut Stream,
+    choice: cctape::sniff::FormatChoice,
+    (prices, zone): (&cctape::pricing::PriceTable, &cctape::time::Zone),
+    mode: &Mode,
+    telemetry: &mut Telemetry,
+    out: &mut Vec<u8>,
+) -> bool {
+    let said_runs = st.said_runs;
+    let (reader, fold) = (&mut st.reader, &mut st.fold);
+    decide(reader, fold, choice, true);
+    match reader {
         Reader::Sniffing(_) => {}
         Reader::Lines(dec) => dec.finish(),
         Reader::Elements(dec) => dec.finish(),
     }
-    drain(&mut reader, &mut fold);
-    say_bad(&mut fold, &mut tally, show);
-    if show {
-        eprint!("\r\x1b[2K");
-    }
-    if let Some(rest) = tally.end(super::inputs::STDIN_NAME) {
+    drain(reader, fold);
+    say_bad(fold, &mut st.tally, mode.status);
+    let name = fold.name.clone();
+    if let Some(rest) = st.tally.end(&name) {
         eprintln!("cctape: {rest}");
     }
-    let mut unreadable = read_error.is_some() || write_error.is_some();
-    if let Some(e) = read_error.as_ref().filter(|_| !args.no_messages) {
-        eprintln!("cctape: {}: read failed: {e}", super::inputs::STDIN_NAME);
-    }
     let mut any_not_ok = false;
-    let mut out = Vec::new();
-    // For people on a terminal, as `cctape verdict` prints there; JSON
-    // for programs.
-    let json = args.json || !std::io::stderr().is_terminal();
-    let name = super::inputs::STDIN_NAME;
+    let json = mode.json;
     let sessions = (fold.transcripts.records() > 0)
-        .then(|| std::mem::take(&mut fold.transcripts).finish(&prices, &zone));
-    let (runs, bad): (Vec<_>, Vec<_>) =
-        fold.folder.finish().into_iter().partition(|r| r.events > 0);
+        .then(|| std::mem::take(&mut fold.transcripts).finish(prices, zone));
+    let (runs, bad): (Vec<_>, Vec<_>) = std::mem::take(&mut fold.folder)
+        .finish()
+        .into_iter()
+        .partition(|r| r.events > 0);
     if let Some(report) = &sessions {
         for s in &report.sessions {
             let r = s.to_run();
+            telemetry.session(s, &r, &name);
             any_not_ok |= !r.ok();
             if json {
-                write_json_value(&session_record(&r, name, s, report), &mut out);
+                write_json_value(&session_record(&r, &name, s, report), out);
             } else {
-                out.extend_from_slice(super::verdict::human_line(name, &r).as_bytes());
+                out.extend_from_slice(super::verdict::human_line(&name, &r).as_bytes());
             }
         }
-    } else if runs.is_empty() {
+    } else if runs.is_empty() && said_runs == 0 {
         // No events: what the process wrote is passed through above; its
         // last line may be the CLI's own final error.
         if fold.format.reading() == Reading::NotEvents {
@@ -526,28 +898,17 @@ pub fn run(args: &Args) -> i32 {
         let r = no_events_run(bad.into_iter().next(), &n, None);
         any_not_ok |= !r.ok();
         if json {
-            write_json_value(&no_events_record(&r, name, &n), &mut out);
+            write_json_value(&no_events_record(&r, &name, &n), out);
         } else {
-            out.extend_from_slice(super::verdict::no_events_line(name, &r, &n).as_bytes());
+            out.extend_from_slice(super::verdict::no_events_line(&name, &r, &n).as_bytes());
         }
     }
     for r in &runs {
+        telemetry.run(r, &name);
         any_not_ok |= !r.ok();
-        if json {
-            write_json_value(&run_record(r, name), &mut out);
-        } else {
-            out.extend_from_slice(super::verdict::human_line(name, r).as_bytes());
-        }
+        write_run(r, &name, json, out);
     }
-    if let Err(e) = std::io::stderr().write_all(&out) {
-        eprintln!("cctape: writing the verdict: {e}");
-        unreadable = true;
-    }
-    let trouble = Trouble {
-        unreadable,
-        bad_lines: 0,
-    };
-    trouble.exit_code(if any_not_ok { 1 } else { 0 })
+    any_not_ok
 }
 
 #[cfg(test)]

@@ -99,6 +99,7 @@ use crate::event::Event;
 use state::RunState;
 use std::collections::HashMap;
 use std::io::Read;
+use std::time::{Duration, Instant};
 
 /// Folds events into runs, one [`RunSummary`] per run.
 ///
@@ -258,6 +259,20 @@ impl RunFolder {
         out
     }
 
+    /// Summaries of every run but the current one, with a result or not:
+    /// for a live stream whose next run started (a `system/init` of
+    /// another session), where the runs before it are over
+    /// ([`RunReader::idle_for`], `cctape watch`). A session seen again
+    /// after its run was drained starts a new run.
+    pub fn drain_others(&mut self) -> Vec<RunSummary> {
+        self.drain_where(false, |_| true)
+    }
+
+    /// True when no run is held (every one was drained, or none began).
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(Option::is_none)
+    }
+
     /// Summaries of the runs that have a result and saw no line at or after
     /// line `before`: runs long over, handed out so that a long stream is
     /// folded in bounded memory. As with
@@ -266,15 +281,37 @@ impl RunFolder {
     /// enough back (the CLI uses 50,000 lines) that only a session resumed
     /// much later is affected.
     pub fn drain_idle(&mut self, before: u64) -> Vec<RunSummary> {
+        self.drain_before(before, false)
+    }
+
+    /// Summaries of the runs that have a result and saw no line at or after
+    /// line `before`, the current run included: for a live stream whose
+    /// lines stopped coming ([`RunReader::idle_for`], `cctape watch
+    /// --idle`), where the last run is over once it has been quiet long
+    /// enough. A line of its session after that starts a new run.
+    pub fn drain_quiet(&mut self, before: u64) -> Vec<RunSummary> {
+        self.drain_before(before, true)
+    }
+
+    fn drain_before(&mut self, before: u64, current_too: bool) -> Vec<RunSummary> {
+        self.drain_where(current_too, |r| r.has_result() && r.last_line() < before)
+    }
+
+    /// Hand out the runs `done` says are over (the current one only with
+    /// `current_too`); their sessions start new runs if seen again.
+    fn drain_where(
+        &mut self,
+        current_too: bool,
+        done: impl Fn(&RunState) -> bool,
+    ) -> Vec<RunSummary> {
         let mut out = Vec::new();
         for i in 0..self.runs.len() {
-            if Some(i) == self.current {
+            if Some(i) == self.current && !current_too {
                 continue;
             }
-            let idle = self.runs[i]
-                .as_ref()
-                .is_some_and(|r| r.has_result() && r.last_line() < before);
-            if idle && let Some(run) = self.runs[i].take() {
+            if self.runs[i].as_ref().is_some_and(&done)
+                && let Some(run) = self.runs[i].take()
+            {
                 if let Some(s) = &run.session {
                     self.by_session.remove(s.as_str());
                 }
@@ -399,8 +436,79 @@ pub struct RunReader<R> {
     ready: std::collections::VecDeque<RunSummary>,
     fatal: Option<Error>,
     idle: Option<u64>,
+    clock: Option<IdleClock>,
+    since_mark: u32,
     since_drain: u32,
     ended: bool,
+}
+
+/// When the lines of a live stream came, coarsely: for handing out runs
+/// that have been quiet for a time ([`RunReader::idle_for`], `cctape watch
+/// --idle`), next to the line counts that [`RunFolder::drain_idle`] and
+/// [`RunFolder::drain_quiet`] take. Memory is bounded: marks closer than a
+/// 64th of the idle time are merged (a run may come out that much later,
+/// never earlier).
+///
+/// ```
+/// use cctape::run::IdleClock;
+/// use std::time::{Duration, Instant};
+///
+/// let mut clock = IdleClock::new(Duration::from_secs(2));
+/// let t0 = Instant::now();
+/// clock.mark(t0, 10);
+/// clock.mark(t0 + Duration::from_secs(1), 12);
+/// assert_eq!(clock.quiet_through(t0 + Duration::from_millis(1500)), None);
+/// assert_eq!(clock.quiet_through(t0 + Duration::from_millis(2500)), Some(10));
+/// assert_eq!(clock.quiet_through(t0 + Duration::from_secs(4)), Some(12));
+/// ```
+#[derive(Clone, Debug)]
+pub struct IdleClock {
+    idle: Duration,
+    /// (first time, last time, lines so far by the last time), oldest
+    /// first.
+    marks: std::collections::VecDeque<(Instant, Instant, u64)>,
+}
+
+impl IdleClock {
+    /// A clock for runs idle after `idle`.
+    pub fn new(idle: Duration) -> IdleClock {
+        IdleClock {
+            idle,
+            marks: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The idle time.
+    pub fn idle(&self) -> Duration {
+        self.idle
+    }
+
+    /// By `now`, `lines` lines had come.
+    pub fn mark(&mut self, now: Instant, lines: u64) {
+        let res = self.idle / 64;
+        match self.marks.back_mut() {
+            Some(m) if m.2 == lines => {}
+            Some(m) if now.saturating_duration_since(m.0) < res => {
+                m.1 = now;
+                m.2 = lines;
+            }
+            _ => self.marks.push_back((now, now, lines)),
+        }
+        // Only the newest mark that is already quiet is needed.
+        while self.marks.len() >= 2 && self.marks[1].1 + self.idle <= now {
+            self.marks.pop_front();
+        }
+    }
+
+    /// How many lines had come `idle` or more before `now`: the lines
+    /// through that one are quiet.
+    pub fn quiet_through(&self, now: Instant) -> Option<u64> {
+        self.marks
+            .iter()
+            .rev()
+            .find(|m| m.1 + self.idle <= now)
+            .map(|m| m.2)
+    }
 }
 
 /// A run with a result whose session is seen again more than this many
@@ -422,8 +530,60 @@ impl<R: Read> RunReader<R> {
             ready: std::collections::VecDeque::new(),
             fatal: None,
             idle: None,
+            clock: None,
+            since_mark: 0,
             since_drain: 0,
             ended: false,
+        }
+    }
+
+    /// Hand out a run once it has a result and no line came for `idle`
+    /// (the time `cctape watch --idle` waits), or as soon as the next run
+    /// of the stream starts (a `system/init` of another session; the run
+    /// before it is over, with a result or not). A run
+    /// seen again after it was handed out starts a new run.
+    ///
+    /// The time is looked at whenever an event is read and whenever a read
+    /// times out: a read that fails with [`std::io::ErrorKind::WouldBlock`]
+    /// or [`TimedOut`](std::io::ErrorKind::TimedOut) is "nothing yet", not
+    /// the end. So with a reader whose reads time out (a
+    /// [`crate::follow::FollowReader`] with a read timeout, a socket with
+    /// one), a finished run comes out `idle` after its last line; a reader
+    /// that blocks for ever hands it out with the next line or at the end.
+    ///
+    /// ```
+    /// use cctape::run::{RunReader, Verdict};
+    /// use std::time::Duration;
+    ///
+    /// let log = br#"{"type":"system","subtype":"init","session_id":"a"}
+    /// {"type":"result","subtype":"success","is_error":false,"session_id":"a"}
+    /// {"type":"system","subtype":"init","session_id":"b"}
+    /// "#;
+    /// let mut runs = RunReader::new(&log[..]).idle_for(Duration::from_secs(2));
+    /// // Out when b's init came, before the stream ended.
+    /// let a = runs.next().unwrap()?;
+    /// assert_eq!((a.verdict, a.events), (Verdict::Success, 2));
+    /// # Ok::<(), cctape::Error>(())
+    /// ```
+    pub fn idle_for(mut self, idle: Duration) -> RunReader<R> {
+        self.clock = Some(IdleClock::new(idle));
+        self.events.wait_on_timeout();
+        self
+    }
+
+    /// Runs quiet for the clock's idle time, and those another run's
+    /// `system/init` closed.
+    fn drain_quiet(&mut self, init: bool) {
+        let Some(clock) = self.clock.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        clock.mark(now, self.events.counts().lines);
+        if init {
+            self.ready.extend(self.folder.drain_others());
+        }
+        if let Some(n) = clock.quiet_through(now) {
+            self.ready.extend(self.folder.drain_quiet(n + 1));
         }
     }
 
@@ -459,14 +619,21 @@ impl<R: Read> Iterator for RunReader<R> {
             if self.ended {
                 return self.fatal.take().map(Err);
             }
-            let ended = match self.events.next_event() {
-                None => Some(None),
-                Some(Ok(ev)) => {
+            let mut init = false;
+            let mut pending = false;
+            let ended = match self.events.poll_next_event() {
+                std::task::Poll::Pending => {
+                    pending = true;
+                    None
+                }
+                std::task::Poll::Ready(None) => Some(None),
+                std::task::Poll::Ready(Some(Ok(ev))) => {
+                    init = ev.kind() == crate::event::EventKind::SystemInit;
                     self.folder.push(&ev);
                     None
                 }
-                Some(Err(e)) if e.is_fatal() => Some(Some(e)),
-                Some(Err(e)) => {
+                std::task::Poll::Ready(Some(Err(e))) if e.is_fatal() => Some(Some(e)),
+                std::task::Poll::Ready(Some(Err(e))) => {
                     self.folder.push_error(&e);
                     None
                 }
@@ -474,6 +641,18 @@ impl<R: Read> Iterator for RunReader<R> {
             if let Some(fatal) = ended {
                 self.end(fatal);
                 continue;
+            }
+            if pending {
+                // A read timed out: nothing yet.
+                self.drain_quiet(false);
+                continue;
+            }
+            if self.clock.is_some() {
+                self.since_mark += 1;
+                if init || self.since_mark >= 64 {
+                    self.since_mark = 0;
+                    self.drain_quiet(init);
+                }
             }
             if let Some(idle) = self.idle {
                 self.since_drain += 1;

@@ -42,6 +42,12 @@ struct Call {
     round: u32,
     /// The line whose usage is the call's (the last that set it).
     line: u64,
+    /// The first and the last line naming the call.
+    first_line: u64,
+    last_seen_line: u64,
+    /// The first and the last `timestamp` of those lines (ms).
+    first_ms: Option<i64>,
+    last_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -605,9 +611,9 @@ impl RunState {
             None => CallUsageSource::Snapshot,
         };
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
-        self.record_call(msg_id, agent, model, usage, source, ev.line());
-
         let start = ev.timestamp().and_then(parse_millis);
+        self.record_call(msg_id, agent, model, usage, source, (ev.line(), start));
+
         let Some(content) = content else { return };
         for block in content.elements() {
             match str_of(block.get("type")).map(tools::BlockRole::of) {
@@ -641,11 +647,14 @@ impl RunState {
         model: Option<Sym>,
         usage: Option<TokenCounts>,
         source: CallUsageSource,
-        line: u64,
+        (line, ms): (u64, Option<i64>),
     ) {
         if let Some(m) = msg {
             if let Some(&i) = self.call_by_msg.get(&m) {
                 let c = &mut self.calls[i as usize];
+                c.last_seen_line = line;
+                c.first_ms = c.first_ms.or(ms);
+                c.last_ms = ms.or(c.last_ms);
                 let keep = c.source == CallUsageSource::MessageDelta
                     || (c.source.is_final() && !source.is_final());
                 if !keep && let Some(u) = usage {
@@ -670,6 +679,10 @@ impl RunState {
             },
             round: self.results,
             line,
+            first_line: line,
+            last_seen_line: line,
+            first_ms: ms,
+            last_ms: ms,
         });
     }
 
@@ -694,7 +707,8 @@ impl RunState {
                     .map(|u| self.usage_of(u, ev.line()));
                 self.partial.start_message(id, &self.names, scratch);
                 if id.is_some() {
-                    self.record_call(id, None, model, usage, CallUsageSource::Snapshot, ev.line());
+                    let at = (ev.line(), ev.timestamp().and_then(parse_millis));
+                    self.record_call(id, None, model, usage, CallUsageSource::Snapshot, at);
                 }
             }
             "content_block_start" => self.partial.start_block(

@@ -635,6 +635,16 @@ pub struct ModelCall {
     /// assistant event of the message id, or its last `message_delta`, or
     /// the `message_start` when nothing followed it).
     pub line: u64,
+    /// The first line naming the call (its `message_start` or first
+    /// assistant event).
+    pub first_line: u64,
+    /// The last line naming the call.
+    pub last_line: u64,
+    /// The `timestamp` of the first of those lines that has one, in
+    /// milliseconds since the Unix epoch (2.x assistant events carry one).
+    pub started_ms: Option<i64>,
+    /// The `timestamp` of the last of those lines that has one.
+    pub ended_ms: Option<i64>,
 }
 
 /// One tool call (a `tool_use` block) and its result, kept when the folder

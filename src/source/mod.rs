@@ -11,7 +11,7 @@
 //! Files are read with `read` into buffers, never memory mapped: a file
 //! truncated while it is mapped kills the reading process with SIGBUS, and
 //! `logrotate copytruncate` does exactly that to live logs. Reading costs
-//! 3-18% more time than a map on the paths the command runs (BENCHMARKS.md,
+//! 0.3-11% more CPU than a map on the paths the command runs (BENCHMARKS.md,
 //! "Reading against mapping"); a file that shrinks under a [`FileReader`] is
 //! an error with a position instead. [`FileBytes::map`] stays for callers
 //! who own their files, as an `unsafe fn` (grep-searcher's `MmapChoice`

@@ -2142,6 +2142,24 @@ impl TranscriptFold {
                 *unpriced.entry(model.to_owned()).or_default() += 1;
             }
             let s = &mut by_session[r.session as usize];
+            if keep_calls {
+                s.requests.push(SessionRequest {
+                    key: r.key,
+                    model: model.to_owned(),
+                    tokens: crate::event::TokenCounts {
+                        input_tokens: r.usage.input,
+                        output_tokens: r.usage.output,
+                        cache_read_input_tokens: r.usage.cache_read,
+                        cache_creation_input_tokens: r.usage.cache_write(),
+                    },
+                    cost_usd: cost,
+                    millis: r.millis,
+                    agent_id: name(r.agent),
+                    sidechain: r.sidechain,
+                    file: name(r.at.file),
+                    line: r.at.line,
+                });
+            }
             let mut saturated = false;
             let mut add = |t: &mut Totals| {
                 saturated |= t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced)
@@ -2217,6 +2235,7 @@ impl TranscriptFold {
                 block_tools,
                 agent_tools,
                 mut calls,
+                requests,
                 agent_first,
                 saturated_at,
                 cost_beyond_f64_at,
@@ -2308,6 +2327,7 @@ impl TranscriptFold {
                 by_block,
                 tools: tools.into_iter().map(tool).collect(),
                 calls,
+                requests,
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -2392,6 +2412,7 @@ struct PerSession<'a> {
     day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
     calls: Vec<SessionToolCall>,
+    requests: Vec<SessionRequest>,
     /// Each subagent's first dated request (ms).
     agent_first: BTreeMap<u32, i64>,
     /// Where a token sum first saturated, and where the cost first went
@@ -2578,6 +2599,33 @@ pub struct SessionToolCall {
     pub sidechain: bool,
 }
 
+/// One API request of a session, as counted (each request once), kept
+/// when the fold was asked to ([`TranscriptFold::record_calls`]): what an
+/// OpenTelemetry `chat` span is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRequest {
+    /// The request's identity (a hash of its `message.id` and
+    /// `requestId`), stable across runs.
+    pub key: u128,
+    /// `message.model` (`-` when absent).
+    pub model: String,
+    /// Its tokens (cache writes of both lifetimes together).
+    pub tokens: crate::event::TokenCounts,
+    /// Its cost: the record's `costUSD`, else priced from the table.
+    pub cost_usd: Option<f64>,
+    /// Its record's `timestamp` (ms since the epoch).
+    pub millis: Option<i64>,
+    /// The calling subagent's id (`agentId`, or its file's); none for the
+    /// main chain.
+    pub agent_id: Option<String>,
+    /// Made by a subagent.
+    pub sidechain: bool,
+    /// The file and line of its record.
+    pub file: Option<String>,
+    /// Its line.
+    pub line: u64,
+}
+
 /// How a session's main chain ended: its latest reply, API error or
 /// interrupt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -2732,6 +2780,9 @@ pub struct SessionSummary {
     /// unless the fold was asked to keep them
     /// ([`TranscriptFold::record_calls`]).
     pub calls: Vec<SessionToolCall>,
+    /// Each API request, in the session's order; empty unless the fold was
+    /// asked to keep the calls ([`TranscriptFold::record_calls`]).
+    pub requests: Vec<SessionRequest>,
     /// What its records say.
     pub facts: SessionFacts,
 }

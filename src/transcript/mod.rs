@@ -44,8 +44,8 @@ mod run;
 
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
-    SessionEnd, SessionFacts, SessionSummary, SessionToolCall, ToolCount, Totals, TranscriptFile,
-    TranscriptFold,
+    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, ToolCount, Totals,
+    TranscriptFile, TranscriptFold,
 };
 
 use crate::error::Position;

@@ -36,6 +36,12 @@ pub struct Out<'n> {
     name: &'n str,
     /// Messages are said (not `-s`).
     messages: bool,
+    /// The input is live (a stream, `-F`, `--line-buffered`): output is
+    /// handed on whenever the reader has no line left to take, so that a
+    /// record reaches stdout as soon as its line was read.
+    pub live: bool,
+    /// Output is handed on after every record (`--line-buffered`).
+    pub each: bool,
 }
 
 impl<'n> Out<'n> {
@@ -49,12 +55,15 @@ impl<'n> Out<'n> {
             written: 0,
             name,
             messages,
+            live: false,
+            each: false,
         }
     }
 
     /// What was gathered so far, handed on; this one goes on empty.
     pub fn block(&mut self) -> Out<'n> {
         let mut b = Out::new(self.name, self.messages);
+        (b.live, b.each) = (self.live, self.each);
         std::mem::swap(&mut b.bytes, &mut self.bytes);
         std::mem::swap(&mut b.said, &mut self.said);
         b.unsaid = std::mem::take(&mut self.unsaid);
@@ -65,6 +74,16 @@ impl<'n> Out<'n> {
     /// True once the block is worth handing on.
     pub fn full(&self) -> bool {
         self.bytes.len() + self.said.len() >= FLUSH_AT
+    }
+
+    /// True when the block is full, or the input is live, there is
+    /// something to hand on, and `caught_up()` says the reader holds no
+    /// line to take (it is about to wait for the writer); asked only then.
+    pub fn due(&self, caught_up: impl FnOnce() -> bool) -> bool {
+        self.full()
+            || ((self.each || self.live)
+                && !(self.bytes.is_empty() && self.said.is_empty())
+                && (self.each || caught_up()))
     }
 
     /// A per-line error: told to the sink and, by what the sink's output
@@ -396,7 +415,7 @@ pub(super) fn read_stream<'n, S: Sink>(
                     }
                 }
             }
-            if out.full() {
+            if out.due(|| !lines.has_line()) {
                 emit(Msg::Out(out.block()));
             }
         }
@@ -428,7 +447,7 @@ pub(super) fn read_stream<'n, S: Sink>(
                     out.bad(&mut sink, piece, &explain(e, line), line);
                 }
             }
-            if out.full() {
+            if out.due(|| !events.has_line()) {
                 emit(Msg::Out(out.block()));
             }
         }

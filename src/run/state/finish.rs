@@ -403,6 +403,10 @@ impl RunState {
                 final_usage: c.source.is_final(),
                 source: c.source,
                 line: c.line,
+                first_line: c.first_line,
+                last_line: c.last_seen_line,
+                started_ms: c.first_ms,
+                ended_ms: c.last_ms,
             })
             .collect();
         let tool_calls = self

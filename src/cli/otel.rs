@@ -1,0 +1,462 @@
+//! `cctape otel`: archives (streams, captures, session transcripts) as
+//! OpenTelemetry, in bulk: OTLP JSON files in a folder (`--out DIR`) and/or
+//! OTLP over HTTP to a receiver (`--otlp ENDPOINT`). The mapping is the
+//! library's ([`cctape::otel`]); the runs are the ones `verdict` prints.
+
+use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
+use super::{Common, expand};
+use cctape::error::Error;
+use cctape::event::Event;
+use cctape::otel::send::{Config, Outcome, Protocol, Sender};
+use cctape::otel::{
+    RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_request,
+};
+use cctape::run::RunFolder;
+use cctape::sniff::Format;
+use cctape::transcript::Record;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// How to send OTLP (shared with `watch --otlp`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct OtlpArgs {
+    /// Send to this OTLP/HTTP receiver: a base URL (`/v1/traces` and
+    /// `/v1/metrics` are added, as OTEL_EXPORTER_OTLP_ENDPOINT is read), or
+    /// a URL ending in /v1/traces. Phoenix: http://localhost:6006.
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otlp: Option<String>,
+    /// The encoding: http/protobuf (the default) or http/json.
+    #[arg(long, value_name = "PROTOCOL", default_value = "http/protobuf", value_parser = protocol_arg)]
+    pub otlp_protocol: String,
+    /// What to send: traces, metrics, or both (a receiver of traces only,
+    /// as Phoenix is, takes `--signals traces`).
+    #[arg(long, value_name = "LIST", default_value = "traces,metrics", value_parser = signals_arg)]
+    pub signals: String,
+    /// Extra request header `NAME=VALUE` (repeat it), as
+    /// OTEL_EXPORTER_OTLP_HEADERS gives them.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE", value_parser = header_arg)]
+    pub otlp_headers: Vec<String>,
+    /// Retries of a request refused with 429, 502, 503 or 504, or not
+    /// answered, with exponential backoff from 250 ms.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub otlp_retries: u32,
+    /// Batches waiting to be sent before more are dropped (and counted):
+    /// the reading never waits for a slow receiver.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub otlp_queue: usize,
+    /// Runs per request.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub otlp_batch: usize,
+}
+
+fn protocol_arg(s: &str) -> Result<String, String> {
+    Protocol::parse(s)
+        .map(|_| s.to_owned())
+        .ok_or_else(|| format!("{s:?}: expected http/protobuf or http/json"))
+}
+
+fn signals_arg(s: &str) -> Result<String, String> {
+    for part in s.split(',') {
+        if !matches!(part.trim(), "traces" | "metrics") {
+            return Err(format!("{part:?}: expected traces, metrics or both"));
+        }
+    }
+    Ok(s.to_owned())
+}
+
+fn header_arg(s: &str) -> Result<String, String> {
+    match s.split_once('=') {
+        Some((k, _)) if !k.trim().is_empty() => Ok(s.to_owned()),
+        _ => Err(format!("{s:?}: expected NAME=VALUE")),
+    }
+}
+
+impl OtlpArgs {
+    /// The sender's configuration, when `--otlp` was given.
+    pub fn config(&self) -> Option<Config> {
+        let endpoint = self.otlp.as_deref()?;
+        let mut c = Config::new(endpoint);
+        c.protocol = Protocol::parse(&self.otlp_protocol).unwrap_or_default();
+        c.traces = self.wants("traces");
+        c.metrics = self.wants("metrics");
+        c.retries = self.otlp_retries;
+        c.queue = self.otlp_queue.max(1);
+        c.batch_runs = self.otlp_batch.max(1);
+        c.headers = self
+            .otlp_headers
+            .iter()
+            .filter_map(|h| h.split_once('='))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        Some(c)
+    }
+
+    /// Whether the signal is asked for.
+    pub fn wants(&self, signal: &str) -> bool {
+        self.signals.split(',').any(|s| s.trim() == signal)
+    }
+}
+
+/// What a sender did, said on stderr; false when something was not
+/// delivered (dropped or refused).
+pub fn report_outcome(o: &Outcome) -> bool {
+    let mut ok = true;
+    if o.dropped_spans > 0 || o.dropped_points > 0 {
+        exec::note(&format!(
+            "otlp: {} spans and {} metric points dropped: the receiver was slower than the reading (--otlp-queue)",
+            o.dropped_spans, o.dropped_points
+        ));
+        ok = false;
+    }
+    if !o.failures.is_empty() {
+        exec::note(&format!(
+            "otlp: {} spans and {} metric points not delivered: {}",
+            o.failed_spans,
+            o.failed_points,
+            o.failures.join("; ")
+        ));
+        ok = false;
+    }
+    ok
+}
+
+/// Arguments of `cctape otel`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Write OTLP JSON files into DIR: traces.jsonl and metrics.jsonl, one
+    /// export request a line (the OpenTelemetry Collector's file exporter
+    /// format), each replaced atomically.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    otlp: OtlpArgs,
+    #[command(flatten)]
+    read: ReadAs,
+    #[command(flatten)]
+    costing: Costing,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Default)]
+struct OtelSink {
+    folder: RunFolder,
+    transcript: TranscriptPiece,
+    format: Option<Format>,
+}
+
+impl OtelSink {
+    fn new() -> OtelSink {
+        let mut folder = RunFolder::new();
+        folder.record_calls(true);
+        OtelSink {
+            folder,
+            ..OtelSink::default()
+        }
+    }
+}
+
+impl Sink for OtelSink {
+    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+        self.folder.push(ev);
+    }
+
+    /// A bad line is counted in its run (its record in `verdict`), said on
+    /// stderr.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
+    }
+
+    fn error(&mut self, _: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+        self.folder.push_error(e);
+    }
+
+    fn reads_ahead(&self) -> Option<bool> {
+        Some(true)
+    }
+
+    fn split(&self) -> Split {
+        Split::Never
+    }
+
+    fn format(&mut self, p: &Piece<'_>, format: Format) {
+        self.format = Some(format);
+        if format == Format::Transcript {
+            self.transcript.begin(p.name);
+        }
+    }
+
+    fn reads_records(&self) -> bool {
+        true
+    }
+
+    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+        self.transcript.add(rec);
+    }
+}
+
+/// A file in the output folder, written under a temporary name and
+/// renamed over its own when complete.
+struct OutFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+}
+
+impl OutFile {
+    fn create(dir: &Path, name: &str) -> std::io::Result<OutFile> {
+        let path = dir.join(name);
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        Ok(OutFile {
+            path,
+            tmp,
+            file: std::io::BufWriter::new(file),
+        })
+    }
+
+    fn line(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(bytes)?;
+        self.file.write_all(b"\n")
+    }
+
+    fn commit(self) -> std::io::Result<()> {
+        let OutFile { path, tmp, file } = self;
+        let done = (|| {
+            let f = file.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if done.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        done
+    }
+
+    fn abandon(self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// The OTLP JSON files of `--out DIR`.
+struct OutDir {
+    traces: OutFile,
+    metrics: OutFile,
+}
+
+impl OutDir {
+    fn create(dir: &Path) -> std::io::Result<OutDir> {
+        std::fs::create_dir_all(dir)?;
+        let traces = OutFile::create(dir, "traces.jsonl")?;
+        match OutFile::create(dir, "metrics.jsonl") {
+            Ok(metrics) => Ok(OutDir { traces, metrics }),
+            Err(e) => {
+                traces.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    /// One export request per line for this input's runs.
+    fn write(&mut self, runs: &[RunTelemetry]) -> std::io::Result<()> {
+        if runs.is_empty() {
+            return Ok(());
+        }
+        self.traces.line(&to_json(&trace_request(runs)))?;
+        self.metrics.line(&to_json(&metrics_request(runs)))
+    }
+
+    fn commit(self) -> std::io::Result<()> {
+        let OutDir { traces, metrics } = self;
+        match traces.commit() {
+            Ok(()) => metrics.commit(),
+            Err(e) => {
+                metrics.abandon();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The input's modification time (ms since the epoch): where a run
+/// without timestamps is placed; 0 for standard input.
+fn anchor_of(name: &str) -> i64 {
+    std::fs::metadata(name)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0))
+}
+
+/// Where the telemetry goes: files, a receiver, or both.
+struct Outputs {
+    dir: Option<OutDir>,
+    dir_error: Option<std::io::Error>,
+    sender: Option<Sender>,
+    runs: u64,
+    spans: u64,
+}
+
+impl Outputs {
+    fn put(&mut self, runs: Vec<RunTelemetry>) {
+        self.runs += runs.len() as u64;
+        self.spans += runs.iter().map(|r| r.span_count() as u64).sum::<u64>();
+        if let Some(d) = &mut self.dir
+            && let Err(e) = d.write(&runs)
+        {
+            self.dir_error = Some(e);
+            if let Some(d) = self.dir.take() {
+                d.traces.abandon();
+                d.metrics.abandon();
+            }
+        }
+        if let Some(s) = &mut self.sender {
+            for r in runs {
+                s.push(r);
+            }
+        }
+    }
+}
+
+/// Run the command. Exit code: 0 when everything was written and
+/// delivered; 2 for a usage error, an input that could not be read, files
+/// not written, or telemetry dropped or not delivered (the reason said).
+pub fn run(args: &Args) -> i32 {
+    if args.out.is_none() && args.otlp.otlp.is_none() {
+        exec::note("otel: say where to: --out DIR (OTLP JSON files) and/or --otlp ENDPOINT");
+        return 2;
+    }
+    let (prices, zone) = match (args.costing.prices(), args.costing.zone()) {
+        (Ok(p), Ok(z)) => (p, z),
+        (Err(e), _) | (_, Err(e)) => {
+            exec::note(&e);
+            return 2;
+        }
+    };
+    let dir = match args.out.as_deref().map(OutDir::create) {
+        None => None,
+        Some(Ok(d)) => Some(d),
+        Some(Err(e)) => {
+            exec::note(&format!(
+                "otel: --out {}: {e}",
+                args.out.as_deref().unwrap_or(Path::new("")).display()
+            ));
+            return 2;
+        }
+    };
+    let (inputs, unreadable) = expand(&args.common);
+    let mut opts = exec::Opts::new(&args.common);
+    opts.format = args.read.input_format.choice();
+    let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
+    let mut out = Outputs {
+        dir,
+        dir_error: None,
+        sender: args.otlp.config().map(Sender::start),
+        runs: 0,
+        spans: 0,
+    };
+    let mut transcripts = Transcripts::default();
+    transcripts.record_calls();
+    let trouble = exec::run(&inputs, &opts, OtelSink::new, |done: Done<OtelSink>| {
+        let name = &names[done.input];
+        let sink = done.sink;
+        if done.unreadable || done.counts.events == 0 {
+            return;
+        }
+        if sink.format == Some(Format::Transcript) {
+            transcripts.add(sink.transcript);
+            return;
+        }
+        let anchor = anchor_of(name);
+        let runs: Vec<RunTelemetry> = sink
+            .folder
+            .finish()
+            .iter()
+            .filter(|r| r.events > 0)
+            .map(|r| run_telemetry(r, name, anchor))
+            .collect();
+        out.put(runs);
+    });
+    if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
+        for (s, &i) in report.sessions.iter().zip(&files) {
+            let r = s.to_run();
+            let t = session_telemetry(s, &r, &names[i], anchor_of(&names[i]));
+            out.put(vec![t]);
+        }
+    }
+    let mut failed = false;
+    if let Some(e) = &out.dir_error {
+        exec::note(&format!("otel: --out: {e}"));
+        failed = true;
+    } else if let Some(d) = out.dir.take()
+        && let Err(e) = d.commit()
+    {
+        exec::note(&format!("otel: --out: {e}"));
+        failed = true;
+    }
+    if let Some(s) = out.sender.take() {
+        let o = s.finish();
+        failed |= !report_outcome(&o);
+        if !args.common.quiet {
+            exec::note(&format!(
+                "otel: {} runs, {} spans; sent {} spans and {} metric points in {} requests ({} retries)",
+                out.runs, out.spans, o.sent_spans, o.sent_points, o.requests, o.retries
+            ));
+        }
+    } else if !args.common.quiet {
+        exec::note(&format!("otel: {} runs, {} spans", out.runs, out.spans));
+    }
+    trouble
+        .and(unreadable)
+        .exit_code(if failed { 2 } else { 0 })
+}
+
+/// `watch --otlp`: each finished run handed to a sender as it is printed,
+/// never waiting for the receiver (a full queue drops, counted).
+pub struct Live {
+    sender: Sender,
+}
+
+impl Live {
+    /// A sender when `--otlp` was given.
+    pub fn start(args: &OtlpArgs) -> Option<Live> {
+        args.config().map(|c| Live {
+            sender: Sender::start(c),
+        })
+    }
+
+    /// Send a finished run of a stream (folded with its call lists).
+    pub fn run(&mut self, run: &cctape::run::RunSummary, name: &str) {
+        self.sender.push(run_telemetry(run, name, now_ms()));
+        self.sender.flush();
+    }
+
+    /// Send a finished transcript session (folded with its call lists).
+    pub fn session(
+        &mut self,
+        s: &cctape::transcript::SessionSummary,
+        run: &cctape::run::RunSummary,
+        name: &str,
+    ) {
+        self.sender.push(session_telemetry(s, run, name, now_ms()));
+        self.sender.flush();
+    }
+
+    /// Wait for what is queued; false (said) when something was dropped or
+    /// not delivered.
+    pub fn finish(self) -> bool {
+        report_outcome(&self.sender.finish())
+    }
+}
+
+/// Now, in milliseconds since the epoch: where a live run without
+/// timestamps is placed.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0))
+}

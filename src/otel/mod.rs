@@ -1,0 +1,164 @@
+//! OpenTelemetry (feature `otel`): runs as OTLP traces and metrics, the
+//! messages of the [`opentelemetry-proto`](opentelemetry_proto) crate
+//! (prost types, their protobuf encoding, and the OTLP JSON mapping), and
+//! a sender over OTLP/HTTP ([`send`]).
+//!
+//! **Traces** follow the OpenTelemetry GenAI semantic conventions:
+//!
+//! | span | name | attributes |
+//! |---|---|---|
+//! | one per run (and per session transcript) | `invoke_agent claude-code` | `gen_ai.operation.name` `invoke_agent`, `gen_ai.agent.name`, `gen_ai.conversation.id`, the run's tokens |
+//! | one per subagent, under the tool call that launched it | `invoke_agent SUBAGENT_TYPE` | `gen_ai.agent.id`, `gen_ai.agent.description`, its tokens |
+//! | one per model call (distinct `message.id`; a transcript's request) | `chat MODEL` | `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens` |
+//! | one per tool call (`tool_use` block) | `execute_tool NAME` | `gen_ai.tool.name`, `gen_ai.tool.call.id`; status `ERROR` and `error.type` `tool_error` when its result failed |
+//!
+//! `gen_ai.usage.input_tokens` counts every input token, cached ones
+//! included (the convention: the cache attributes are parts of it);
+//! Anthropic's own `input_tokens` (uncached) is `cctape.usage.input_tokens`.
+//! The counts are the ones `cctape verdict --json` sums: a call's final
+//! usage, each `message.id` once.
+//!
+//! **Times** come from the records' own `timestamp`s where they have them
+//! (transcripts; assistant and user events of 2.x streams). An event
+//! without one is placed by its order: one millisecond per line after the
+//! run's first timestamp, or after the anchor the caller gives (`cctape
+//! otel` gives the input's modification time) when the run has none. A
+//! span's end is never before its start, and a run's or subagent's span
+//! covers its children.
+//!
+//! **Ids** are hashes (XXH3-128) of the session id (or the input's name
+//! when a run has none) and of what each span stands for (the run's start,
+//! the `message.id`, the `tool_use` id): reading an archive again gives the
+//! same trace and span ids, so a receiver that keys on them deduplicates a
+//! re-send.
+//!
+//! **Resource** attributes: `service.name` `claude-code`, `service.version`
+//! and `app.version` (the Claude Code version), `session.id`,
+//! `gen_ai.request.model` (the run's model) and `cctape.input`.
+//!
+//! **Metrics** use the names of Claude Code's own exporter (its
+//! monitoring documentation), so its dashboards work unchanged:
+//! `claude_code.session.count` (one per run), `claude_code.token.usage`
+//! (unit `tokens`, attribute `type`: `input`, `output`, `cacheRead`,
+//! `cacheCreation`, and `model`), `claude_code.cost.usage` (unit `USD`,
+//! attribute `model`), each a monotonic sum with delta temporality over
+//! the run's time, with `session.id` and `app.version` on every point.
+//!
+//! ```
+//! use cctape::{RunFolder, SliceEvents};
+//! use cctape::otel::{run_telemetry, to_json, to_protobuf, trace_request};
+//!
+//! let input = std::fs::read("corpus/streams/success-basic.jsonl")?;
+//! let mut folder = RunFolder::new();
+//! folder.record_calls(true); // the chat and execute_tool spans need them
+//! let mut events = SliceEvents::new(&input);
+//! while let Some(item) = events.next_event() {
+//!     if let Ok(ev) = item {
+//!         folder.push(&ev);
+//!     }
+//! }
+//! let run = &folder.finish()[0];
+//! let t = run_telemetry(run, "success-basic.jsonl", 0);
+//! let names: Vec<&str> = t.spans.scope_spans[0].spans.iter().map(|s| s.name.as_str()).collect();
+//! assert_eq!(names[0], "invoke_agent claude-code");
+//! assert!(names.iter().any(|n| n.starts_with("chat ")));
+//! let request = trace_request([&t]);
+//! assert!(to_json(&request).starts_with(b"{\"resourceSpans\""));
+//! assert!(!to_protobuf(&request).is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::run::RunSummary;
+use crate::transcript::SessionSummary;
+pub use opentelemetry_proto as proto;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::metrics::v1::ResourceMetrics;
+use opentelemetry_proto::tonic::trace::v1::ResourceSpans;
+
+mod attrs;
+mod metrics;
+pub mod send;
+mod spans;
+
+/// The instrumentation scope cctape's spans and metrics carry.
+pub const SCOPE: &str = "cctape";
+
+/// What one run (or one session transcript) becomes: its spans and its
+/// metric points, each under the run's resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunTelemetry {
+    /// The run's spans.
+    pub spans: ResourceSpans,
+    /// The run's metric points.
+    pub metrics: ResourceMetrics,
+}
+
+impl RunTelemetry {
+    /// Spans in [`spans`](RunTelemetry::spans).
+    pub fn span_count(&self) -> usize {
+        self.spans.scope_spans.iter().map(|s| s.spans.len()).sum()
+    }
+}
+
+/// The telemetry of a stream's run. The run must have been folded with
+/// [`RunFolder::record_calls`](crate::RunFolder::record_calls) (without
+/// its call lists there is one span, the run's). `input` names the input
+/// (its ids when the run has no session id); `anchor_ms` places a run
+/// without any timestamp (milliseconds since the Unix epoch).
+pub fn run_telemetry(run: &RunSummary, input: &str, anchor_ms: i64) -> RunTelemetry {
+    RunTelemetry {
+        spans: spans::of_run(run, input, anchor_ms),
+        metrics: metrics::of_run(run, input, anchor_ms),
+    }
+}
+
+/// The telemetry of a session transcript: `session` from a
+/// [`TranscriptFold`](crate::transcript::TranscriptFold) that kept its
+/// calls ([`record_calls`](crate::transcript::TranscriptFold::record_calls)),
+/// `run` its [`to_run`](SessionSummary::to_run).
+pub fn session_telemetry(
+    session: &SessionSummary,
+    run: &RunSummary,
+    input: &str,
+    anchor_ms: i64,
+) -> RunTelemetry {
+    RunTelemetry {
+        spans: spans::of_session(session, run, input, anchor_ms),
+        metrics: metrics::of_run(run, input, anchor_ms),
+    }
+}
+
+/// An OTLP trace export request of these runs' spans.
+pub fn trace_request<'a>(
+    runs: impl IntoIterator<Item = &'a RunTelemetry>,
+) -> ExportTraceServiceRequest {
+    ExportTraceServiceRequest {
+        resource_spans: runs.into_iter().map(|r| r.spans.clone()).collect(),
+    }
+}
+
+/// An OTLP metrics export request of these runs' points.
+pub fn metrics_request<'a>(
+    runs: impl IntoIterator<Item = &'a RunTelemetry>,
+) -> ExportMetricsServiceRequest {
+    ExportMetricsServiceRequest {
+        resource_metrics: runs.into_iter().map(|r| r.metrics.clone()).collect(),
+    }
+}
+
+/// A request as OTLP/JSON (the protobuf JSON mapping: lowerCamelCase
+/// keys, ids in hex, 64-bit integers as strings).
+pub fn to_json<T: serde::Serialize>(request: &T) -> Vec<u8> {
+    // The generated types serialize without failing (no maps with
+    // non-string keys, no custom errors).
+    serde_json::to_vec(request).unwrap_or_default()
+}
+
+/// A request as OTLP protobuf.
+pub fn to_protobuf<T: prost::Message>(request: &T) -> Vec<u8> {
+    request.encode_to_vec()
+}
+
+#[cfg(test)]
+mod tests;
