@@ -19,8 +19,8 @@ use super::index::{Node, is_container, key_end};
 use super::number::{Number, ValueKind, kind_of_first, number_of_text};
 use super::paths::Paths;
 use super::raw::{RawElements, RawEntries, RawStr, RawValue};
+use super::strings::Strings;
 use super::tape;
-use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
@@ -53,15 +53,17 @@ pub struct Value<'a> {
 enum Repr<'a> {
     Index(Indexed<'a>),
     Tape(tape::Value<'a>),
-    Bytes(RawValue<'a>),
+    Bytes(RawValue<'a>, &'a Strings),
 }
 
-/// A node of an index, with the line it indexes.
+/// A node of an index, with the line it indexes and the arena its escaped
+/// strings are unescaped into.
 #[derive(Clone, Copy)]
 struct Indexed<'a> {
     b: &'a [u8],
     nodes: &'a [Node],
     at: usize,
+    strings: &'a Strings,
 }
 
 /// A node and what it reads: the default for lines read through an
@@ -193,10 +195,7 @@ impl fmt::Debug for Value<'_> {
             ValueKind::Number => write!(f, "{:?}", self.number()),
             ValueKind::String => write!(f, "{:?}", self.as_str().unwrap_or_default()),
             ValueKind::Array => f.debug_list().entries(self.elements()).finish(),
-            ValueKind::Object => f
-                .debug_map()
-                .entries(self.entries().map(|(k, v)| (k.to_cow(), v)))
-                .finish(),
+            ValueKind::Object => f.debug_map().entries(self.entries()).finish(),
         }
     }
 }
@@ -213,17 +212,50 @@ impl<'a> From<tape::Value<'a>> for Value<'a> {
 impl<'a> Value<'a> {
     /// The value at node `at` of an index of `b`.
     #[inline]
-    pub(crate) fn indexed(b: &'a [u8], nodes: &'a [Node], at: usize) -> Value<'a> {
+    pub(crate) fn indexed(
+        b: &'a [u8],
+        nodes: &'a [Node],
+        at: usize,
+        strings: &'a Strings,
+    ) -> Value<'a> {
         Value {
-            repr: Repr::Index(Indexed { b, nodes, at }),
+            repr: Repr::Index(Indexed {
+                b,
+                nodes,
+                at,
+                strings,
+            }),
         }
     }
 
     /// A value read from unchecked bytes (trusting mode).
     #[inline]
-    pub(crate) fn unchecked(v: RawValue<'a>) -> Value<'a> {
+    pub(crate) fn unchecked(v: RawValue<'a>, strings: &'a Strings) -> Value<'a> {
         Value {
-            repr: Repr::Bytes(v),
+            repr: Repr::Bytes(v, strings),
+        }
+    }
+
+    /// The text of a string of this value's line (a key from
+    /// [`entries`](Value::entries)): borrowed when it holds no escape,
+    /// unescaped into the line's arena when it does.
+    #[inline]
+    pub(crate) fn text(&self, s: RawStr<'a>) -> &'a str {
+        match &self.repr {
+            Repr::Index(x) => x.strings.text(s),
+            Repr::Bytes(_, strings) => strings.text(s),
+            // Tape strings are unescaped already.
+            Repr::Tape(_) => s.as_str().unwrap_or_default(),
+        }
+    }
+
+    /// Note that a typed read found the wrong JSON type here (the views
+    /// call it). Counted on a tape's document
+    /// ([`tape::Document::type_mismatches`]); nothing is kept otherwise.
+    #[inline]
+    pub fn note_mismatch(&self) {
+        if let Repr::Tape(v) = &self.repr {
+            v.note_mismatch();
         }
     }
 
@@ -243,7 +275,7 @@ impl<'a> Value<'a> {
             Repr::Index(x) => x.kind(),
             Repr::Tape(v) => v.kind(),
             // Values whose bytes start no JSON value are never handed out.
-            Repr::Bytes(r) => r.kind().unwrap_or(ValueKind::Null),
+            Repr::Bytes(r, _) => r.kind().unwrap_or(ValueKind::Null),
         }
     }
 
@@ -262,7 +294,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.first() == b'n',
             Repr::Tape(v) => v.is_null(),
-            Repr::Bytes(r) => r.is_null(),
+            Repr::Bytes(r, _) => r.is_null(),
         }
     }
 
@@ -285,29 +317,31 @@ impl<'a> Value<'a> {
                 _ => None,
             },
             Repr::Tape(v) => v.as_bool(),
-            Repr::Bytes(r) => r.as_bool(),
+            Repr::Bytes(r, _) => r.as_bool(),
         }
     }
 
     /// The string, if this is a string: borrowed from the line when it holds
-    /// no escape, unescaped into a new `String` when it does (a lone
-    /// surrogate escape reads as U+FFFD). To read without allocating, use
-    /// [`as_raw_str`](Value::as_raw_str) or [`str_eq`](Value::str_eq).
+    /// no escape, unescaped (once) into the arena of the line's buffer
+    /// ([`Strings`]) when it does (a lone surrogate escape reads as U+FFFD).
+    /// Allocates nothing once that arena has grown. To compare without
+    /// unescaping, use [`as_raw_str`](Value::as_raw_str) or
+    /// [`str_eq`](Value::str_eq).
     ///
     /// ```
     /// # use cctape::{framing::Lines, json::Scanner};
     /// # let mut scanner = Scanner::new();
     /// # let line = Lines::new(br#"{"type":"x","a":"plain","b":"tab\there"}"#).next().unwrap();
     /// # let root = scanner.scan(&line).unwrap().value();
-    /// use std::borrow::Cow;
-    /// assert!(matches!(root.get("a").unwrap().as_str(), Some(Cow::Borrowed("plain"))));
-    /// assert_eq!(root.get("b").unwrap().as_str().as_deref(), Some("tab\there"));
+    /// assert_eq!(root.get("a").unwrap().as_str(), Some("plain"));
+    /// assert_eq!(root.get("b").unwrap().as_str(), Some("tab\there"));
     /// ```
     #[inline]
-    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+    pub fn as_str(&self) -> Option<&'a str> {
         match &self.repr {
-            Repr::Tape(v) => v.as_str().map(Cow::Borrowed),
-            _ => self.as_raw_str().map(|s| s.to_cow()),
+            Repr::Index(x) => x.raw_str().map(|s| x.strings.text(s)),
+            Repr::Tape(v) => v.as_str(),
+            Repr::Bytes(r, strings) => r.as_raw_str().map(|s| strings.text(s)),
         }
     }
 
@@ -332,7 +366,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.raw_str(),
             Repr::Tape(v) => v.as_str().map(|s| RawStr::new(s.as_bytes(), false)),
-            Repr::Bytes(r) => r.as_raw_str(),
+            Repr::Bytes(r, _) => r.as_raw_str(),
         }
     }
 
@@ -391,7 +425,7 @@ impl<'a> Value<'a> {
                 super::simd::ascii_str(x.raw())
             }
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => r.number_text(),
+            Repr::Bytes(r, _) => r.number_text(),
         }
     }
 
@@ -465,8 +499,8 @@ impl<'a> Value<'a> {
             Repr::Index(x) if is_container(x.first()) => x.count(),
             Repr::Index(_) => 0,
             Repr::Tape(v) => v.len(),
-            Repr::Bytes(_) => match self.kind() {
-                ValueKind::Object => self.entries().count(),
+            Repr::Bytes(..) => match self.kind() {
+                ValueKind::Object => self.entries().raw().count(),
                 ValueKind::Array => self.elements().count(),
                 _ => 0,
             },
@@ -505,10 +539,10 @@ impl<'a> Value<'a> {
                 repr: Repr::Index(x),
             }),
             Repr::Tape(v) => v.get(key).map(Value::from),
-            Repr::Bytes(r) => r
+            Repr::Bytes(r, strings) => r
                 .get(key)
                 .filter(|v| v.kind().is_some())
-                .map(Value::unchecked),
+                .map(|v| Value::unchecked(v, strings)),
         }
     }
 
@@ -529,7 +563,7 @@ impl<'a> Value<'a> {
                 repr: Repr::Index(x),
             }),
             Repr::Tape(v) => v.index(i).map(Value::from),
-            Repr::Bytes(_) => self.elements().nth(i),
+            Repr::Bytes(..) => self.elements().nth(i),
         }
     }
 
@@ -620,7 +654,7 @@ impl<'a> Value<'a> {
     /// # let mut scanner = Scanner::new();
     /// # let line = Lines::new(br#"{"type":"x","u":{"a":1,"b":2}}"#).next().unwrap();
     /// # let root = scanner.scan(&line).unwrap().value();
-    /// let keys: Vec<_> = root.get("u").unwrap().entries().map(|(k, v)| (k.to_cow(), v.as_u64())).collect();
+    /// let keys: Vec<_> = root.get("u").unwrap().entries().map(|(k, v)| (k, v.as_u64())).collect();
     /// assert_eq!(keys, [("a".into(), Some(1)), ("b".into(), Some(2))]);
     /// ```
     pub fn entries(&self) -> Entries<'a> {
@@ -631,7 +665,7 @@ impl<'a> Value<'a> {
             }
             Repr::Index(_) => EntriesRepr::Empty,
             Repr::Tape(v) => EntriesRepr::Tape(v.entries()),
-            Repr::Bytes(r) => EntriesRepr::Bytes(r.entries()),
+            Repr::Bytes(r, strings) => EntriesRepr::Bytes(r.entries(), strings),
         };
         Entries { repr }
     }
@@ -654,7 +688,7 @@ impl<'a> Value<'a> {
             }
             Repr::Index(_) => ElementsRepr::Empty,
             Repr::Tape(v) => ElementsRepr::Tape(v.elements()),
-            Repr::Bytes(r) => ElementsRepr::Bytes(r.elements()),
+            Repr::Bytes(r, strings) => ElementsRepr::Bytes(r.elements(), strings),
         };
         Elements { repr }
     }
@@ -673,7 +707,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => Some(x.raw()),
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => Some(r.raw()),
+            Repr::Bytes(r, _) => Some(r.raw()),
         }
     }
 
@@ -712,7 +746,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => Some(RawValue::exact(x.raw(), x.node().escaped())),
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => Some(*r),
+            Repr::Bytes(r, _) => Some(*r),
         }
     }
 }
@@ -728,7 +762,7 @@ enum EntriesRepr<'a> {
     Empty,
     Index(Indexed<'a>, usize, usize),
     Tape(tape::Entries<'a>),
-    Bytes(RawEntries<'a>),
+    Bytes(RawEntries<'a>, &'a Strings),
 }
 
 impl fmt::Debug for Entries<'_> {
@@ -738,10 +772,21 @@ impl fmt::Debug for Entries<'_> {
 }
 
 impl<'a> Iterator for Entries<'a> {
-    type Item = (RawStr<'a>, Value<'a>);
+    type Item = (&'a str, Value<'a>);
 
+    /// The next member, its key read as [`Value::as_str`] reads a string.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        let (k, v) = self.next_raw()?;
+        Some((v.text(k), v))
+    }
+}
+
+impl<'a> Entries<'a> {
+    /// The next member with its key as written (compared without
+    /// unescaping).
+    #[inline]
+    pub(crate) fn next_raw(&mut self) -> Option<(RawStr<'a>, Value<'a>)> {
         match &mut self.repr {
             EntriesRepr::Empty => None,
             EntriesRepr::Index(x, j, end) => {
@@ -759,10 +804,17 @@ impl<'a> Iterator for Entries<'a> {
             EntriesRepr::Tape(t) => t
                 .next()
                 .map(|(k, v)| (RawStr::new(k.as_bytes(), false), Value::from(v))),
-            EntriesRepr::Bytes(r) => r
+            EntriesRepr::Bytes(r, strings) => r
                 .find(|(_, v)| v.kind().is_some())
-                .map(|(k, v)| (k, Value::unchecked(v))),
+                .map(|(k, v)| (k, Value::unchecked(v, strings))),
         }
+    }
+
+    /// The members with their keys as written.
+    #[inline]
+    pub(crate) fn raw(self) -> impl Iterator<Item = (RawStr<'a>, Value<'a>)> {
+        let mut e = self;
+        std::iter::from_fn(move || e.next_raw())
     }
 }
 
@@ -777,7 +829,7 @@ enum ElementsRepr<'a> {
     Empty,
     Index(Indexed<'a>, usize, usize),
     Tape(tape::ArrayElements<'a>),
-    Bytes(RawElements<'a>),
+    Bytes(RawElements<'a>, &'a Strings),
 }
 
 impl fmt::Debug for Elements<'_> {
@@ -805,10 +857,10 @@ impl<'a> Iterator for Elements<'a> {
             }
             ElementsRepr::Tape(t) => t.next().map(Value::from),
             // A malformed element ends the array (as it ends RawElements).
-            ElementsRepr::Bytes(r) => r
+            ElementsRepr::Bytes(r, strings) => r
                 .next()
                 .filter(|v| v.kind().is_some())
-                .map(Value::unchecked),
+                .map(|v| Value::unchecked(v, strings)),
         }
     }
 }

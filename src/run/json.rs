@@ -7,7 +7,7 @@
 //! first value (an object keeps the last of a key given twice), compared
 //! with every entry of the second.
 
-use crate::parse::{Number, Value, ValueKind};
+use crate::json::{Number, Value, ValueKind};
 use serde_json::Value as J;
 
 /// True when `a` and `b` hold the same JSON: same kinds, equal scalars
@@ -102,7 +102,7 @@ pub(crate) fn same_entries(a: &Value<'_>, b: &Value<'_>, rewrite: Rewrite<'_>) -
     b.entries().all(|(k, v)| match (k, rewrite.command) {
         ("replace_all", _) if rewrite.replace_all => v.as_bool() == Some(false),
         ("command", Some(c)) => v.as_str() == Some(c),
-        _ => last_entry(a, k).is_some_and(|x| same_value(&x, &v)),
+        (k, _) => last_entry(a, k).is_some_and(|x| same_value(&x, &v)),
     })
 }
 
@@ -142,15 +142,14 @@ pub(crate) fn to_serde(v: &Value<'_>) -> J {
 mod tests {
     use super::*;
     use crate::framing::Lines;
-    use crate::parse::Parser;
+    use crate::json::Scanner;
 
     #[test]
     fn equality_and_conversion() {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         let src = br#"{"a":[1,-2,2.5,"x",null,true,{"k":{}}],"b":18446744073709551616}"#;
         let line = Lines::new(src).next().unwrap();
-        let d = p.parse(&line).unwrap();
-        let root = d.root();
+        let root = p.validate(&line).unwrap();
         let a = root.get("a").unwrap();
         let j: J = serde_json::from_str(r#"[1,-2,2.5,"x",null,true,{"k":{}}]"#).unwrap();
         assert!(same_json(&j, &a));

@@ -12,9 +12,9 @@
 //! Buffers are reused from block to block, and from run to run (a folder's
 //! runs share one [`Scratch`]): reassembly allocates per block at most, never
 //! per delta once the buffers have grown. A tool input put together from its
-//! `input_json_delta` fragments is parsed into a tape by the scratch's
-//! [`Parser`], and compared with the assistant event's
-//! input tape to tape: no allocation once the parser's buffers have grown.
+//! `input_json_delta` fragments is validated and indexed by the scratch's
+//! [`Scanner`], and compared with the assistant event's input index to
+//! index: no allocation once the scanner's buffers have grown.
 //! The few inputs that `serde_json` and the tape could read differently (see
 //! [`tape_unsafe`]) are compared as before, through `serde_json`.
 
@@ -22,7 +22,7 @@ use super::intern::{Interner, Sym};
 use super::json::{Rewrite, last_entry, same_entries, same_json, same_value};
 use super::summary::{BlockMismatch, IncompleteBlock, PartialSummary};
 use crate::framing::Line;
-use crate::parse::{Number, Parser, Value, ValueKind};
+use crate::json::{Number, Scanner, Value, ValueKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -79,7 +79,7 @@ pub(crate) struct Scratch {
     /// handed out for a signature and the text grown again).
     signatures: Vec<String>,
     /// Reads streamed tool inputs; made at the first one.
-    inputs: Option<Box<Parser>>,
+    inputs: Option<Box<Scanner>>,
 }
 
 fn take_buf(pool: &mut Vec<String>) -> String {
@@ -379,7 +379,12 @@ enum InputCheck {
 /// assistant event's input: tape to tape when the tape reads it as
 /// `serde_json` would (see [`tape_unsafe`], [`plain`], [`floats_exact`]),
 /// through `serde_json` otherwise.
-fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &str) -> InputCheck {
+fn check_input(
+    scanner: &mut Scanner,
+    text: &str,
+    fin: Option<Value<'_>>,
+    tool: &str,
+) -> InputCheck {
     let bytes: &[u8] = if text.trim().is_empty() {
         b"{}"
     } else {
@@ -394,11 +399,10 @@ fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &s
         offset: 0,
         terminated: true,
     };
-    let Ok(doc) = parser.parse(&line) else {
-        // serde_json says why (or reads what the tape did not).
+    let Ok(streamed) = scanner.validate(&line) else {
+        // serde_json says why (or reads what the index did not).
         return check_input_serde(text, fin, tool);
     };
-    let streamed = doc.root();
     let mut shape = Shape::default();
     plain(&streamed, 1, &mut shape);
     if shape.unsafe_ || (shape.floats && !floats_exact(bytes)) {
@@ -582,7 +586,7 @@ mod tests {
     /// `None` when the parser does not read it.
     fn with_fin<R>(fin: &str, f: impl FnOnce(Option<Value<'_>>) -> R) -> Option<R> {
         let wrapped = format!("{{\"input\":{fin}}}");
-        let mut fins = Parser::new();
+        let mut fins = crate::json::tape::Parser::new();
         let line = Line {
             bytes: wrapped.as_bytes(),
             number: 1,
@@ -590,7 +594,7 @@ mod tests {
             terminated: true,
         };
         let doc = fins.parse(&line).ok()?;
-        Some(f(doc.root().get("input")))
+        Some(f(doc.root().get("input").map(Value::from)))
     }
 
     /// The comparison as run, and through `serde_json` (the oracle: what
@@ -598,7 +602,7 @@ mod tests {
     fn both(text: &str, fin: &str, tool: &str) -> Option<(InputCheck, InputCheck)> {
         with_fin(fin, |fin| {
             (
-                check_input(&mut Parser::new(), text, fin, tool),
+                check_input(&mut Scanner::new(), text, fin, tool),
                 check_input_serde(text, fin, tool),
             )
         })
@@ -728,7 +732,7 @@ mod tests {
 
     #[test]
     fn reused_parser_reads_each_input_afresh() {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         with_fin(r#"{"a":[1,2,3]}"#, |fin| {
             for (text, want) in [
                 (r#"{"a":[1,2,3]}"#, InputCheck::Same),

@@ -15,7 +15,7 @@ use super::time::parse_millis;
 use super::verdict::{Verdict, VerdictSource, classify_result};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventKind, Field, TokenCounts};
-use crate::parse::{Number, Value};
+use crate::json::{Number, Value};
 
 mod finish;
 mod result;

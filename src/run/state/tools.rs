@@ -178,7 +178,7 @@ impl RunState {
                             }
                             if let Some(u) = t
                                 .get("usage")
-                                .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+                                .filter(|u| u.kind() == crate::json::ValueKind::Object)
                             {
                                 let reported = self.usage_of(u, ev.line());
                                 self.nodes[i as usize].reported_usage = Some(reported);
