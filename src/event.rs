@@ -445,7 +445,6 @@ impl TokenCounts {
 /// assert!(matches!(ev.view(), View::Assistant(_)));
 /// # Ok::<(), cctape::Error>(())
 /// ```
-#[derive(Clone, Copy)]
 pub struct Event<'t> {
     root: Value<'t>,
     line: Line<'t>,
@@ -545,6 +544,14 @@ impl<'t> Event<'t> {
             line: s.line(),
             kind: s.kind(),
         }
+    }
+
+    /// An event over any value of `line` taken as classified `kind` (no
+    /// check): for the opt-in tape backend in differential tests, whose
+    /// events then read through the same accessors.
+    #[doc(hidden)]
+    pub fn from_parts(root: Value<'t>, line: Line<'t>, kind: EventKind) -> Event<'t> {
+        Event { root, line, kind }
     }
 
     /// Line `index` of `batch` (read from `line`), classified as `kind` by

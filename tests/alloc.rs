@@ -103,7 +103,6 @@ fn touch(ev: &Event<'_>) {
             .map(|v| v.as_u64()),
     );
     black_box(ev.get("result").and_then(|v| v.as_str()));
-    black_box(ev.document().type_mismatches());
 }
 
 fn corpus() -> Vec<u8> {
