@@ -155,7 +155,10 @@ fn with_tape_event<R>(
 ) -> R {
     let doc = p.parse(line).expect("valid corpus");
     let root = Value::from(doc.root());
-    let ty = root.get("type").and_then(|v| v.as_str()).unwrap_or_default();
+    let ty = root
+        .get("type")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
     let kind = EventKind::from_type(ty, root.get("subtype").and_then(|v| v.as_str()));
     f(&Event::from_parts(root, *line, kind))
 }

@@ -22,8 +22,8 @@
 //! A map is re-created for every pass, as the command does once per input:
 //! its page faults are part of what is measured.
 
-use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::event::parse_event;
+use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
 use cctape::run::RunFolder;
 use cctape::scan::{ScanMode, Scanner};
 use cctape::stats::Stats;

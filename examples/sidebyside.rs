@@ -324,7 +324,8 @@ fn fields_readers(v: &mut Vec<Reader>) {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
                 let doc = parser.parse(&line).expect("valid");
-                t += doc.value()
+                t += doc
+                    .value()
                     .get_path(PATH)
                     .and_then(|x| x.as_u64())
                     .unwrap_or(0);
@@ -399,7 +400,7 @@ fn fields_readers(v: &mut Vec<Reader>) {
             for line in Lines::new(d) {
                 let mut out = [None; FIELDS.len()];
                 let doc = parser.parse(&line).expect("valid");
-                                doc.value().get_many(&paths, &mut out);
+                doc.value().get_many(&paths, &mut out);
                 t += out.iter().flatten().count() as u64;
                 black_box(&out);
                 n += u64::from(tape_is_result(&doc.value()));

@@ -523,16 +523,19 @@ fn told(line: &Line<'_>, e: Error) -> Error {
     ) {
         return e;
     }
-    TELLER
+    let told = TELLER
         .try_with(|t| {
             let mut t = t.try_borrow_mut().ok()?;
             let parser = t.get_or_insert_with(crate::json::tape::Parser::new);
-            parser.parse(line).err()
+            parser.tell(line)
         })
         .ok()
-        .flatten()
-        .filter(|t| t.kind() == e.kind())
-        .unwrap_or(e)
+        .flatten();
+    match told {
+        // The tape's words, in the scanner's error's allocation.
+        Some((kind, pos, reason)) if kind == e.kind() => e.restated(kind, pos, reason),
+        _ => e,
+    }
 }
 
 impl<'t> Event<'t> {

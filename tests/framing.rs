@@ -12,8 +12,7 @@
 
 use cctape::event::parse_event;
 use cctape::{
-    Error, ErrorKind, EventKind, EventReader, Line, LineDecoder, LineReader, Lines,
-    SliceEvents,
+    Error, ErrorKind, EventKind, EventReader, Line, LineDecoder, LineReader, Lines, SliceEvents,
 };
 use proptest::prelude::*;
 use std::io::{self, Read};

@@ -445,7 +445,9 @@ fn reference_examples_parse_with_the_right_kind_and_hot_fields() {
         // No type mismatch on any field of its view, counted over the tape
         // (the opt-in backend, which counts them on its document).
         let mut tape = cctape::json::tape::Parser::new();
-        let line = cctape::framing::Lines::new(ev.raw()).next().expect("a line");
+        let line = cctape::framing::Lines::new(ev.raw())
+            .next()
+            .expect("a line");
         let doc = tape.parse(&line).expect("the tape reads it");
         cctape::views::View::new(ev.kind(), cctape::Value::from(doc.root()))
             .visit_all(&mut cctape::views::NoVisitor);

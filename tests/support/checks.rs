@@ -1795,7 +1795,6 @@ pub fn check_stats_path(bytes: &[u8]) -> usize {
     one.runs.len()
 }
 
-
 /// What the scanner and the tape both say about a line, owned.
 #[derive(Debug, PartialEq)]
 struct ScanFacts {
@@ -1872,7 +1871,12 @@ pub fn check_scan_line(data: &[u8]) {
         let event = parse_event(&mut indexed, &line)
             .map(|e| scan_facts!(&e, |s: Option<&str>| s.map(str::to_owned)))
             .map_err(|e| (e.kind(), e.position().line, e.position().offset));
-        assert_eq!(event, want, "parse_event against the tape on {}", show(data));
+        assert_eq!(
+            event,
+            want,
+            "parse_event against the tape on {}",
+            show(data)
+        );
         for backend in Backend::available() {
             let mut sc = Scanner::with_backend(backend).expect("an available backend");
             let got = sc

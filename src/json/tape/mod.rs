@@ -150,6 +150,55 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// What [`parse`](Parser::parse) says of a line it rejects (kind,
+    /// position, reason), without boxing an error: `None` when it takes
+    /// the line. How the index path tells a bad line as the tape does, in
+    /// the allocation its own error already made.
+    pub(crate) fn tell(&mut self, line: &Line<'_>) -> Option<(ErrorKind, Position, &'static str)> {
+        let raw = line.bytes;
+        let len = raw.len();
+        let Parser {
+            scratch,
+            repair,
+            buffers,
+            tape: home,
+            bigs,
+            containers,
+        } = self;
+        fill_padded(scratch, raw);
+        bigs.clear();
+        let mut tape: Tape<'_> = std::mem::replace(home, Tape(Vec::new())).reset();
+        let first = simd_json::fill_tape_padded(scratch, len, buffers, &mut tape);
+        let result = match first {
+            Err(e) if repairable(&e) => {
+                fill_padded(repair, raw);
+                if repair_line(&mut repair[..len], bigs, containers) {
+                    simd_json::fill_tape_padded(repair, len, buffers, &mut tape)
+                } else {
+                    Err(e)
+                }
+            }
+            other => other,
+        };
+        let told = match result {
+            Err(e) => Some(repair::error_parts(&e, line)),
+            Ok(()) if !matches!(tape.0.first(), Some(Node::Object { .. })) => {
+                let mut pos = line.position();
+                pos.column = Some(first_non_ws(line.bytes) as u64);
+                Some((
+                    ErrorKind::NotAnObject,
+                    pos,
+                    "expected a JSON object, found another JSON value",
+                ))
+            }
+            Ok(()) => None,
+        };
+        *home = tape.reset();
+        told
+    }
+}
+
 /// simd-json rejected the line for what [`repair_line`] rewrites (a lone
 /// surrogate escape, a number out of range): worth a second parse.
 pub(super) fn repairable(e: &simd_json::Error) -> bool {
