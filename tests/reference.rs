@@ -504,7 +504,6 @@ fn reference_values_read_as_written() {
             cache_creation_input_tokens: 4950,
         })
     );
-    drop(ev);
     let bytes = example(15);
     let mut events = SliceEvents::new(&bytes);
     let ev = events.next_event().unwrap().unwrap();

@@ -113,7 +113,6 @@ fn drain_complete_hands_out_finished_runs() {
     while let Some(item) = events.next_event() {
         let ev = item.unwrap();
         folder.push(&ev);
-        drop(ev);
         drained.extend(folder.drain_complete());
     }
     // Session 1 has its result once session 2 starts (line 5), so it is

@@ -196,6 +196,58 @@ impl<'s> RawStr<'s> {
         ok && rest.is_empty()
     }
 
+    /// True when the unescaped string, its leading whitespace skipped when
+    /// `trim` (what [`str::trim_start`] skips), starts with `prefix`: decoded
+    /// only as far as that takes, never the whole string (a tool result's
+    /// text is tested for a marker at its start). Does not allocate.
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"x","t":"\n\t \u2028<err> and much more"}"#).next().unwrap();
+    /// let ev = scanner.scan(&line).unwrap();
+    /// let t = ev.value().get("t").unwrap().as_raw_str().unwrap();
+    /// assert!(t.starts_with("<err>", true));
+    /// assert!(!t.starts_with("<err>", false));
+    /// assert!(t.starts_with("\n\t", false));
+    /// ```
+    pub fn starts_with(&self, prefix: &str, trim: bool) -> bool {
+        let mut rest = prefix.as_bytes();
+        if rest.is_empty() {
+            return true;
+        }
+        let mut skipping = trim;
+        let mut found = false;
+        decode(self.raw, |piece| {
+            let mut p = piece;
+            if skipping {
+                while let Some((c, len)) = first_char(p) {
+                    if !c.is_whitespace() {
+                        break;
+                    }
+                    p = &p[len..];
+                }
+                if p.is_empty() {
+                    return true;
+                }
+                skipping = false;
+            }
+            let n = rest.len().min(p.len());
+            if p[..n] != rest[..n] {
+                return false;
+            }
+            rest = &rest[n..];
+            if rest.is_empty() {
+                found = true;
+                return false;
+            }
+            true
+        });
+        found
+    }
+
     /// Append the unescaped string to `out`. Returns false (and appends a
     /// prefix only) when the bytes are not a valid JSON string, which only a
     /// line read in trusting mode can hold.
@@ -213,6 +265,20 @@ impl<'s> RawStr<'s> {
         });
         done && ok
     }
+}
+
+/// The first character of `b` and its length in bytes (`None` when `b` is
+/// empty or does not start with one).
+fn first_char(b: &[u8]) -> Option<(char, usize)> {
+    let len = match *b.first()? {
+        x if x < 0x80 => 1,
+        x if x >= 0xF0 => 4,
+        x if x >= 0xE0 => 3,
+        x if x >= 0xC0 => 2,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(b.get(..len)?).ok()?.chars().next()?;
+    Some((c, len))
 }
 
 fn hex4(b: &[u8], at: usize) -> Option<u32> {

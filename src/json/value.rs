@@ -40,7 +40,7 @@ use std::ops::Range;
 /// assert_eq!(root.kind(), ValueKind::Object);
 /// assert_eq!(root.get_path("message.usage.output_tokens").and_then(|v| v.as_u64()), Some(7));
 /// let text = root.get_path("message.content.0.text").unwrap();
-/// assert_eq!(text.as_str().as_deref(), Some("a\nb"));
+/// assert_eq!(text.as_str(), Some("a\nb"));
 /// assert_eq!(text.raw(), Some(&br#""a\nb""#[..]));
 /// assert_eq!(root.get("cost").and_then(|v| v.number()), Some(Number::Big("1e400")));
 /// ```
@@ -256,6 +256,33 @@ impl<'a> Value<'a> {
     pub fn note_mismatch(&self) {
         if let Repr::Tape(v) = &self.repr {
             v.note_mismatch();
+        }
+    }
+
+    /// True when this is a string whose text, its leading whitespace
+    /// skipped when `trim` (what [`str::trim_start`] skips), starts with
+    /// `prefix`: decoded only as far as that takes, not the whole string
+    /// (see [`RawStr::starts_with`]). Does not allocate.
+    ///
+    /// ```
+    /// # use cctape::{framing::Lines, json::Scanner};
+    /// # let mut scanner = Scanner::new();
+    /// # let line = Lines::new(br#"{"type":"x","t":"\n  <tool_use_error>no such file"}"#).next().unwrap();
+    /// # let root = scanner.scan(&line).unwrap().value();
+    /// let t = root.get("t").unwrap();
+    /// assert!(t.str_starts_with("<tool_use_error>", true));
+    /// assert!(!t.str_starts_with("<tool_use_error>", false));
+    /// assert!(!root.get("type").unwrap().str_starts_with("<", true));
+    /// ```
+    #[inline]
+    pub fn str_starts_with(&self, prefix: &str, trim: bool) -> bool {
+        match &self.repr {
+            Repr::Tape(v) => v
+                .as_str()
+                .is_some_and(|s| if trim { s.trim_start() } else { s }.starts_with(prefix)),
+            _ => self
+                .as_raw_str()
+                .is_some_and(|s| s.starts_with(prefix, trim)),
         }
     }
 

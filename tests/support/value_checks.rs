@@ -262,7 +262,7 @@ pub fn same_shallow(v: Value<'_>, j: &J, at: &str) {
             assert_eq!(v.as_f64(), t.parse().ok(), "as_f64 of {t} at {at}");
         }
         J::Str(s) => {
-            assert_eq!(v.as_str().as_deref(), Some(s.as_str()), "string at {at}");
+            assert_eq!(v.as_str(), Some(s.as_str()), "string at {at}");
             assert!(v.str_eq(s), "str_eq at {at}");
             let raw = v.as_raw_str().expect("a string");
             let mut buf = String::new();
