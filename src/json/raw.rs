@@ -666,3 +666,54 @@ impl<'s> Iterator for RawElements<'s> {
         Some(RawValue::starting(&b[i..]))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON string body (between the quotes) from pieces: plain text,
+    /// whitespace of every kind, escapes, multi-byte characters.
+    fn body() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                " ",
+                "\\n",
+                "\\t",
+                "\\r",
+                "\\u2028",
+                "\u{2028}",
+                "\u{a0}",
+                "\\u00a0",
+                "<",
+                ">",
+                "tool_use_error",
+                "[Request",
+                "\\\"",
+                "\\\\",
+                "é",
+                "😀",
+                "\\ud83d\\ude00",
+                "x",
+                "\\ud800",
+            ]),
+            0..12,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn starts_with_is_the_unescaped_text_tested(b in body(), p in body(), trim in any::<bool>()) {
+            let raw = RawStr::new(b.as_bytes(), b.contains('\\'));
+            let text = raw.to_cow();
+            let prefix = RawStr::new(p.as_bytes(), p.contains('\\')).to_cow();
+            let t = if trim { text.trim_start() } else { &text };
+            prop_assert_eq!(raw.starts_with(&prefix, trim), t.starts_with(&*prefix));
+            // Every prefix of the text itself.
+            for (i, _) in t.char_indices() {
+                prop_assert!(raw.starts_with(&t[..i], trim));
+            }
+        }
+    }
+}

@@ -46,6 +46,13 @@ impl Strings {
     /// arena when it does (bytes that are not a valid JSON string, which
     /// only a line read in trusting mode holds, read lossily).
     pub(crate) fn text<'a>(&'a self, s: RawStr<'a>) -> &'a str {
+        if !s.has_escapes() {
+            // Ids, names, models, timestamps: ASCII, checked in a few word
+            // compares rather than by the UTF-8 validator behind a call.
+            if let Some(t) = super::simd::ascii_str(s.raw()) {
+                return t;
+            }
+        }
         if let Some(t) = s.as_str() {
             return t;
         }

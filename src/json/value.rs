@@ -140,16 +140,30 @@ impl<'a> Indexed<'a> {
             return None;
         }
         let want = key.as_bytes();
+        let n = want.len();
+        // An unescaped key holds no quote: when `want` holds none either, the
+        // key is `want` exactly when its first bytes are and a quote follows
+        // them (no need to find where the key ends; most members fail at
+        // their first byte).
+        let plain = memchr::memchr(b'"', want).is_none();
+        let lead = want.first().copied().unwrap_or(b'"');
         let (mut j, end) = self.children();
         while j < end {
             let m = self.nodes.get(j)?;
             let (ks, start) = (m.key_start(), m.start as usize);
-            let ke = key_end(self.b, start);
             if !m.key_escaped() {
-                if ke.wrapping_sub(ks) == want.len() && self.b.get(ks..ke) == Some(want) {
+                let found = if plain {
+                    self.b.get(ks) == Some(&lead)
+                        && self.b.get(ks + n) == Some(&b'"')
+                        && self.b.get(ks..ks + n) == Some(want)
+                } else {
+                    let ke = key_end(self.b, start);
+                    ke.wrapping_sub(ks) == n && self.b.get(ks..ke) == Some(want)
+                };
+                if found {
                     return Some(self.at(j));
                 }
-            } else if RawStr::new(self.b.get(ks..ke)?, true).str_eq(key) {
+            } else if RawStr::new(self.b.get(ks..key_end(self.b, start))?, true).str_eq(key) {
                 return Some(self.at(j));
             }
             j = if is_container(self.b.get(start).copied().unwrap_or(0)) {
@@ -889,5 +903,32 @@ impl<'a> Iterator for Elements<'a> {
                 .filter(|v| v.kind().is_some())
                 .map(|v| Value::unchecked(v, strings)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::framing::Lines;
+    use crate::json::Scanner;
+
+    /// `get` through the index: keys of every shape, including wanted keys
+    /// holding a quote (which an unescaped key cannot) and the empty key.
+    #[test]
+    fn get_finds_keys_of_every_shape() {
+        let src = br#"{"a":"\"b","":1,"a\":":2,"ab":3,"b\u0063":4,"x" : 5,"a\"":6}"#;
+        let mut sc = Scanner::new();
+        let line = Lines::new(src).next().unwrap();
+        let root = sc.validate(&line).unwrap();
+        let n = |k: &str| root.get(k).and_then(|v| v.as_u64());
+        assert_eq!(root.get("a").and_then(|v| v.as_str()), Some("\"b"));
+        assert_eq!(n(""), Some(1));
+        assert_eq!(n("a\":"), Some(2));
+        assert_eq!(n("ab"), Some(3));
+        assert_eq!(n("bc"), Some(4));
+        assert_eq!(n("x"), Some(5));
+        assert_eq!(n("a\""), Some(6));
+        assert_eq!(n("a\":\""), None);
+        assert_eq!(n("b"), None);
+        assert_eq!(n("abc"), None);
     }
 }
