@@ -63,7 +63,7 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a.kind(), b.kind()) {
         (ValueKind::Null, ValueKind::Null) => true,
         (ValueKind::Bool, ValueKind::Bool) => a.as_bool() == b.as_bool(),
-        (ValueKind::String, ValueKind::String) => a.as_str() == b.as_str(),
+        (ValueKind::String, ValueKind::String) => same_str(a, b),
         (ValueKind::Number, ValueKind::Number) => {
             let x = match a.number() {
                 Some(Number::U64(x)) => (Some(x), i64::try_from(x).ok(), Some(x as f64)),
@@ -81,6 +81,22 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
         }
         (ValueKind::Object, ValueKind::Object) => same_entries(a, b, Rewrite::default()),
         _ => false,
+    }
+}
+
+/// Two strings with the same text, compared as written where that decides
+/// it (the same bytes with the same escaping, or neither escaped), decoded
+/// only otherwise: a long tool input is not unescaped to be compared.
+fn same_str(a: &Value<'_>, b: &Value<'_>) -> bool {
+    let (Some(x), Some(y)) = (a.as_raw_str(), b.as_raw_str()) else {
+        return false;
+    };
+    match (x.has_escapes(), y.has_escapes()) {
+        (false, false) => x.raw() == y.raw(),
+        (true, true) if x.raw() == y.raw() => true,
+        (true, false) => y.as_str().is_some_and(|t| x.str_eq(t)),
+        (false, true) => x.as_str().is_some_and(|t| y.str_eq(t)),
+        (true, true) => a.as_str() == b.as_str(),
     }
 }
 

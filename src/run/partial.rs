@@ -198,12 +198,18 @@ impl Partials {
             return;
         };
         b.deltas += 1;
-        let s = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        // A fragment is appended unescaped straight into the block's buffer
+        // (no copy of its own).
+        let push = |out: &mut String, k: &str| {
+            if let Some(s) = d.get(k).and_then(|v| v.as_raw_str()) {
+                append_text(s, out);
+            }
+        };
         match d.get("type").and_then(|v| v.as_str()).unwrap_or("") {
-            "text_delta" => b.text.push_str(s("text")),
-            "thinking_delta" => b.text.push_str(s("thinking")),
-            "signature_delta" => b.signature.push_str(s("signature")),
-            "input_json_delta" => b.text.push_str(s("partial_json")),
+            "text_delta" => push(&mut b.text, "text"),
+            "thinking_delta" => push(&mut b.text, "thinking"),
+            "signature_delta" => push(&mut b.signature, "signature"),
+            "input_json_delta" => push(&mut b.text, "partial_json"),
             _ => {}
         }
     }
@@ -373,6 +379,22 @@ enum InputCheck {
     Rewritten,
     Differs,
     Unparsable,
+}
+
+/// Append the text of string `s` to `out`: as it is when it holds no
+/// escape (and is UTF-8), unescaped into `out` when it does.
+fn append_text(s: crate::json::RawStr<'_>, out: &mut String) {
+    match s.as_str() {
+        Some(t) => out.push_str(t),
+        None => {
+            let at = out.len();
+            if !s.unescape_into(out) {
+                // Not a valid JSON string (bytes read in trusting mode).
+                out.truncate(at);
+                out.push_str(&s.to_cow());
+            }
+        }
+    }
 }
 
 /// Compare the concatenated `partial_json` of a `tool` call with `fin`, the
