@@ -253,18 +253,27 @@ impl<'s> RawStr<'s> {
     /// line read in trusting mode can hold.
     pub fn unescape_into(&self, out: &mut String) -> bool {
         let mut ok = true;
-        let done = decode(self.raw, |piece| match std::str::from_utf8(piece) {
-            Ok(s) => {
+        // Pieces are mostly ASCII text between escapes: a few word compares
+        // each, the UTF-8 validator only for the others.
+        let done = decode(self.raw, |piece| match piece_text(piece) {
+            Some(s) => {
                 out.push_str(s);
                 true
             }
-            Err(_) => {
+            None => {
                 ok = false;
                 false
             }
         });
         done && ok
     }
+}
+
+/// A decoded piece as text (ASCII by a few word compares, else the UTF-8
+/// validator).
+#[inline]
+fn piece_text(p: &[u8]) -> Option<&str> {
+    super::simd::ascii_str(p).or_else(|| std::str::from_utf8(p).ok())
 }
 
 /// The first character of `b` and its length in bytes (`None` when `b` is

@@ -141,25 +141,20 @@ impl<'a> Indexed<'a> {
         }
         let want = key.as_bytes();
         let n = want.len();
-        // An unescaped key holds no quote: when `want` holds none either, the
-        // key is `want` exactly when its first bytes are and a quote follows
-        // them (no need to find where the key ends; most members fail at
-        // their first byte).
-        let plain = memchr::memchr(b'"', want).is_none();
+        // An unescaped key holds no quote: it is `want` exactly when its
+        // first bytes are `want`, a quote follows them and `want` holds no
+        // quote (no need to find where the key ends; most members fail at
+        // their first byte, and `want` is looked at only on a match).
         let lead = want.first().copied().unwrap_or(b'"');
         let (mut j, end) = self.children();
         while j < end {
             let m = self.nodes.get(j)?;
             let (ks, start) = (m.key_start(), m.start as usize);
             if !m.key_escaped() {
-                let found = if plain {
-                    self.b.get(ks) == Some(&lead)
-                        && self.b.get(ks + n) == Some(&b'"')
-                        && self.b.get(ks..ks + n) == Some(want)
-                } else {
-                    let ke = key_end(self.b, start);
-                    ke.wrapping_sub(ks) == n && self.b.get(ks..ke) == Some(want)
-                };
+                let found = self.b.get(ks) == Some(&lead)
+                    && self.b.get(ks + n) == Some(&b'"')
+                    && self.b.get(ks..ks + n) == Some(want)
+                    && !want.contains(&b'"');
                 if found {
                     return Some(self.at(j));
                 }
