@@ -10,7 +10,7 @@ use crate::report::{InputRuns, records_to_py};
 use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, LineDecoder};
 use cctape::inputs::explain_line_error;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::stream::Counts;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -29,7 +29,7 @@ use std::sync::Arc;
 #[pyclass(module = "cctape")]
 pub struct Decoder {
     dec: LineDecoder,
-    parser: Parser,
+    parser: Scanner,
     runs: InputRuns,
     counts: Counts,
     names: Arc<Vec<String>>,
@@ -94,7 +94,7 @@ impl Decoder {
     fn new(name: &str, max_line: Option<usize>) -> Decoder {
         Decoder {
             dec: LineDecoder::with_max_line(max_line.unwrap_or(DEFAULT_MAX_LINE)),
-            parser: Parser::new(),
+            parser: Scanner::new(),
             runs: InputRuns::default(),
             counts: Counts::default(),
             names: Arc::new(vec![name.to_string()]),
