@@ -30,7 +30,7 @@
 //!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
 //!    [`scan`] and [`parse`] are its former homes, kept for their callers;
 //! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
-//!    read lazily without allocating;
+//!    read lazily through the line's index without allocating;
 //! 4. [`stream`]: the three put together, with counts;
 //! 5. [`views`]: a typed, borrowed view per event kind, every field of the
 //!    reference reachable;

@@ -11,7 +11,7 @@
 //! borrows the reader's parser and must be dropped before the next call.
 //!
 //! **Why not [`Iterator`].** A std iterator's items must outlive the next
-//! call to `next`, so each event would need its own tape: an allocation
+//! call to `next`, so each event would need its own index: an allocation
 //! per line, which the readers promise not to make. The readers here (and
 //! [`LineReader`],
 //! [`LineDecoder`](crate::framing::LineDecoder) and the element readers
@@ -54,7 +54,7 @@ impl Counts {
 
 /// Events from bytes in memory.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -90,7 +90,7 @@ impl<'b> SliceEvents<'b> {
         SliceEvents::with_parser(Lines::new(bytes), Scanner::new())
     }
 
-    /// Events of the given lines, with a parser whose buffers are reused.
+    /// Events of the given lines, with a scanner whose buffers are reused.
     pub fn with_parser(lines: Lines<'b>, parser: Scanner) -> SliceEvents<'b> {
         SliceEvents {
             lines,
@@ -168,7 +168,7 @@ pub fn line_too_long(line: &Line<'_>) -> Error {
 
 /// Events from any reader (stdin, pipes, decompressors), in bounded memory.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -415,7 +415,7 @@ fn element_event<'t>(
 /// ([`Position::element`](crate::Position::element)). [`Counts::lines`]
 /// counts physical lines; blank lines are not counted apart.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -445,7 +445,7 @@ impl<'b> ElementEvents<'b> {
         ElementEvents::with_parser(crate::elements::Elements::new(bytes), Scanner::new())
     }
 
-    /// Events of the given elements, with a parser whose buffers are reused.
+    /// Events of the given elements, with a scanner whose buffers are reused.
     pub fn with_parser(
         elements: crate::elements::Elements<'b>,
         parser: Scanner,
@@ -495,7 +495,7 @@ impl<'b> ElementEvents<'b> {
 /// memory bounded by the read size and the largest element; see
 /// [`ElementEvents`].
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```

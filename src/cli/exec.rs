@@ -301,8 +301,8 @@ const BLOCKS_AHEAD: usize = 4;
 /// and not yet printed).
 const CHUNK: usize = 4 << 20;
 
-/// Chunks parsed ahead for a sink that folds in order: small enough that
-/// a chunk's tapes are still in the shared cache when the folding thread
+/// Chunks scanned ahead for a sink that folds in order: small enough that
+/// a chunk's lines and indexes are still in the shared cache when the folding thread
 /// reads them (on the 256 MB corpora, 256 KiB chunks made two jobs 1.2 to
 /// 1.4 times faster than 4 MiB chunks; BENCHMARKS.md).
 const AHEAD_CHUNK: usize = 256 << 10;

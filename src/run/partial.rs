@@ -398,7 +398,7 @@ fn append_text(s: crate::json::RawStr<'_>, out: &mut String) {
 }
 
 /// Compare the concatenated `partial_json` of a `tool` call with `fin`, the
-/// assistant event's input: tape to tape when the tape reads it as
+/// assistant event's input: value to value when the index reads it as
 /// `serde_json` would (see [`tape_unsafe`], [`plain`], [`floats_exact`]),
 /// through `serde_json` otherwise.
 fn check_input(
