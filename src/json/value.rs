@@ -141,10 +141,10 @@ impl<'a> Indexed<'a> {
         }
         let want = key.as_bytes();
         let n = want.len();
-        // An unescaped key holds no quote: it is `want` exactly when its
-        // first bytes are `want`, a quote follows them and `want` holds no
-        // quote (no need to find where the key ends; most members fail at
-        // their first byte, and `want` is looked at only on a match).
+        // An unescaped key holds no quote: a member whose first key bytes
+        // are `want` with a quote after them is a candidate (most members
+        // fail at their first byte), and where the key ends is found for
+        // candidates only (it ends there unless `want` holds a quote).
         let lead = want.first().copied().unwrap_or(b'"');
         let (mut j, end) = self.children();
         while j < end {
@@ -154,7 +154,7 @@ impl<'a> Indexed<'a> {
                 let found = self.b.get(ks) == Some(&lead)
                     && self.b.get(ks + n) == Some(&b'"')
                     && self.b.get(ks..ks + n) == Some(want)
-                    && !want.contains(&b'"');
+                    && key_end(self.b, start) == ks + n;
                 if found {
                     return Some(self.at(j));
                 }
