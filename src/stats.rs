@@ -353,6 +353,20 @@ fn chunk_lines(chunk: &[u8], (offset, first_line): (u64, u64)) -> Lines<'_> {
 mod tests {
     use super::*;
 
+    /// What the pool and the Python bindings rely on: readers and batches
+    /// move between threads, a run folder is also shared (the unescape
+    /// arena of a scanner is neither, so scanners are `Send` only).
+    #[test]
+    fn readers_move_and_folders_share_across_threads() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send::<Scanner>();
+        send::<IndexedLines>();
+        send::<ReadAhead>();
+        send_sync::<crate::run::RunFolder>();
+        send_sync::<Stats>();
+    }
+
     #[test]
     fn counts_by_type_unknown_and_errors() {
         let input = b"{\"type\":\"system\",\"subtype\":\"init\"}\n\

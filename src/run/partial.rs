@@ -23,6 +23,7 @@ use super::json::{Rewrite, last_entry, same_entries, same_json, same_value};
 use super::summary::{BlockMismatch, IncompleteBlock, PartialSummary};
 use crate::framing::Line;
 use crate::json::{Number, Scanner, Value, ValueKind};
+use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -78,8 +79,10 @@ pub(crate) struct Scratch {
     /// Signature buffers (short; kept apart so that a text buffer is not
     /// handed out for a signature and the text grown again).
     signatures: Vec<String>,
-    /// Reads streamed tool inputs; made at the first one.
-    inputs: Option<Box<Scanner>>,
+    /// Reads streamed tool inputs; made at the first one. Behind a mutex
+    /// only so that a folder stays `Sync` (a scanner's unescape arena is
+    /// not): reached through `&mut`, never locked.
+    inputs: Option<Box<Mutex<Scanner>>>,
 }
 
 fn take_buf(pool: &mut Vec<String>) -> String {
@@ -280,7 +283,10 @@ impl Partials {
                 } else if !name_ok {
                     Some("tool name differs")
                 } else {
-                    let parser = scratch.inputs.get_or_insert_with(Box::default);
+                    let parser = match scratch.inputs.get_or_insert_with(Box::default).get_mut() {
+                        Ok(p) => p,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
                     match check_input(parser, &b.text, block.get("input"), name_of(&block)) {
                         InputCheck::Same => None,
                         InputCheck::Rewritten => {
