@@ -59,7 +59,7 @@ pub use number::{Number, NumberError, ValueKind};
 pub use paths::Paths;
 pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
-pub use scan::{Backend, ScanMode, Scanned, Scanner, block_masks, find_escaped};
+pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
 pub use value::{Elements, Entries, Value};
 
 /// The deepest nesting accepted; the root object is level 1.
