@@ -6,7 +6,14 @@
 //! - `tape_hot`: the same + hot fields;
 //! - `scan_classify`: framing + validated scan (every line checked as JSON);
 //! - `scan_hot`: the same + hot fields read from the raw bytes;
-//! - `trusting_classify`: framing + trusting scan (type/subtype only).
+//! - `trusting_classify`: framing + trusting scan (type/subtype only);
+//! - `index_path` / `raw_path` / `tape_path`: framing, the validated scan
+//!   (or the tape) and `message.usage.output_tokens` read through the
+//!   structural index (`json::Value`), the byte navigator (`RawValue`) and
+//!   the tape;
+//! - `index_many` / `index_paths` / `raw_paths` / `tape_paths`: a fold's
+//!   dozen fields, through the index with `get_many` and with a `get_path`
+//!   each, through the byte navigator and through the tape.
 //!
 //! Input: `CCTAPE_BENCH_FILE` (one file, used for both profile names), or
 //! `corpus/generated/{archive,partial}.jsonl`, generated on first use with
@@ -16,8 +23,8 @@
 
 use cctape::event::{Event, EventKind, parse_event};
 use cctape::framing::Lines;
-use cctape::parse::Parser;
-use cctape::scan::{Scanned, Scanner};
+use cctape::json::tape::Parser;
+use cctape::json::{Paths, Scanned, Scanner, Value};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -184,6 +191,114 @@ fn trusting_classify(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
     (n, r)
 }
 
+/// The path one field is read at, and a fold's dozen.
+const PATH: &str = "message.usage.output_tokens";
+const FIELDS: [&str; 12] = [
+    "session_id",
+    "uuid",
+    "parent_tool_use_id",
+    "message.id",
+    "message.model",
+    "message.stop_reason",
+    "message.usage.input_tokens",
+    "message.usage.output_tokens",
+    "message.usage.cache_read_input_tokens",
+    "message.usage.cache_creation_input_tokens",
+    "message.content.0.type",
+    "event.type",
+];
+
+/// What a read of the fields found, folded into numbers: how many were
+/// there, and the sum of those that are integers.
+fn tally(found: &mut (u64, u64), v: Option<Value<'_>>) {
+    if let Some(v) = v {
+        found.0 += 1;
+        found.1 += v.as_u64().unwrap_or(0);
+    }
+}
+
+fn index_path(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = s.scan(&line).expect("valid corpus");
+        tally(&mut f, e.value().get_path(PATH));
+    }
+    f
+}
+
+fn raw_path(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = s.scan(&line).expect("valid corpus");
+        if let Some(v) = e.root().get_path(PATH) {
+            f.0 += 1;
+            f.1 += v.as_u64().unwrap_or(0);
+        }
+    }
+    f
+}
+
+fn tape_path(p: &mut Parser, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = parse_event(p, &line).expect("valid corpus");
+        tally(&mut f, e.document().value().get_path(PATH));
+    }
+    f
+}
+
+fn index_many(s: &mut Scanner, paths: &Paths, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let mut out = [None; FIELDS.len()];
+        let e = s.scan(&line).expect("valid corpus");
+        e.value().get_many(paths, &mut out);
+        for v in out {
+            tally(&mut f, v);
+        }
+    }
+    f
+}
+
+fn index_paths(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = s.scan(&line).expect("valid corpus");
+        let root = e.value();
+        for p in FIELDS {
+            tally(&mut f, root.get_path(p));
+        }
+    }
+    f
+}
+
+fn raw_paths(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = s.scan(&line).expect("valid corpus");
+        let root = e.root();
+        for p in FIELDS {
+            if let Some(v) = root.get_path(p) {
+                f.0 += 1;
+                f.1 += v.as_u64().unwrap_or(0);
+            }
+        }
+    }
+    f
+}
+
+fn tape_paths(p: &mut Parser, data: &[u8]) -> (u64, u64) {
+    let mut f = (0, 0);
+    for line in Lines::new(data) {
+        let e = parse_event(p, &line).expect("valid corpus");
+        let root = e.document().value();
+        for p in FIELDS {
+            tally(&mut f, root.get_path(p));
+        }
+    }
+    f
+}
+
 fn bench_profile(c: &mut Criterion, profile: &str) {
     let data = corpus(profile);
     let lines = Lines::new(&data).count() as u64;
@@ -195,6 +310,14 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     assert_eq!(scan_classify(&mut scanner, &data), classes);
     assert_eq!(scan_hot(&mut scanner, &data), hot);
     assert_eq!(trusting_classify(&mut scanner, &data), classes);
+    let paths = Paths::new(FIELDS);
+    let one = tape_path(&mut parser, &data);
+    assert_eq!(index_path(&mut scanner, &data), one);
+    assert_eq!(raw_path(&mut scanner, &data), one);
+    let dozen = tape_paths(&mut parser, &data);
+    assert_eq!(index_many(&mut scanner, &paths, &data), dozen);
+    assert_eq!(index_paths(&mut scanner, &data), dozen);
+    assert_eq!(raw_paths(&mut scanner, &data), dozen);
 
     let mut g = c.benchmark_group(profile);
     g.throughput(Throughput::Bytes(data.len() as u64));
@@ -218,6 +341,27 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     });
     g.bench_function("trusting_classify", |b| {
         b.iter(|| assert_eq!(trusting_classify(&mut scanner, black_box(&data)), classes))
+    });
+    g.bench_function("index_path", |b| {
+        b.iter(|| assert_eq!(index_path(&mut scanner, black_box(&data)), one))
+    });
+    g.bench_function("raw_path", |b| {
+        b.iter(|| assert_eq!(raw_path(&mut scanner, black_box(&data)), one))
+    });
+    g.bench_function("tape_path", |b| {
+        b.iter(|| assert_eq!(tape_path(&mut parser, black_box(&data)), one))
+    });
+    g.bench_function("index_many", |b| {
+        b.iter(|| assert_eq!(index_many(&mut scanner, &paths, black_box(&data)), dozen))
+    });
+    g.bench_function("index_paths", |b| {
+        b.iter(|| assert_eq!(index_paths(&mut scanner, black_box(&data)), dozen))
+    });
+    g.bench_function("raw_paths", |b| {
+        b.iter(|| assert_eq!(raw_paths(&mut scanner, black_box(&data)), dozen))
+    });
+    g.bench_function("tape_paths", |b| {
+        b.iter(|| assert_eq!(tape_paths(&mut parser, black_box(&data)), dozen))
     });
     g.finish();
 }

@@ -19,8 +19,8 @@
 
 use cctape::event::{EventKind, parse_event};
 use cctape::framing::Lines;
-use cctape::parse::Parser;
-use cctape::scan::Scanner;
+use cctape::json::tape::Parser;
+use cctape::json::{Paths, Scanner};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::hint::black_box;
@@ -240,6 +240,7 @@ fn readers() -> Vec<Reader> {
             n
         }),
     ));
+    fields_readers(&mut v);
     let mut sc = Scanner::new();
     v.push((
         "cctape trusting (type/subtype only)",
@@ -254,6 +255,179 @@ fn readers() -> Vec<Reader> {
         }),
     ));
     v
+}
+
+/// The path one field is read at, and a fold's dozen.
+const PATH: &str = "message.usage.output_tokens";
+const FIELDS: [&str; 12] = [
+    "session_id",
+    "uuid",
+    "parent_tool_use_id",
+    "message.id",
+    "message.model",
+    "message.stop_reason",
+    "message.usage.input_tokens",
+    "message.usage.output_tokens",
+    "message.usage.cache_read_input_tokens",
+    "message.usage.cache_creation_input_tokens",
+    "message.content.0.type",
+    "event.type",
+];
+
+/// Reading fields after validated classification: through the structural
+/// index (`json::Value`), the byte navigator (`RawValue`, walking members
+/// byte by byte) and the tape (`parse_event`); one path, and a dozen.
+fn fields_readers(v: &mut Vec<Reader>) {
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape index get_path(message.usage.output_tokens)",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                t += e
+                    .value()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape raw get_path(message.usage.output_tokens)",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                t += e
+                    .root()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut parser = Parser::new();
+    v.push((
+        "cctape tape get_path(message.usage.output_tokens)",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = parse_event(&mut parser, &line).expect("valid");
+                t += e
+                    .root()
+                    .get_path(PATH)
+                    .and_then(|x| x.as_u64())
+                    .unwrap_or(0);
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    let paths = Paths::new(FIELDS);
+    v.push((
+        "cctape index get_many(12 fields)",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let mut out = [None; FIELDS.len()];
+                let e = sc.scan(&line).expect("valid");
+                e.value().get_many(&paths, &mut out);
+                t += out.iter().flatten().count() as u64;
+                black_box(&out);
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape index 12 x get_path",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                let root = e.value();
+                for p in FIELDS {
+                    t += u64::from(black_box(root.get_path(p)).is_some());
+                }
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut sc = Scanner::new();
+    v.push((
+        "cctape raw 12 x get_path",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = sc.scan(&line).expect("valid");
+                let root = e.root();
+                for p in FIELDS {
+                    t += u64::from(black_box(root.get_path(p)).is_some());
+                }
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut parser = Parser::new();
+    let paths = Paths::new(FIELDS);
+    v.push((
+        "cctape tape get_many(12 fields)",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let mut out = [None; FIELDS.len()];
+                let e = parse_event(&mut parser, &line).expect("valid");
+                let doc = e.document();
+                doc.value().get_many(&paths, &mut out);
+                t += out.iter().flatten().count() as u64;
+                black_box(&out);
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
+    let mut parser = Parser::new();
+    v.push((
+        "cctape tape 12 x get_path",
+        true,
+        Box::new(move |d| {
+            let (mut n, mut t) = (0, 0u64);
+            for line in Lines::new(d) {
+                let e = parse_event(&mut parser, &line).expect("valid");
+                let root = e.root();
+                for p in FIELDS {
+                    t += u64::from(black_box(root.get_path(p)).is_some());
+                }
+                n += u64::from(e.kind().is_result());
+            }
+            black_box(t);
+            n
+        }),
+    ));
 }
 
 /// Nanoseconds this thread has run on a CPU, where Linux says.

@@ -22,7 +22,7 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 
 corpus="$fuzz_dir/corpus"
-mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path,scan_line,decompress}
+mkdir -p "$corpus"/{framing,parse_line,chunked,truncate,events_arbitrary,views,run_fold,stats_path,scan_line,decompress,index_value}
 
 max=65536
 n=0
@@ -61,7 +61,7 @@ for n, path in enumerate(names, 1):
         if len(line) >= max_len:
             continue
         name = "seed-%04d-l-%06d" % (n, i)
-        for target in ("parse_line", "views", "scan_line"):
+        for target in ("parse_line", "views", "scan_line", "index_value"):
             with open(os.path.join(corpus, target, name), "wb") as out:
                 out.write(line)
 ' "$corpus" "$max"
@@ -72,5 +72,6 @@ printf '{"type":"user","t":"a\xe2\x80\xa8b\xe2\x80\xa9c\xc2\x85d\re\x0bf\x0cg"}\
 printf '{"type":"user","a":"\\ud83d","n":1e400,"m":-99999999999999999999}' > "$corpus/parse_line/documented"
 printf '{"type":"user","type":"assistant"}' > "$corpus/parse_line/dup-type"
 cp "$corpus/parse_line/documented" "$corpus/parse_line/dup-type" "$corpus/scan_line/"
+cp "$corpus/parse_line/documented" "$corpus/parse_line/dup-type" "$corpus/index_value/"
 echo "seed.sh: $n files seeded into $corpus"
 for t in "$corpus"/*; do echo "  $(basename "$t"): $(ls "$t" | wc -l) files"; done

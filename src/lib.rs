@@ -25,7 +25,10 @@
 //!
 //! 1. [`framing`]: LF boundaries with memchr over a slice, a push decoder or a
 //!    refilling reader, with line numbers and byte offsets;
-//! 2. [`parse`]: a simd-json tape per line, buffers reused, strings borrowed;
+//! 2. [`json`]: the validating scanner, the structural index it writes in
+//!    the same pass, and the one lazy value type that reads a line through
+//!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
+//!    [`scan`] and [`parse`] are its former homes, kept for their callers;
 //! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
 //!    read lazily without allocating;
 //! 4. [`stream`]: the three put together, with counts;
@@ -80,6 +83,7 @@ pub mod export;
 pub mod follow;
 pub mod framing;
 pub mod inputs;
+pub mod json;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod parse;

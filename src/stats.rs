@@ -9,6 +9,7 @@
 use crate::error::Error;
 use crate::event::{Event, EventKind, parse_event};
 use crate::framing::{Line, Lines};
+use crate::json::IndexDepth;
 use crate::parse::{ParsedLines, Parser};
 use crate::scan::{Scanner, prune_into};
 use crate::stream::Counts;
@@ -238,12 +239,27 @@ pub const PRUNE_KEEP: usize = 256;
 /// assert_eq!(ev.tool_result_id(), Some("t1"));
 /// assert!(ev.raw().len() < 400);
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PrunedReader {
     scanner: Scanner,
     pruned: Vec<u8>,
     partial: bool,
     pruned_lines: u64,
+}
+
+impl Default for PrunedReader {
+    fn default() -> PrunedReader {
+        // The prune reads the line's bytes and its top-level fields: the
+        // index below the top level would be written and never read.
+        let mut scanner = Scanner::new();
+        scanner.set_index_depth(IndexDepth::TopLevel);
+        PrunedReader {
+            scanner,
+            pruned: Vec::new(),
+            partial: false,
+            pruned_lines: 0,
+        }
+    }
 }
 
 impl PrunedReader {

@@ -7,6 +7,8 @@
 #[path = "../../tests/support/checks.rs"]
 pub mod checks;
 pub mod generate;
+#[path = "../../tests/support/value_checks.rs"]
+pub mod value_checks;
 
 use checks::{J, json_depth};
 use serde::Deserialize;

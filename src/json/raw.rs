@@ -9,9 +9,10 @@
 //! trusting mode the bytes past the wanted fields were never checked: a
 //! malformed value reads as absent, never as a panic.
 
+use super::number::ValueKind;
 use super::simd::nav;
 use super::validate::{number, skip_string, skip_ws};
-use crate::parse::ValueKind;
+use std::borrow::Cow;
 use std::fmt;
 
 #[inline(always)]
@@ -106,7 +107,65 @@ impl<'s> RawStr<'s> {
         if self.escaped {
             return None;
         }
-        std::str::from_utf8(self.raw).ok()
+        simdutf8::basic::from_utf8(self.raw).ok()
+    }
+
+    /// The unescaped string: borrowed when it holds no escape, a new
+    /// `String` when it does (the bytes that are not a valid JSON string,
+    /// which only a line read in trusting mode holds, read as U+FFFD).
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    /// use std::borrow::Cow;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"abc","t":"a\u0062c"}"#).next().unwrap();
+    /// let ev = scanner.scan(&line).unwrap();
+    /// let plain = ev.value().get("type").unwrap().as_raw_str().unwrap();
+    /// assert!(matches!(plain.to_cow(), Cow::Borrowed("abc")));
+    /// let escaped = ev.value().get("t").unwrap().as_raw_str().unwrap();
+    /// assert!(matches!(escaped.to_cow(), Cow::Owned(s) if s == "abc"));
+    /// ```
+    pub fn to_cow(&self) -> Cow<'s, str> {
+        if let Some(s) = self.as_str() {
+            return Cow::Borrowed(s);
+        }
+        let mut out = String::with_capacity(self.raw.len());
+        if !self.unescape_into(&mut out) {
+            out = String::from_utf8_lossy(self.raw).into_owned();
+        }
+        Cow::Owned(out)
+    }
+
+    /// The unescaped string, borrowed when it holds no escape, else
+    /// unescaped into `buf` (cleared first): no allocation once `buf` has
+    /// grown. A string that is not valid JSON (trusting mode only) reads as
+    /// what could be decoded of it.
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"x","t":"tab\there","p":"plain"}"#).next().unwrap();
+    /// let ev = scanner.scan(&line).unwrap();
+    /// let mut buf = String::new();
+    /// let t = ev.value().get("t").unwrap().as_raw_str().unwrap();
+    /// assert_eq!(t.to_str_in(&mut buf), "tab\there");
+    /// let p = ev.value().get("p").unwrap().as_raw_str().unwrap();
+    /// assert_eq!(p.to_str_in(&mut buf), "plain");
+    /// ```
+    pub fn to_str_in<'b>(&self, buf: &'b mut String) -> &'b str
+    where
+        's: 'b,
+    {
+        if let Some(s) = self.as_str() {
+            return s;
+        }
+        buf.clear();
+        self.unescape_into(buf);
+        buf
     }
 
     /// The bytes between the quotes, escapes as written.

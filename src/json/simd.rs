@@ -8,8 +8,8 @@
 //! Every classifier returns the same [`Masks`] for the same block (bit `i`
 //! describes byte `i`); `tests/scan.rs` checks that on random blocks.
 
+use super::scan::{Backend, Scratch};
 use super::validate::{self, Outcome};
-use super::{Backend, Scratch};
 
 /// One bit per byte of a 64-byte block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
