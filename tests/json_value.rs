@@ -13,7 +13,7 @@ mod value_checks;
 
 use cctape::ErrorKind;
 use cctape::framing::{Line, Lines};
-use cctape::json::Scanner;
+use cctape::json::{IndexDepth, Scanner};
 use checks::serde_default;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -100,6 +100,60 @@ fn nested_get_finds_the_first_of_duplicate_keys_and_numeric_keys_in_objects() {
     assert!(v.get_path("o.0").unwrap().str_eq("key"));
     assert!(v.get_path("r.0").unwrap().str_eq("idx"));
     assert!(v.get_path("r.1").is_none() && v.get_path("o.1").is_none());
+}
+
+#[test]
+fn top_level_indexing_outgrows_its_slots_and_reads_every_member() {
+    // 6,000 members of 7 to 12 bytes: more top-level nodes than the slots
+    // made for the line's length (one every 16 bytes), after a short line
+    // that left few; then the same members inside a container, and a
+    // long array at the root.
+    let members: Vec<String> = (0..6000).map(|i| format!(r#""k{i}":{i}"#)).collect();
+    let wide = format!(
+        r#"{{"type":"x",{},"deep":{{"a":[{{"b":[1,2,{{"c":"d"}}]}}]}}}}"#,
+        members.join(",")
+    );
+    let nested = format!(r#"{{"type":"x","o":{{{}}}}}"#, members.join(","));
+    let array = format!(
+        "[{}]",
+        (0..6000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut top = Scanner::new();
+    top.set_index_depth(IndexDepth::TopLevel);
+    let mut full = Scanner::new();
+    let short = Lines::new(br#"{"type":"x","a":1}"#).next().unwrap();
+    top.scan(&short).unwrap();
+    for text in [&wide, &nested, &array] {
+        let line = Lines::new(text.as_bytes()).next().unwrap();
+        let a = top.validate(&line).unwrap();
+        let b = full.validate(&line).unwrap();
+        for path in [
+            "k0",
+            "k5999",
+            "o.k0",
+            "o.k5999",
+            "deep.a.0.b.2.c",
+            "0",
+            "5999",
+            "type",
+        ] {
+            assert_eq!(
+                a.get_path(path).and_then(|v| v.raw()),
+                b.get_path(path).and_then(|v| v.raw()),
+                "{path}"
+            );
+        }
+        assert_eq!(a.len(), b.len());
+    }
+    let line = Lines::new(wide.as_bytes()).next().unwrap();
+    let v = top.validate(&line).unwrap();
+    assert_eq!(v.get("k5999").and_then(|v| v.as_u64()), Some(5999));
+    assert!(v.get_path("deep.a.0.b.2.c").unwrap().str_eq("d"));
+    // The root, its 6,002 members, and `deep`'s second node.
+    assert_eq!(top.index().len(), 2 + 6002 + 1);
 }
 
 #[test]

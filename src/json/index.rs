@@ -93,10 +93,10 @@ pub(crate) fn is_container(c: u8) -> bool {
 /// compares).
 #[inline(always)]
 pub(crate) fn key_end(b: &[u8], start: usize) -> usize {
-    let at = |i: usize| b.get(i).copied().unwrap_or(0);
-    if start >= 2 && at(start - 1) == b':' && at(start - 2) == b'"' {
+    if b.get(start.wrapping_sub(2)..start) == Some(b"\":") {
         return start - 2;
     }
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
     let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
     let mut i = start;
     while i > 0 && ws(at(i - 1)) {

@@ -9,7 +9,9 @@
 //!   classified as an event ([`Scanned`]);
 //! - the structural index ([`Index`]) the scanner writes in that same pass,
 //!   into a buffer it keeps and reuses: each value's span, each member's key
-//!   span and escape flags, each container's end and parent;
+//!   span and escape flags, each container's end and parent; as deep as
+//!   the caller reads ([`IndexDepth`]: every value, or the top level only
+//!   for classification, which then pays for no node it never reads);
 //! - the lazy value ([`Value`]) that reads a line through its index
 //!   ([`get`](Value::get) steps from member to member, never through the
 //!   bytes of the members it passes), and many paths at once in one walk
@@ -62,7 +64,7 @@ pub use number::{Number, NumberError, ValueKind};
 pub use paths::Paths;
 pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
-pub use scan::{Backend, ScanMode, Scanned, Scanner, block_masks, find_escaped};
+pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
 pub use strings::Strings;
 pub use value::{Elements, Entries, Value};
 

@@ -48,7 +48,7 @@
 
 use super::index::{Index, Node, is_container, key_end};
 use super::number::{ValueKind, kind_of_first};
-use super::raw::{RawStr, RawValue};
+use super::raw::{RawEntries, RawStr, RawValue};
 use super::simd;
 use super::strings::Strings;
 use super::validate::{self, Outcome};
@@ -123,9 +123,42 @@ pub enum ScanMode {
     Trusting,
 }
 
+/// How deep the validating scan writes the structural index.
+///
+/// The index costs a few stores a value; a command that reads only
+/// `type`, `subtype` and top-level fields (classification, `filter`)
+/// indexes the top level and pays for nothing else. Every value is read
+/// alike either way: a container the index does not reach is read from
+/// its validated bytes.
+///
+/// ```
+/// use cctape::framing::Lines;
+/// use cctape::json::{IndexDepth, Scanner};
+///
+/// let mut scanner = Scanner::new();
+/// scanner.set_index_depth(IndexDepth::TopLevel);
+/// let line = Lines::new(br#"{"type":"result","usage":{"a":1,"b":[2,3]}}"#).next().unwrap();
+/// let ev = scanner.scan(&line).unwrap();
+/// assert_eq!(ev.value().get_path("usage.b.1").and_then(|v| v.as_u64()), Some(3));
+/// // the root's two nodes, `"result"`, and `usage`'s two (its inside is
+/// // read from its bytes)
+/// assert_eq!(scanner.index().len(), 5);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IndexDepth {
+    /// Every value of the line (the default): a nested `get` jumps.
+    #[default]
+    Full,
+    /// The root and its members only; what is inside a top-level
+    /// container is validated but not indexed.
+    TopLevel,
+}
+
 /// Buffers the validator fills.
 #[derive(Default)]
 pub(crate) struct Scratch {
+    /// How deep the index goes.
+    pub depth: IndexDepth,
     /// The line's structural index.
     pub index: Index,
     /// Where the validator saw the top-level keys `type` and `subtype`
@@ -211,6 +244,12 @@ impl Scanner {
     /// The backend in use.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Index lines to `depth` from the next line on ([`IndexDepth::Full`]
+    /// unless set).
+    pub fn set_index_depth(&mut self, depth: IndexDepth) {
+        self.scratch.depth = depth;
     }
 
     /// The structural index of the line scanned last (empty after a line
@@ -703,13 +742,16 @@ impl<'s> Scanned<'s> {
 
     /// The top-level entries in order (from the index when validated).
     pub fn entries(&self) -> impl Iterator<Item = (RawStr<'s>, RawValue<'s>)> + 's {
-        let b = self.line.bytes;
-        let indexed = top_level(b, self.nodes).map(move |e| entry_pair(b, e));
-        let walked = match self.mode {
-            ScanMode::Trusting => Some(self.root().entries()),
-            ScanMode::Validated => None,
-        };
-        indexed.chain(walked.into_iter().flatten())
+        TopEntries {
+            b: self.line.bytes,
+            nodes: self.nodes,
+            j: 2,
+            end: self.nodes.first().map_or(0, |r| r.next as usize),
+            walked: match self.mode {
+                ScanMode::Trusting => Some(self.root().entries()),
+                ScanMode::Validated => None,
+            },
+        }
     }
 
     /// The top-level value of `key` (the first, if given twice).
@@ -853,13 +895,44 @@ impl<'s> Scanned<'s> {
     }
 }
 
+/// The top-level members of a scanned line: from its index, then (in
+/// trusting mode, where nothing is indexed) from its bytes. One struct
+/// rather than a chain of adapters: the transcript fold iterates every
+/// member of every record.
+struct TopEntries<'s> {
+    b: &'s [u8],
+    nodes: &'s [Node],
+    j: usize,
+    end: usize,
+    walked: Option<RawEntries<'s>>,
+}
+
+impl<'s> Iterator for TopEntries<'s> {
+    type Item = (RawStr<'s>, RawValue<'s>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.j < self.end {
+            let n = self.nodes.get(self.j)?;
+            self.j = if is_container(self.b.get(n.start as usize).copied().unwrap_or(0)) {
+                n.next as usize
+            } else {
+                self.j + 1
+            };
+            return Some(entry_pair(self.b, n));
+        }
+        self.walked.as_mut()?.next()
+    }
+}
+
+#[inline(always)]
 fn entry_pair<'s>(b: &'s [u8], e: &Node) -> (RawStr<'s>, RawValue<'s>) {
+    let start = e.start as usize;
+    let key = b.get(e.key_start()..key_end(b, start)).unwrap_or_default();
+    let value = b.get(start..e.end()).unwrap_or_default();
     (
-        RawStr::new(
-            &b[e.key_start()..key_end(b, e.start as usize)],
-            e.key_escaped(),
-        ),
-        RawValue::exact(&b[e.start as usize..e.end()], e.escaped()),
+        RawStr::new(key, e.key_escaped()),
+        RawValue::exact(value, e.escaped()),
     )
 }
 

@@ -15,7 +15,7 @@
 //! the line. Nothing here allocates but [`Value::as_str`] on a string with
 //! escapes.
 
-use super::index::{Node, is_container, key_end};
+use super::index::{FLAG, Node, is_container, key_end};
 use super::number::{Number, ValueKind, kind_of_first, number_of_text};
 use super::paths::Paths;
 use super::raw::{RawElements, RawEntries, RawStr, RawValue};
@@ -234,6 +234,21 @@ impl<'a> Value<'a> {
                 at,
                 strings,
             }),
+        }
+    }
+
+    /// The value at an index's node: read through the index, or from its
+    /// validated bytes when it is a container the index does not reach
+    /// ([`IndexDepth::TopLevel`](super::IndexDepth::TopLevel) seals the
+    /// top-level containers: their end carries [`FLAG`]).
+    #[inline(always)]
+    fn of(x: Indexed<'a>) -> Value<'a> {
+        let n = x.node();
+        if n.end & FLAG != 0 && is_container(x.first()) {
+            return Value::unchecked(RawValue::exact(x.raw(), false), x.strings);
+        }
+        Value {
+            repr: Repr::Index(x),
         }
     }
 
@@ -571,9 +586,7 @@ impl<'a> Value<'a> {
     #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         match &self.repr {
-            Repr::Index(x) => x.get(key).map(|x| Value {
-                repr: Repr::Index(x),
-            }),
+            Repr::Index(x) => x.get(key).map(Value::of),
             Repr::Tape(v) => v.get(key).map(Value::from),
             Repr::Bytes(r, strings) => r
                 .get(key)
@@ -595,9 +608,7 @@ impl<'a> Value<'a> {
     /// ```
     pub fn index(&self, i: usize) -> Option<Value<'a>> {
         match &self.repr {
-            Repr::Index(x) => x.index(i).map(|x| Value {
-                repr: Repr::Index(x),
-            }),
+            Repr::Index(x) => x.index(i).map(Value::of),
             Repr::Tape(v) => v.index(i).map(Value::from),
             Repr::Bytes(..) => self.elements().nth(i),
         }
@@ -831,9 +842,7 @@ impl<'a> Entries<'a> {
                 }
                 let m = x.nodes.get(*j)?;
                 let key = x.key(m);
-                let v = Value {
-                    repr: Repr::Index(x.at(*j)),
-                };
+                let v = Value::of(x.at(*j));
                 *j = x.after(*j);
                 Some((key, v))
             }
@@ -885,9 +894,7 @@ impl<'a> Iterator for Elements<'a> {
                 if *j >= *end {
                     return None;
                 }
-                let v = Value {
-                    repr: Repr::Index(x.at(*j)),
-                };
+                let v = Value::of(x.at(*j));
                 *j = x.after(*j);
                 Some(v)
             }

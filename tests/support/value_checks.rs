@@ -12,7 +12,7 @@ use crate::checks::{J, OracleParse, close, json_depth, line_at, oracle_prepass};
 use cctape::ErrorKind;
 use cctape::framing::Line;
 use cctape::json::tape::Parser;
-use cctape::json::{MAX_DEPTH, Number, Paths, Scanner, Value, ValueKind};
+use cctape::json::{IndexDepth, MAX_DEPTH, Number, Paths, Scanner, Value, ValueKind};
 
 /// At most this many paths of one line are followed one by one (and all of
 /// them at once with `get_many`), so that a line of a million values stays
@@ -55,6 +55,8 @@ pub fn check_index_value(line: &[u8], oracle: OracleParse) -> ValueVerdict {
 /// keep them; a fresh simd-json parser a line would be most of the time).
 pub struct Readers {
     index: Scanner,
+    /// Indexing the top level only ([`IndexDepth::TopLevel`]).
+    top: Scanner,
     other: Scanner,
     parser: Parser,
 }
@@ -62,6 +64,7 @@ pub struct Readers {
 thread_local! {
     static READERS: std::cell::RefCell<Readers> = std::cell::RefCell::new(Readers {
         index: Scanner::new(),
+        top: top_level_scanner(),
         other: Scanner::new(),
         parser: Parser::new(),
     });
@@ -71,10 +74,17 @@ fn check_with(r: &mut Readers, line: &[u8], oracle: OracleParse) -> ValueVerdict
     let l = line_at(line, true);
     let Readers {
         index,
+        top,
         other,
         parser,
     } = r;
     let got = index.validate(&l);
+    check_top_level(
+        top,
+        &l,
+        got.as_ref().map(|_| ()).map_err(|e| e.kind()),
+        oracle,
+    );
     let want = oracle_read(line, oracle);
     match (got, want) {
         (Ok(v), Ok(j)) => {
@@ -116,6 +126,37 @@ fn check_with(r: &mut Readers, line: &[u8], oracle: OracleParse) -> ValueVerdict
                 show(line)
             )
         }
+    }
+}
+
+fn top_level_scanner() -> Scanner {
+    let mut s = Scanner::new();
+    s.set_index_depth(IndexDepth::TopLevel);
+    s
+}
+
+/// The walk that indexes the top level only accepts and rejects exactly
+/// what the full walk does, with the same kind of error, and its value
+/// (containers below the top level read from their bytes) reads what the
+/// full index reads.
+fn check_top_level(
+    top: &mut Scanner,
+    l: &Line<'_>,
+    full: Result<(), ErrorKind>,
+    oracle: OracleParse,
+) {
+    let got = top.validate(l);
+    assert_eq!(
+        got.as_ref().map(|_| ()).map_err(|e| e.kind()),
+        full,
+        "top-level indexing and full indexing disagree on {}",
+        show(l.bytes)
+    );
+    if let Ok(v) = got
+        && let Ok(j) = oracle_read(l.bytes, oracle)
+    {
+        same_value(v, &j, "");
+        check_paths(v, &j);
     }
 }
 

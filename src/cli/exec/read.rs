@@ -9,6 +9,7 @@ use cctape::elements::{Element, ElementReader};
 use cctape::error::{Error, ErrorKind};
 use cctape::event::parse_event;
 use cctape::framing::{Line, LineReader, Lines};
+use cctape::json::IndexDepth;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanner};
 use cctape::sniff::Format;
@@ -231,9 +232,15 @@ struct LineTaker<'p, 'n, S> {
 
 impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
     fn new(sink: S, take: Take, piece: &'p Piece<'n>, max_line: usize) -> Self {
+        // The scanner's sinks and the transcript fold read type, subtype,
+        // hot fields and their own byte readers: the top level indexed, the
+        // rest read from its validated bytes (issue 23: the full index pays
+        // once the folds read through it).
+        let mut scanner = Scanner::new();
+        scanner.set_index_depth(IndexDepth::TopLevel);
         LineTaker {
             sink,
-            scanner: Scanner::new(),
+            scanner,
             parser: Scanner::new(),
             take,
             piece,
