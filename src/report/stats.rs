@@ -461,7 +461,7 @@ pub const NO_EVENTS_LISTED: usize = 100;
 pub struct NoEventInputs {
     /// How many of each format ([`Format::name`]).
     pub by_format: BTreeMap<&'static str, u64>,
-    /// The first [`NO_EVENTS_LISTED`], with their names.
+    /// The first 100 of them (`NO_EVENTS_LISTED`), with their names.
     pub inputs: Vec<(String, NoEvents)>,
 }
 
@@ -490,7 +490,7 @@ impl NoEventInputs {
 ///
 /// Inputs are added in input order (the pieces of one input one after
 /// the other); each joins the totals when the next begins, and then only
-/// its [`FileFigures`] are kept, when `per_file` is.
+/// its per-file figures are kept, when `per_file` is.
 ///
 /// ```
 /// use cctape::pricing::PriceTable;

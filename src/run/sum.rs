@@ -269,7 +269,8 @@ impl ExactSum {
         }
     }
 
-    /// True when the sum is kept in its [`INLINE`] words (no allocation).
+    /// True when the sum is kept in its four inline words (`INLINE`; no
+    /// allocation).
     pub fn is_inline(&self) -> bool {
         matches!(self.words, Words::Inline { .. })
     }
