@@ -2,8 +2,11 @@
 //! `Throughput::Bytes`:
 //!
 //! - `framing`: memchr LF framing alone;
-//! - `tape_classify`: framing + simd-json tape + type/subtype (`parse_event`);
-//! - `tape_hot`: the same + hot fields;
+//! - `tape_classify`: framing + simd-json tape (the opt-in backend) +
+//!   type/subtype;
+//! - `tape_hot`: the same + hot fields through the event accessors;
+//! - `event_hot`: framing + `parse_event` (validated scan, index) + the same
+//!   accessors over the index;
 //! - `scan_classify`: framing + validated scan (every line checked as JSON);
 //! - `scan_hot`: the same + hot fields read from the raw bytes;
 //! - `trusting_classify`: framing + trusting scan (type/subtype only);
@@ -143,12 +146,28 @@ fn hot_of_scan(h: &mut Hot, e: &Scanned<'_>) {
     }
 }
 
+/// A line read the tape's way (the opt-in backend): parsed into a tape,
+/// classified, read through the event accessors over the tape.
+fn with_tape_event<R>(
+    p: &mut Parser,
+    line: &cctape::Line<'_>,
+    f: impl FnOnce(&Event<'_>) -> R,
+) -> R {
+    let doc = p.parse(line).expect("valid corpus");
+    let root = Value::from(doc.root());
+    let ty = root
+        .get("type")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    let kind = EventKind::from_type(ty, root.get("subtype").and_then(|v| v.as_str()));
+    f(&Event::from_parts(root, *line, kind))
+}
+
 fn tape_classify(p: &mut Parser, data: &[u8]) -> (u64, u64) {
     let (mut n, mut r) = (0, 0);
     for line in Lines::new(data) {
-        let e = parse_event(p, &line).expect("valid corpus");
         n += 1;
-        r += u64::from(e.kind().is_result());
+        r += with_tape_event(p, &line, |e| u64::from(e.kind().is_result()));
     }
     (n, r)
 }
@@ -156,7 +175,16 @@ fn tape_classify(p: &mut Parser, data: &[u8]) -> (u64, u64) {
 fn tape_hot(p: &mut Parser, data: &[u8]) -> Hot {
     let mut h = Hot::default();
     for line in Lines::new(data) {
-        let e = parse_event(p, &line).expect("valid corpus");
+        with_tape_event(p, &line, |e| hot_of_event(&mut h, e));
+    }
+    h
+}
+
+/// The index path of the event type (`parse_event`: scan, index, accessors).
+fn event_hot(s: &mut Scanner, data: &[u8]) -> Hot {
+    let mut h = Hot::default();
+    for line in Lines::new(data) {
+        let e = parse_event(s, &line).expect("valid corpus");
         hot_of_event(&mut h, &e);
     }
     h
@@ -241,8 +269,8 @@ fn raw_path(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
 fn tape_path(p: &mut Parser, data: &[u8]) -> (u64, u64) {
     let mut f = (0, 0);
     for line in Lines::new(data) {
-        let e = parse_event(p, &line).expect("valid corpus");
-        tally(&mut f, e.document().value().get_path(PATH));
+        let doc = p.parse(&line).expect("valid corpus");
+        tally(&mut f, doc.value().get_path(PATH));
     }
     f
 }
@@ -290,8 +318,8 @@ fn raw_paths(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
 fn tape_paths(p: &mut Parser, data: &[u8]) -> (u64, u64) {
     let mut f = (0, 0);
     for line in Lines::new(data) {
-        let e = parse_event(p, &line).expect("valid corpus");
-        let root = e.document().value();
+        let doc = p.parse(&line).expect("valid corpus");
+        let root = doc.value();
         for p in FIELDS {
             tally(&mut f, root.get_path(p));
         }
@@ -309,6 +337,7 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     let hot = tape_hot(&mut parser, &data);
     assert_eq!(scan_classify(&mut scanner, &data), classes);
     assert_eq!(scan_hot(&mut scanner, &data), hot);
+    assert_eq!(event_hot(&mut scanner, &data), hot);
     assert_eq!(trusting_classify(&mut scanner, &data), classes);
     let paths = Paths::new(FIELDS);
     let one = tape_path(&mut parser, &data);
@@ -332,6 +361,9 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     });
     g.bench_function("tape_hot", |b| {
         b.iter(|| assert_eq!(tape_hot(&mut parser, black_box(&data)), hot))
+    });
+    g.bench_function("event_hot", |b| {
+        b.iter(|| assert_eq!(event_hot(&mut scanner, black_box(&data)), hot))
     });
     g.bench_function("scan_classify", |b| {
         b.iter(|| assert_eq!(scan_classify(&mut scanner, black_box(&data)), classes))

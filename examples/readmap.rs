@@ -1,7 +1,7 @@
 //! Reading a file with `read` into large buffers against a memory map, on
 //! the two paths the command line runs: `filter` (validated scan of every
-//! line, matched lines copied to an output buffer) and `stats` (the pruned
-//! tape read, the counters and the run fold).
+//! line, matched lines copied to an output buffer) and `stats` (every line
+//! validated and indexed, the counters and the run fold).
 //!
 //! ```text
 //! cargo run --release --example readmap -- FILE [ROUNDS]
@@ -22,11 +22,11 @@
 //! A map is re-created for every pass, as the command does once per input:
 //! its page faults are part of what is measured.
 
+use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
-use cctape::parse::Parser;
 use cctape::run::RunFolder;
 use cctape::scan::{ScanMode, Scanner};
-use cctape::stats::{PrunedReader, Stats};
+use cctape::stats::Stats;
 use std::fs::File;
 use std::time::Instant;
 
@@ -70,10 +70,9 @@ impl Path for Filter {
     }
 }
 
-/// `cctape stats`: the pruned read, counters and the run fold.
+/// `cctape stats`: the indexed read, counters and the run fold.
 struct StatsPath {
-    parser: Parser,
-    reader: PrunedReader,
+    scanner: Scanner,
     stats: Stats,
     runs: RunFolder,
     seen: Seen,
@@ -85,7 +84,7 @@ impl Path for StatsPath {
         if line.is_blank() {
             return;
         }
-        if let Ok(ev) = self.reader.read(&mut self.parser, line) {
+        if let Ok(ev) = parse_event(&mut self.scanner, line) {
             self.seen.hits += 1;
             self.stats.record_event(&ev);
             self.runs.push(&ev);
@@ -102,8 +101,7 @@ impl Path for StatsPath {
 fn new_path(stats: bool) -> Box<dyn Path> {
     if stats {
         Box::new(StatsPath {
-            parser: Parser::new(),
-            reader: PrunedReader::new(),
+            scanner: Scanner::new(),
             stats: Stats::new(),
             runs: RunFolder::new(),
             seen: Seen { lines: 0, hits: 0 },

@@ -17,7 +17,7 @@
 //! other work, time spent waiting for the core is not counted (what the
 //! other work does to the caches still is). Elsewhere, wall time.
 
-use cctape::event::{EventKind, parse_event};
+use cctape::event::EventKind;
 use cctape::framing::Lines;
 use cctape::json::tape::Parser;
 use cctape::json::{Paths, Scanner};
@@ -164,13 +164,13 @@ fn readers() -> Vec<Reader> {
     ));
     let mut parser = Parser::new();
     v.push((
-        "cctape tape (parse_event)",
+        "cctape tape (parse, type)",
         true,
         Box::new(move |d| {
             let mut n = 0;
             for line in Lines::new(d) {
-                let e = parse_event(&mut parser, &line).expect("valid");
-                n += u64::from(e.kind().is_result());
+                let doc = parser.parse(&line).expect("valid");
+                n += u64::from(tape_is_result(&doc.value()));
             }
             n
         }),
@@ -276,7 +276,7 @@ const FIELDS: [&str; 12] = [
 
 /// Reading fields after validated classification: through the structural
 /// index (`json::Value`), the byte navigator (`RawValue`, walking members
-/// byte by byte) and the tape (`parse_event`); one path, and a dozen.
+/// byte by byte) and the tape (the opt-in backend); one path, and a dozen.
 fn fields_readers(v: &mut Vec<Reader>) {
     let mut sc = Scanner::new();
     v.push((
@@ -323,13 +323,13 @@ fn fields_readers(v: &mut Vec<Reader>) {
         Box::new(move |d| {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
-                let e = parse_event(&mut parser, &line).expect("valid");
-                t += e
-                    .root()
+                let doc = parser.parse(&line).expect("valid");
+                t += doc
+                    .value()
                     .get_path(PATH)
                     .and_then(|x| x.as_u64())
                     .unwrap_or(0);
-                n += u64::from(e.kind().is_result());
+                n += u64::from(tape_is_result(&doc.value()));
             }
             black_box(t);
             n
@@ -399,12 +399,11 @@ fn fields_readers(v: &mut Vec<Reader>) {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
                 let mut out = [None; FIELDS.len()];
-                let e = parse_event(&mut parser, &line).expect("valid");
-                let doc = e.document();
+                let doc = parser.parse(&line).expect("valid");
                 doc.value().get_many(&paths, &mut out);
                 t += out.iter().flatten().count() as u64;
                 black_box(&out);
-                n += u64::from(e.kind().is_result());
+                n += u64::from(tape_is_result(&doc.value()));
             }
             black_box(t);
             n
@@ -417,12 +416,12 @@ fn fields_readers(v: &mut Vec<Reader>) {
         Box::new(move |d| {
             let (mut n, mut t) = (0, 0u64);
             for line in Lines::new(d) {
-                let e = parse_event(&mut parser, &line).expect("valid");
-                let root = e.root();
+                let doc = parser.parse(&line).expect("valid");
+                let root = doc.value();
                 for p in FIELDS {
                     t += u64::from(black_box(root.get_path(p)).is_some());
                 }
-                n += u64::from(e.kind().is_result());
+                n += u64::from(tape_is_result(&doc.value()));
             }
             black_box(t);
             n
@@ -508,4 +507,9 @@ fn main() {
             m / best_peer
         );
     }
+}
+
+/// The tape reader's classification: the root's `type` is `result`.
+fn tape_is_result(root: &cctape::Value<'_>) -> bool {
+    root.get("type").is_some_and(|t| t.str_eq("result"))
 }

@@ -52,7 +52,7 @@
 use crate::error::Error;
 use crate::event::Event;
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, Line, LineDecoder, LineSpan};
-use crate::parse::Parser;
+use crate::json::Scanner;
 use crate::stream::{Counts, Spans, parse_counted, poll_event, poll_line_to_parse};
 use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
@@ -213,7 +213,7 @@ impl<R: AsyncRead + Unpin> Spans for AsyncSpans<R> {
 #[derive(Debug)]
 pub struct AsyncEventReader<R> {
     spans: AsyncSpans<R>,
-    parser: Parser,
+    parser: Scanner,
     counts: Counts,
     last: Option<LineSpan>,
 }
@@ -235,7 +235,7 @@ impl<R: AsyncRead + Unpin> AsyncEventReader<R> {
                 read_size: read_size.max(1),
                 failed: false,
             },
-            parser: Parser::new(),
+            parser: Scanner::new(),
             counts: Counts::default(),
             last: None,
         }

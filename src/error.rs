@@ -263,6 +263,20 @@ impl Error {
         self
     }
 
+    /// The same error told otherwise (its kind, position and reason from a
+    /// reader that says more), in the same allocation.
+    pub(crate) fn restated(
+        mut self,
+        kind: ErrorKind,
+        position: Position,
+        reason: &'static str,
+    ) -> Error {
+        self.0.kind = kind;
+        self.0.position = position;
+        self.0.reason = reason;
+        self
+    }
+
     /// True when the stream cannot go on after this error.
     pub fn is_fatal(&self) -> bool {
         self.0.kind == ErrorKind::Io

@@ -2,12 +2,16 @@
 //!
 //! This module owns [`EventKind`] (from `type` and `subtype`, whatever their
 //! position among the keys), [`Event`] (a parsed line known to be an event)
-//! and [`Field`] (missing, null or a value). Nothing here allocates: every
-//! accessor walks the line's tape and borrows from it.
+//! and [`Field`] (missing, null or a value). An event reads its line
+//! through the structural index the validating scan wrote
+//! ([`crate::json::Value`]): nothing here allocates, every accessor jumps
+//! through the index and borrows from the line (or from the arena its
+//! escaped strings are unescaped into, [`crate::json::Strings`]).
 
-use crate::error::{Error, ErrorKind, Position};
+use crate::error::{Error, Position};
 use crate::framing::Line;
-use crate::parse::{Document, ParsedLines, Parser, Value};
+use crate::json::{IndexedLines, Scanned, Scanner, Value};
+use std::cell::RefCell;
 use std::fmt;
 
 /// What an event is, from its `type` and `subtype`.
@@ -308,8 +312,7 @@ impl EventKind {
 }
 
 /// A field that the reference types as `T | null`: missing, null, or a
-/// value. A value of the wrong JSON type reads as [`Field::Missing`] (and is
-/// counted on the line; see [`Document::type_mismatches`]).
+/// value. A value of the wrong JSON type reads as [`Field::Missing`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Field<T> {
     /// The key is absent (or holds the wrong JSON type).
@@ -413,23 +416,25 @@ impl TokenCounts {
     }
 }
 
-/// A parsed line that is an event: a JSON object with a string `type`.
+/// A validated line that is an event: a JSON object with a string `type`,
+/// read through its structural index.
 ///
-/// Borrowed from the [`Parser`] that read it; drop it before reading the next
-/// line (or copy out what must outlive it). The readers of
+/// Borrowed from the [`Scanner`] (or the batch) that read it; drop it before
+/// reading the next line (or copy out what must outlive it). The readers of
 /// [`crate::stream`] hand events out; one line is read with
 /// [`parse_event`].
 ///
 /// ```
 /// use cctape::event::parse_event;
 /// use cctape::framing::Lines;
+/// use cctape::json::Scanner;
 /// use cctape::views::View;
-/// use cctape::{EventKind, Parser};
+/// use cctape::EventKind;
 ///
 /// let line = br#"{"type":"assistant","message":{"id":"msg_01","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":3,"output_tokens":7}},"parent_tool_use_id":"toolu_9","session_id":"5b1e","uuid":"u-1"}"#;
-/// let mut parser = Parser::new();
+/// let mut scanner = Scanner::new();
 /// let line = Lines::new(line).next().unwrap();
-/// let ev = parse_event(&mut parser, &line)?;
+/// let ev = parse_event(&mut scanner, &line)?;
 /// assert_eq!(ev.kind(), EventKind::Assistant);
 /// assert_eq!(ev.session_id(), Some("5b1e"));
 /// // null, absent and present are three answers.
@@ -441,7 +446,8 @@ impl TokenCounts {
 /// # Ok::<(), cctape::Error>(())
 /// ```
 pub struct Event<'t> {
-    doc: Document<'t>,
+    root: Value<'t>,
+    line: Line<'t>,
     kind: EventKind,
 }
 
@@ -449,109 +455,122 @@ impl fmt::Debug for Event<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Event")
             .field("kind", &self.kind)
-            .field("line", &self.doc.line())
-            .field("offset", &self.doc.offset())
+            .field("line", &self.line.number)
+            .field("offset", &self.line.offset)
             .finish()
     }
 }
 
-/// Parse `line` with `parser` and check that it is an event.
+/// Validate `line` with `scanner`, index it and check that it is an event.
 ///
-/// Errors beyond [`Parser::parse`]'s: [`ErrorKind::MissingType`] (no `type`
-/// or not a string) and [`ErrorKind::DuplicateKey`] (a top-level `type` or
-/// `subtype` given twice with different values).
+/// Errors: [`ErrorKind::InvalidJson`](crate::ErrorKind::InvalidJson),
+/// `invalid_utf8`, `not_an_object`, `too_deep`, `truncated` (an
+/// unterminated last line that is not complete JSON),
+/// [`ErrorKind::MissingType`](crate::ErrorKind::MissingType) (no `type` or
+/// not a string) and
+/// [`ErrorKind::DuplicateKey`](crate::ErrorKind::DuplicateKey) (a top-level
+/// `type` or `subtype` given twice with different values). A line that is
+/// not JSON is told as the tape parser tells it (what was expected, where),
+/// read again on that rare path only.
 ///
 /// ```
 /// use cctape::event::{parse_event, EventKind};
 /// use cctape::framing::Lines;
-/// use cctape::parse::Parser;
+/// use cctape::json::Scanner;
 ///
-/// let mut parser = Parser::new();
+/// let mut scanner = Scanner::new();
 /// let input = br#"{"is_error":false,"subtype":"success","num_turns":3,"type":"result"}"#;
 /// let line = Lines::new(input).next().unwrap();
-/// let ev = parse_event(&mut parser, &line).unwrap();
+/// let ev = parse_event(&mut scanner, &line).unwrap();
 /// assert_eq!(ev.kind(), EventKind::ResultSuccess);
 /// assert_eq!(ev.num_turns(), Some(3));
 /// ```
-pub fn parse_event<'t>(parser: &'t mut Parser, line: &Line<'t>) -> Result<Event<'t>, Error> {
-    let doc = parser.parse(line)?;
-    let kind = classify(&doc.root(), line.position())?;
-    Ok(Event { doc, kind })
+pub fn parse_event<'t>(scanner: &'t mut Scanner, line: &Line<'t>) -> Result<Event<'t>, Error> {
+    match scanner.scan(line) {
+        Ok(s) => Ok(Event::scanned(&s)),
+        Err(e) => Err(told(line, e)),
+    }
 }
 
-/// [`parse_event`] into a batch of lines parsed ahead: the line's index in
-/// `batch` and its kind.
+/// [`parse_event`] into a batch of lines read ahead: the line's nodes are
+/// appended to `batch`; returns the line's index there and its kind.
 pub(crate) fn parse_event_into(
-    parser: &mut Parser,
+    scanner: &mut Scanner,
     line: &Line<'_>,
-    batch: &mut ParsedLines,
+    batch: &mut IndexedLines,
 ) -> Result<(usize, EventKind), Error> {
-    let index = parser.parse_into(line, batch)?;
-    let kind = classify(&batch.document(index, line.bytes).root(), line.position())?;
-    Ok((index, kind))
+    match scanner.scan(line) {
+        Ok(s) => Ok((batch.push(&s), s.kind())),
+        Err(e) => Err(told(line, e)),
+    }
+}
+
+thread_local! {
+    /// The tape parser that tells what a line that is not JSON lacks (made
+    /// on a thread's first bad line, kept for the next).
+    static TELLER: RefCell<Option<crate::json::tape::Parser>> = const { RefCell::new(None) };
+}
+
+/// The error for a line the scanner rejected, as every reader tells it: a
+/// line that is not JSON (or is cut, too deep, not UTF-8) as the tape
+/// parser describes it, with the same kind.
+#[cold]
+fn told(line: &Line<'_>, e: Error) -> Error {
+    use crate::ErrorKind as K;
+    if !matches!(
+        e.kind(),
+        K::InvalidJson | K::Truncated | K::TooDeep | K::InvalidUtf8
+    ) {
+        return e;
+    }
+    let told = TELLER
+        .try_with(|t| {
+            let mut t = t.try_borrow_mut().ok()?;
+            let parser = t.get_or_insert_with(crate::json::tape::Parser::new);
+            parser.tell(line)
+        })
+        .ok()
+        .flatten();
+    match told {
+        // The tape's words, in the scanner's error's allocation.
+        Some((kind, pos, reason)) if kind == e.kind() => e.restated(kind, pos, reason),
+        _ => e,
+    }
 }
 
 impl<'t> Event<'t> {
-    /// Line `index` of `batch`, classified as `kind` by
+    /// The event of a line the scanner validated and classified.
+    #[inline]
+    pub fn scanned(s: &Scanned<'t>) -> Event<'t> {
+        Event {
+            root: s.value(),
+            line: s.line(),
+            kind: s.kind(),
+        }
+    }
+
+    /// An event over any value of `line` taken as classified `kind` (no
+    /// check): for the opt-in tape backend in differential tests, whose
+    /// events then read through the same accessors.
+    #[doc(hidden)]
+    pub fn from_parts(root: Value<'t>, line: Line<'t>, kind: EventKind) -> Event<'t> {
+        Event { root, line, kind }
+    }
+
+    /// Line `index` of `batch` (read from `line`), classified as `kind` by
     /// [`parse_event_into`].
+    #[inline]
     pub(crate) fn in_batch(
-        batch: &'t ParsedLines,
+        batch: &'t IndexedLines,
         index: usize,
-        raw: &'t [u8],
+        line: Line<'t>,
         kind: EventKind,
     ) -> Event<'t> {
         Event {
-            doc: batch.document(index, raw),
+            root: batch.value(index, line.bytes),
+            line,
             kind,
         }
-    }
-}
-
-fn classify(root: &Value<'_>, pos: Position) -> Result<EventKind, Error> {
-    let mut ty: Option<Value<'_>> = None;
-    let mut subtype: Option<Value<'_>> = None;
-    for (k, v) in root.entries() {
-        let slot = match k {
-            "type" => &mut ty,
-            "subtype" => &mut subtype,
-            _ => continue,
-        };
-        match slot {
-            None => *slot = Some(v),
-            Some(prev) => {
-                if !same_scalar(prev, &v) {
-                    return Err(Error::new(
-                        ErrorKind::DuplicateKey,
-                        pos,
-                        "top-level `type` or `subtype` given twice with different values",
-                    ));
-                }
-            }
-        }
-    }
-    let Some(ty) = ty.and_then(|v| v.as_str()) else {
-        return Err(Error::new(
-            ErrorKind::MissingType,
-            pos,
-            "expected a string `type` in the object",
-        ));
-    };
-    Ok(EventKind::from_type(ty, subtype.and_then(|v| v.as_str())))
-}
-
-fn same_scalar(a: &Value<'_>, b: &Value<'_>) -> bool {
-    if a.kind() != b.kind() {
-        return false;
-    }
-    match (a.as_str(), b.as_str()) {
-        (Some(x), Some(y)) => x == y,
-        (None, None) => {
-            // Non-string duplicates: equal only if both are the same scalar.
-            a.is_null() && b.is_null()
-                || a.as_bool().is_some() && a.as_bool() == b.as_bool()
-                || a.as_f64().is_some() && a.as_f64() == b.as_f64()
-        }
-        _ => false,
     }
 }
 
@@ -564,100 +583,90 @@ impl<'t> Event<'t> {
 
     /// The root object, for any field (generic borrowed access).
     #[inline]
-    pub fn root(&self) -> Value<'_> {
-        self.doc.root()
+    pub fn root(&self) -> Value<'t> {
+        self.root
     }
 
     /// The top-level value of `key`.
     #[inline]
-    pub fn get(&self, key: &str) -> Option<Value<'_>> {
-        self.doc.root().get(key)
+    pub fn get(&self, key: &str) -> Option<Value<'t>> {
+        self.root.get(key)
     }
 
     /// The value at a dotted path (`"message.usage.output_tokens"`).
-    pub fn get_path(&self, path: &str) -> Option<Value<'_>> {
-        self.doc.root().get_path(path)
-    }
-
-    /// The parsed document (raw bytes, position, tape).
-    pub fn document(&self) -> &Document<'t> {
-        &self.doc
+    pub fn get_path(&self, path: &str) -> Option<Value<'t>> {
+        self.root.get_path(path)
     }
 
     /// The line exactly as read, without its LF.
     pub fn raw(&self) -> &'t [u8] {
-        self.doc.raw()
+        self.line.bytes
     }
 
     /// The line's position.
     pub fn position(&self) -> Position {
-        self.doc.position()
+        self.line.position()
     }
 
     /// 1-based line number.
     pub fn line(&self) -> u64 {
-        self.doc.line()
+        self.line.number
     }
 
     /// 0-based byte offset of the line.
     pub fn offset(&self) -> u64 {
-        self.doc.offset()
+        self.line.offset
     }
 
-    fn str_field(&self, key: &str) -> Option<&str> {
-        let v = self.get(key)?;
-        let s = v.as_str();
-        if s.is_none() && !v.is_null() {
-            v.note_mismatch();
-        }
-        s
+    fn str_field(&self, key: &str) -> Option<&'t str> {
+        self.get(key)?.as_str()
     }
 
     /// `type`, as written.
-    pub fn raw_type(&self) -> &str {
+    pub fn raw_type(&self) -> &'t str {
         self.get("type")
             .and_then(|v| v.as_str())
             .unwrap_or_default()
     }
 
     /// `subtype`, if it is a string.
-    pub fn raw_subtype(&self) -> Option<&str> {
+    pub fn raw_subtype(&self) -> Option<&'t str> {
         self.get("subtype").and_then(|v| v.as_str())
     }
 
     /// `session_id`.
-    pub fn session_id(&self) -> Option<&str> {
+    pub fn session_id(&self) -> Option<&'t str> {
         self.str_field("session_id")
     }
 
     /// `uuid` (absent on `system/api_retry` and old streams).
-    pub fn uuid(&self) -> Option<&str> {
+    pub fn uuid(&self) -> Option<&'t str> {
         self.str_field("uuid")
     }
 
     /// `parent_tool_use_id`: null on the main agent, the launching Agent
     /// call's id inside a subagent, missing on events that do not carry it.
-    pub fn parent_tool_use_id(&self) -> Field<&str> {
+    pub fn parent_tool_use_id(&self) -> Field<&'t str> {
         Field::read(self.get("parent_tool_use_id"), |v| v.as_str())
     }
 
     /// `timestamp` (ISO 8601) on assistant and user events.
-    pub fn timestamp(&self) -> Option<&str> {
+    pub fn timestamp(&self) -> Option<&'t str> {
         self.str_field("timestamp")
     }
 
     /// `message` on assistant and user events.
-    pub fn message(&self) -> Option<Value<'_>> {
+    pub fn message(&self) -> Option<Value<'t>> {
         self.get("message")
     }
 
     /// `message.id` (`msg_...`; a uuid on synthetic messages).
-    pub fn message_id(&self) -> Option<&str> {
+    pub fn message_id(&self) -> Option<&'t str> {
         self.message()?.get("id")?.as_str()
     }
 
     /// `message.model`.
-    pub fn model(&self) -> Option<&str> {
+    pub fn model(&self) -> Option<&'t str> {
         self.message()?.get("model")?.as_str()
     }
 
@@ -668,18 +677,18 @@ impl<'t> Event<'t> {
 
     /// The message's single content block (`message.content[0]`), when
     /// `content` is an array.
-    pub fn content_block(&self) -> Option<Value<'_>> {
+    pub fn content_block(&self) -> Option<Value<'t>> {
         self.message()?.get("content")?.index(0)
     }
 
     /// The content block's `type` (`text`, `thinking`, `tool_use`,
     /// `tool_result`).
-    pub fn content_block_type(&self) -> Option<&str> {
+    pub fn content_block_type(&self) -> Option<&'t str> {
         self.content_block()?.get("type")?.as_str()
     }
 
     /// For a `tool_use` block: its `id`.
-    pub fn tool_use_id(&self) -> Option<&str> {
+    pub fn tool_use_id(&self) -> Option<&'t str> {
         let b = self.content_block()?;
         if b.get("type")?.as_str()? != "tool_use" {
             return None;
@@ -688,7 +697,7 @@ impl<'t> Event<'t> {
     }
 
     /// For a `tool_use` block: the tool's `name`.
-    pub fn tool_name(&self) -> Option<&str> {
+    pub fn tool_name(&self) -> Option<&'t str> {
         let b = self.content_block()?;
         if b.get("type")?.as_str()? != "tool_use" {
             return None;
@@ -697,7 +706,7 @@ impl<'t> Event<'t> {
     }
 
     /// For a `tool_result` block: the `tool_use_id` it answers.
-    pub fn tool_result_id(&self) -> Option<&str> {
+    pub fn tool_result_id(&self) -> Option<&'t str> {
         let b = self.content_block()?;
         if b.get("type")?.as_str()? != "tool_result" {
             return None;
@@ -720,7 +729,7 @@ impl<'t> Event<'t> {
     }
 
     /// `subtype` of a system or result event.
-    pub fn subtype(&self) -> Option<&str> {
+    pub fn subtype(&self) -> Option<&'t str> {
         self.raw_subtype()
     }
 
@@ -746,10 +755,11 @@ impl<'t> Event<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
     use crate::framing::Lines;
 
     fn kind_of(s: &str) -> Result<EventKind, ErrorKind> {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         let line = Lines::new(s.as_bytes()).next().unwrap();
         parse_event(&mut p, &line)
             .map(|e| e.kind())
@@ -812,7 +822,7 @@ mod tests {
 
     #[test]
     fn field_tells_null_from_missing() {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         let src = br#"{"type":"assistant","parent_tool_use_id":null}
 {"type":"assistant","parent_tool_use_id":"toolu_1"}
 {"type":"assistant"}
@@ -826,8 +836,6 @@ mod tests {
         for (line, want) in Lines::new(src).zip(want) {
             let ev = parse_event(&mut p, &line).unwrap();
             assert_eq!(ev.parent_tool_use_id(), want);
-            let mismatches = ev.document().type_mismatches();
-            assert_eq!(mismatches, u32::from(line.number == 4));
         }
     }
 }

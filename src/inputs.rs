@@ -39,12 +39,10 @@ use crate::elements::LogValues;
 use crate::error::{Error, ErrorKind, Position};
 use crate::event::{Event, parse_event};
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
-use crate::parse::Parser;
 use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
 use crate::sniff::{Format, FormatChoice, Reading, prefix_is_enough};
 use crate::source::{EndReport, LfWatch, Source};
-use crate::stats::PrunedReader;
 use crate::stream::{Counts, ElementEventReader};
 use crate::transcript::Record;
 use std::io::{self, Read};
@@ -441,13 +439,6 @@ pub struct ReadOptions {
     /// [`Item::Record`] (scanned and validated) instead of as events.
     /// Default false.
     pub records: bool,
-    /// True (and `scan` is `None`): lines are read as `cctape stats` reads
-    /// them by default ([`PrunedReader`]): a long line with long tool
-    /// payloads is validated and its event built from a pruned copy, so
-    /// [`Event::raw`] is that copy. For readers that fold runs or count
-    /// (the same figures as every line parsed whole), not for readers that
-    /// hand payloads on. Default false.
-    pub pruned: bool,
 }
 
 impl Default for ReadOptions {
@@ -457,7 +448,6 @@ impl Default for ReadOptions {
             max_line: DEFAULT_MAX_LINE,
             scan: None,
             records: false,
-            pruned: false,
         }
     }
 }
@@ -746,8 +736,6 @@ pub fn read_source(
                 Take::Record
             } else if let Some(mode) = opts.scan {
                 Take::Scan(mode)
-            } else if opts.pruned {
-                Take::Pruned
             } else {
                 Take::Event
             };
@@ -795,9 +783,6 @@ pub fn read_source(
 enum Take {
     /// Parsed: [`Item::Event`].
     Event,
-    /// Parsed, long lines from a pruned copy ([`PrunedReader`]):
-    /// [`Item::Event`].
-    Pruned,
     /// Scanned: [`Item::Scanned`].
     Scan(ScanMode),
     /// Scanned, validated, as a transcript record: [`Item::Record`].
@@ -836,8 +821,7 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
     /// parser's error whichever way it was read.
     fn lines(&mut self, rdr: impl Read, max_line: usize, take: Take) -> (Counts, u64) {
         let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        let (mut scanner, mut parser) = (Scanner::new(), Parser::new());
-        let mut pruning = PrunedReader::new();
+        let (mut scanner, mut parser) = (Scanner::new(), Scanner::new());
         let mut counts = Counts::default();
         while !self.stopped {
             let span = match lines.next_span() {
@@ -863,9 +847,6 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                 Take::Event => {
                     parse_event(&mut parser, &line).map(|ev| self.item(Item::Event(&ev)))
                 }
-                Take::Pruned => pruning
-                    .read(&mut parser, &line)
-                    .map(|ev| self.item(Item::Event(&ev))),
                 Take::Scan(mode) => scanner
                     .scan_with(&line, mode)
                     .map(|s| self.item(Item::Scanned(&s))),
@@ -888,7 +869,7 @@ impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
                         Take::Record if e.kind() == ErrorKind::InvalidJson => {
                             parse_event(&mut parser, &line).err().unwrap_or(e)
                         }
-                        Take::Event | Take::Pruned | Take::Record => e,
+                        Take::Event | Take::Record => e,
                     };
                     self.error(e, Some(line.bytes));
                 }

@@ -30,7 +30,7 @@
 //!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
 //!    [`scan`] and [`parse`] are its former homes, kept for their callers;
 //! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
-//!    read lazily without allocating;
+//!    read lazily through the line's index without allocating;
 //! 4. [`stream`]: the three put together, with counts;
 //! 5. [`views`]: a typed, borrowed view per event kind, every field of the
 //!    reference reachable;
@@ -104,7 +104,8 @@ pub mod views;
 pub use error::{Error, ErrorKind, Position};
 pub use event::{Event, EventKind, Field, TokenCounts};
 pub use framing::{Line, LineDecoder, LineReader, Lines};
-pub use parse::{Document, Number, Parser, Value, ValueKind};
+pub use json::{Number, Value, ValueKind};
+pub use parse::{Document, Parser};
 pub use run::{RunFolder, RunSummary, Verdict};
 pub use runs::runs;
 pub use stream::{Counts, EventReader, SliceEvents};

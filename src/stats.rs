@@ -7,11 +7,9 @@
 //! by `"type/subtype"`, which allocates only the first time a name is seen.
 
 use crate::error::Error;
-use crate::event::{Event, EventKind, parse_event};
+use crate::event::{Event, EventKind};
 use crate::framing::{Line, Lines};
-use crate::json::IndexDepth;
-use crate::parse::{ParsedLines, Parser};
-use crate::scan::{Scanner, prune_into};
+use crate::json::{IndexedLines, Scanner};
 use crate::stream::Counts;
 use std::collections::BTreeMap;
 
@@ -207,150 +205,12 @@ impl Stats {
     }
 }
 
-/// Lines at least this long are scanned first and, when they carry long
-/// tool payloads, read from a pruned copy by [`PrunedReader`].
-pub const PRUNE_MIN: usize = 4096;
-/// How much of each long payload string [`PrunedReader`]'s copy keeps.
-pub const PRUNE_KEEP: usize = 256;
-
-/// The read `cctape stats` does by default (without `--exact`): a line of
-/// at least [`PRUNE_MIN`] bytes is validated by the [`Scanner`] and, when
-/// [`prune_into`] cuts something, its event is built from the pruned copy
-/// (long tool payload strings cut to [`PRUNE_KEEP`] bytes); every other line
-/// is parsed whole. Once a `stream_event` has been read, the input carries
-/// partial messages, whose assistant tool inputs the run fold compares with
-/// their deltas: assistant lines are then read whole.
-///
-/// The promise is that [`Stats`] and the run summaries `cctape stats`
-/// prints are the same as from [`parse_event`] on every line; the
-/// `stats_path` fuzz target checks it.
-///
-/// ```
-/// use cctape::framing::Lines;
-/// use cctape::parse::Parser;
-/// use cctape::stats::PrunedReader;
-///
-/// let long = "x".repeat(5000);
-/// let input = format!(r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t1","content":"{long}"}}]}}}}"#);
-/// let mut reader = PrunedReader::new();
-/// let mut parser = Parser::new();
-/// let line = Lines::new(input.as_bytes()).next().unwrap();
-/// let ev = reader.read(&mut parser, &line).unwrap();
-/// assert_eq!(ev.tool_result_id(), Some("t1"));
-/// assert!(ev.raw().len() < 400);
-/// ```
-#[derive(Debug)]
-pub struct PrunedReader {
-    scanner: Scanner,
-    pruned: Vec<u8>,
-    partial: bool,
-    pruned_lines: u64,
-}
-
-impl Default for PrunedReader {
-    fn default() -> PrunedReader {
-        // The prune reads the line's bytes and its top-level fields: the
-        // index below the top level would be written and never read.
-        let mut scanner = Scanner::new();
-        scanner.set_index_depth(IndexDepth::TopLevel);
-        PrunedReader {
-            scanner,
-            pruned: Vec::new(),
-            partial: false,
-            pruned_lines: 0,
-        }
-    }
-}
-
-impl PrunedReader {
-    /// A reader that has seen no line yet.
-    pub fn new() -> PrunedReader {
-        PrunedReader::default()
-    }
-
-    /// Read one non-blank line as `cctape stats` does: the event of the
-    /// pruned copy when pruning applies, of the line itself otherwise (and
-    /// then the line's own error when it is not an event).
-    pub fn read<'a>(
-        &'a mut self,
-        parser: &'a mut Parser,
-        line: &Line<'a>,
-    ) -> Result<Event<'a>, Error> {
-        if self.cut(line) {
-            self.pruned_lines += 1;
-            let copy = Line {
-                bytes: &self.pruned[..],
-                ..*line
-            };
-            return parse_event(parser, &copy);
-        }
-        let ev = parse_event(parser, line)?;
-        self.partial |= ev.kind() == EventKind::StreamEvent;
-        Ok(ev)
-    }
-
-    /// True when `line` is read from a pruned copy, which is then in
-    /// `self.pruned`: a long line, valid, with something to cut, and not an
-    /// assistant line of a stream with partial messages.
-    fn cut(&mut self, line: &Line<'_>) -> bool {
-        if line.bytes.len() < PRUNE_MIN {
-            return false;
-        }
-        match self.scanner.scan(line) {
-            Ok(s) if self.partial && s.kind() == EventKind::Assistant => false,
-            Ok(s) => prune_into(&s, PRUNE_KEEP, &mut self.pruned),
-            // The tape's reading of a bad line is the one reported.
-            Err(_) => false,
-        }
-    }
-
-    /// Take an event that a [`ReadAhead`] read from `line` on another
-    /// thread (`pruned`: from a pruned copy), as [`read`](PrunedReader::read)
-    /// would have read it here: the same event, or `line` parsed again whole
-    /// when it is an assistant line that the chunk's reader pruned before it
-    /// knew that this input carries partial messages (a chunk is read
-    /// without the lines before it).
-    pub fn take_ahead<'a>(
-        &'a mut self,
-        parser: &'a mut Parser,
-        line: &Line<'a>,
-        ahead: Event<'a>,
-        pruned: bool,
-    ) -> Result<Event<'a>, Error> {
-        if pruned && self.partial && ahead.kind() == EventKind::Assistant {
-            return parse_event(parser, line);
-        }
-        if pruned {
-            self.pruned_lines += 1;
-        } else {
-            self.partial |= ahead.kind() == EventKind::StreamEvent;
-        }
-        Ok(ahead)
-    }
-
-    /// True once a `stream_event` was read (assistant lines are then read
-    /// whole).
-    pub fn partial_messages(&self) -> bool {
-        self.partial
-    }
-
-    /// How many lines were read from a pruned copy.
-    pub fn pruned_lines(&self) -> u64 {
-        self.pruned_lines
-    }
-}
-
 /// What [`ReadAhead`] made of one line.
 #[derive(Debug)]
 enum Ahead {
     Blank,
     TooLong,
-    Event {
-        index: usize,
-        kind: EventKind,
-        /// Where the pruned copy is in `pruned`, when the line was pruned.
-        pruned: Option<(usize, usize)>,
-    },
+    Event { index: usize, kind: EventKind },
     Failed(Error),
 }
 
@@ -362,44 +222,32 @@ pub enum AheadLine<'a> {
     Blank,
     /// Longer than the maximum the chunk was read with.
     TooLong,
-    /// An event: from a pruned copy when `pruned` (pass both to
-    /// [`PrunedReader::take_ahead`]).
-    Event {
-        /// The event.
-        event: Event<'a>,
-        /// Read from a pruned copy of the line.
-        pruned: bool,
-    },
+    /// An event, read through the index its scan wrote.
+    Event(Event<'a>),
     /// Not an event: why.
     Failed(Error),
 }
 
-/// The lines of one chunk of an input read the way `cctape stats` reads
-/// them ([`PrunedReader`], or whole with `exact`), on any thread, into owned
-/// buffers (tapes in a [`ParsedLines`] batch, pruned copies) that another
-/// thread then reads in order ([`lines`](ReadAhead::lines)). This is how
-/// `cctape stats` uses two cores on one file without reading a byte twice:
-/// a pool parses the chunks ahead, one thread folds the runs in input
-/// order, so the result is the one-thread result by construction. Every
-/// buffer is kept from chunk to chunk.
+/// The lines of one chunk of an input, validated and indexed on any thread
+/// into owned buffers (each line's structural index appended to one
+/// [`IndexedLines`] batch) that another thread then reads in order
+/// ([`lines`](ReadAhead::lines)). This is how `cctape stats` uses two cores
+/// on one file without reading a byte twice: a pool scans the chunks
+/// ahead, one thread folds the runs in input order, so the result is the
+/// one-thread result by construction. Every buffer is kept from chunk to
+/// chunk.
 ///
 /// ```
-/// use cctape::framing::Lines;
-/// use cctape::parse::Parser;
-/// use cctape::stats::{AheadLine, PrunedReader, ReadAhead};
+/// use cctape::stats::{AheadLine, ReadAhead};
 ///
 /// let chunk = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n\nnot json\n";
-/// let mut ahead = ReadAhead::new(false);
+/// let mut ahead = ReadAhead::new();
 /// ahead.read(chunk, (0, 1), 1 << 20);
 /// let mut ahead = std::thread::spawn(move || ahead).join().unwrap();
-/// let (mut reader, mut parser) = (PrunedReader::new(), Parser::new());
 /// let mut seen = Vec::new();
 /// for (line, item) in ahead.lines(chunk) {
 ///     match item {
-///         AheadLine::Event { event, pruned } => {
-///             let ev = reader.take_ahead(&mut parser, &line, event, pruned).unwrap();
-///             seen.push(format!("{} {}", line.number, ev.raw_type()));
-///         }
+///         AheadLine::Event(ev) => seen.push(format!("{} {}", line.number, ev.raw_type())),
 ///         AheadLine::Blank => seen.push(format!("{} blank", line.number)),
 ///         AheadLine::Failed(e) => seen.push(format!("{} {:?}", line.number, e.kind())),
 ///         AheadLine::TooLong => seen.push(format!("{} too long", line.number)),
@@ -407,30 +255,19 @@ pub enum AheadLine<'a> {
 /// }
 /// assert_eq!(seen, ["1 system", "2 blank", "3 InvalidJson"]);
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ReadAhead {
-    exact: bool,
-    reader: PrunedReader,
-    parser: Parser,
-    batch: ParsedLines,
-    pruned: Vec<u8>,
+    scanner: Scanner,
+    batch: IndexedLines,
     /// Each line's place in the chunk (so that the folding thread does not
     /// look for the line ends again) and what was made of it.
     items: Vec<(Span, Ahead)>,
 }
 
 impl ReadAhead {
-    /// A reader with empty buffers; `exact` parses every line whole (as
-    /// `cctape stats --exact`).
-    pub fn new(exact: bool) -> ReadAhead {
-        ReadAhead {
-            exact,
-            reader: PrunedReader::new(),
-            parser: Parser::new(),
-            batch: ParsedLines::new(),
-            pruned: Vec::new(),
-            items: Vec::new(),
-        }
+    /// A reader with empty buffers.
+    pub fn new() -> ReadAhead {
+        ReadAhead::default()
     }
 
     /// Read the lines of `chunk`, which starts at byte `offset` of its input
@@ -439,19 +276,15 @@ impl ReadAhead {
     /// chunk held is forgotten.
     pub fn read(&mut self, chunk: &[u8], (offset, first_line): (u64, u64), max_line: usize) {
         self.batch.clear();
-        self.pruned.clear();
         self.items.clear();
-        // Each chunk is read as if nothing came before it: take_ahead
-        // mends what that changes.
-        self.reader.partial = false;
         for line in chunk_lines(chunk, (offset, first_line)) {
             let item = if line.bytes.len() > max_line {
                 Ahead::TooLong
             } else if line.is_blank() {
                 Ahead::Blank
             } else {
-                match self.read_line(&line) {
-                    Ok(item) => item,
+                match crate::event::parse_event_into(&mut self.scanner, &line, &mut self.batch) {
+                    Ok((index, kind)) => Ahead::Event { index, kind },
                     Err(e) => Ahead::Failed(e),
                 }
             };
@@ -469,38 +302,6 @@ impl ReadAhead {
         }
     }
 
-    fn read_line(&mut self, line: &Line<'_>) -> Result<Ahead, Error> {
-        let ReadAhead {
-            exact,
-            reader,
-            parser,
-            batch,
-            pruned,
-            ..
-        } = self;
-        if !*exact && reader.cut(line) {
-            let from = pruned.len();
-            pruned.extend_from_slice(&reader.pruned);
-            let copy = Line {
-                bytes: &pruned[from..],
-                ..*line
-            };
-            let (index, kind) = crate::event::parse_event_into(parser, &copy, batch)?;
-            return Ok(Ahead::Event {
-                index,
-                kind,
-                pruned: Some((from, pruned.len())),
-            });
-        }
-        let (index, kind) = crate::event::parse_event_into(parser, line, batch)?;
-        reader.partial |= kind == EventKind::StreamEvent;
-        Ok(Ahead::Event {
-            index,
-            kind,
-            pruned: None,
-        })
-    }
-
     /// The lines of `chunk` (the same bytes given to
     /// [`read`](ReadAhead::read)) with what was made of each, in order
     /// (once: the errors are handed over).
@@ -508,13 +309,8 @@ impl ReadAhead {
         &'a mut self,
         chunk: &'a [u8],
     ) -> impl Iterator<Item = (Line<'a>, AheadLine<'a>)> {
-        let ReadAhead {
-            batch,
-            pruned: copies,
-            items,
-            ..
-        } = self;
-        let (batch, copies) = (&*batch, &*copies);
+        let ReadAhead { batch, items, .. } = self;
+        let batch = &*batch;
         items.iter_mut().map(move |(span, item)| {
             let line = Line {
                 bytes: chunk.get(span.at..span.at + span.len).unwrap_or_default(),
@@ -526,19 +322,8 @@ impl ReadAhead {
                 Ahead::Blank => AheadLine::Blank,
                 Ahead::TooLong => AheadLine::TooLong,
                 Ahead::Failed(e) => AheadLine::Failed(e),
-                Ahead::Event {
-                    index,
-                    kind,
-                    pruned,
-                } => {
-                    let raw = match pruned {
-                        Some((a, b)) => &copies[a..b],
-                        None => line.bytes,
-                    };
-                    AheadLine::Event {
-                        event: Event::in_batch(batch, index, raw, kind),
-                        pruned: pruned.is_some(),
-                    }
+                Ahead::Event { index, kind } => {
+                    AheadLine::Event(Event::in_batch(batch, index, line, kind))
                 }
             };
             (line, got)
@@ -567,6 +352,20 @@ fn chunk_lines(chunk: &[u8], (offset, first_line): (u64, u64)) -> Lines<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the pool and the Python bindings rely on: readers and batches
+    /// move between threads, a run folder is also shared (the unescape
+    /// arena of a scanner is neither, so scanners are `Send` only).
+    #[test]
+    fn readers_move_and_folders_share_across_threads() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send::<Scanner>();
+        send::<IndexedLines>();
+        send::<ReadAhead>();
+        send_sync::<crate::run::RunFolder>();
+        send_sync::<Stats>();
+    }
 
     #[test]
     fn counts_by_type_unknown_and_errors() {

@@ -11,7 +11,7 @@
 //! borrows the reader's parser and must be dropped before the next call.
 //!
 //! **Why not [`Iterator`].** A std iterator's items must outlive the next
-//! call to `next`, so each event would need its own tape: an allocation
+//! call to `next`, so each event would need its own index: an allocation
 //! per line, which the readers promise not to make. The readers here (and
 //! [`LineReader`],
 //! [`LineDecoder`](crate::framing::LineDecoder) and the element readers
@@ -25,7 +25,7 @@
 use crate::error::Error;
 use crate::event::{Event, parse_event};
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, Line, LineReader, LineSpan, Lines};
-use crate::parse::Parser;
+use crate::json::Scanner;
 use std::io::Read;
 use std::task::{Context, Poll, Waker};
 
@@ -54,7 +54,7 @@ impl Counts {
 
 /// Events from bytes in memory.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -78,7 +78,7 @@ impl Counts {
 #[derive(Debug)]
 pub struct SliceEvents<'b> {
     lines: Lines<'b>,
-    parser: Parser,
+    parser: Scanner,
     counts: Counts,
     last: Option<Line<'b>>,
     max_line: usize,
@@ -87,11 +87,11 @@ pub struct SliceEvents<'b> {
 impl<'b> SliceEvents<'b> {
     /// Events of `bytes`, with a new parser.
     pub fn new(bytes: &'b [u8]) -> SliceEvents<'b> {
-        SliceEvents::with_parser(Lines::new(bytes), Parser::new())
+        SliceEvents::with_parser(Lines::new(bytes), Scanner::new())
     }
 
-    /// Events of the given lines, with a parser whose buffers are reused.
-    pub fn with_parser(lines: Lines<'b>, parser: Parser) -> SliceEvents<'b> {
+    /// Events of the given lines, with a scanner whose buffers are reused.
+    pub fn with_parser(lines: Lines<'b>, parser: Scanner) -> SliceEvents<'b> {
         SliceEvents {
             lines,
             parser,
@@ -152,7 +152,7 @@ impl<'b> SliceEvents<'b> {
     }
 
     /// Give back the parser, to reuse its buffers.
-    pub fn into_parser(self) -> Parser {
+    pub fn into_parser(self) -> Scanner {
         self.parser
     }
 }
@@ -168,7 +168,7 @@ pub fn line_too_long(line: &Line<'_>) -> Error {
 
 /// Events from any reader (stdin, pipes, decompressors), in bounded memory.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -186,7 +186,7 @@ pub fn line_too_long(line: &Line<'_>) -> Error {
 #[derive(Debug)]
 pub struct EventReader<R> {
     lines: LineReader<R>,
-    parser: Parser,
+    parser: Scanner,
     counts: Counts,
     last: Option<LineSpan>,
 }
@@ -202,7 +202,7 @@ impl<R: Read> EventReader<R> {
     pub fn with_capacity(rdr: R, read_size: usize, max_line: usize) -> EventReader<R> {
         EventReader {
             lines: LineReader::with_capacity(rdr, read_size, max_line),
-            parser: Parser::new(),
+            parser: Scanner::new(),
             counts: Counts::default(),
             last: None,
         }
@@ -288,7 +288,7 @@ impl<R: Read> Spans for LineReader<R> {
 /// line to parse, then the event it is.
 pub(crate) fn poll_event<'p, S: Spans>(
     spans: &'p mut S,
-    parser: &'p mut Parser,
+    parser: &'p mut Scanner,
     counts: &mut Counts,
     last: &mut Option<LineSpan>,
     cx: &mut Context<'_>,
@@ -339,7 +339,7 @@ pub(crate) fn poll_line_to_parse<S: Spans>(
 /// Parse a line that is not blank, counting it as an event or an error.
 pub(crate) fn parse_counted<'p>(
     line: &Line<'p>,
-    parser: &'p mut Parser,
+    parser: &'p mut Scanner,
     counts: &mut Counts,
 ) -> Result<Event<'p>, Error> {
     let r = parse_event(parser, line);
@@ -389,7 +389,7 @@ mod tests {
 /// An element read as an event, counted; an error restated at its physical
 /// line with the element's index.
 fn element_event<'t>(
-    parser: &'t mut Parser,
+    parser: &'t mut Scanner,
     el: crate::elements::Element<'t>,
     counts: &mut Counts,
 ) -> Result<Event<'t>, Error> {
@@ -415,7 +415,7 @@ fn element_event<'t>(
 /// ([`Position::element`](crate::Position::element)). [`Counts::lines`]
 /// counts physical lines; blank lines are not counted apart.
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -434,7 +434,7 @@ fn element_event<'t>(
 #[derive(Debug)]
 pub struct ElementEvents<'b> {
     elements: crate::elements::Elements<'b>,
-    parser: Parser,
+    parser: Scanner,
     counts: Counts,
     last: Option<crate::elements::Element<'b>>,
 }
@@ -442,13 +442,13 @@ pub struct ElementEvents<'b> {
 impl<'b> ElementEvents<'b> {
     /// Events of the elements of `bytes`, with a new parser.
     pub fn new(bytes: &'b [u8]) -> ElementEvents<'b> {
-        ElementEvents::with_parser(crate::elements::Elements::new(bytes), Parser::new())
+        ElementEvents::with_parser(crate::elements::Elements::new(bytes), Scanner::new())
     }
 
-    /// Events of the given elements, with a parser whose buffers are reused.
+    /// Events of the given elements, with a scanner whose buffers are reused.
     pub fn with_parser(
         elements: crate::elements::Elements<'b>,
-        parser: Parser,
+        parser: Scanner,
     ) -> ElementEvents<'b> {
         ElementEvents {
             elements,
@@ -486,7 +486,7 @@ impl<'b> ElementEvents<'b> {
     }
 
     /// Give back the parser, to reuse its buffers.
-    pub fn into_parser(self) -> Parser {
+    pub fn into_parser(self) -> Scanner {
         self.parser
     }
 }
@@ -495,7 +495,7 @@ impl<'b> ElementEvents<'b> {
 /// memory bounded by the read size and the largest element; see
 /// [`ElementEvents`].
 ///
-/// Not an [`Iterator`]: each event is lent from the reader's reused tape
+/// Not an [`Iterator`]: each event is lent from the reader's reused index
 /// (see [the module](self) for why); loop with `while let` as below.
 ///
 /// ```
@@ -513,7 +513,7 @@ impl<'b> ElementEvents<'b> {
 #[derive(Debug)]
 pub struct ElementEventReader<R> {
     elements: crate::elements::ElementReader<R>,
-    parser: Parser,
+    parser: Scanner,
     counts: Counts,
     last: Option<crate::elements::ElementSpan>,
 }
@@ -529,7 +529,7 @@ impl<R: Read> ElementEventReader<R> {
     pub fn with_capacity(rdr: R, read_size: usize, max: usize) -> ElementEventReader<R> {
         ElementEventReader {
             elements: crate::elements::ElementReader::with_capacity(rdr, read_size, max),
-            parser: Parser::new(),
+            parser: Scanner::new(),
             counts: Counts::default(),
             last: None,
         }

@@ -293,7 +293,7 @@ fn codec_lines_parse_as_the_blocking_reader_reads_them() {
     let (want, _) = sync_items(&input, false, 64, cctape::framing::DEFAULT_MAX_LINE);
     let got = runtime().block_on(async {
         let mut frames = FramedRead::new(&input[..], LineCodec::new());
-        let mut parser = cctape::Parser::new();
+        let mut parser = cctape::json::Scanner::new();
         let mut out = Vec::new();
         while let Some(frame) = frames.next().await {
             let line = frame.unwrap().unwrap();

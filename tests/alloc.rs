@@ -9,9 +9,13 @@
 //! same bytes with the same parser, a second pass must allocate nothing
 //! while calling `next_event` and every hot accessor of every event, except
 //! the one box of each per-line error (errors are a boxed value by design).
+//! Events read through the structural index: strings with escapes (text,
+//! tool results) read as `&str` are unescaped into the arena of the line's
+//! buffer, a scanner's or a batch's ([`ReadAhead`], the pool's read), which
+//! allocates nothing once grown.
 
 use cctape::framing::Lines;
-use cctape::stats::Stats;
+use cctape::stats::{AheadLine, ReadAhead, Stats};
 use cctape::{Event, EventReader, SliceEvents};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -103,7 +107,18 @@ fn touch(ev: &Event<'_>) {
             .map(|v| v.as_u64()),
     );
     black_box(ev.get("result").and_then(|v| v.as_str()));
-    black_box(ev.document().type_mismatches());
+    // Strings that hold escapes (newlines in text and tool results), read
+    // as `&str`: unescaped into the arena.
+    let block = ev.content_block();
+    black_box(block.and_then(|b| b.get("text")).and_then(|v| v.as_str()));
+    black_box(
+        block
+            .and_then(|b| b.get("content"))
+            .and_then(|v| v.as_str()),
+    );
+    for (k, v) in ev.root().entries() {
+        black_box((k, v.as_str()));
+    }
 }
 
 fn corpus() -> Vec<u8> {
@@ -304,6 +319,68 @@ fn reading_events_allocates_nothing_after_warm_up() {
         );
         assert_eq!(reader.counts().lines, 2 * lines_per_copy);
     }
+
+    // ---- ReadAhead (the pool's read of a large file): chunks of the corpus
+    // validated and indexed into one batch, each line's nodes appended to
+    // its buffer, read back through the index. After a warm-up over every
+    // chunk, reading them again allocates nothing but the error boxes.
+    // Chunks of 256 KiB as the CLI reads ahead, or smaller when the corpus
+    // is (without ../shared/realworld), so that there are several.
+    let size = (corpus.len() / 8).clamp(1, 256 << 10);
+    let chunks: Vec<(&[u8], (u64, u64))> = {
+        let (mut out, mut at, mut line) = (Vec::new(), 0usize, 1u64);
+        while at < corpus.len() {
+            let from = (at + size).min(corpus.len()) - 1;
+            let end = memchr::memchr(b'\n', &corpus[from..]).map_or(corpus.len(), |i| from + i + 1);
+            out.push((&corpus[at..end], (at as u64, line)));
+            line += memchr::memchr_iter(b'\n', &corpus[at..end]).count() as u64;
+            at = end;
+        }
+        out
+    };
+    assert!(chunks.len() > 4, "{} chunks", chunks.len());
+    let mut ahead = ReadAhead::new();
+    let mut warm = Pass::default();
+    for &(chunk, start) in &chunks {
+        ahead.read(chunk, start, 256 << 20);
+        for (_, item) in ahead.lines(chunk) {
+            match item {
+                AheadLine::Event(ev) => {
+                    touch(&ev);
+                    warm.events += 1;
+                }
+                AheadLine::Failed(_) => warm.errors += 1,
+                AheadLine::Blank | AheadLine::TooLong => {}
+            }
+        }
+    }
+    let mut pass = Pass::default();
+    for &(chunk, start) in &chunks {
+        let before = count();
+        ahead.read(chunk, start, 256 << 20);
+        let mut errors = 0;
+        for (line, item) in ahead.lines(chunk) {
+            match item {
+                AheadLine::Event(ev) => {
+                    touch(&ev);
+                    pass.events += 1;
+                }
+                AheadLine::Failed(e) => {
+                    errors += 1;
+                    black_box((line.number, e.kind()));
+                }
+                AheadLine::Blank | AheadLine::TooLong => {}
+            }
+        }
+        pass.errors += errors;
+        assert_eq!(
+            since(before).0,
+            errors,
+            "ReadAhead: chunk at byte {} allocated more than its error boxes",
+            start.0
+        );
+    }
+    assert_eq!(pass, warm, "ReadAhead");
 
     // ---- The counter counts: a parser's first line allocates.
     let start = count();

@@ -3,7 +3,6 @@
 //! global).
 
 use cctape::elements::Elements;
-use cctape::parse::Parser;
 use cctape::scan::Scanner;
 use cctape::stream::{ElementEventReader, ElementEvents};
 use cctape::transcript::{TranscriptFile, TranscriptFold};
@@ -67,7 +66,7 @@ fn array(n: usize) -> Vec<u8> {
 #[test]
 fn element_events_from_a_slice_allocate_nothing_once_warm() {
     let data = array(300);
-    let mut parser = Parser::new();
+    let mut parser = Scanner::new();
     for round in 0..2 {
         let before = allocs();
         let mut ev = ElementEvents::with_parser(Elements::new(&data), parser);

@@ -7,13 +7,12 @@
 //! every read size from 1 to 64, must all give what the oracle gives (with
 //! lines past the maximum replaced by one `LineTooLong` error). Events must
 //! be the same through [`SliceEvents`], [`EventReader`] with tiny buffers and
-//! [`LineDecoder`] + [`Parser`], and a valid stream cut at any byte must give
+//! [`LineDecoder`] + the scanner, and a valid stream cut at any byte must give
 //! the events of its complete lines plus at most one `truncated` error.
 
 use cctape::event::parse_event;
 use cctape::{
-    Error, ErrorKind, EventKind, EventReader, Line, LineDecoder, LineReader, Lines, Parser,
-    SliceEvents,
+    Error, ErrorKind, EventKind, EventReader, Line, LineDecoder, LineReader, Lines, SliceEvents,
 };
 use proptest::prelude::*;
 use std::io::{self, Read};
@@ -702,7 +701,7 @@ fn reader_events(
 }
 
 fn decoder_events(input: &[u8], sizes: &[usize]) -> Vec<EventItem> {
-    fn take(dec: &mut LineDecoder, parser: &mut Parser, out: &mut Vec<EventItem>) {
+    fn take(dec: &mut LineDecoder, parser: &mut cctape::json::Scanner, out: &mut Vec<EventItem>) {
         while let Some(r) = dec.next_line() {
             match r {
                 Ok(line) if line.is_blank() => {}
@@ -712,7 +711,7 @@ fn decoder_events(input: &[u8], sizes: &[usize]) -> Vec<EventItem> {
         }
     }
     let mut dec = LineDecoder::new();
-    let mut parser = Parser::new();
+    let mut parser = cctape::json::Scanner::new();
     let mut out = Vec::new();
     let mut pos = 0;
     let mut i = 0;

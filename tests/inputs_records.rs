@@ -7,7 +7,7 @@
 use cctape::event::parse_event;
 use cctape::framing::LineReader;
 use cctape::inputs::{Item, ReadOptions, read_source};
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::sniff::FormatChoice;
 use cctape::source::{EndReport, Source, SourceKind};
 use std::ops::ControlFlow;
@@ -49,7 +49,7 @@ fn bad_records(bytes: &[u8]) -> (Vec<Bad>, usize) {
 /// The same lines' errors as the event parser gives them.
 fn parsed_errors(bytes: &[u8]) -> Vec<Bad> {
     let mut lines = LineReader::new(bytes);
-    let mut parser = Parser::new();
+    let mut parser = Scanner::new();
     let mut out = Vec::new();
     while let Some(line) = lines.next_line() {
         let line = line.expect("a line");

@@ -97,7 +97,7 @@ fn walk(v: Value<'_>, buf: &mut String, depth: usize) -> u64 {
     n += v.as_u64().unwrap_or(0);
     if depth < 8 {
         for (k, e) in v.entries() {
-            n += k.raw().len() as u64 + walk(e, buf, depth + 1);
+            n += k.len() as u64 + walk(e, buf, depth + 1);
         }
         for e in v.elements() {
             n += walk(e, buf, depth + 1);

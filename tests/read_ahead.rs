@@ -1,52 +1,51 @@
 //! `cctape stats` on two cores reads a large file's chunks ahead on a pool
-//! ([`ReadAhead`]) and folds them in order on one thread
-//! ([`PrunedReader::take_ahead`]). These tests hold it to the one-thread
-//! read ([`PrunedReader::read`]) line by line: the same kind, raw bytes and
-//! whole parsed value of every event, the same errors, the same count of
-//! pruned lines, for chunks of every size, on every real capture and on a
-//! partial-message stream cut where a chunk's reader cannot know that the
-//! input carries partial messages.
+//! ([`ReadAhead`]: each line validated and indexed into the chunk's batch)
+//! and folds them in order on one thread. These tests hold it to the
+//! one-thread read ([`parse_event`]) line by line: the same kind, raw bytes
+//! and whole value of every event, the same errors, for chunks of every
+//! size, on every real capture and on lines with escapes (unescaped into
+//! the batch's arena).
 
+use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, Lines};
-use cctape::parse::Parser;
-use cctape::stats::{AheadLine, PrunedReader, ReadAhead};
+use cctape::json::Scanner;
+use cctape::stats::{AheadLine, ReadAhead};
 
 #[path = "support/realworld.rs"]
 mod realworld;
 
-/// What the one-thread read makes of every line, and its pruned count.
-fn one_thread(bytes: &[u8]) -> (Vec<String>, u64) {
-    let (mut reader, mut parser) = (PrunedReader::new(), Parser::new());
+/// What the one-thread read makes of every line.
+fn one_thread(bytes: &[u8]) -> Vec<String> {
+    let mut scanner = Scanner::new();
     let mut seen = Vec::new();
     for line in Lines::new(bytes) {
         if line.is_blank() {
             seen.push(format!("{} blank", line.number));
             continue;
         }
-        seen.push(match reader.read(&mut parser, &line) {
+        seen.push(match parse_event(&mut scanner, &line) {
             Ok(ev) => describe(line.number, &ev),
             Err(e) => format!("{} error {e}", line.number),
         });
     }
-    (seen, reader.pruned_lines())
+    seen
 }
 
 fn describe(number: u64, ev: &cctape::Event<'_>) -> String {
     format!(
-        "{number} {:?} at {} {:?} raw {}",
+        "{number} {:?} at {} {:?} session {:?} raw {}",
         ev.kind(),
         ev.offset(),
         ev.root(),
+        ev.session_id(),
         String::from_utf8_lossy(ev.raw())
     )
 }
 
-/// The same through chunks of about `size` bytes read ahead; also how many
-/// lines a chunk's reader pruned that the fold read again whole.
-fn ahead(bytes: &[u8], size: usize) -> (Vec<String>, u64, u64) {
-    let (mut reader, mut parser) = (PrunedReader::new(), Parser::new());
-    let mut ahead = ReadAhead::new(false);
-    let (mut seen, mut again) = (Vec::new(), 0);
+/// The same through chunks of about `size` bytes read ahead.
+fn ahead(bytes: &[u8], size: usize) -> Vec<String> {
+    let mut ahead = ReadAhead::new();
+    let mut seen = Vec::new();
     for (chunk, start) in cut(bytes, size) {
         ahead.read(chunk, start, DEFAULT_MAX_LINE);
         // Read on another thread, as the CLI does.
@@ -54,23 +53,13 @@ fn ahead(bytes: &[u8], size: usize) -> (Vec<String>, u64, u64) {
         for (line, item) in ahead.lines(chunk) {
             seen.push(match item {
                 AheadLine::Blank => format!("{} blank", line.number),
-                AheadLine::Event { event, pruned } => {
-                    let before = reader.pruned_lines();
-                    let (text, kept) = match reader.take_ahead(&mut parser, &line, event, pruned) {
-                        Ok(ev) => (describe(line.number, &ev), true),
-                        Err(e) => (format!("{} error {e}", line.number), false),
-                    };
-                    if kept && pruned && reader.pruned_lines() == before {
-                        again += 1;
-                    }
-                    text
-                }
+                AheadLine::Event(ev) => describe(line.number, &ev),
                 AheadLine::Failed(e) => format!("{} error {e}", line.number),
                 AheadLine::TooLong => format!("{} too long", line.number),
             });
         }
     }
-    (seen, reader.pruned_lines(), again)
+    seen
 }
 
 /// `bytes` cut after the first LF at or past every `size` bytes, each
@@ -89,11 +78,10 @@ fn cut(bytes: &[u8], size: usize) -> Vec<(&[u8], (u64, u64))> {
     out
 }
 
-fn assert_same(name: &str, bytes: &[u8], sizes: &[usize]) -> u64 {
-    let (want, pruned) = one_thread(bytes);
-    let mut again = 0;
+fn assert_same(name: &str, bytes: &[u8], sizes: &[usize]) {
+    let want = one_thread(bytes);
     for &size in sizes {
-        let (got, got_pruned, a) = ahead(bytes, size);
+        let got = ahead(bytes, size);
         assert_eq!(
             got.len(),
             want.len(),
@@ -102,10 +90,7 @@ fn assert_same(name: &str, bytes: &[u8], sizes: &[usize]) -> u64 {
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g, w, "{name}, chunks of {size}");
         }
-        assert_eq!(got_pruned, pruned, "{name}, chunks of {size}: pruned lines");
-        again += a;
     }
-    again
 }
 
 #[test]
@@ -123,27 +108,21 @@ fn every_real_capture_reads_the_same_ahead_in_chunks_of_any_size() {
     assert!(files > 55, "{files} files");
 }
 
-/// A partial-message stream whose second chunk starts with a long
-/// assistant tool call: that chunk's reader has seen no `stream_event` and
-/// prunes it, the fold knows better and reads it again whole, as the
-/// one-thread read (which never pruned it) did.
+/// Strings with escapes, read from a batch on the folding thread: each one
+/// unescaped into the batch's arena, the same text the one-thread read
+/// gives, chunk after chunk (the arena reset between them).
 #[test]
-fn an_assistant_line_pruned_ahead_in_a_partial_stream_is_read_again_whole() {
-    let long = "y".repeat(6000);
-    let delta = r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\":\""}},"session_id":"s","parent_tool_use_id":null}"#;
-    let assistant = format!(
-        r#"{{"type":"assistant","message":{{"id":"m1","model":"claude-x","content":[{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"{long}"}}}}],"usage":{{"input_tokens":1,"output_tokens":2}}}},"parent_tool_use_id":null,"session_id":"s"}}"#
-    );
-    let init = r#"{"type":"system","subtype":"init","session_id":"s","model":"claude-x"}"#;
-    let input = format!("{init}\n{delta}\n{assistant}\n{delta}\n");
-    // Chunks of one line each: the assistant line is the first of its own.
-    let again = assert_same("partial", input.as_bytes(), &[1]);
-    assert_eq!(again, 1, "the pruned assistant line was read again");
-    // Without partial messages it stays pruned, ahead and on one thread.
-    let plain = format!("{init}\n{assistant}\n");
-    let (_, pruned) = one_thread(plain.as_bytes());
-    assert_eq!(pruned, 1);
-    assert_eq!(assert_same("plain", plain.as_bytes(), &[1]), 0);
+fn escaped_strings_read_the_same_from_a_batch() {
+    let mut input = String::new();
+    for i in 0..200 {
+        input.push_str(&format!(
+            "{{\"type\":\"assistant\",\"session_id\":\"s\\u00e9{i}\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"line\\n{i}\\t\\\"q\\\"\"}}]}}}}\n"
+        ));
+    }
+    let want = one_thread(input.as_bytes());
+    assert!(want[3].contains("session Some(\"sé3\")"), "{}", want[3]);
+    assert!(want[3].contains(r#""line\n3\t\"q\"""#), "{}", want[3]);
+    assert_same("escapes", input.as_bytes(), &[1, 500, 4096]);
 }
 
 /// The CLI on every real capture alone, read ahead from its first byte in

@@ -11,7 +11,7 @@ mod checks;
 
 use cctape::event::parse_event;
 use cctape::framing::{Line, LineDecoder, Lines};
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::{ErrorKind, SliceEvents};
 use checks::*;
 use std::path::{Path, PathBuf};
@@ -162,7 +162,7 @@ fn cut_inside_a_multibyte_character_is_truncated() {
     assert_eq!(e.kind(), ErrorKind::Truncated);
     assert_eq!(e.position().line, 1);
     // A real encoding error on a cut line is still `invalid_utf8`.
-    let mut p = Parser::new();
+    let mut p = Scanner::new();
     let bad = Line {
         bytes: b"{\"type\":\"user\",\"t\":\"\xff\"",
         number: 1,
@@ -182,7 +182,7 @@ fn cut_inside_a_multibyte_character_is_truncated() {
 /// "0000000000000000000000". serde_json rejects it; so does cctape now.
 #[test]
 fn big_number_in_a_key_position_stays_an_error() {
-    let mut p = Parser::new();
+    let mut p = Scanner::new();
     for src in [
         &br#"{"type":"user","a":"\ud800", 123456789012345678901234:1}"#[..],
         br#"{"type":"user","a":1e400, 123456789012345678901234:1}"#,
@@ -233,7 +233,7 @@ fn cut_inside_the_bom_is_truncated() {
 #[test]
 fn token_counts_saturate_instead_of_overflowing() {
     let line = br#"{"type":"assistant","message":{"usage":{"input_tokens":18446744073709551615,"output_tokens":1,"cache_read_input_tokens":5}}}"#;
-    let mut p = Parser::new();
+    let mut p = Scanner::new();
     let l = Line {
         bytes: line,
         number: 1,
@@ -318,8 +318,8 @@ fn pruned_read_keeps_ids_and_times_whole() {
         t = long("t"),
         z = long("0"),
     );
-    let pruned = check_stats_path(input.as_bytes());
-    assert_eq!(pruned, 1, "the user line is read from a pruned copy");
+    // (Lines are no longer pruned: every line is read through its index.)
+    assert_eq!(check_stats_path(input.as_bytes()), 1, "one run");
 }
 
 /// A tool result whose text starts with more than 256 bytes of whitespace
@@ -335,7 +335,7 @@ fn pruned_read_keeps_prefixes_after_leading_whitespace() {
          {{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"{ws}<tool_use_error>{pad}\"}}]}}}}\n\
          {{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"content\":\"{ws}[Request interrupted by user]{pad}\"}}}}\n"
     );
-    assert_eq!(check_stats_path(input.as_bytes()), 2);
+    assert_eq!(check_stats_path(input.as_bytes()), 1);
     let runs = cctape::run::runs_of_slice(input.as_bytes());
     assert_eq!(runs[0].tool("Bash").unwrap().errors, 1);
 }

@@ -1,9 +1,8 @@
 //! The scanner against the tape path: same accept/reject, same error kind,
 //! same EventKind and hot fields, on generated lines and on every real file.
 
-use cctape::event::{Event, parse_event};
+use cctape::event::Event;
 use cctape::framing::{Line, Lines};
-use cctape::parse::Parser;
 use cctape::scan::{Backend, RawStr, Scanned, Scanner};
 use cctape::{ErrorKind, EventKind, Field};
 use proptest::prelude::*;
@@ -95,11 +94,14 @@ fn facts_of_scan(e: &Scanned<'_>) -> Facts {
     }
 }
 
+#[path = "support/checks.rs"]
+mod checks;
+
+/// The tape's reading (the opt-in backend, the reference), through the
+/// event accessors over the tape.
 fn tape(line: &Line<'_>) -> Result<Facts, ErrorKind> {
-    let mut p = Parser::new();
-    parse_event(&mut p, line)
-        .map(|e| facts_of_event(&e))
-        .map_err(|e| e.kind())
+    let mut p = cctape::json::tape::Parser::new();
+    checks::tape_event(&mut p, line, facts_of_event).map_err(|e| e.kind())
 }
 
 fn scanned(sc: &mut Scanner, line: &Line<'_>) -> Result<Facts, ErrorKind> {

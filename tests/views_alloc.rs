@@ -5,7 +5,7 @@
 
 use cctape::SliceEvents;
 use cctape::framing::Lines;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::views::{NoVisitor, View};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -94,7 +94,7 @@ fn inputs() -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Visit every event of every input; returns (events, allocations made
 /// inside `visit_all` and `unknown_fields`).
-fn pass(inputs: &[(PathBuf, Vec<u8>)], parser: &mut Option<Parser>) -> (u64, u64) {
+fn pass(inputs: &[(PathBuf, Vec<u8>)], parser: &mut Option<Scanner>) -> (u64, u64) {
     let mut events = 0;
     let mut allocs = 0;
     for (_, bytes) in inputs {

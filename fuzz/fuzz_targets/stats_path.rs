@@ -1,12 +1,13 @@
-//! The read `cctape stats` does by default (long lines with long tool
-//! payloads read from a pruned copy, `cctape::stats::PrunedReader`) against
-//! building every line whole (`--exact`): the same stats (events by type,
-//! counts, errors) and the same run summaries.
+//! The read `cctape stats` does on two cores (chunks validated and indexed
+//! ahead into batches, `cctape::stats::ReadAhead`, folded in order) against
+//! the one-thread read: the same stats (events by type, counts, errors) and
+//! the same run summaries, which also agree with `Stats::read_slice` and
+//! `runs_of_slice`.
 //!
 //! Structure-aware: generated events with tool results, tool inputs and
-//! hook output of several KB (escapes, emoji, U+2028, lone surrogates) so
-//! that lines pass 4096 bytes and the 256-byte cut lands anywhere, mixed
-//! with raw and bad lines. Set `CCTAPE_FUZZ_DUMP=path` to write the stream.
+//! hook output of several KB (escapes, emoji, U+2028, lone surrogates),
+//! mixed with raw and bad lines. Set `CCTAPE_FUZZ_DUMP=path` to write the
+//! stream.
 #![no_main]
 
 use cctape_fuzz::checks::check_stats_path;

@@ -25,7 +25,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use cctape::event::parse_event;
 use cctape::export::{Batch, ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, Table};
 use cctape::inputs::{Item, ReadOptions};
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::pricing::PriceTable;
 use cctape::report::{Shape, Transcripts, no_events_run};
 use cctape::time::Zone;
@@ -238,7 +238,7 @@ pub fn to_arrow(
 ) -> PyResult<ArrowTable> {
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
-        let mut parser = Parser::new();
+        let mut parser = Scanner::new();
         // What an input without events is (its lines that were not
         // events, or its one finding).
         let mut shape = Shape::default();

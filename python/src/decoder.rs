@@ -10,11 +10,11 @@ use crate::report::{InputRuns, records_to_py};
 use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, LineDecoder};
 use cctape::inputs::explain_line_error;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::stream::Counts;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A push decoder of stream-json lines that also folds runs.
 ///
@@ -29,7 +29,9 @@ use std::sync::Arc;
 #[pyclass(module = "cctape")]
 pub struct Decoder {
     dec: LineDecoder,
-    parser: Parser,
+    /// Behind a mutex only to be `Sync` (a scanner's unescape arena is
+    /// not); reached through `&mut self`, never locked.
+    parser: Mutex<Scanner>,
     runs: InputRuns,
     counts: Counts,
     names: Arc<Vec<String>>,
@@ -57,7 +59,11 @@ impl Decoder {
                 self.counts.blank_lines += 1;
                 continue;
             }
-            match parse_event(&mut self.parser, &line) {
+            let parser = match self.parser.get_mut() {
+                Ok(p) => p,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            match parse_event(parser, &line) {
                 Ok(ev) => {
                     self.counts.events += 1;
                     self.runs.push(&ev);
@@ -94,7 +100,7 @@ impl Decoder {
     fn new(name: &str, max_line: Option<usize>) -> Decoder {
         Decoder {
             dec: LineDecoder::with_max_line(max_line.unwrap_or(DEFAULT_MAX_LINE)),
-            parser: Parser::new(),
+            parser: Mutex::new(Scanner::new()),
             runs: InputRuns::default(),
             counts: Counts::default(),
             names: Arc::new(vec![name.to_string()]),

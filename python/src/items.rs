@@ -12,7 +12,7 @@ use crate::json::value_to_py;
 use cctape::error::Error;
 use cctape::event::{Event as RsEvent, EventKind, parse_event};
 use cctape::framing::Line;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::scan::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -359,7 +359,7 @@ fn event_at(py: Python<'_>, batch: &Arc<Batch>, i: usize, hot: &mut HotStrings) 
 
 thread_local! {
     /// A parser per thread for reading events' fields on demand.
-    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+    static PARSER: RefCell<Scanner> = RefCell::new(Scanner::new());
 }
 
 /// An event: one JSON object with a `type`, read from an input.
@@ -482,7 +482,7 @@ impl Event {
                     offset,
                     terminated: true,
                 };
-                let mut parser = Parser::new();
+                let mut parser = Scanner::new();
                 let ev = parse_event(&mut parser, &l).map_err(|e| {
                     PyValueError::new_err(format!(
                         "not an event: {}: {}",

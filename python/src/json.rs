@@ -1,7 +1,7 @@
 //! JSON into Python values: a line's tape (`cctape::parse::Value`) and the
 //! report records (`serde_json::Value`, keys in their documented order).
 
-use cctape::parse::{Number, Value, ValueKind};
+use cctape::json::{Number, Value, ValueKind};
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};

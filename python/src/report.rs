@@ -216,14 +216,7 @@ fn input_records(
     days: &(DayRange, Zone),
 ) -> Result<(Vec<Value>, Option<TranscriptPiece>), Failure> {
     let mut runs = InputRuns::default();
-    // Read as `cctape stats` reads by default: a long line's tool payloads
-    // cut before its tape is built (the same runs as every line parsed
-    // whole, see `cctape::stats::PrunedReader`; less work on long lines).
-    let opts = ReadOptions {
-        pruned: true,
-        ..*opts
-    };
-    let (end, piece) = read_folding(input, &opts, |item| match item {
+    let (end, piece) = read_folding(input, opts, |item| match item {
         Item::Event(ev) => runs.push(ev),
         Item::Error { error, bytes } => runs.push_error(error, bytes),
         Item::NotEvents(shape) => runs.not_events(shape),

@@ -54,12 +54,7 @@ fn input_figures(
     let mut runs = RunFolder::new();
     let mut shape = Shape::default();
     let mut finding = None;
-    // As `cctape stats` reads by default (without `--exact`).
-    let opts = ReadOptions {
-        pruned: true,
-        ..*opts
-    };
-    let (end, piece) = read_folding(input, &opts, |item| match item {
+    let (end, piece) = read_folding(input, opts, |item| match item {
         Item::Event(ev) => {
             stats.record_event(ev);
             runs.push(ev);

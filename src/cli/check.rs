@@ -14,7 +14,7 @@ use super::reading::ReadAs;
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, EventKind};
-use cctape::parse::Value;
+use cctape::json::Value;
 use cctape::transcript::{Record, RecordKind};
 use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
@@ -335,8 +335,8 @@ impl Sink for CheckSink {
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(true)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
     fn split(&self) -> Split {

@@ -124,14 +124,13 @@ pub trait Sink: Send {
         Ok(())
     }
 
-    /// `Some(exact)`: a large plain file may be parsed ahead on the pool,
-    /// chunk by chunk ([`cctape::stats::ReadAhead`]; `exact`: every line
-    /// parsed whole, else as `cctape stats` reads by default), and handed
-    /// to [`line_ahead`](Sink::line_ahead) in input order on one thread: a
+    /// True: a large plain file may be validated and indexed ahead on the
+    /// pool, chunk by chunk ([`cctape::stats::ReadAhead`]), and handed to
+    /// [`line_ahead`](Sink::line_ahead) in input order on one thread: a
     /// sink that folds in order ([`Split::Never`]) still uses every core on
     /// one file, and reads each byte once.
-    fn reads_ahead(&self) -> Option<bool> {
-        None
+    fn reads_ahead(&self) -> bool {
+        false
     }
 
     /// One non-blank line and the event a [`cctape::stats::ReadAhead`]
@@ -143,10 +142,9 @@ pub trait Sink: Send {
         piece: &Piece<'_>,
         line: &Line<'_>,
         event: Event<'_>,
-        pruned: bool,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let _ = (line, pruned);
+        let _ = line;
         self.event(piece, &event, out);
         Ok(())
     }
@@ -303,8 +301,8 @@ const BLOCKS_AHEAD: usize = 4;
 /// and not yet printed).
 const CHUNK: usize = 4 << 20;
 
-/// Chunks parsed ahead for a sink that folds in order: small enough that
-/// a chunk's tapes are still in the shared cache when the folding thread
+/// Chunks scanned ahead for a sink that folds in order: small enough that
+/// a chunk's lines and indexes are still in the shared cache when the folding thread
 /// reads them (on the 256 MB corpora, 256 KiB chunks made two jobs 1.2 to
 /// 1.4 times faster than 4 MiB chunks; BENCHMARKS.md).
 const AHEAD_CHUNK: usize = 256 << 10;
@@ -624,8 +622,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 let rdr = LfWatch::new(rdr, limit);
                 if split {
                     self.read_chunked(rdr, &report, &piece, format, emit);
-                } else if let (true, Some(exact)) = (ahead, sink.reads_ahead()) {
-                    self.read_ahead(sink, exact, rdr, &report, &piece, format, out, emit);
+                } else if ahead && sink.reads_ahead() {
+                    self.read_ahead(sink, rdr, &report, &piece, format, out, emit);
                 } else {
                     read_stream(&piece, sink, rdr, &report, max_line, format, out, emit);
                 }

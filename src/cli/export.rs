@@ -29,7 +29,7 @@ use cctape::error::Error;
 use cctape::event::{Event, parse_event};
 use cctape::export::{AbortHandle, Batch, ExportOptions, InputRows, TableReport, Writer};
 use cctape::framing::Line;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::sniff::Format as InputFormat;
 use cctape::transcript::Record;
@@ -91,7 +91,7 @@ struct ExportSink<'a> {
     /// Lines that were not events: reported, not dropped silently.
     bad: super::shape::BadLines,
     transcript: TranscriptPiece,
-    parser: Parser,
+    parser: Scanner,
     /// What the input was read as, and what it is when it holds no event
     /// (then it is one `runs` row, as it is one run everywhere).
     format: Option<InputFormat>,
@@ -119,8 +119,8 @@ impl Sink for ExportSink<'_> {
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(true)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
     fn split(&self) -> Split {
@@ -279,7 +279,7 @@ pub fn run(args: &Args) -> i32 {
                 spill: (&spill_dir, spill_bytes),
                 bad: Default::default(),
                 transcript: TranscriptPiece::default(),
-                parser: Parser::new(),
+                parser: Scanner::new(),
                 format: None,
                 shape: Shape::default(),
                 finding: None,

@@ -81,7 +81,7 @@ pub enum ToolBlock<'a> {
 }
 
 /// What the tests read of an event: the scanner's lazy view (`filter`) or
-/// an event on a tape (`fields`).
+/// an event (`fields`).
 pub trait Probe {
     /// `type`.
     fn event_type(&self) -> &str;

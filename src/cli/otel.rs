@@ -172,8 +172,8 @@ impl Sink for OtelSink {
         self.folder.push_error(e);
     }
 
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(true)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
     fn split(&self) -> Split {

@@ -96,7 +96,6 @@ pub fn run(args: &Args) -> i32 {
         common: &args.common,
         read: &args.read,
         project: &args.project,
-        exact: false,
         no_event_runs: true,
     };
     let mut seen = RunsSeen::new(&zone, range);

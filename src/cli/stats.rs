@@ -18,14 +18,14 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, parse_event};
 use cctape::framing::Line;
-use cctape::parse::Parser;
+use cctape::json::Scanner;
 use cctape::pricing::PriceTable;
 use cctape::report::{
     GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsFigures, StatsReport,
 };
 use cctape::run::{RoleTotals, RunFolder, RunSummary, RunTotals, SumValue, Verdict};
 use cctape::sniff::Format;
-use cctape::stats::{PrunedReader, Stats};
+use cctape::stats::Stats;
 use cctape::time::Day;
 use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
 use std::fmt::Write as _;
@@ -90,9 +90,9 @@ pub struct Args {
     /// Group run figures by this.
     #[arg(long, value_enum, value_name = "KEY")]
     by: Option<By>,
-    /// Build the full tape of every line. By default a long line's tool
-    /// results and tool inputs are read only as far as stats need them (ids,
-    /// flags, the first 256 bytes of each string); the figures are the same.
+    /// Accepted for scripts that pass it: every line is read whole (its
+    /// structural index, written by the validating scan) whether given or
+    /// not, so the figures are those it always gave.
     #[arg(long)]
     exact: bool,
     /// Under each group of the table, a row per model (its runs, cost and
@@ -156,11 +156,7 @@ struct StatsSink<T: Tap = ()> {
     paths: Arc<[Option<std::path::PathBuf>]>,
     stats: Stats,
     runs: RunFolder,
-    exact: bool,
-    parser: Parser,
-    /// The default read: long lines with long tool payloads are read from a
-    /// pruned copy (see `cctape::stats::PrunedReader`).
-    reader: PrunedReader,
+    scanner: Scanner,
     grouping: Grouping,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
@@ -182,7 +178,6 @@ const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
 
 impl<T: Tap> StatsSink<T> {
     fn new(
-        exact: bool,
         grouping: Grouping,
         names: &Arc<[String]>,
         paths: &Arc<[Option<std::path::PathBuf>]>,
@@ -200,9 +195,7 @@ impl<T: Tap> StatsSink<T> {
             paths: Arc::clone(paths),
             stats: Stats::new(),
             runs,
-            exact,
-            parser: Parser::new(),
-            reader: PrunedReader::new(),
+            scanner: Scanner::new(),
             grouping,
             figures: RunFigures::default(),
             since_drain: 0,
@@ -245,41 +238,31 @@ impl<T: Tap> Sink for StatsSink<T> {
         true
     }
 
-    /// Stats read every field they need from the tape, but a tool result's
-    /// or a tool input's long strings only as far as their first bytes: a
-    /// long line is validated by the scanner and, when pruning applies,
-    /// its tape is built from the pruned copy (see `cctape::scan::prune_into`).
+    /// Every line validated and indexed by the scanner once, every field
+    /// read through that index.
     fn line(&mut self, p: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
         self.drain_idle(p, line.number);
-        let ev = if self.exact {
-            parse_event(&mut self.parser, line)?
-        } else {
-            self.reader.read(&mut self.parser, line)?
-        };
+        let ev = parse_event(&mut self.scanner, line)?;
         self.stats.record_event(&ev);
         self.runs.push(&ev);
         self.tap.event(&ev);
         Ok(())
     }
 
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(self.exact)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
-    /// The line as [`line`](Sink::line) reads it, parsed ahead on another
+    /// The line as [`line`](Sink::line) reads it, scanned ahead on another
     /// thread.
     fn line_ahead(
         &mut self,
         p: &Piece<'_>,
         line: &Line<'_>,
-        event: Event<'_>,
-        pruned: bool,
+        ev: Event<'_>,
         _: &mut Vec<u8>,
     ) -> Result<(), Error> {
         self.drain_idle(p, line.number);
-        let ev = self
-            .reader
-            .take_ahead(&mut self.parser, line, event, pruned)?;
         self.stats.record_event(&ev);
         self.runs.push(&ev);
         self.tap.event(&ev);
@@ -389,7 +372,6 @@ pub fn run(args: &Args) -> i32 {
         common: &args.common,
         read: &args.read,
         project: &args.project,
-        exact: args.exact,
         no_event_runs: false,
     };
     // Only --json prints per_file.
@@ -426,8 +408,6 @@ pub(super) struct Reading<'a> {
     pub read: &'a ReadAs,
     /// Which project's inputs are read.
     pub project: &'a Project,
-    /// Every line parsed whole (`--exact`).
-    pub exact: bool,
     /// Keep the run each input without events becomes
     /// ([`StatsFigures::no_event_runs`]).
     pub no_event_runs: bool,
@@ -487,7 +467,7 @@ pub(super) fn read<T: Tap>(
     let trouble = exec::run(
         &inputs,
         &opts,
-        || StatsSink::new(how.exact, grouping.clone(), &names, &paths, tap()),
+        || StatsSink::new(grouping.clone(), &names, &paths, tap()),
         |mut done: Done<StatsSink<T>>| {
             let i = done.input;
             let piece = Piece {

@@ -56,8 +56,8 @@ impl Sink for TreeSink {
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(true)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
     fn split(&self) -> Split {

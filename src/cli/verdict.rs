@@ -100,8 +100,8 @@ impl Sink for VerdictSink {
     }
 
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> Option<bool> {
-        Some(true)
+    fn reads_ahead(&self) -> bool {
+        true
     }
 
     fn split(&self) -> Split {

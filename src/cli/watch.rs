@@ -27,7 +27,6 @@ use cctape::elements::ElementDecoder;
 use cctape::error::Error;
 use cctape::event::{EventKind, Field, parse_event};
 use cctape::framing::{Line, LineDecoder};
-use cctape::parse::Parser;
 use cctape::report::{Shape, no_events_record, no_events_run, run_record, session_record};
 use cctape::run::{RunFolder, RunSummary};
 use cctape::scan::Scanner;
@@ -279,7 +278,7 @@ enum Reader {
 /// Everything the input is folded into.
 struct Fold {
     format: Format,
-    parser: Parser,
+    parser: Scanner,
     scanner: Scanner,
     folder: RunFolder,
     status: Status,
@@ -587,7 +586,7 @@ impl Stream {
             reader: Reader::Sniffing(Vec::new()),
             fold: Fold {
                 format: Format::Empty,
-                parser: Parser::new(),
+                parser: Scanner::new(),
                 scanner: Scanner::new(),
                 folder,
                 status: Status::default(),
@@ -930,7 +929,7 @@ mod tests {
             );
             return;
         };
-        let mut parser = Parser::new();
+        let mut parser = Scanner::new();
         let mut status = Status::default();
         let mut max_running = 0;
         let mut task_events = 0;

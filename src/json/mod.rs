@@ -44,6 +44,7 @@
 //! }
 //! ```
 
+mod batch;
 mod index;
 mod number;
 mod paths;
@@ -52,16 +53,19 @@ mod raw;
 mod scan;
 #[allow(unsafe_code)]
 mod simd;
+mod strings;
 pub mod tape;
 mod validate;
 mod value;
 
+pub use batch::IndexedLines;
 pub use index::Index;
 pub use number::{Number, NumberError, ValueKind};
 pub use paths::Paths;
 pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
 pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
+pub use strings::Strings;
 pub use value::{Elements, Entries, Value};
 
 /// The deepest nesting accepted; the root object is level 1.

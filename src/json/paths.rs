@@ -232,7 +232,7 @@ impl Paths {
                     (1u64 << narrow) - 1
                 };
                 let mut seen = 0u64;
-                for (key, child) in v.entries() {
+                for (key, child) in v.entries().raw() {
                     for (c, s) in kids[..narrow].iter().enumerate() {
                         if seen & (1 << c) == 0 && key.str_eq(self.text_of(s)) {
                             seen |= 1 << c;

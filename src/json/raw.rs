@@ -196,23 +196,98 @@ impl<'s> RawStr<'s> {
         ok && rest.is_empty()
     }
 
+    /// True when the unescaped string, its leading whitespace skipped when
+    /// `trim` (what [`str::trim_start`] skips), starts with `prefix`: decoded
+    /// only as far as that takes, never the whole string (a tool result's
+    /// text is tested for a marker at its start). Does not allocate.
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"x","t":"\n\t \u2028<err> and much more"}"#).next().unwrap();
+    /// let ev = scanner.scan(&line).unwrap();
+    /// let t = ev.value().get("t").unwrap().as_raw_str().unwrap();
+    /// assert!(t.starts_with("<err>", true));
+    /// assert!(!t.starts_with("<err>", false));
+    /// assert!(t.starts_with("\n\t", false));
+    /// ```
+    pub fn starts_with(&self, prefix: &str, trim: bool) -> bool {
+        let mut rest = prefix.as_bytes();
+        if rest.is_empty() {
+            return true;
+        }
+        let mut skipping = trim;
+        let mut found = false;
+        decode(self.raw, |piece| {
+            let mut p = piece;
+            if skipping {
+                while let Some((c, len)) = first_char(p) {
+                    if !c.is_whitespace() {
+                        break;
+                    }
+                    p = &p[len..];
+                }
+                if p.is_empty() {
+                    return true;
+                }
+                skipping = false;
+            }
+            let n = rest.len().min(p.len());
+            if p[..n] != rest[..n] {
+                return false;
+            }
+            rest = &rest[n..];
+            if rest.is_empty() {
+                found = true;
+                return false;
+            }
+            true
+        });
+        found
+    }
+
     /// Append the unescaped string to `out`. Returns false (and appends a
     /// prefix only) when the bytes are not a valid JSON string, which only a
     /// line read in trusting mode can hold.
     pub fn unescape_into(&self, out: &mut String) -> bool {
         let mut ok = true;
-        let done = decode(self.raw, |piece| match std::str::from_utf8(piece) {
-            Ok(s) => {
+        // Pieces are mostly ASCII text between escapes: a few word compares
+        // each, the UTF-8 validator only for the others.
+        let done = decode(self.raw, |piece| match piece_text(piece) {
+            Some(s) => {
                 out.push_str(s);
                 true
             }
-            Err(_) => {
+            None => {
                 ok = false;
                 false
             }
         });
         done && ok
     }
+}
+
+/// A decoded piece as text (ASCII by a few word compares, else the UTF-8
+/// validator).
+#[inline]
+fn piece_text(p: &[u8]) -> Option<&str> {
+    super::simd::ascii_str(p).or_else(|| std::str::from_utf8(p).ok())
+}
+
+/// The first character of `b` and its length in bytes (`None` when `b` is
+/// empty or does not start with one).
+fn first_char(b: &[u8]) -> Option<(char, usize)> {
+    let len = match *b.first()? {
+        x if x < 0x80 => 1,
+        x if x >= 0xF0 => 4,
+        x if x >= 0xE0 => 3,
+        x if x >= 0xC0 => 2,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(b.get(..len)?).ok()?.chars().next()?;
+    Some((c, len))
 }
 
 fn hex4(b: &[u8], at: usize) -> Option<u32> {
@@ -598,5 +673,56 @@ impl<'s> Iterator for RawElements<'s> {
         }
         self.i = i;
         Some(RawValue::starting(&b[i..]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON string body (between the quotes) from pieces: plain text,
+    /// whitespace of every kind, escapes, multi-byte characters.
+    fn body() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                " ",
+                "\\n",
+                "\\t",
+                "\\r",
+                "\\u2028",
+                "\u{2028}",
+                "\u{a0}",
+                "\\u00a0",
+                "<",
+                ">",
+                "tool_use_error",
+                "[Request",
+                "\\\"",
+                "\\\\",
+                "é",
+                "😀",
+                "\\ud83d\\ude00",
+                "x",
+                "\\ud800",
+            ]),
+            0..12,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn starts_with_is_the_unescaped_text_tested(b in body(), p in body(), trim in any::<bool>()) {
+            let raw = RawStr::new(b.as_bytes(), b.contains('\\'));
+            let text = raw.to_cow();
+            let prefix = RawStr::new(p.as_bytes(), p.contains('\\')).to_cow();
+            let t = if trim { text.trim_start() } else { &text };
+            prop_assert_eq!(raw.starts_with(&prefix, trim), t.starts_with(&*prefix));
+            // Every prefix of the text itself.
+            for (i, _) in t.char_indices() {
+                prop_assert!(raw.starts_with(&t[..i], trim));
+            }
+        }
     }
 }

@@ -50,6 +50,7 @@ use super::index::{Index, Node, is_container, key_end};
 use super::number::{ValueKind, kind_of_first};
 use super::raw::{RawEntries, RawStr, RawValue};
 use super::simd;
+use super::strings::Strings;
 use super::validate::{self, Outcome};
 use super::value::Value;
 use crate::error::{Error, ErrorKind, Position};
@@ -190,6 +191,9 @@ pub(crate) struct Scratch {
 /// ```
 pub struct Scanner {
     scratch: Scratch,
+    /// Where the line's strings with escapes are unescaped when read as
+    /// `&str` (reset for every line).
+    strings: Strings,
     backend: Backend,
     type_buf: String,
     subtype_buf: String,
@@ -218,6 +222,7 @@ impl Scanner {
                 index: Index::with_capacity(64),
                 ..Scratch::default()
             },
+            strings: Strings::new(),
             backend: Backend::detect(),
             type_buf: String::new(),
             subtype_buf: String::new(),
@@ -289,10 +294,12 @@ impl Scanner {
         let b = line.bytes;
         let Scanner {
             scratch,
+            strings,
             backend,
             type_buf,
             subtype_buf,
         } = self;
+        strings.reset();
         match simd::validate(*backend, scratch, b) {
             Outcome::Object => {}
             Outcome::NotObject => {
@@ -362,6 +369,7 @@ impl Scanner {
         Ok(Scanned {
             line: *line,
             nodes,
+            strings,
             kind: EventKind::from_type(ty, subtype),
             ty,
             subtype,
@@ -389,10 +397,14 @@ impl Scanner {
     /// ```
     pub fn validate<'s>(&'s mut self, line: &Line<'s>) -> Result<Value<'s>, Error> {
         let b = line.bytes;
+        self.strings.reset();
         match simd::validate(self.backend, &mut self.scratch, b) {
-            Outcome::Object | Outcome::NotObject => {
-                Ok(Value::indexed(b, self.scratch.index.nodes(), 0))
-            }
+            Outcome::Object | Outcome::NotObject => Ok(Value::indexed(
+                b,
+                self.scratch.index.nodes(),
+                0,
+                &self.strings,
+            )),
             Outcome::Invalid { depth, at } => Err(invalid(line, depth, Some(at))),
             Outcome::TooLarge | Outcome::Full => Err(invalid(line, false, None)),
         }
@@ -408,11 +420,13 @@ impl Scanner {
         let b = line.bytes;
         let Scanner {
             scratch,
+            strings,
             type_buf,
             subtype_buf,
             ..
         } = self;
         scratch.index.clear();
+        strings.reset();
         let i = validate::skip_ws(b, 0);
         match b.get(i) {
             Some(b'{') => {}
@@ -459,6 +473,7 @@ impl Scanner {
         Ok(Scanned {
             line: *line,
             nodes: &[],
+            strings,
             kind: EventKind::from_type(ty, subtype),
             ty,
             subtype,
@@ -625,6 +640,8 @@ pub struct Scanned<'s> {
     line: Line<'s>,
     /// The index (empty in trusting mode).
     nodes: &'s [Node],
+    /// Where strings with escapes are unescaped.
+    strings: &'s Strings,
     kind: EventKind,
     ty: &'s str,
     subtype: Option<&'s str>,
@@ -699,9 +716,16 @@ impl<'s> Scanned<'s> {
     #[inline]
     pub fn value(&self) -> Value<'s> {
         match self.mode {
-            ScanMode::Validated => Value::indexed(self.line.bytes, self.nodes, 0),
-            ScanMode::Trusting => Value::unchecked(self.root()),
+            ScanMode::Validated => Value::indexed(self.line.bytes, self.nodes, 0, self.strings),
+            ScanMode::Trusting => Value::unchecked(self.root(), self.strings),
         }
+    }
+
+    /// The line's index nodes (empty in trusting mode), for a batch that
+    /// keeps them.
+    #[inline]
+    pub(crate) fn nodes(&self) -> &'s [Node] {
+        self.nodes
     }
 
     /// The root object, as the byte navigator reads it.

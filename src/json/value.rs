@@ -19,8 +19,8 @@ use super::index::{FLAG, Node, is_container, key_end};
 use super::number::{Number, ValueKind, kind_of_first, number_of_text};
 use super::paths::Paths;
 use super::raw::{RawElements, RawEntries, RawStr, RawValue};
+use super::strings::Strings;
 use super::tape;
-use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
@@ -40,7 +40,7 @@ use std::ops::Range;
 /// assert_eq!(root.kind(), ValueKind::Object);
 /// assert_eq!(root.get_path("message.usage.output_tokens").and_then(|v| v.as_u64()), Some(7));
 /// let text = root.get_path("message.content.0.text").unwrap();
-/// assert_eq!(text.as_str().as_deref(), Some("a\nb"));
+/// assert_eq!(text.as_str(), Some("a\nb"));
 /// assert_eq!(text.raw(), Some(&br#""a\nb""#[..]));
 /// assert_eq!(root.get("cost").and_then(|v| v.number()), Some(Number::Big("1e400")));
 /// ```
@@ -53,15 +53,17 @@ pub struct Value<'a> {
 enum Repr<'a> {
     Index(Indexed<'a>),
     Tape(tape::Value<'a>),
-    Bytes(RawValue<'a>),
+    Bytes(RawValue<'a>, &'a Strings),
 }
 
-/// A node of an index, with the line it indexes.
+/// A node of an index, with the line it indexes and the arena its escaped
+/// strings are unescaped into.
 #[derive(Clone, Copy)]
 struct Indexed<'a> {
     b: &'a [u8],
     nodes: &'a [Node],
     at: usize,
+    strings: &'a Strings,
 }
 
 /// A node and what it reads: the default for lines read through an
@@ -138,16 +140,25 @@ impl<'a> Indexed<'a> {
             return None;
         }
         let want = key.as_bytes();
+        let n = want.len();
+        // An unescaped key holds no quote: a member whose first key bytes
+        // are `want` with a quote after them is a candidate (most members
+        // fail at their first byte), and where the key ends is found for
+        // candidates only (it ends there unless `want` holds a quote).
+        let lead = want.first().copied().unwrap_or(b'"');
         let (mut j, end) = self.children();
         while j < end {
             let m = self.nodes.get(j)?;
             let (ks, start) = (m.key_start(), m.start as usize);
-            let ke = key_end(self.b, start);
             if !m.key_escaped() {
-                if ke.wrapping_sub(ks) == want.len() && self.b.get(ks..ke) == Some(want) {
+                let found = self.b.get(ks) == Some(&lead)
+                    && self.b.get(ks + n) == Some(&b'"')
+                    && self.b.get(ks..ks + n) == Some(want)
+                    && key_end(self.b, start) == ks + n;
+                if found {
                     return Some(self.at(j));
                 }
-            } else if RawStr::new(self.b.get(ks..ke)?, true).str_eq(key) {
+            } else if RawStr::new(self.b.get(ks..key_end(self.b, start))?, true).str_eq(key) {
                 return Some(self.at(j));
             }
             j = if is_container(self.b.get(start).copied().unwrap_or(0)) {
@@ -193,10 +204,7 @@ impl fmt::Debug for Value<'_> {
             ValueKind::Number => write!(f, "{:?}", self.number()),
             ValueKind::String => write!(f, "{:?}", self.as_str().unwrap_or_default()),
             ValueKind::Array => f.debug_list().entries(self.elements()).finish(),
-            ValueKind::Object => f
-                .debug_map()
-                .entries(self.entries().map(|(k, v)| (k.to_cow(), v)))
-                .finish(),
+            ValueKind::Object => f.debug_map().entries(self.entries()).finish(),
         }
     }
 }
@@ -213,9 +221,19 @@ impl<'a> From<tape::Value<'a>> for Value<'a> {
 impl<'a> Value<'a> {
     /// The value at node `at` of an index of `b`.
     #[inline]
-    pub(crate) fn indexed(b: &'a [u8], nodes: &'a [Node], at: usize) -> Value<'a> {
+    pub(crate) fn indexed(
+        b: &'a [u8],
+        nodes: &'a [Node],
+        at: usize,
+        strings: &'a Strings,
+    ) -> Value<'a> {
         Value {
-            repr: Repr::Index(Indexed { b, nodes, at }),
+            repr: Repr::Index(Indexed {
+                b,
+                nodes,
+                at,
+                strings,
+            }),
         }
     }
 
@@ -227,7 +245,7 @@ impl<'a> Value<'a> {
     fn of(x: Indexed<'a>) -> Value<'a> {
         let n = x.node();
         if n.end & FLAG != 0 && is_container(x.first()) {
-            return Value::unchecked(RawValue::exact(x.raw(), false));
+            return Value::unchecked(RawValue::exact(x.raw(), false), x.strings);
         }
         Value {
             repr: Repr::Index(x),
@@ -236,9 +254,59 @@ impl<'a> Value<'a> {
 
     /// A value read from unchecked bytes (trusting mode).
     #[inline]
-    pub(crate) fn unchecked(v: RawValue<'a>) -> Value<'a> {
+    pub(crate) fn unchecked(v: RawValue<'a>, strings: &'a Strings) -> Value<'a> {
         Value {
-            repr: Repr::Bytes(v),
+            repr: Repr::Bytes(v, strings),
+        }
+    }
+
+    /// The text of a string of this value's line (a key from
+    /// [`entries`](Value::entries)): borrowed when it holds no escape,
+    /// unescaped into the line's arena when it does.
+    #[inline]
+    pub(crate) fn text(&self, s: RawStr<'a>) -> &'a str {
+        match &self.repr {
+            Repr::Index(x) => x.strings.text(s),
+            Repr::Bytes(_, strings) => strings.text(s),
+            // Tape strings are unescaped already.
+            Repr::Tape(_) => s.as_str().unwrap_or_default(),
+        }
+    }
+
+    /// Note that a typed read found the wrong JSON type here (the views
+    /// call it). Counted on a tape's document
+    /// ([`tape::Document::type_mismatches`]); nothing is kept otherwise.
+    #[inline]
+    pub fn note_mismatch(&self) {
+        if let Repr::Tape(v) = &self.repr {
+            v.note_mismatch();
+        }
+    }
+
+    /// True when this is a string whose text, its leading whitespace
+    /// skipped when `trim` (what [`str::trim_start`] skips), starts with
+    /// `prefix`: decoded only as far as that takes, not the whole string
+    /// (see [`RawStr::starts_with`]). Does not allocate.
+    ///
+    /// ```
+    /// # use cctape::{framing::Lines, json::Scanner};
+    /// # let mut scanner = Scanner::new();
+    /// # let line = Lines::new(br#"{"type":"x","t":"\n  <tool_use_error>no such file"}"#).next().unwrap();
+    /// # let root = scanner.scan(&line).unwrap().value();
+    /// let t = root.get("t").unwrap();
+    /// assert!(t.str_starts_with("<tool_use_error>", true));
+    /// assert!(!t.str_starts_with("<tool_use_error>", false));
+    /// assert!(!root.get("type").unwrap().str_starts_with("<", true));
+    /// ```
+    #[inline]
+    pub fn str_starts_with(&self, prefix: &str, trim: bool) -> bool {
+        match &self.repr {
+            Repr::Tape(v) => v
+                .as_str()
+                .is_some_and(|s| if trim { s.trim_start() } else { s }.starts_with(prefix)),
+            _ => self
+                .as_raw_str()
+                .is_some_and(|s| s.starts_with(prefix, trim)),
         }
     }
 
@@ -258,7 +326,7 @@ impl<'a> Value<'a> {
             Repr::Index(x) => x.kind(),
             Repr::Tape(v) => v.kind(),
             // Values whose bytes start no JSON value are never handed out.
-            Repr::Bytes(r) => r.kind().unwrap_or(ValueKind::Null),
+            Repr::Bytes(r, _) => r.kind().unwrap_or(ValueKind::Null),
         }
     }
 
@@ -277,7 +345,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.first() == b'n',
             Repr::Tape(v) => v.is_null(),
-            Repr::Bytes(r) => r.is_null(),
+            Repr::Bytes(r, _) => r.is_null(),
         }
     }
 
@@ -300,29 +368,31 @@ impl<'a> Value<'a> {
                 _ => None,
             },
             Repr::Tape(v) => v.as_bool(),
-            Repr::Bytes(r) => r.as_bool(),
+            Repr::Bytes(r, _) => r.as_bool(),
         }
     }
 
     /// The string, if this is a string: borrowed from the line when it holds
-    /// no escape, unescaped into a new `String` when it does (a lone
-    /// surrogate escape reads as U+FFFD). To read without allocating, use
-    /// [`as_raw_str`](Value::as_raw_str) or [`str_eq`](Value::str_eq).
+    /// no escape, unescaped (once) into the arena of the line's buffer
+    /// ([`Strings`]) when it does (a lone surrogate escape reads as U+FFFD).
+    /// Allocates nothing once that arena has grown. To compare without
+    /// unescaping, use [`as_raw_str`](Value::as_raw_str) or
+    /// [`str_eq`](Value::str_eq).
     ///
     /// ```
     /// # use cctape::{framing::Lines, json::Scanner};
     /// # let mut scanner = Scanner::new();
     /// # let line = Lines::new(br#"{"type":"x","a":"plain","b":"tab\there"}"#).next().unwrap();
     /// # let root = scanner.scan(&line).unwrap().value();
-    /// use std::borrow::Cow;
-    /// assert!(matches!(root.get("a").unwrap().as_str(), Some(Cow::Borrowed("plain"))));
-    /// assert_eq!(root.get("b").unwrap().as_str().as_deref(), Some("tab\there"));
+    /// assert_eq!(root.get("a").unwrap().as_str(), Some("plain"));
+    /// assert_eq!(root.get("b").unwrap().as_str(), Some("tab\there"));
     /// ```
     #[inline]
-    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+    pub fn as_str(&self) -> Option<&'a str> {
         match &self.repr {
-            Repr::Tape(v) => v.as_str().map(Cow::Borrowed),
-            _ => self.as_raw_str().map(|s| s.to_cow()),
+            Repr::Index(x) => x.raw_str().map(|s| x.strings.text(s)),
+            Repr::Tape(v) => v.as_str(),
+            Repr::Bytes(r, strings) => r.as_raw_str().map(|s| strings.text(s)),
         }
     }
 
@@ -347,7 +417,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.raw_str(),
             Repr::Tape(v) => v.as_str().map(|s| RawStr::new(s.as_bytes(), false)),
-            Repr::Bytes(r) => r.as_raw_str(),
+            Repr::Bytes(r, _) => r.as_raw_str(),
         }
     }
 
@@ -406,7 +476,7 @@ impl<'a> Value<'a> {
                 super::simd::ascii_str(x.raw())
             }
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => r.number_text(),
+            Repr::Bytes(r, _) => r.number_text(),
         }
     }
 
@@ -480,8 +550,8 @@ impl<'a> Value<'a> {
             Repr::Index(x) if is_container(x.first()) => x.count(),
             Repr::Index(_) => 0,
             Repr::Tape(v) => v.len(),
-            Repr::Bytes(_) => match self.kind() {
-                ValueKind::Object => self.entries().count(),
+            Repr::Bytes(..) => match self.kind() {
+                ValueKind::Object => self.entries().raw().count(),
                 ValueKind::Array => self.elements().count(),
                 _ => 0,
             },
@@ -518,10 +588,10 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.get(key).map(Value::of),
             Repr::Tape(v) => v.get(key).map(Value::from),
-            Repr::Bytes(r) => r
+            Repr::Bytes(r, strings) => r
                 .get(key)
                 .filter(|v| v.kind().is_some())
-                .map(Value::unchecked),
+                .map(|v| Value::unchecked(v, strings)),
         }
     }
 
@@ -540,7 +610,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => x.index(i).map(Value::of),
             Repr::Tape(v) => v.index(i).map(Value::from),
-            Repr::Bytes(_) => self.elements().nth(i),
+            Repr::Bytes(..) => self.elements().nth(i),
         }
     }
 
@@ -631,7 +701,7 @@ impl<'a> Value<'a> {
     /// # let mut scanner = Scanner::new();
     /// # let line = Lines::new(br#"{"type":"x","u":{"a":1,"b":2}}"#).next().unwrap();
     /// # let root = scanner.scan(&line).unwrap().value();
-    /// let keys: Vec<_> = root.get("u").unwrap().entries().map(|(k, v)| (k.to_cow(), v.as_u64())).collect();
+    /// let keys: Vec<_> = root.get("u").unwrap().entries().map(|(k, v)| (k, v.as_u64())).collect();
     /// assert_eq!(keys, [("a".into(), Some(1)), ("b".into(), Some(2))]);
     /// ```
     pub fn entries(&self) -> Entries<'a> {
@@ -642,7 +712,7 @@ impl<'a> Value<'a> {
             }
             Repr::Index(_) => EntriesRepr::Empty,
             Repr::Tape(v) => EntriesRepr::Tape(v.entries()),
-            Repr::Bytes(r) => EntriesRepr::Bytes(r.entries()),
+            Repr::Bytes(r, strings) => EntriesRepr::Bytes(r.entries(), strings),
         };
         Entries { repr }
     }
@@ -665,7 +735,7 @@ impl<'a> Value<'a> {
             }
             Repr::Index(_) => ElementsRepr::Empty,
             Repr::Tape(v) => ElementsRepr::Tape(v.elements()),
-            Repr::Bytes(r) => ElementsRepr::Bytes(r.elements()),
+            Repr::Bytes(r, strings) => ElementsRepr::Bytes(r.elements(), strings),
         };
         Elements { repr }
     }
@@ -684,7 +754,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => Some(x.raw()),
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => Some(r.raw()),
+            Repr::Bytes(r, _) => Some(r.raw()),
         }
     }
 
@@ -723,7 +793,7 @@ impl<'a> Value<'a> {
         match &self.repr {
             Repr::Index(x) => Some(RawValue::exact(x.raw(), x.node().escaped())),
             Repr::Tape(_) => None,
-            Repr::Bytes(r) => Some(*r),
+            Repr::Bytes(r, _) => Some(*r),
         }
     }
 }
@@ -739,7 +809,7 @@ enum EntriesRepr<'a> {
     Empty,
     Index(Indexed<'a>, usize, usize),
     Tape(tape::Entries<'a>),
-    Bytes(RawEntries<'a>),
+    Bytes(RawEntries<'a>, &'a Strings),
 }
 
 impl fmt::Debug for Entries<'_> {
@@ -749,10 +819,21 @@ impl fmt::Debug for Entries<'_> {
 }
 
 impl<'a> Iterator for Entries<'a> {
-    type Item = (RawStr<'a>, Value<'a>);
+    type Item = (&'a str, Value<'a>);
 
+    /// The next member, its key read as [`Value::as_str`] reads a string.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        let (k, v) = self.next_raw()?;
+        Some((v.text(k), v))
+    }
+}
+
+impl<'a> Entries<'a> {
+    /// The next member with its key as written (compared without
+    /// unescaping).
+    #[inline]
+    pub(crate) fn next_raw(&mut self) -> Option<(RawStr<'a>, Value<'a>)> {
         match &mut self.repr {
             EntriesRepr::Empty => None,
             EntriesRepr::Index(x, j, end) => {
@@ -768,10 +849,17 @@ impl<'a> Iterator for Entries<'a> {
             EntriesRepr::Tape(t) => t
                 .next()
                 .map(|(k, v)| (RawStr::new(k.as_bytes(), false), Value::from(v))),
-            EntriesRepr::Bytes(r) => r
+            EntriesRepr::Bytes(r, strings) => r
                 .find(|(_, v)| v.kind().is_some())
-                .map(|(k, v)| (k, Value::unchecked(v))),
+                .map(|(k, v)| (k, Value::unchecked(v, strings))),
         }
+    }
+
+    /// The members with their keys as written.
+    #[inline]
+    pub(crate) fn raw(self) -> impl Iterator<Item = (RawStr<'a>, Value<'a>)> {
+        let mut e = self;
+        std::iter::from_fn(move || e.next_raw())
     }
 }
 
@@ -786,7 +874,7 @@ enum ElementsRepr<'a> {
     Empty,
     Index(Indexed<'a>, usize, usize),
     Tape(tape::ArrayElements<'a>),
-    Bytes(RawElements<'a>),
+    Bytes(RawElements<'a>, &'a Strings),
 }
 
 impl fmt::Debug for Elements<'_> {
@@ -812,10 +900,37 @@ impl<'a> Iterator for Elements<'a> {
             }
             ElementsRepr::Tape(t) => t.next().map(Value::from),
             // A malformed element ends the array (as it ends RawElements).
-            ElementsRepr::Bytes(r) => r
+            ElementsRepr::Bytes(r, strings) => r
                 .next()
                 .filter(|v| v.kind().is_some())
-                .map(Value::unchecked),
+                .map(|v| Value::unchecked(v, strings)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::framing::Lines;
+    use crate::json::Scanner;
+
+    /// `get` through the index: keys of every shape, including wanted keys
+    /// holding a quote (which an unescaped key cannot) and the empty key.
+    #[test]
+    fn get_finds_keys_of_every_shape() {
+        let src = br#"{"a":"\"b","":1,"a\":":2,"ab":3,"b\u0063":4,"x" : 5,"a\"":6}"#;
+        let mut sc = Scanner::new();
+        let line = Lines::new(src).next().unwrap();
+        let root = sc.validate(&line).unwrap();
+        let n = |k: &str| root.get(k).and_then(|v| v.as_u64());
+        assert_eq!(root.get("a").and_then(|v| v.as_str()), Some("\"b"));
+        assert_eq!(n(""), Some(1));
+        assert_eq!(n("a\":"), Some(2));
+        assert_eq!(n("ab"), Some(3));
+        assert_eq!(n("bc"), Some(4));
+        assert_eq!(n("x"), Some(5));
+        assert_eq!(n("a\""), Some(6));
+        assert_eq!(n("a\":\""), None);
+        assert_eq!(n("b"), None);
+        assert_eq!(n("abc"), None);
     }
 }

@@ -205,7 +205,7 @@ impl Shape {
 /// not events) is a JSON object without a string `type`: read as an event,
 /// each is a `missing_type` error (the event layer says what an event is).
 fn untyped(kept: &[u8]) -> bool {
-    let mut parser = crate::parse::Parser::new();
+    let mut parser = crate::json::Scanner::new();
     let mut any = false;
     for el in crate::elements::Elements::new(kept) {
         let Ok(el) = el else { return false };

@@ -7,7 +7,7 @@
 //! first value (an object keeps the last of a key given twice), compared
 //! with every entry of the second.
 
-use crate::parse::{Number, Value, ValueKind};
+use crate::json::{Number, Value, ValueKind};
 use serde_json::Value as J;
 
 /// True when `a` and `b` hold the same JSON: same kinds, equal scalars
@@ -63,7 +63,7 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a.kind(), b.kind()) {
         (ValueKind::Null, ValueKind::Null) => true,
         (ValueKind::Bool, ValueKind::Bool) => a.as_bool() == b.as_bool(),
-        (ValueKind::String, ValueKind::String) => a.as_str() == b.as_str(),
+        (ValueKind::String, ValueKind::String) => same_str(a, b),
         (ValueKind::Number, ValueKind::Number) => {
             let x = match a.number() {
                 Some(Number::U64(x)) => (Some(x), i64::try_from(x).ok(), Some(x as f64)),
@@ -81,6 +81,22 @@ pub(crate) fn same_value(a: &Value<'_>, b: &Value<'_>) -> bool {
         }
         (ValueKind::Object, ValueKind::Object) => same_entries(a, b, Rewrite::default()),
         _ => false,
+    }
+}
+
+/// Two strings with the same text, compared as written where that decides
+/// it (the same bytes with the same escaping, or neither escaped), decoded
+/// only otherwise: a long tool input is not unescaped to be compared.
+fn same_str(a: &Value<'_>, b: &Value<'_>) -> bool {
+    let (Some(x), Some(y)) = (a.as_raw_str(), b.as_raw_str()) else {
+        return false;
+    };
+    match (x.has_escapes(), y.has_escapes()) {
+        (false, false) => x.raw() == y.raw(),
+        (true, true) if x.raw() == y.raw() => true,
+        (true, false) => y.as_str().is_some_and(|t| x.str_eq(t)),
+        (false, true) => x.as_str().is_some_and(|t| y.str_eq(t)),
+        (true, true) => a.as_str() == b.as_str(),
     }
 }
 
@@ -102,7 +118,7 @@ pub(crate) fn same_entries(a: &Value<'_>, b: &Value<'_>, rewrite: Rewrite<'_>) -
     b.entries().all(|(k, v)| match (k, rewrite.command) {
         ("replace_all", _) if rewrite.replace_all => v.as_bool() == Some(false),
         ("command", Some(c)) => v.as_str() == Some(c),
-        _ => last_entry(a, k).is_some_and(|x| same_value(&x, &v)),
+        (k, _) => last_entry(a, k).is_some_and(|x| same_value(&x, &v)),
     })
 }
 
@@ -142,15 +158,14 @@ pub(crate) fn to_serde(v: &Value<'_>) -> J {
 mod tests {
     use super::*;
     use crate::framing::Lines;
-    use crate::parse::Parser;
+    use crate::json::Scanner;
 
     #[test]
     fn equality_and_conversion() {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         let src = br#"{"a":[1,-2,2.5,"x",null,true,{"k":{}}],"b":18446744073709551616}"#;
         let line = Lines::new(src).next().unwrap();
-        let d = p.parse(&line).unwrap();
-        let root = d.root();
+        let root = p.validate(&line).unwrap();
         let a = root.get("a").unwrap();
         let j: J = serde_json::from_str(r#"[1,-2,2.5,"x",null,true,{"k":{}}]"#).unwrap();
         assert!(same_json(&j, &a));

@@ -6,7 +6,7 @@
 //! are keyed by interned symbols, and what the summary owns is built once at
 //! the end. Partial-message reassembly appends to buffers reused from block
 //! to block and shared by the folder's runs, and compares a streamed tool
-//! input with its assistant event tape to tape.
+//! input with its assistant event index to index.
 //!
 //! # What a run is
 //!
@@ -403,7 +403,7 @@ pub fn runs_of_slice(bytes: &[u8]) -> Vec<RunSummary> {
 /// Runs of a stream-json reader as a std [`Iterator`], errors as items.
 ///
 /// The runs are owned, so unlike the event readers (which lend each event
-/// from a reused tape) this is a plain `Iterator` and combines with `for`,
+/// from a reused index) this is a plain `Iterator` and combines with `for`,
 /// `filter`, `collect::<Result<Vec<_>, _>>()`. Lines that are not events
 /// are counted in the runs ([`RunSummary::bad_lines`]); the one error item
 /// is the I/O error that ended the stream, after the runs read before it.

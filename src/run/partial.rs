@@ -12,9 +12,9 @@
 //! Buffers are reused from block to block, and from run to run (a folder's
 //! runs share one [`Scratch`]): reassembly allocates per block at most, never
 //! per delta once the buffers have grown. A tool input put together from its
-//! `input_json_delta` fragments is parsed into a tape by the scratch's
-//! [`Parser`], and compared with the assistant event's
-//! input tape to tape: no allocation once the parser's buffers have grown.
+//! `input_json_delta` fragments is validated and indexed by the scratch's
+//! [`Scanner`], and compared with the assistant event's input index to
+//! index: no allocation once the scanner's buffers have grown.
 //! The few inputs that `serde_json` and the tape could read differently (see
 //! [`tape_unsafe`]) are compared as before, through `serde_json`.
 
@@ -22,7 +22,8 @@ use super::intern::{Interner, Sym};
 use super::json::{Rewrite, last_entry, same_entries, same_json, same_value};
 use super::summary::{BlockMismatch, IncompleteBlock, PartialSummary};
 use crate::framing::Line;
-use crate::parse::{Number, Parser, Value, ValueKind};
+use crate::json::{Number, Scanner, Value, ValueKind};
+use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -78,8 +79,10 @@ pub(crate) struct Scratch {
     /// Signature buffers (short; kept apart so that a text buffer is not
     /// handed out for a signature and the text grown again).
     signatures: Vec<String>,
-    /// Reads streamed tool inputs; made at the first one.
-    inputs: Option<Box<Parser>>,
+    /// Reads streamed tool inputs; made at the first one. Behind a mutex
+    /// only so that a folder stays `Sync` (a scanner's unescape arena is
+    /// not): reached through `&mut`, never locked.
+    inputs: Option<Box<Mutex<Scanner>>>,
 }
 
 fn take_buf(pool: &mut Vec<String>) -> String {
@@ -198,12 +201,18 @@ impl Partials {
             return;
         };
         b.deltas += 1;
-        let s = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        // A fragment is appended unescaped straight into the block's buffer
+        // (no copy of its own).
+        let push = |out: &mut String, k: &str| {
+            if let Some(s) = d.get(k).and_then(|v| v.as_raw_str()) {
+                append_text(s, out);
+            }
+        };
         match d.get("type").and_then(|v| v.as_str()).unwrap_or("") {
-            "text_delta" => b.text.push_str(s("text")),
-            "thinking_delta" => b.text.push_str(s("thinking")),
-            "signature_delta" => b.signature.push_str(s("signature")),
-            "input_json_delta" => b.text.push_str(s("partial_json")),
+            "text_delta" => push(&mut b.text, "text"),
+            "thinking_delta" => push(&mut b.text, "thinking"),
+            "signature_delta" => push(&mut b.signature, "signature"),
+            "input_json_delta" => push(&mut b.text, "partial_json"),
             _ => {}
         }
     }
@@ -274,7 +283,10 @@ impl Partials {
                 } else if !name_ok {
                     Some("tool name differs")
                 } else {
-                    let parser = scratch.inputs.get_or_insert_with(Box::default);
+                    let parser = match scratch.inputs.get_or_insert_with(Box::default).get_mut() {
+                        Ok(p) => p,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
                     match check_input(parser, &b.text, block.get("input"), name_of(&block)) {
                         InputCheck::Same => None,
                         InputCheck::Rewritten => {
@@ -375,11 +387,32 @@ enum InputCheck {
     Unparsable,
 }
 
+/// Append the text of string `s` to `out`: as it is when it holds no
+/// escape (and is UTF-8), unescaped into `out` when it does.
+fn append_text(s: crate::json::RawStr<'_>, out: &mut String) {
+    match s.as_str() {
+        Some(t) => out.push_str(t),
+        None => {
+            let at = out.len();
+            if !s.unescape_into(out) {
+                // Not a valid JSON string (bytes read in trusting mode).
+                out.truncate(at);
+                out.push_str(&s.to_cow());
+            }
+        }
+    }
+}
+
 /// Compare the concatenated `partial_json` of a `tool` call with `fin`, the
-/// assistant event's input: tape to tape when the tape reads it as
+/// assistant event's input: value to value when the index reads it as
 /// `serde_json` would (see [`tape_unsafe`], [`plain`], [`floats_exact`]),
 /// through `serde_json` otherwise.
-fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &str) -> InputCheck {
+fn check_input(
+    scanner: &mut Scanner,
+    text: &str,
+    fin: Option<Value<'_>>,
+    tool: &str,
+) -> InputCheck {
     let bytes: &[u8] = if text.trim().is_empty() {
         b"{}"
     } else {
@@ -394,11 +427,10 @@ fn check_input(parser: &mut Parser, text: &str, fin: Option<Value<'_>>, tool: &s
         offset: 0,
         terminated: true,
     };
-    let Ok(doc) = parser.parse(&line) else {
-        // serde_json says why (or reads what the tape did not).
+    let Ok(streamed) = scanner.validate(&line) else {
+        // serde_json says why (or reads what the index did not).
         return check_input_serde(text, fin, tool);
     };
-    let streamed = doc.root();
     let mut shape = Shape::default();
     plain(&streamed, 1, &mut shape);
     if shape.unsafe_ || (shape.floats && !floats_exact(bytes)) {
@@ -582,7 +614,7 @@ mod tests {
     /// `None` when the parser does not read it.
     fn with_fin<R>(fin: &str, f: impl FnOnce(Option<Value<'_>>) -> R) -> Option<R> {
         let wrapped = format!("{{\"input\":{fin}}}");
-        let mut fins = Parser::new();
+        let mut fins = crate::json::tape::Parser::new();
         let line = Line {
             bytes: wrapped.as_bytes(),
             number: 1,
@@ -590,7 +622,7 @@ mod tests {
             terminated: true,
         };
         let doc = fins.parse(&line).ok()?;
-        Some(f(doc.root().get("input")))
+        Some(f(doc.root().get("input").map(Value::from)))
     }
 
     /// The comparison as run, and through `serde_json` (the oracle: what
@@ -598,7 +630,7 @@ mod tests {
     fn both(text: &str, fin: &str, tool: &str) -> Option<(InputCheck, InputCheck)> {
         with_fin(fin, |fin| {
             (
-                check_input(&mut Parser::new(), text, fin, tool),
+                check_input(&mut Scanner::new(), text, fin, tool),
                 check_input_serde(text, fin, tool),
             )
         })
@@ -728,7 +760,7 @@ mod tests {
 
     #[test]
     fn reused_parser_reads_each_input_afresh() {
-        let mut p = Parser::new();
+        let mut p = Scanner::new();
         with_fin(r#"{"a":[1,2,3]}"#, |fin| {
             for (text, want) in [
                 (r#"{"a":[1,2,3]}"#, InputCheck::Same),

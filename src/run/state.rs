@@ -15,7 +15,7 @@ use super::time::parse_millis;
 use super::verdict::{Verdict, VerdictSource, classify_result};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventKind, Field, TokenCounts};
-use crate::parse::{Number, Value};
+use crate::json::{Number, Value, ValueKind};
 
 mod finish;
 mod result;
@@ -210,9 +210,21 @@ fn slot(t: &mut TokenCounts, i: usize) -> &mut u64 {
     }
 }
 
-fn is_interrupt(text: &str) -> bool {
-    text.trim_start()
-        .starts_with("[Request interrupted by user")
+/// A user's text that tells the turn was interrupted (a string value; read
+/// only as far as its start).
+fn is_interrupt(text: Value<'_>) -> bool {
+    text.str_starts_with("[Request interrupted by user", true)
+}
+
+/// A tool result's text: its `content` when that is a string, else the
+/// first `text` string of its blocks.
+fn first_text(content: Value<'_>) -> Option<Value<'_>> {
+    if content.kind() == ValueKind::String {
+        return Some(content);
+    }
+    content
+        .elements()
+        .find_map(|b| b.get("text").filter(|t| t.kind() == ValueKind::String))
 }
 
 fn costs_match(a: f64, b: f64) -> bool {

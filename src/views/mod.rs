@@ -43,10 +43,12 @@
 //! - Every accessor returns `Option` (real streams omit even fields the
 //!   reference always shows); a field the reference types `| null` returns a
 //!   [`Field`] that tells null from missing. A value of the wrong JSON type
-//!   reads as absent and is counted on the line
-//!   ([`Document::type_mismatches`](crate::parse::Document::type_mismatches));
+//!   reads as absent (and is counted on the line over a tape,
+//!   [`Document::type_mismatches`](crate::json::tape::Document::type_mismatches));
 //!   nothing panics.
-//! - Nothing allocates: strings are `&str` into the line, arrays are
+//! - Nothing allocates: strings are `&str` into the line (or, for a string
+//!   holding an escape, into the arena of the line's buffer,
+//!   [`Strings`](crate::json::Strings)), arrays are
 //!   [`Array`] iterators, maps (`modelUsage`, `wire_tool_inputs`, `by_type`,
 //!   `startup_timing.phases`) are [`Map`] iterators with a `get(key)`.
 //! - Enumerated strings (`stop_reason`, `terminal_reason`, `task_type`, ...)
@@ -59,7 +61,7 @@
 //!   see [`to_json`] for how numbers are rendered).
 
 use crate::event::{Event, EventKind, Field};
-use crate::parse::{ArrayElements, Entries, Value, ValueKind};
+use crate::json::{Elements as ArrayElements, Entries, Value, ValueKind};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -743,7 +745,7 @@ mod tests {
 
     #[test]
     fn every_kind_with_a_name_has_a_view() {
-        let mut p = crate::parse::Parser::new();
+        let mut p = crate::json::Scanner::new();
         for k in EventKind::ALL {
             let Some(name) = k.name() else { continue };
             let (ty, sub) = name.split_once('/').unwrap_or((name, ""));

@@ -3,7 +3,7 @@
 //! or re-emit them as normalized JSON.
 
 use super::Answer;
-use crate::parse::{Number, Value, ValueKind};
+use crate::json::{Number, Value, ValueKind};
 
 /// An owned copy of `v`.
 ///

@@ -28,7 +28,6 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     pub(super) fn read_ahead(
         &self,
         sink: S,
-        exact: bool,
         src: impl Read,
         report: &EndReport,
         piece: &Piece<'_>,
@@ -69,7 +68,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 }
                 let (ahead, buf) = spare
                     .pop()
-                    .unwrap_or_else(|| (ReadAhead::new(exact), Vec::new()));
+                    .unwrap_or_else(|| (ReadAhead::new(), Vec::new()));
                 let item = match chunks.next_chunk(buf) {
                     None => break,
                     Some(item) => item,
@@ -345,8 +344,8 @@ fn take_ahead<S: Sink>(
         let taken = match item {
             AheadLine::Blank => Taken::Blank,
             AheadLine::TooLong => Taken::TooLong,
-            AheadLine::Event { event, pruned } => {
-                Taken::Read(sink.line_ahead(piece, &line, event, pruned, &mut out.bytes))
+            AheadLine::Event(event) => {
+                Taken::Read(sink.line_ahead(piece, &line, event, &mut out.bytes))
             }
             AheadLine::Failed(e) => Taken::Read(Err(e)),
         };

@@ -10,7 +10,6 @@ use cctape::error::{Error, ErrorKind};
 use cctape::event::parse_event;
 use cctape::framing::{Line, LineReader, Lines};
 use cctape::json::IndexDepth;
-use cctape::parse::Parser;
 use cctape::report::Shape;
 use cctape::scan::{ScanMode, Scanner};
 use cctape::sniff::Format;
@@ -224,7 +223,7 @@ impl Take {
 struct LineTaker<'p, 'n, S> {
     sink: S,
     scanner: Scanner,
-    parser: Parser,
+    parser: Scanner,
     take: Take,
     piece: &'p Piece<'n>,
     max_line: usize,
@@ -242,7 +241,7 @@ impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
         LineTaker {
             sink,
             scanner,
-            parser: Parser::new(),
+            parser: Scanner::new(),
             take,
             piece,
             max_line,
@@ -333,7 +332,7 @@ pub(super) fn read_slice<S: Sink>(
         return piece_done(piece, taker.sink, taker.counts, bytes.len() as u64, format);
     }
     let counts = {
-        let mut events = SliceEvents::with_parser(lines, Parser::new()).with_max_line(max_line);
+        let mut events = SliceEvents::with_parser(lines, Scanner::new()).with_max_line(max_line);
         loop {
             let e = match events.next_event() {
                 None => break,

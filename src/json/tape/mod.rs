@@ -102,7 +102,61 @@ impl Parser {
     /// parse. Each carries the line's position and, where the parser said,
     /// the byte within the line.
     pub fn parse<'t>(&'t mut self, line: &Line<'t>) -> Result<Document<'t>, Error> {
-        let raw = line.bytes;
+        let Filled {
+            tape,
+            base,
+            result,
+            home,
+            bigs,
+        } = self.fill(line.bytes);
+        if let Err(e) = result
+            .map_err(|e| map_error(&e, line))
+            .and_then(|()| check_object(&tape, line))
+        {
+            *home = tape.reset();
+            return Err(e);
+        }
+        Ok(Document {
+            nodes: Nodes::Owned { tape, home },
+            ctx: Ctx {
+                raw: line.bytes,
+                base,
+                bigs,
+                line: line.number,
+                offset: line.offset,
+                mismatches: Cell::new(0),
+            },
+        })
+    }
+
+    /// What [`parse`](Parser::parse) says of a line it rejects (kind,
+    /// position, reason), without boxing an error: `None` when it takes
+    /// the line. How the index path tells a bad line as the tape does, in
+    /// the allocation its own error already made.
+    pub(crate) fn tell(&mut self, line: &Line<'_>) -> Option<(ErrorKind, Position, &'static str)> {
+        let Filled {
+            tape, result, home, ..
+        } = self.fill(line.bytes);
+        let told = match result {
+            Err(e) => Some(repair::error_parts(&e, line)),
+            Ok(()) if !matches!(tape.0.first(), Some(Node::Object { .. })) => {
+                let mut pos = line.position();
+                pos.column = Some(first_non_ws(line.bytes) as u64);
+                Some((
+                    ErrorKind::NotAnObject,
+                    pos,
+                    "expected a JSON object, found another JSON value",
+                ))
+            }
+            Ok(()) => None,
+        };
+        *home = tape.reset();
+        told
+    }
+
+    /// Fill a tape from `raw`, padded into the scratch, and again from a
+    /// repaired copy when simd-json rejects what [`repair_line`] mends.
+    fn fill<'t>(&'t mut self, raw: &[u8]) -> Filled<'t> {
         let len = raw.len();
         let Parser {
             scratch,
@@ -129,25 +183,24 @@ impl Parser {
             }
             other => other,
         };
-        if let Err(e) = result
-            .map_err(|e| map_error(&e, line))
-            .and_then(|()| check_object(&tape, line))
-        {
-            *home = tape.reset();
-            return Err(e);
+        Filled {
+            tape,
+            base,
+            result,
+            home,
+            bigs,
         }
-        Ok(Document {
-            nodes: Nodes::Owned { tape, home },
-            ctx: Ctx {
-                raw,
-                base,
-                bigs,
-                line: line.number,
-                offset: line.offset,
-                mismatches: Cell::new(0),
-            },
-        })
     }
+}
+
+/// A tape [`Parser::fill`] made: the tape, where its strings are,
+/// simd-json's verdict, and where the tape's storage goes back.
+struct Filled<'t> {
+    tape: Tape<'t>,
+    base: usize,
+    result: Result<(), simd_json::Error>,
+    home: &'t mut Tape<'static>,
+    bigs: &'t [u32],
 }
 
 /// simd-json rejected the line for what [`repair_line`] rewrites (a lone

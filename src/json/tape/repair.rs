@@ -1,11 +1,20 @@
 //! What simd-json's errors mean for a line, and the rewrite of the lines it
 //! rejects that JSON allows (lone surrogate escapes, numbers of any size).
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Position};
 use crate::framing::Line;
 use simd_json::ErrorType;
 
 pub(super) fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
+    let (kind, pos, reason) = error_parts(e, line);
+    Error::new(kind, pos, reason)
+}
+
+/// What [`map_error`] says, unboxed.
+pub(super) fn error_parts(
+    e: &simd_json::Error,
+    line: &Line<'_>,
+) -> (ErrorKind, Position, &'static str) {
     let (kind, reason) = match e.error() {
         // Cut in the middle of a multi-byte character: the input ended, the
         // bytes before the cut are fine.
@@ -45,7 +54,7 @@ pub(super) fn map_error(e: &simd_json::Error, line: &Line<'_>) -> Error {
     pos.column = crate::column::error_column(line.bytes)
         .or_else(|| (idx <= line.bytes.len()).then_some(idx as u64))
         .filter(|_| !line.bytes.iter().all(|b| b.is_ascii_whitespace()));
-    Error::new(kind, pos, reason)
+    (kind, pos, reason)
 }
 
 /// True when `b` is valid UTF-8 but for an incomplete character at its end.

@@ -51,7 +51,7 @@ impl RunState {
         }
         let usage = ev
             .get("usage")
-            .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+            .filter(|u| u.kind() == crate::json::ValueKind::Object)
             .map(|u| self.usage_of(u, line));
         if let Some(reported) = usage {
             let (round, cumulative, all_final) = self.main_sums();

@@ -50,10 +50,7 @@ fn result_block_error(block: Value<'_>) -> bool {
     if is_error_object(content) || content.elements().any(is_error_object) {
         return true;
     }
-    let text = content
-        .as_str()
-        .or_else(|| content.elements().find_map(|b| str_of(b.get("text"))));
-    text.is_some_and(|t| t.trim_start().starts_with("<tool_use_error>"))
+    first_text(content).is_some_and(|t| t.str_starts_with("<tool_use_error>", true))
 }
 
 impl RunState {
@@ -129,8 +126,8 @@ impl RunState {
         let Some(content) = msg.get("content") else {
             return;
         };
-        if let Some(s) = content.as_str() {
-            if is_interrupt(s) {
+        if content.kind() == ValueKind::String {
+            if is_interrupt(content) {
                 self.interrupt_in_round = true;
             }
             return;
@@ -146,7 +143,7 @@ impl RunState {
         }
         for block in content.elements() {
             match str_of(block.get("type")) {
-                Some("text") if str_of(block.get("text")).is_some_and(is_interrupt) => {
+                Some("text") if block.get("text").is_some_and(is_interrupt) => {
                     self.interrupt_in_round = true;
                 }
                 Some("tool_result") => {
@@ -154,14 +151,11 @@ impl RunState {
                         continue;
                     };
                     let mut error = block.get("is_error").and_then(|v| v.as_bool()) == Some(true);
-                    let text = block.get("content").and_then(|c| {
-                        c.as_str()
-                            .or_else(|| c.elements().find_map(|b| str_of(b.get("text"))))
-                    });
-                    if text.is_some_and(|t| t.trim_start().starts_with("<tool_use_error>")) {
+                    let text = block.get("content").and_then(first_text);
+                    if text.is_some_and(|t| t.str_starts_with("<tool_use_error>", true)) {
                         error = true;
                     }
-                    if results == 1 && str_of(tur).is_some_and(|s| s.starts_with("Error: ")) {
+                    if results == 1 && tur.is_some_and(|t| t.str_starts_with("Error: ", false)) {
                         error = true;
                     }
                     let id = self.names.intern(id);
@@ -178,7 +172,7 @@ impl RunState {
                             }
                             if let Some(u) = t
                                 .get("usage")
-                                .filter(|u| u.kind() == crate::parse::ValueKind::Object)
+                                .filter(|u| u.kind() == crate::json::ValueKind::Object)
                             {
                                 let reported = self.usage_of(u, ev.line());
                                 self.nodes[i as usize].reported_usage = Some(reported);
