@@ -10,7 +10,7 @@
 
 use crate::error::{Error, Position};
 use crate::framing::Line;
-use crate::json::{IndexedLines, Scanned, Scanner, Value};
+use crate::json::{IndexedLines, Members, Scanned, Scanner, Value};
 use std::cell::RefCell;
 use std::fmt;
 
@@ -449,6 +449,52 @@ pub struct Event<'t> {
     root: Value<'t>,
     line: Line<'t>,
     kind: EventKind,
+    /// Where the root's members that the readers ask for are (one walk at
+    /// the event's making; `None` when the root cannot be read so).
+    top: Option<Members<TOP>>,
+    /// The same for `message`'s members, on events that carry one.
+    msg: Option<Members<MSG>>,
+}
+
+/// The root keys the folds and views read, each with its slot.
+const TOP: usize = 16;
+#[inline(always)]
+fn top_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"type" => 0,
+        b"subtype" => 1,
+        b"session_id" => 2,
+        b"uuid" => 3,
+        b"parent_tool_use_id" => 4,
+        b"timestamp" => 5,
+        b"message" => 6,
+        b"is_error" => 7,
+        b"num_turns" => 8,
+        b"duration_ms" => 9,
+        b"total_cost_usd" => 10,
+        b"cost_usd" => 11,
+        b"total_cost" => 12,
+        b"usage" => 13,
+        b"tool_use_result" => 14,
+        b"event" => 15,
+        _ => return None,
+    })
+}
+const MESSAGE: usize = 6;
+
+/// The keys of `message` read on every assistant and user event.
+const MSG: usize = 6;
+#[inline(always)]
+fn msg_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"id" => 0,
+        b"model" => 1,
+        b"usage" => 2,
+        b"content" => 3,
+        b"stop_reason" => 4,
+        b"role" => 5,
+        _ => return None,
+    })
 }
 
 impl fmt::Debug for Event<'_> {
@@ -542,10 +588,24 @@ impl<'t> Event<'t> {
     /// The event of a line the scanner validated and classified.
     #[inline]
     pub fn scanned(s: &Scanned<'t>) -> Event<'t> {
+        Event::tabled(s.value(), s.line(), s.kind())
+    }
+
+    /// An event whose root's (and message's) wanted members are found now,
+    /// in one walk each.
+    #[inline]
+    fn tabled(root: Value<'t>, line: Line<'t>, kind: EventKind) -> Event<'t> {
+        let top = root.members(top_slot);
+        let msg = top
+            .as_ref()
+            .and_then(|t| root.member(t, MESSAGE))
+            .and_then(|m| m.members(msg_slot));
         Event {
-            root: s.value(),
-            line: s.line(),
-            kind: s.kind(),
+            root,
+            line,
+            kind,
+            top,
+            msg,
         }
     }
 
@@ -554,7 +614,13 @@ impl<'t> Event<'t> {
     /// events then read through the same accessors.
     #[doc(hidden)]
     pub fn from_parts(root: Value<'t>, line: Line<'t>, kind: EventKind) -> Event<'t> {
-        Event { root, line, kind }
+        Event {
+            root,
+            line,
+            kind,
+            top: None,
+            msg: None,
+        }
     }
 
     /// Line `index` of `batch` (read from `line`), classified as `kind` by
@@ -566,11 +632,7 @@ impl<'t> Event<'t> {
         line: Line<'t>,
         kind: EventKind,
     ) -> Event<'t> {
-        Event {
-            root: batch.value(index, line.bytes),
-            line,
-            kind,
-        }
+        Event::tabled(batch.value(index, line.bytes), line, kind)
     }
 }
 
@@ -590,12 +652,31 @@ impl<'t> Event<'t> {
     /// The top-level value of `key`.
     #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'t>> {
-        self.root.get(key)
+        match (&self.top, top_slot(key.as_bytes())) {
+            (Some(t), Some(i)) => self.root.member(t, i),
+            _ => self.root.get(key),
+        }
+    }
+
+    /// The value of `key` in `message` (on assistant and user events).
+    #[inline]
+    pub(crate) fn message_get(&self, key: &str) -> Option<Value<'t>> {
+        match (&self.msg, msg_slot(key.as_bytes())) {
+            (Some(t), Some(i)) => self.message()?.member(t, i),
+            _ => self.message()?.get(key),
+        }
     }
 
     /// The value at a dotted path (`"message.usage.output_tokens"`).
     pub fn get_path(&self, path: &str) -> Option<Value<'t>> {
-        self.root.get_path(path)
+        if self.top.is_none() {
+            return self.root.get_path(path);
+        }
+        match path.split_once('.') {
+            Some((first, rest)) => self.get(first)?.get_path(rest),
+            None if path.is_empty() => Some(self.root),
+            None => self.get(path),
+        }
     }
 
     /// The line exactly as read, without its LF.
@@ -656,29 +737,30 @@ impl<'t> Event<'t> {
     }
 
     /// `message` on assistant and user events.
+    #[inline]
     pub fn message(&self) -> Option<Value<'t>> {
         self.get("message")
     }
 
     /// `message.id` (`msg_...`; a uuid on synthetic messages).
     pub fn message_id(&self) -> Option<&'t str> {
-        self.message()?.get("id")?.as_str()
+        self.message_get("id")?.as_str()
     }
 
     /// `message.model`.
     pub fn model(&self) -> Option<&'t str> {
-        self.message()?.get("model")?.as_str()
+        self.message_get("model")?.as_str()
     }
 
     /// `message.usage`, as the four token counts.
     pub fn usage(&self) -> Option<TokenCounts> {
-        self.message()?.get("usage").map(TokenCounts::from_usage)
+        self.message_get("usage").map(TokenCounts::from_usage)
     }
 
     /// The message's single content block (`message.content[0]`), when
     /// `content` is an array.
     pub fn content_block(&self) -> Option<Value<'t>> {
-        self.message()?.get("content")?.index(0)
+        self.message_get("content")?.index(0)
     }
 
     /// The content block's `type` (`text`, `thinking`, `tool_use`,
@@ -786,6 +868,55 @@ mod tests {
             kind_of(r#"{"type":"control_cancel_request","request_id":"x"}"#),
             Ok(EventKind::ControlCancelRequest)
         );
+    }
+
+    #[test]
+    fn member_tables_read_as_get_does() {
+        let mut p = Scanner::new();
+        let read = |p: &mut Scanner, s: &str, f: &dyn Fn(&Event<'_>)| {
+            let line = Lines::new(s.as_bytes()).next().unwrap();
+            f(&parse_event(p, &line).unwrap());
+        };
+        // A key given twice: the first wins, in the root and in `message`,
+        // as `Value::get` finds it; absent keys are absent.
+        read(
+            &mut p,
+            r#"{"type":"assistant","session_id":"a","message":{"model":"m","id":"i","model":"n","usage":{"output_tokens":4}},"session_id":"b","num_turns":"x"}"#,
+            &|ev| {
+                assert_eq!(ev.session_id(), Some("a"));
+                assert_eq!(ev.model(), Some("m"));
+                assert_eq!(ev.message_id(), Some("i"));
+                assert_eq!(ev.usage().map(|u| u.output_tokens), Some(4));
+                assert_eq!(ev.num_turns(), None);
+                assert!(ev.get("uuid").is_none() && ev.timestamp().is_none());
+                assert!(ev.message_get("stop_reason").is_none());
+                // A key no table names, and paths, are read by walking.
+                assert_eq!(
+                    ev.get_path("message.usage.output_tokens")
+                        .and_then(|v| v.as_u64()),
+                    Some(4)
+                );
+                assert_eq!(
+                    ev.get_path("session_id").and_then(|v| v.as_str()),
+                    Some("a")
+                );
+                assert!(ev.get_path("").is_some_and(|v| v.get("type").is_some()));
+            },
+        );
+        // An escaped key is compared unescaped: the table stands aside.
+        read(
+            &mut p,
+            r#"{"type":"result","session\u005fid":"s","message":{"mod\u0065l":"m"},"num_turns":3}"#,
+            &|ev| {
+                assert_eq!(ev.session_id(), Some("s"));
+                assert_eq!(ev.num_turns(), Some(3));
+                assert_eq!(ev.model(), Some("m"));
+            },
+        );
+        // `message` that is not an object has no table, and no fields.
+        read(&mut p, r#"{"type":"user","message":"hi"}"#, &|ev| {
+            assert!(ev.message().is_some() && ev.model().is_none());
+        });
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
 pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
 pub use strings::Strings;
+pub(crate) use value::Members;
 pub use value::{Elements, Entries, Value};
 
 /// The deepest nesting accepted; the root object is level 1.

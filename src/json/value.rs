@@ -24,6 +24,9 @@ use super::tape;
 use std::fmt;
 use std::ops::Range;
 
+mod members;
+pub(crate) use members::Members;
+
 /// A JSON value of a line, read lazily. Cheap to copy.
 ///
 /// In an object with a key given twice, lookups find the first occurrence.

@@ -591,8 +591,10 @@ impl RunState {
             self.activity_after_result = true;
         }
         let agent = self.agent_of(ev);
-        let Some(msg) = ev.message() else { return };
-        let content = msg.get("content");
+        if ev.message().is_none() {
+            return;
+        }
+        let content = ev.message_get("content");
         let model = ev.model();
         let synthetic = model == Some("<synthetic>")
             || ev.get("is_api_error_message").and_then(|v| v.as_bool()) == Some(true);
@@ -615,10 +617,10 @@ impl RunState {
                 Some(_) => self.sub_models.insert(m, ()),
             };
         }
-        let usage = msg.get("usage").map(|u| self.usage_of(u, ev.line()));
+        let usage = ev.message_get("usage").map(|u| self.usage_of(u, ev.line()));
         // A message whose stop_reason is set came whole: its usage is final
         // (the snapshot of a streaming message has stop_reason null).
-        let source = match str_of(msg.get("stop_reason")) {
+        let source = match str_of(ev.message_get("stop_reason")) {
             Some(_) => CallUsageSource::CompleteMessage,
             None => CallUsageSource::Snapshot,
         };

@@ -122,8 +122,7 @@ impl RunState {
 
     pub(super) fn on_user(&mut self, ev: &Event<'_>) {
         let _agent = self.agent_of(ev);
-        let Some(msg) = ev.message() else { return };
-        let Some(content) = msg.get("content") else {
+        let Some(content) = ev.message_get("content") else {
             return;
         };
         if content.kind() == ValueKind::String {
