@@ -266,8 +266,15 @@ impl RunState {
     /// may carry only some of them); a count that is not a u64 (negative,
     /// fractional, beyond u64) is not dropped silently: a warning says so.
     fn merge_usage(&mut self, t: &mut TokenCounts, u: Value<'_>, line: u64) {
+        // One walk finds the four (the table stands aside for a key with
+        // an escape, and `get` reads it).
+        let table = u.members::<4>(|k| USAGE_KEYS.iter().position(|w| w.as_bytes() == k));
         for (i, k) in USAGE_KEYS.iter().enumerate() {
-            let Some(v) = u.get(k) else { continue };
+            let v = match &table {
+                Some(t) => u.member(t, i),
+                None => u.get(k),
+            };
+            let Some(v) = v else { continue };
             match v.as_u64() {
                 Some(n) => *slot(t, i) = n,
                 None if v.is_null() => {}
