@@ -459,7 +459,7 @@ pub struct Event<'t> {
 /// The root keys the folds and views read, each with its slot.
 const TOP: usize = 16;
 #[inline(always)]
-fn top_slot(k: &[u8]) -> Option<usize> {
+const fn top_slot(k: &[u8]) -> Option<usize> {
     Some(match k {
         b"type" => 0,
         b"subtype" => 1,
@@ -480,7 +480,11 @@ fn top_slot(k: &[u8]) -> Option<usize> {
         _ => return None,
     })
 }
-const MESSAGE: usize = 6;
+/// `message`'s slot, from the table itself.
+const MESSAGE: usize = match top_slot(b"message") {
+    Some(i) => i,
+    None => panic!("message has a slot"),
+};
 
 /// The keys of `message` read on every assistant and user event.
 const MSG: usize = 6;
