@@ -22,10 +22,8 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
-use cctape::event::parse_event;
 use cctape::export::{Batch, ColRef, ColumnDef, InputRows, Kind, SCHEMA_VERSION, Table};
 use cctape::inputs::{Item, ReadOptions};
-use cctape::json::Scanner;
 use cctape::pricing::PriceTable;
 use cctape::report::{Shape, Transcripts, no_events_run};
 use cctape::time::Zone;
@@ -238,7 +236,6 @@ pub fn to_arrow(
 ) -> PyResult<ArrowTable> {
     let per_input = crate::report::map_inputs(py, inputs, jobs, |_, input| {
         let mut rows = InputRows::new(&input.name, raw);
-        let mut parser = Scanner::new();
         // What an input without events is (its lines that were not
         // events, or its one finding).
         let mut shape = Shape::default();
@@ -249,12 +246,9 @@ pub fn to_arrow(
                 rows.push_error(error);
                 shape.note(bytes);
             }
-            // Its `events` row, from the record's line parsed.
-            Item::Record(rec) => {
-                if let Ok(ev) = parse_event(&mut parser, &rec.scanned().line()) {
-                    rows.push_record(&ev);
-                }
-            }
+            // Its `events` row: the record's line read as an event (the
+            // same index, not parsed again).
+            Item::Record(rec) => rows.push_record(&rec.event()),
             Item::NotEvents(s) => finding = Some(s.describe()),
             // Scanned lines are not asked for.
             _ => {}

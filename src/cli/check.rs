@@ -352,18 +352,19 @@ impl Sink for CheckSink {
     /// content blocks.
     fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
         let pos = rec.position();
-        match rec.version().and_then(|v| v.as_str()) {
+        match rec.version() {
             Some(v) => v.clone_into(&mut self.version),
             None => self.version.clear(),
         }
-        let kind = match rec.raw_subtype() {
+        // The kind as written, made only for a finding.
+        let kind = || match rec.raw_subtype() {
             Some(sub) => format!("{}/{sub}", rec.raw_type()),
             None => rec.raw_type().to_string(),
         };
         if matches!(rec.kind(), RecordKind::Unknown | RecordKind::SystemOther) {
             self.add(
                 Category::UnknownKind,
-                &kind,
+                &kind(),
                 String::new(),
                 p,
                 pos.line,
@@ -391,7 +392,7 @@ impl Sink for CheckSink {
                     let ty = ty.to_string();
                     self.add(
                         Category::UnknownContentBlock,
-                        &kind,
+                        &kind(),
                         ty,
                         p,
                         pos.line,

@@ -66,8 +66,8 @@ pub use prune::prune_into;
 pub use raw::{RawElements, RawEntries, RawStr, RawValue};
 pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
 pub use strings::Strings;
-pub(crate) use value::Members;
 pub use value::{Elements, Entries, Value};
+pub(crate) use value::{Members, Tabled};
 
 /// The deepest nesting accepted; the root object is level 1.
 pub const MAX_DEPTH: usize = 1024;

@@ -25,7 +25,7 @@ use std::fmt;
 use std::ops::Range;
 
 mod members;
-pub(crate) use members::Members;
+pub(crate) use members::{Members, Tabled};
 
 /// A JSON value of a line, read lazily. Cheap to copy.
 ///

@@ -32,26 +32,30 @@
 //! let l = Lines::new(line).next().unwrap();
 //! let rec = Record::new(scanner.scan(&l).unwrap());
 //! assert_eq!(rec.kind(), RecordKind::Assistant);
-//! assert_eq!(rec.version().and_then(|v| v.as_str()), Some("2.1.39"));
+//! assert_eq!(rec.version(), Some("2.1.39"));
 //! let RecordView::Assistant(a) = rec.view() else { panic!() };
 //! let u = a.usage().unwrap();
 //! assert_eq!((u.input, u.output, u.cache_write_1h, u.cache_read), (3, 9, 100, 50));
-//! assert_eq!(a.request_id().and_then(|r| r.as_str()), Some("req_1"));
+//! assert_eq!(a.request_id(), Some("req_1"));
 //! ```
 
+mod file;
 mod fold;
 mod run;
 
+pub use file::TranscriptFile;
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
     SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, ToolCount, Totals,
-    TranscriptFile, TranscriptFold,
+    TranscriptFold,
 };
 
 use crate::error::Position;
+use crate::event::Event;
 use crate::event::Field;
+use crate::json::{Scanned, Value};
 use crate::pricing::RequestTokens;
-use crate::scan::{RawStr, RawValue, Scanned};
+pub(crate) use fold::usage;
 
 /// What a transcript record is, from its `type` and `subtype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -197,41 +201,53 @@ impl<'s> Record<'s> {
         self.line.raw_subtype()
     }
 
-    /// A top-level field.
-    pub fn get(&self, key: &str) -> Option<RawValue<'s>> {
-        self.line.get(key)
+    /// The line read as a stream event (the same line, the same index):
+    /// for the readers that take events, such as the `events` rows of an
+    /// export.
+    pub fn event(&self) -> Event<'s> {
+        Event::scanned(&self.line)
     }
 
-    /// The value at a dotted path.
-    pub fn get_path(&self, path: &str) -> Option<RawValue<'s>> {
-        self.line.get_path(path)
+    /// The root object, read through the line's index.
+    pub fn root(&self) -> Value<'s> {
+        self.line.value()
     }
 
-    fn str_field(&self, key: &str) -> Option<RawStr<'s>> {
-        self.get(key)?.as_raw_str()
+    /// A top-level field (the first, should the line give it twice).
+    pub fn get(&self, key: &str) -> Option<Value<'s>> {
+        self.root().get(key)
+    }
+
+    /// The value at a dotted path (`"message.usage.output_tokens"`).
+    pub fn get_path(&self, path: &str) -> Option<Value<'s>> {
+        self.root().get_path(path)
+    }
+
+    fn str_field(&self, key: &str) -> Option<&'s str> {
+        self.get(key)?.as_str()
     }
 
     /// `sessionId`.
-    pub fn session_id(&self) -> Option<RawStr<'s>> {
+    pub fn session_id(&self) -> Option<&'s str> {
         self.str_field("sessionId")
     }
 
     /// `uuid`.
-    pub fn uuid(&self) -> Option<RawStr<'s>> {
+    pub fn uuid(&self) -> Option<&'s str> {
         self.str_field("uuid")
     }
 
     /// `parentUuid`: null at the root of a chain (and after a compaction).
-    pub fn parent_uuid(&self) -> Field<RawStr<'s>> {
+    pub fn parent_uuid(&self) -> Field<&'s str> {
         match self.get("parentUuid") {
             None => Field::Missing,
             Some(v) if v.is_null() => Field::Null,
-            Some(v) => v.as_raw_str().map_or(Field::Missing, Field::Value),
+            Some(v) => v.as_str().map_or(Field::Missing, Field::Value),
         }
     }
 
     /// `logicalParentUuid` (on a compaction boundary: the record before it).
-    pub fn logical_parent_uuid(&self) -> Option<RawStr<'s>> {
+    pub fn logical_parent_uuid(&self) -> Option<&'s str> {
         self.str_field("logicalParentUuid")
     }
 
@@ -241,43 +257,43 @@ impl<'s> Record<'s> {
     }
 
     /// `agentId` (records of a subagent file).
-    pub fn agent_id(&self) -> Option<RawStr<'s>> {
+    pub fn agent_id(&self) -> Option<&'s str> {
         self.str_field("agentId")
     }
 
     /// `version`: the Claude Code version that wrote the record.
-    pub fn version(&self) -> Option<RawStr<'s>> {
+    pub fn version(&self) -> Option<&'s str> {
         self.str_field("version")
     }
 
     /// `timestamp`.
-    pub fn timestamp(&self) -> Option<RawStr<'s>> {
+    pub fn timestamp(&self) -> Option<&'s str> {
         self.str_field("timestamp")
     }
 
     /// `timestamp` as milliseconds since the Unix epoch; `None` when absent
     /// or not a date.
     pub fn timestamp_millis(&self) -> Option<i64> {
-        crate::time::parse_millis(self.timestamp()?.as_str()?)
+        crate::time::parse_millis(self.timestamp()?)
     }
 
     /// `cwd`.
-    pub fn cwd(&self) -> Option<RawStr<'s>> {
+    pub fn cwd(&self) -> Option<&'s str> {
         self.str_field("cwd")
     }
 
     /// `gitBranch`.
-    pub fn git_branch(&self) -> Option<RawStr<'s>> {
+    pub fn git_branch(&self) -> Option<&'s str> {
         self.str_field("gitBranch")
     }
 
     /// `userType` (`external`).
-    pub fn user_type(&self) -> Option<RawStr<'s>> {
+    pub fn user_type(&self) -> Option<&'s str> {
         self.str_field("userType")
     }
 
     /// `slug`: the session's human-readable name.
-    pub fn slug(&self) -> Option<RawStr<'s>> {
+    pub fn slug(&self) -> Option<&'s str> {
         self.str_field("slug")
     }
 
@@ -287,7 +303,7 @@ impl<'s> Record<'s> {
     }
 
     /// `message`.
-    pub fn message(&self) -> Option<RawValue<'s>> {
+    pub fn message(&self) -> Option<Value<'s>> {
         self.get("message")
     }
 
@@ -356,27 +372,27 @@ view_common!(AssistantRecord);
 
 impl<'s> AssistantRecord<'s> {
     /// `message.id`: the API message (shared by the records of its blocks).
-    pub fn message_id(&self) -> Option<RawStr<'s>> {
-        self.0.message()?.get("id")?.as_raw_str()
+    pub fn message_id(&self) -> Option<&'s str> {
+        self.0.message()?.get("id")?.as_str()
     }
 
     /// `requestId`: the API request.
-    pub fn request_id(&self) -> Option<RawStr<'s>> {
+    pub fn request_id(&self) -> Option<&'s str> {
         self.0.str_field("requestId")
     }
 
     /// `message.model` (`<synthetic>` for messages the CLI wrote itself).
-    pub fn model(&self) -> Option<RawStr<'s>> {
-        self.0.message()?.get("model")?.as_raw_str()
+    pub fn model(&self) -> Option<&'s str> {
+        self.0.message()?.get("model")?.as_str()
     }
 
     /// `message.stop_reason` (null on all but a message's last block in
     /// some versions).
-    pub fn stop_reason(&self) -> Field<RawStr<'s>> {
+    pub fn stop_reason(&self) -> Field<&'s str> {
         match self.0.message().and_then(|m| m.get("stop_reason")) {
             None => Field::Missing,
             Some(v) if v.is_null() => Field::Null,
-            Some(v) => v.as_raw_str().map_or(Field::Missing, Field::Value),
+            Some(v) => v.as_str().map_or(Field::Missing, Field::Value),
         }
     }
 
@@ -384,7 +400,7 @@ impl<'s> AssistantRecord<'s> {
     /// from `cache_creation.ephemeral_5m/1h_input_tokens` when present (all
     /// 5-minute otherwise), `speed: "fast"` as fast mode.
     pub fn usage(&self) -> Option<RequestTokens> {
-        usage_of(self.0.message()?)
+        usage(self.0.message()?.get("usage")?)
     }
 
     /// `message.usage.cache_creation_input_tokens` as written (the split in
@@ -412,12 +428,12 @@ impl<'s> AssistantRecord<'s> {
     }
 
     /// `error` (`rate_limit`, `authentication_failed`, ...).
-    pub fn error(&self) -> Option<RawStr<'s>> {
+    pub fn error(&self) -> Option<&'s str> {
         self.0.str_field("error")
     }
 
     /// `message.content`'s blocks.
-    pub fn content(&self) -> impl Iterator<Item = RawValue<'s>> + 's {
+    pub fn content(&self) -> impl Iterator<Item = Value<'s>> + 's {
         self.0
             .message()
             .and_then(|m| m.get("content"))
@@ -428,72 +444,27 @@ impl<'s> AssistantRecord<'s> {
     /// The `tool_use` blocks of this record: each call's `id`, the tool's
     /// `name` and its `input`.
     #[allow(clippy::type_complexity)]
-    pub fn tool_uses(
-        &self,
-    ) -> impl Iterator<Item = (RawStr<'s>, RawStr<'s>, Option<RawValue<'s>>)> + 's {
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&'s str, &'s str, Option<Value<'s>>)> + 's {
         self.content().filter_map(|b| {
-            let (mut ty, mut id, mut name, mut input) = (false, None, None, None);
-            for (k, v) in b.entries() {
-                match k.raw() {
-                    b"type" => ty = v.str_eq("tool_use"),
-                    b"id" => id = v.as_raw_str(),
-                    b"name" => name = v.as_raw_str(),
-                    b"input" => input = Some(v),
-                    _ => {}
-                }
+            if !b.get("type")?.str_eq("tool_use") {
+                return None;
             }
-            Some((id?, name?, input)).filter(|_| ty)
+            Some((
+                b.get("id")?.as_str()?,
+                b.get("name")?.as_str()?,
+                b.get("input"),
+            ))
         })
     }
 
     /// The names of the tools this record's blocks call.
-    pub fn tool_names(&self) -> impl Iterator<Item = RawStr<'s>> + 's {
+    pub fn tool_names(&self) -> impl Iterator<Item = &'s str> + 's {
         self.content().filter_map(|b| {
             b.get("type")
                 .filter(|t| t.str_eq("tool_use"))
-                .and_then(|_| b.get("name")?.as_raw_str())
+                .and_then(|_| b.get("name")?.as_str())
         })
     }
-}
-
-/// A message's `usage` as priced tokens (see [`AssistantRecord::usage`]).
-pub(crate) fn usage_of(message: RawValue<'_>) -> Option<RequestTokens> {
-    usage_value(message.get("usage")?)
-}
-
-/// A `usage` object as priced tokens, its fields found in one walk.
-pub(crate) fn usage_value(u: RawValue<'_>) -> Option<RequestTokens> {
-    if u.kind() != Some(crate::parse::ValueKind::Object) {
-        return None;
-    }
-    let mut usage = RequestTokens::default();
-    let (mut write, mut split) = (0, None);
-    for (k, v) in u.entries() {
-        let n = || v.as_u64().unwrap_or(0);
-        match k.raw() {
-            b"input_tokens" => usage.input = n(),
-            b"output_tokens" => usage.output = n(),
-            b"cache_read_input_tokens" => usage.cache_read = n(),
-            b"cache_creation_input_tokens" => write = n(),
-            b"cache_creation" if v.kind() == Some(crate::parse::ValueKind::Object) => {
-                let (mut m5, mut h1) = (0, 0);
-                for (k, x) in v.entries() {
-                    match k.raw() {
-                        b"ephemeral_5m_input_tokens" => m5 = x.as_u64().unwrap_or(0),
-                        b"ephemeral_1h_input_tokens" => h1 = x.as_u64().unwrap_or(0),
-                        _ => {}
-                    }
-                }
-                split = Some((m5, h1));
-            }
-            b"speed" => usage.fast = v.str_eq("fast"),
-            _ => {}
-        }
-    }
-    // Without the split, every cache write is a 5-minute one (what the
-    // API wrote before 1-hour caching existed).
-    (usage.cache_write_5m, usage.cache_write_1h) = split.unwrap_or((write, 0));
-    Some(usage)
 }
 
 /// A `user` record: a prompt, tool results, an interrupt notice.
@@ -503,42 +474,36 @@ view_common!(UserRecord);
 
 impl<'s> UserRecord<'s> {
     /// `message.content`: a string, or an array of blocks.
-    pub fn content(&self) -> Option<RawValue<'s>> {
+    pub fn content(&self) -> Option<Value<'s>> {
         self.0.message()?.get("content")
     }
 
     /// The text: the content string, or the first text block's text.
-    pub fn text(&self) -> Option<RawStr<'s>> {
+    pub fn text(&self) -> Option<&'s str> {
         let c = self.content()?;
-        if let Some(s) = c.as_raw_str() {
+        if let Some(s) = c.as_str() {
             return Some(s);
         }
         c.elements().find_map(|b| {
             b.get("type")
                 .filter(|t| t.str_eq("text"))
-                .and_then(|_| b.get("text")?.as_raw_str())
+                .and_then(|_| b.get("text")?.as_str())
         })
     }
 
     /// The `tool_result` blocks: the `tool_use_id` each answers and whether
     /// it is an error.
-    pub fn tool_results(&self) -> impl Iterator<Item = (Option<RawStr<'s>>, bool)> + 's {
-        // One walk per block: its content, often most of the record, is
-        // crossed once.
+    pub fn tool_results(&self) -> impl Iterator<Item = (Option<&'s str>, bool)> + 's {
         self.content()
             .into_iter()
             .flat_map(|c| c.elements())
             .filter_map(|b| {
-                let (mut ty, mut id, mut error) = (false, None, false);
-                for (k, v) in b.entries() {
-                    match k.raw() {
-                        b"type" => ty = v.str_eq("tool_result"),
-                        b"tool_use_id" => id = v.as_raw_str(),
-                        b"is_error" => error = v.as_bool().unwrap_or(false),
-                        _ => {}
-                    }
+                if !b.get("type")?.str_eq("tool_result") {
+                    return None;
                 }
-                ty.then_some((id, error))
+                let id = b.get("tool_use_id").and_then(|v| v.as_str());
+                let error = b.get("is_error").and_then(|v| v.as_bool());
+                Some((id, error.unwrap_or(false)))
             })
     }
 
@@ -546,17 +511,17 @@ impl<'s> UserRecord<'s> {
     /// (`[Request interrupted by user]`, `... for tool use]`).
     pub fn is_interrupt(&self) -> bool {
         self.text()
-            .is_some_and(|t| t.raw().starts_with(b"[Request interrupted by user"))
+            .is_some_and(|t| t.starts_with("[Request interrupted by user"))
     }
 
     /// `toolUseResult`: the tool's structured result.
-    pub fn tool_use_result(&self) -> Option<RawValue<'s>> {
+    pub fn tool_use_result(&self) -> Option<Value<'s>> {
         self.0.get("toolUseResult")
     }
 
     /// `sourceToolAssistantUUID`: the assistant record whose tool call this
     /// answers.
-    pub fn source_tool_assistant_uuid(&self) -> Option<RawStr<'s>> {
+    pub fn source_tool_assistant_uuid(&self) -> Option<&'s str> {
         self.0.str_field("sourceToolAssistantUUID")
     }
 
@@ -569,7 +534,7 @@ impl<'s> UserRecord<'s> {
     }
 
     /// `permissionMode`.
-    pub fn permission_mode(&self) -> Option<RawStr<'s>> {
+    pub fn permission_mode(&self) -> Option<&'s str> {
         self.0.str_field("permissionMode")
     }
 }
@@ -581,12 +546,12 @@ view_common!(SystemRecord);
 
 impl<'s> SystemRecord<'s> {
     /// `content` (`Conversation compacted`, a local command's text).
-    pub fn content(&self) -> Option<RawStr<'s>> {
+    pub fn content(&self) -> Option<&'s str> {
         self.0.str_field("content")
     }
 
     /// `level` (`info`, `suggestion`, ...).
-    pub fn level(&self) -> Option<RawStr<'s>> {
+    pub fn level(&self) -> Option<&'s str> {
         self.0.str_field("level")
     }
 
@@ -611,8 +576,8 @@ impl<'s> SystemRecord<'s> {
     }
 
     /// `compactMetadata.trigger` (`auto`, `manual`) of a compaction.
-    pub fn compact_trigger(&self) -> Option<RawStr<'s>> {
-        self.0.get_path("compactMetadata.trigger")?.as_raw_str()
+    pub fn compact_trigger(&self) -> Option<&'s str> {
+        self.0.get_path("compactMetadata.trigger")?.as_str()
     }
 
     /// `compactMetadata.preTokens` of a compaction.
@@ -621,7 +586,7 @@ impl<'s> SystemRecord<'s> {
     }
 
     /// `toolUseID`.
-    pub fn tool_use_id(&self) -> Option<RawStr<'s>> {
+    pub fn tool_use_id(&self) -> Option<&'s str> {
         self.0.str_field("toolUseID")
     }
 }
@@ -633,12 +598,12 @@ view_common!(SummaryRecord);
 
 impl<'s> SummaryRecord<'s> {
     /// `summary`: the title.
-    pub fn summary(&self) -> Option<RawStr<'s>> {
+    pub fn summary(&self) -> Option<&'s str> {
         self.0.str_field("summary")
     }
 
     /// `leafUuid`: the last record the title covers.
-    pub fn leaf_uuid(&self) -> Option<RawStr<'s>> {
+    pub fn leaf_uuid(&self) -> Option<&'s str> {
         self.0.str_field("leafUuid")
     }
 }
@@ -650,7 +615,7 @@ view_common!(FileHistorySnapshotRecord);
 
 impl<'s> FileHistorySnapshotRecord<'s> {
     /// `messageId`: the user message the snapshot belongs to.
-    pub fn message_id(&self) -> Option<RawStr<'s>> {
+    pub fn message_id(&self) -> Option<&'s str> {
         self.0.str_field("messageId")
     }
 
@@ -675,33 +640,31 @@ view_common!(ProgressRecord);
 impl<'s> ProgressRecord<'s> {
     /// `data.type` (`hook_progress`, `bash_progress`, `agent_progress`,
     /// `waiting_for_task`, ...).
-    pub fn data_type(&self) -> Option<RawStr<'s>> {
-        self.0.get_path("data.type")?.as_raw_str()
+    pub fn data_type(&self) -> Option<&'s str> {
+        self.0.get_path("data.type")?.as_str()
     }
 
     /// `toolUseID`.
-    pub fn tool_use_id(&self) -> Option<RawStr<'s>> {
+    pub fn tool_use_id(&self) -> Option<&'s str> {
         self.0.str_field("toolUseID")
     }
 
     /// `parentToolUseID`: the tool call the progress is for (for an agent,
     /// the `Task` call that spawned it).
-    pub fn parent_tool_use_id(&self) -> Option<RawStr<'s>> {
+    pub fn parent_tool_use_id(&self) -> Option<&'s str> {
         self.0.str_field("parentToolUseID")
     }
 
     /// `data.agentId` of an `agent_progress`: the subagent.
-    pub fn agent_id(&self) -> Option<RawStr<'s>> {
-        self.0.get_path("data.agentId")?.as_raw_str()
+    pub fn agent_id(&self) -> Option<&'s str> {
+        self.0.get_path("data.agentId")?.as_str()
     }
 
     /// For an `agent_progress` that relays one of the subagent's assistant
     /// messages: that message (`data.message.message`), its `requestId`
     /// and its `timestamp`. A subagent's API requests show here even when
     /// its own `agent-*.jsonl` file is gone.
-    pub fn agent_assistant_message(
-        &self,
-    ) -> Option<(RawValue<'s>, Option<RawStr<'s>>, Option<RawStr<'s>>)> {
+    pub fn agent_assistant_message(&self) -> Option<(Value<'s>, Option<&'s str>, Option<&'s str>)> {
         let relayed = self.0.get_path("data.message")?;
         if !relayed.get("type")?.str_eq("assistant") {
             return None;
@@ -709,14 +672,14 @@ impl<'s> ProgressRecord<'s> {
         let message = relayed.get("message")?;
         Some((
             message,
-            relayed.get("requestId").and_then(|v| v.as_raw_str()),
-            relayed.get("timestamp").and_then(|v| v.as_raw_str()),
+            relayed.get("requestId").and_then(|v| v.as_str()),
+            relayed.get("timestamp").and_then(|v| v.as_str()),
         ))
     }
 
     /// `data.hookEvent` of a `hook_progress`.
-    pub fn hook_event(&self) -> Option<RawStr<'s>> {
-        self.0.get_path("data.hookEvent")?.as_raw_str()
+    pub fn hook_event(&self) -> Option<&'s str> {
+        self.0.get_path("data.hookEvent")?.as_str()
     }
 }
 
@@ -727,12 +690,12 @@ view_common!(QueueOperationRecord);
 
 impl<'s> QueueOperationRecord<'s> {
     /// `operation` (`enqueue`, `dequeue`, `remove`, ...).
-    pub fn operation(&self) -> Option<RawStr<'s>> {
+    pub fn operation(&self) -> Option<&'s str> {
         self.0.str_field("operation")
     }
 
     /// `content`: the queued prompt.
-    pub fn content(&self) -> Option<RawStr<'s>> {
+    pub fn content(&self) -> Option<&'s str> {
         self.0.str_field("content")
     }
 }
@@ -745,12 +708,12 @@ view_common!(ResultRecord);
 
 impl<'s> ResultRecord<'s> {
     /// `toolUseId`: the tool call.
-    pub fn tool_use_id(&self) -> Option<RawStr<'s>> {
+    pub fn tool_use_id(&self) -> Option<&'s str> {
         self.0.str_field("toolUseId")
     }
 
     /// `content`.
-    pub fn content(&self) -> Option<RawValue<'s>> {
+    pub fn content(&self) -> Option<Value<'s>> {
         self.0.get("content")
     }
 }

@@ -232,10 +232,9 @@ struct LineTaker<'p, 'n, S> {
 
 impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
     fn new(sink: S, take: Take, piece: &'p Piece<'n>, max_line: usize) -> Self {
-        // The scanner's sinks and the transcript fold read type, subtype,
-        // hot fields and their own byte readers: the top level indexed, the
-        // rest read from its validated bytes (issue 23: the full index pays
-        // once the folds read through it).
+        // The scanner's sinks read type, subtype and hot fields: the top
+        // level indexed, the rest read from its validated bytes. Events and
+        // transcript records are read through the full index (`parser`).
         let mut scanner = Scanner::new();
         scanner.set_index_depth(IndexDepth::TopLevel);
         LineTaker {
@@ -258,9 +257,11 @@ impl<'p, 'n, S: Sink> LineTaker<'p, 'n, S> {
                 .scan_with(line, mode)
                 .map(|s| sink.scanned(piece, &s, out)),
             Take::Line => return sink.line(piece, line, out),
+            // Records are read through the full index (the fold's reads
+            // jump through it: issue 23 step 3).
             Take::Record => self
-                .scanner
-                .scan_with(line, ScanMode::Validated)
+                .parser
+                .scan(line)
                 .map(|s| sink.record(piece, &Record::new(s), out)),
             Take::Event => {
                 return parse_event(&mut self.parser, line).map(|ev| sink.event(piece, &ev, out));

@@ -65,3 +65,41 @@ impl<'a> Value<'a> {
         }
     }
 }
+
+/// An object with the table of the members its reader names: `get(i)` is
+/// the member of `keys[i]`, through the table when there is one, else
+/// through [`Value::get`] (an escaped key, a value not read through an
+/// index), so that both give what `get` gives.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tabled<'a, const N: usize> {
+    value: Value<'a>,
+    table: Option<Members<N>>,
+    keys: &'static [&'static str; N],
+}
+
+impl<'a, const N: usize> Tabled<'a, N> {
+    /// `value`'s members named by `keys`, found in one walk; `slot` gives
+    /// a key's place in `keys` (a `match` on the bytes is the fast one).
+    #[inline]
+    pub(crate) fn new(
+        value: Value<'a>,
+        keys: &'static [&'static str; N],
+        slot: impl Fn(&[u8]) -> Option<usize>,
+    ) -> Tabled<'a, N> {
+        Tabled {
+            value,
+            table: value.members(slot),
+            keys,
+        }
+    }
+
+    /// The member of `keys[i]` (the first, should the object give it
+    /// twice).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<Value<'a>> {
+        match &self.table {
+            Some(t) => self.value.member(t, i),
+            None => self.value.get(self.keys.get(i)?),
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! The fold's end: requests priced and grouped by session, day, model,
+//! role, agent and billing block, in one order whatever the order the files
+//! were read in.
+
+use super::keys::request_key;
+use super::summary::*;
+use super::{At, End, Facts, NONE, Request, TranscriptFold};
+use crate::pricing::PriceTable;
+use crate::run::{ModelRole, ToolCall};
+use crate::time::{BlockStart, Blocks, Day, DayRange, Zone};
+use crate::transcript::RecordKind;
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+impl TranscriptFold {
+    /// The instants of the requests folded (each request once, those with a
+    /// date on a day in `range`): what [`Blocks`] are made of.
+    pub fn request_instants(&self, zone: &Zone, range: &DayRange) -> Vec<i64> {
+        self.requests
+            .values()
+            .chain(&self.loose)
+            .filter_map(|r| r.millis)
+            .filter(|&ms| range.is_all() || range.contains(Some(Day::of_millis(ms, zone))))
+            .collect()
+    }
+
+    /// [`finish`](TranscriptFold::finish), keeping only the requests and
+    /// tool calls made on a day in `range` (in `zone`), and the sessions
+    /// with any: `cctape stats --since/--until`, which ccusage's reports
+    /// take the same way (each request by its own day, in every report).
+    /// With `blocks`, each session's figures are also split by billing
+    /// block ([`SessionSummary::by_block`]).
+    pub fn finish_within(
+        self,
+        prices: &PriceTable,
+        zone: &Zone,
+        range: &DayRange,
+        blocks: Option<&Blocks>,
+    ) -> Report {
+        let TranscriptFold {
+            sessions,
+            strings,
+            mut facts,
+            requests,
+            loose,
+            tools: tool_calls,
+            results,
+            tool_ids,
+            keep_calls,
+            ..
+        } = self;
+        // Records without a `sessionId` (file-history-snapshot, summary)
+        // were put in the session their file's path names; where the file's
+        // other records name their session, they belong to it instead.
+        let alias = path_aliases(&facts);
+        for (i, to) in alias.iter().enumerate() {
+            if let Some(to) = *to {
+                let of = std::mem::take(&mut facts[i]);
+                facts[to as usize].absorb(of, 0, &|x| x);
+            }
+        }
+        let mut all: Vec<Request> = requests
+            .into_values()
+            .chain(loose)
+            .map(|mut r| {
+                r.session = alias[r.session as usize].unwrap_or(r.session);
+                r
+            })
+            // Without bounds no day is needed here.
+            .filter(|r| {
+                range.is_all() || range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
+            })
+            .collect();
+        // Sessions in name order, as ranks: the sort compares numbers.
+        let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
+        order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
+        let name = |i: u32| strings.get(i).map(str::to_owned);
+        let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
+        for (key, call) in &tool_calls {
+            let day = call.millis.map(|ms| Day::of_millis(ms, zone));
+            if !range.contains(day) {
+                continue;
+            }
+            let block = blocks.and_then(|b| b.block_of(call.millis?));
+            let session = alias[call.session as usize].unwrap_or(call.session);
+            let tool = strings.get(call.name).unwrap_or("-");
+            let result = results.get(key);
+            let error = u64::from(result.is_some_and(|r| r.error));
+            let s = &mut by_session[session as usize];
+            if keep_calls {
+                let spawned_by = facts[session as usize]
+                    .agents
+                    .iter()
+                    .find(|a| a.agent == call.agent)
+                    .map_or(NONE, |a| a.spawned_by);
+                let (start, len) = call.id;
+                s.calls.push(SessionToolCall {
+                    call: ToolCall {
+                        tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                        name: tool.to_owned(),
+                        agent: name(spawned_by),
+                        line: call.at.line,
+                        result_line: result.map(|r| r.at.line),
+                        started_ms: call.millis,
+                        duration_ms: match (call.millis, result.and_then(|r| r.millis)) {
+                            (Some(a), Some(b)) => Some(b - a),
+                            _ => None,
+                        },
+                        answered: result.is_some(),
+                        error: error > 0,
+                        rejected: false,
+                    },
+                    file: name(call.at.file),
+                    agent_id: name(call.agent),
+                    sidechain: call.sidechain,
+                });
+            }
+            let t = s.tools.entry(tool).or_default();
+            t.0 += 1;
+            t.1 += error;
+            if call.agent != NONE {
+                *s.agent_tools.entry(call.agent).or_default() += 1;
+            }
+            let t = s.day_tools.entry((day, tool)).or_default();
+            t.0 += 1;
+            t.1 += error;
+            if blocks.is_some() {
+                let t = s.block_tools.entry((block, tool)).or_default();
+                t.0 += 1;
+                t.1 += error;
+            }
+        }
+        let mut by_day: BTreeMap<Day, (Totals, BTreeMap<&str, Totals>)> = BTreeMap::new();
+        let mut undated = Totals::default();
+        let mut total = Totals::default();
+        let mut unpriced: BTreeMap<String, u64> = BTreeMap::new();
+        // Each model's prices looked up once (the lookup normalizes its name).
+        let mut model_prices: HashMap<u32, Option<&crate::pricing::ModelPrices>> = HashMap::new();
+        for r in &all {
+            let model = strings.get(r.model).unwrap_or("-");
+            let (cost, priced) = match r.cost_usd {
+                Some(c) => (Some(c), true),
+                None => {
+                    let p = *model_prices
+                        .entry(r.model)
+                        .or_insert_with(|| prices.prices(model));
+                    let c = p.map(|p| p.cost(&r.usage));
+                    (c, c.is_some() || r.usage.total() == 0)
+                }
+            };
+            if !priced {
+                *unpriced.entry(model.to_owned()).or_default() += 1;
+            }
+            let s = &mut by_session[r.session as usize];
+            if keep_calls {
+                s.requests.push(SessionRequest {
+                    key: r.key,
+                    model: model.to_owned(),
+                    tokens: crate::event::TokenCounts {
+                        input_tokens: r.usage.input,
+                        output_tokens: r.usage.output,
+                        cache_read_input_tokens: r.usage.cache_read,
+                        cache_creation_input_tokens: r.usage.cache_write(),
+                    },
+                    cost_usd: cost,
+                    millis: r.millis,
+                    agent_id: name(r.agent),
+                    sidechain: r.sidechain,
+                    file: name(r.at.file),
+                    line: r.at.line,
+                });
+            }
+            let mut saturated = false;
+            let mut add = |t: &mut Totals| {
+                saturated |= t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced)
+            };
+            add(&mut s.totals);
+            add(s.models.entry(model).or_default());
+            let role = if r.sidechain {
+                ModelRole::Subagent
+            } else {
+                ModelRole::Main
+            };
+            add(s.roles.entry((model, role)).or_default());
+            let day = r.millis.map(|ms| Day::of_millis(ms, zone));
+            add(s.days.entry((day, model, role)).or_default());
+            if let Some(b) = blocks {
+                let block = r.millis.and_then(|ms| b.block_of(ms));
+                add(s.blocks.entry((block, model, role)).or_default());
+            }
+            if r.agent != NONE {
+                add(s.agents.entry(r.agent).or_default());
+                if let Some(ms) = r.millis {
+                    let first = s.agent_first.entry(r.agent).or_insert(ms);
+                    *first = (*first).min(ms);
+                }
+            }
+            match day {
+                Some(day) => {
+                    let d = by_day.entry(day).or_default();
+                    add(&mut d.0);
+                    add(d.1.entry(model).or_default());
+                }
+                None => {
+                    add(&mut undated);
+                    add(&mut s.undated);
+                }
+            }
+            add(&mut total);
+            // The first request whose tokens saturated a sum, or whose cost
+            // no f64 holds (a price of 1e308), in the session's order.
+            let at = |a: At| (name(a.file).unwrap_or_default(), a.line);
+            if saturated && s.saturated_at.is_none() {
+                s.saturated_at = Some(at(r.at));
+            }
+            if (cost.is_some_and(|c| !c.is_finite()) || !s.totals.cost_usd.is_finite())
+                && s.cost_beyond_f64_at.is_none()
+            {
+                s.cost_beyond_f64_at = Some(at(r.at));
+            }
+        }
+        let models = |m: BTreeMap<&str, Totals>| {
+            m.into_iter()
+                .map(|(model, totals)| ModelTotals {
+                    model: model.to_owned(),
+                    totals,
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut out_sessions = Vec::with_capacity(sessions.list.len());
+        for (((id, f), per), alias) in sessions.list.iter().zip(facts).zip(by_session).zip(&alias) {
+            if alias.is_some() {
+                continue;
+            }
+            let PerSession {
+                totals,
+                undated,
+                models: per_model,
+                agents: per_agent,
+                roles,
+                days,
+                blocks: per_block,
+                tools,
+                day_tools,
+                block_tools,
+                agent_tools,
+                mut calls,
+                requests,
+                agent_first,
+                saturated_at,
+                cost_beyond_f64_at,
+            } = per;
+            let tool = |(name, (calls, errors)): (&str, (u64, u64))| ToolCount {
+                name: name.to_owned(),
+                calls,
+                errors,
+            };
+            let row = |((model, role), totals): ((&str, ModelRole), Totals)| ModelRoleTotals {
+                model: model.to_owned(),
+                role,
+                totals,
+            };
+            let by_day: Vec<SessionDay> = periods(days, day_tools)
+                .into_iter()
+                .map(|(day, by_role, tools)| SessionDay {
+                    day,
+                    by_role,
+                    tools,
+                })
+                .collect();
+            let by_block: Vec<SessionBlock> = periods(per_block, block_tools)
+                .into_iter()
+                .map(|(block, by_role, tools)| SessionBlock {
+                    block,
+                    by_role,
+                    tools,
+                })
+                .collect();
+            if by_day.is_empty() && !range.is_all() {
+                // No request and no tool call on a day kept.
+                continue;
+            }
+            let mut files: Vec<(String, bool)> = f
+                .files
+                .iter()
+                .filter_map(|&(i, main)| Some((name(i)?, main)))
+                .collect();
+            // The session's own file first.
+            files.sort_by_key(|(_, main)| !main);
+            // Calls by file (as listed), then line.
+            calls.sort_by_cached_key(|c| {
+                let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
+                (file, c.call.line, c.call.tool_use_id.clone())
+            });
+            let mut agents: Vec<AgentSummary> = f
+                .agents
+                .iter()
+                .map(|a| {
+                    // The call that spawned it, when the parent's records
+                    // hold it.
+                    let call = strings
+                        .get(a.spawned_by)
+                        .and_then(|id| tool_calls.get(&request_key(id.as_bytes(), None)));
+                    AgentSummary {
+                        agent_id: name(a.agent).unwrap_or_default(),
+                        spawned_by: name(a.spawned_by),
+                        tool_name: call.and_then(|c| name(c.name)),
+                        subagent_type: call.and_then(|c| name(c.subagent_type)),
+                        description: call.and_then(|c| name(c.description)),
+                        records: a.records,
+                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
+                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                        first_request_ms: agent_first.get(&a.agent).copied(),
+                    }
+                })
+                .collect();
+            agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
+            let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
+            versions.sort_by(|a, b| crate::version::version_order(a, b));
+            let ending = f.ending.map(|(_, _, how)| match how {
+                End::Reply(r) => SessionEnd::Reply {
+                    stop_reason: name(r),
+                },
+                End::ApiError => SessionEnd::ApiError,
+                End::Interrupted => SessionEnd::Interrupted,
+                End::Awaiting => SessionEnd::AwaitingReply,
+            });
+            out_sessions.push(SessionSummary {
+                session_id: id.to_string(),
+                project: name(f.project),
+                files: files.into_iter().map(|(n, _)| n).collect(),
+                totals,
+                undated,
+                models: models(per_model),
+                by_role: roles.into_iter().map(row).collect(),
+                by_day,
+                by_block,
+                tools: tools.into_iter().map(tool).collect(),
+                calls,
+                requests,
+                facts: SessionFacts {
+                    first_timestamp_ms: f.first_ms,
+                    last_timestamp_ms: f.last_ms,
+                    versions,
+                    records: RecordKind::ALL
+                        .iter()
+                        .zip(f.kinds)
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(k, n)| (*k, n))
+                        .collect(),
+                    sidechain_records: f.sidechain_records,
+                    last_stop_reason: f.last_stop.and_then(|(_, _, r)| name(r)),
+                    api_errors: f.api_errors,
+                    interrupted_turns: f.interrupted_turns,
+                    tool_errors: f.tool_errors,
+                    compactions: f.compactions,
+                    turn_duration_ms: f.turn_duration_ms,
+                    summary: name(f.summary),
+                    agents,
+                    ending,
+                    sum_saturated_at: saturated_at,
+                    cost_beyond_f64_at,
+                },
+            });
+        }
+        out_sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        Report {
+            sessions: out_sessions,
+            days: by_day
+                .into_iter()
+                .map(|(day, (totals, m))| DaySummary {
+                    day,
+                    totals,
+                    models: models(m),
+                })
+                .collect(),
+            undated,
+            total,
+            unpriced_models: unpriced.into_keys().collect(),
+            prices_taken: prices.taken().to_owned(),
+            prices_source: prices.source().to_owned(),
+        }
+    }
+}
+
+/// For each session named only by a file's path: the session that the same
+/// file's other records name, if there is one.
+fn path_aliases(facts: &[Facts]) -> Vec<Option<u32>> {
+    facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (file, _) = *f.files.first()?;
+            if f.named {
+                return None;
+            }
+            facts
+                .iter()
+                .enumerate()
+                .find(|(j, g)| *j != i && g.named && g.files.iter().any(|(x, _)| *x == file))
+                .map(|(j, _)| j as u32)
+        })
+        .collect()
+}
+
+/// A session's sums while finishing.
+#[derive(Clone, Debug, Default)]
+/// (Models are the fold's names: a request costs no allocation.)
+struct PerSession<'a> {
+    totals: Totals,
+    undated: Totals,
+    models: BTreeMap<&'a str, Totals>,
+    agents: BTreeMap<u32, Totals>,
+    roles: BTreeMap<(&'a str, ModelRole), Totals>,
+    days: BTreeMap<(Option<Day>, &'a str, ModelRole), Totals>,
+    /// Per billing block, when blocks were asked for.
+    blocks: BTreeMap<(Option<BlockStart>, &'a str, ModelRole), Totals>,
+    /// Tool calls and errors per tool name, and per day (and block); calls
+    /// per agent.
+    tools: BTreeMap<&'a str, (u64, u64)>,
+    agent_tools: BTreeMap<u32, u64>,
+    day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
+    block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
+    calls: Vec<SessionToolCall>,
+    requests: Vec<SessionRequest>,
+    /// Each subagent's first dated request (ms).
+    agent_first: BTreeMap<u32, i64>,
+    /// Where a token sum first saturated, and where the cost first went
+    /// beyond f64 (file, line).
+    saturated_at: Option<(String, u64)>,
+    cost_beyond_f64_at: Option<(String, u64)>,
+}

@@ -1,0 +1,238 @@
+//! What the fold reads of a record, through the structural index the
+//! validating scan wrote: one walk over the root's members and one over
+//! the message's note where the fields read are (member tables,
+//! [`Tabled`]), and a nested field is reached by jumping, never by walking
+//! bytes. Every field is read as [`Value::get`] reads it (the first of a
+//! key given twice; escaped keys compared unescaped).
+
+use crate::json::{Tabled, Value};
+use crate::pricing::RequestTokens;
+
+/// The root keys the fold reads, in their slots.
+pub(super) const TOP_KEYS: [&str; 15] = [
+    "sessionId",
+    "timestamp",
+    "agentId",
+    "isSidechain",
+    "version",
+    "message",
+    "data",
+    "requestId",
+    "costUSD",
+    "isApiErrorMessage",
+    "parentToolUseID",
+    "isMeta",
+    "isCompactSummary",
+    "summary",
+    "durationMs",
+];
+
+/// The slots of [`TOP_KEYS`].
+pub(super) mod top {
+    pub const SESSION: usize = 0;
+    pub const TIMESTAMP: usize = 1;
+    pub const AGENT: usize = 2;
+    pub const SIDECHAIN: usize = 3;
+    pub const VERSION: usize = 4;
+    pub const MESSAGE: usize = 5;
+    pub const DATA: usize = 6;
+    pub const REQUEST: usize = 7;
+    pub const COST: usize = 8;
+    pub const API_ERROR: usize = 9;
+    pub const PARENT_TOOL_USE: usize = 10;
+    pub const META: usize = 11;
+    pub const COMPACT_SUMMARY: usize = 12;
+    pub const SUMMARY: usize = 13;
+    pub const DURATION: usize = 14;
+}
+
+/// A root key's slot (a `match` on the bytes: the compiler tells the keys
+/// apart by their length first).
+#[inline(always)]
+fn top_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"sessionId" => top::SESSION,
+        b"timestamp" => top::TIMESTAMP,
+        b"agentId" => top::AGENT,
+        b"isSidechain" => top::SIDECHAIN,
+        b"version" => top::VERSION,
+        b"message" => top::MESSAGE,
+        b"data" => top::DATA,
+        b"requestId" => top::REQUEST,
+        b"costUSD" => top::COST,
+        b"isApiErrorMessage" => top::API_ERROR,
+        b"parentToolUseID" => top::PARENT_TOOL_USE,
+        b"isMeta" => top::META,
+        b"isCompactSummary" => top::COMPACT_SUMMARY,
+        b"summary" => top::SUMMARY,
+        b"durationMs" => top::DURATION,
+        _ => return None,
+    })
+}
+
+/// A record's root, its members found in one walk.
+pub(super) fn root(v: Value<'_>) -> Tabled<'_, 15> {
+    Tabled::new(v, &TOP_KEYS, top_slot)
+}
+
+/// A message's keys the fold reads.
+const MSG_KEYS: [&str; 5] = ["id", "model", "stop_reason", "usage", "content"];
+
+/// A message's fields the fold reads.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Message<'s> {
+    pub id: Option<Value<'s>>,
+    pub model: Option<Value<'s>>,
+    pub stop_reason: Option<Value<'s>>,
+    pub usage: Option<RequestTokens>,
+    pub content: Option<Value<'s>>,
+}
+
+impl<'s> Message<'s> {
+    /// The fields of `message`, found in one walk of its members (the
+    /// content, most of its bytes, is jumped over).
+    pub(super) fn of(message: Value<'s>) -> Message<'s> {
+        let t = Tabled::new(message, &MSG_KEYS, |k| {
+            Some(match k {
+                b"id" => 0,
+                b"model" => 1,
+                b"stop_reason" => 2,
+                b"usage" => 3,
+                b"content" => 4,
+                _ => return None,
+            })
+        });
+        Message {
+            id: t.get(0),
+            model: t.get(1),
+            stop_reason: t.get(2),
+            usage: t.get(3).and_then(usage),
+            content: t.get(4),
+        }
+    }
+}
+
+const USAGE_KEYS: [&str; 6] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "cache_creation",
+    "speed",
+];
+
+/// A `usage` object as priced tokens (a count that is not one reads as 0);
+/// `None` when it is not an object.
+pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
+    if u.kind() != crate::json::ValueKind::Object {
+        return None;
+    }
+    let t = Tabled::new(u, &USAGE_KEYS, |k| {
+        Some(match k {
+            b"input_tokens" => 0,
+            b"output_tokens" => 1,
+            b"cache_read_input_tokens" => 2,
+            b"cache_creation_input_tokens" => 3,
+            b"cache_creation" => 4,
+            b"speed" => 5,
+            _ => return None,
+        })
+    });
+    let n = |i: usize| t.get(i).and_then(|v| v.as_u64()).unwrap_or(0);
+    let mut usage = RequestTokens {
+        input: n(0),
+        output: n(1),
+        cache_read: n(2),
+        fast: t.get(5).is_some_and(|v| v.str_eq("fast")),
+        ..RequestTokens::default()
+    };
+    // Without the split, every cache write is a 5-minute one (what the
+    // API wrote before 1-hour caching existed).
+    (usage.cache_write_5m, usage.cache_write_1h) = match t
+        .get(4)
+        .filter(|c| c.kind() == crate::json::ValueKind::Object)
+    {
+        Some(c) => {
+            let n = |k: &str| c.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+            (
+                n("ephemeral_5m_input_tokens"),
+                n("ephemeral_1h_input_tokens"),
+            )
+        }
+        None => (n(3), 0),
+    };
+    Some(usage)
+}
+
+/// A content's blocks whose `type` is `ty` (none when the content is not
+/// an array).
+pub(super) fn blocks<'s>(
+    content: Option<Value<'s>>,
+    ty: &'static str,
+) -> impl Iterator<Item = Value<'s>> + 's {
+    content
+        .into_iter()
+        .flat_map(|c| c.elements())
+        .filter(move |b| b.get("type").is_some_and(|t| t.str_eq(ty)))
+}
+
+/// A tool call: its `tool_use` block's id, name and input.
+pub(super) struct ToolCall<'s> {
+    pub id: Value<'s>,
+    pub name: Value<'s>,
+    pub input: Option<Value<'s>>,
+}
+
+/// The `tool_use` blocks of an assistant message's content that have a
+/// string id and name.
+pub(super) fn tool_calls<'s>(content: Option<Value<'s>>) -> impl Iterator<Item = ToolCall<'s>> {
+    blocks(content, "tool_use").filter_map(|b| {
+        let id = b.get("id").filter(|v| v.as_raw_str().is_some())?;
+        let name = b.get("name").filter(|v| v.as_raw_str().is_some())?;
+        Some(ToolCall {
+            id,
+            name,
+            input: b.get("input"),
+        })
+    })
+}
+
+/// The `tool_result` blocks of a user message's content: the `tool_use_id`
+/// each answers (a string) and whether it is an error.
+pub(super) fn tool_results<'s>(
+    content: Option<Value<'s>>,
+) -> impl Iterator<Item = (Option<Value<'s>>, bool)> {
+    blocks(content, "tool_result").map(|b| {
+        let id = b.get("tool_use_id").filter(|v| v.as_raw_str().is_some());
+        let error = b.get("is_error").and_then(|v| v.as_bool()).unwrap_or(false);
+        (id, error)
+    })
+}
+
+/// A user message's text as written: the content string, or the first
+/// text block's text.
+pub(super) fn user_text<'s>(content: Option<Value<'s>>) -> Option<&'s [u8]> {
+    let c = content?;
+    if let Some(s) = c.as_raw_str() {
+        return Some(s.raw());
+    }
+    blocks(Some(c), "text").find_map(|b| Some(b.get("text")?.as_raw_str()?.raw()))
+}
+
+/// True when a user message's text is a prompt the model answers: text
+/// the user (or a harness) sent, not a local command's records
+/// (`<command-name>`, `<local-command-stdout>`, `<bash-input>`, ...),
+/// which no reply follows.
+pub(super) fn is_prompt(text: Option<&[u8]>) -> bool {
+    text.is_some_and(|t| {
+        !(t.starts_with(b"<command-")
+            || t.starts_with(b"<local-command-")
+            || t.starts_with(b"<bash-"))
+    })
+}
+
+/// True for the notice the CLI writes when the user interrupts a turn
+/// (`[Request interrupted by user]`, `... for tool use]`).
+pub(super) fn is_interrupt(text: Option<&[u8]>) -> bool {
+    text.is_some_and(|t| t.starts_with(b"[Request interrupted by user"))
+}

@@ -1,0 +1,404 @@
+//! What a transcript fold's report holds: sessions, days, models, roles,
+//! agents, tool calls, each with its totals.
+
+use crate::pricing::RequestTokens;
+use crate::run::{ModelRole, ToolCall, Verdict};
+use crate::time::{BlockStart, Day};
+use crate::transcript::RecordKind;
+use std::collections::BTreeMap;
+
+/// Tokens, requests and cost added up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Input tokens (not cached).
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Cache reads.
+    pub cache_read: u64,
+    /// Cache writes that live 5 minutes.
+    pub cache_write_5m: u64,
+    /// Cache writes that live 1 hour.
+    pub cache_write_1h: u64,
+    /// API requests counted.
+    pub requests: u64,
+    /// Cost in US dollars.
+    pub cost_usd: f64,
+    /// The part of [`cost_usd`](Totals::cost_usd) that records stated
+    /// (`costUSD`), not priced here.
+    pub cost_from_records_usd: f64,
+    /// Requests with tokens whose model has no price (counted as costing
+    /// nothing).
+    pub unpriced_requests: u64,
+    /// Requests whose record stated its cost (`costUSD`).
+    pub stated_requests: u64,
+    /// Requests priced from the table.
+    pub priced_requests: u64,
+    /// The part of [`cost_usd`](Totals::cost_usd) priced from the table.
+    pub cost_priced_usd: f64,
+}
+
+impl Totals {
+    /// Add one request; true when a count saturated (sums stop at
+    /// `u64::MAX`, as every token sum does: see
+    /// [`WARN_SUM_SATURATED`](crate::run::WARN_SUM_SATURATED)).
+    pub(super) fn add_request(
+        &mut self,
+        u: &RequestTokens,
+        cost: Option<f64>,
+        stated: bool,
+        priced: bool,
+    ) -> bool {
+        let mut saturated = false;
+        for (a, b) in [
+            (&mut self.input, u.input),
+            (&mut self.output, u.output),
+            (&mut self.cache_read, u.cache_read),
+            (&mut self.cache_write_5m, u.cache_write_5m),
+            (&mut self.cache_write_1h, u.cache_write_1h),
+        ] {
+            saturated |= a.checked_add(b).is_none();
+            *a = a.saturating_add(b);
+        }
+        self.requests += 1;
+        let c = cost.unwrap_or(0.0);
+        self.cost_usd += c;
+        if stated {
+            self.cost_from_records_usd += c;
+            self.stated_requests += 1;
+        } else if cost.is_some() {
+            self.cost_priced_usd += c;
+            self.priced_requests += 1;
+        }
+        if !priced {
+            self.unpriced_requests += 1;
+        }
+        saturated
+    }
+
+    /// Cache writes of both lifetimes (saturating).
+    pub fn cache_write(&self) -> u64 {
+        self.cache_write_5m.saturating_add(self.cache_write_1h)
+    }
+
+    /// Every token: input, output, cache reads and writes.
+    pub fn total_tokens(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write())
+    }
+}
+
+/// A model's share of a session in one role: the main chain's requests
+/// ([`ModelRole::Main`]) or the subagents' (sidechain records, subagent
+/// files, relayed `agent_progress` messages: [`ModelRole::Subagent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelRoleTotals {
+    /// `message.model` as written (`-` when absent).
+    pub model: String,
+    /// Main or subagent.
+    pub role: ModelRole,
+    /// Its totals.
+    pub totals: Totals,
+}
+
+/// A session's requests of one day (`None`: their time is not a date).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionDay {
+    /// The day in the report's time zone.
+    pub day: Option<Day>,
+    /// Per model and role.
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Tool calls made that day.
+    pub tools: Vec<ToolCount>,
+}
+
+/// A session's requests of one billing block (`None`: their time is not a
+/// date); see [`Blocks`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionBlock {
+    /// The block, by its start.
+    pub block: Option<BlockStart>,
+    /// Per model and role.
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Tool calls made in it.
+    pub tools: Vec<ToolCount>,
+}
+
+/// Per period (a day, a block; `None` first), its rows per model and role
+/// and its tool counts, in period order.
+#[allow(clippy::type_complexity)]
+pub(super) fn periods<K: Ord + Copy>(
+    rows: BTreeMap<(Option<K>, &str, ModelRole), Totals>,
+    tools: BTreeMap<(Option<K>, &str), (u64, u64)>,
+) -> Vec<(Option<K>, Vec<ModelRoleTotals>, Vec<ToolCount>)> {
+    let mut out: BTreeMap<Option<K>, (Vec<ModelRoleTotals>, Vec<ToolCount>)> = BTreeMap::new();
+    for ((period, model, role), totals) in rows {
+        out.entry(period).or_default().0.push(ModelRoleTotals {
+            model: model.to_owned(),
+            role,
+            totals,
+        });
+    }
+    for ((period, name), (calls, errors)) in tools {
+        out.entry(period).or_default().1.push(ToolCount {
+            name: name.to_owned(),
+            calls,
+            errors,
+        });
+    }
+    out.into_iter().map(|(k, (r, t))| (k, r, t)).collect()
+}
+
+/// A tool's calls in a session (each `tool_use` block once, whatever file
+/// replays it) and how many of their results were errors (`is_error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCount {
+    /// The tool's `name`.
+    pub name: String,
+    /// Its calls.
+    pub calls: u64,
+    /// Calls whose `tool_result` is an error.
+    pub errors: u64,
+}
+
+/// One tool call of a session: a `tool_use` block, once whatever file
+/// replays it, with its `tool_result`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionToolCall {
+    /// The call as the run layer has it (what the export's `tools` rows
+    /// hold). For a transcript: `agent` is the `parentToolUseID` that
+    /// spawned the calling subagent, when its parent says (none for the
+    /// main chain); `line` and `result_line` are lines of their own files
+    /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
+    /// the result's `is_error`; `rejected` is always false (a transcript's
+    /// rejections are errors, not told apart).
+    pub call: ToolCall,
+    /// The file whose record holds the `tool_use` block (the session's own
+    /// or a subagent's; [`TranscriptFile::name`]).
+    pub file: Option<String>,
+    /// The calling subagent's id (`agentId`, or its file's); none for the
+    /// main chain.
+    pub agent_id: Option<String>,
+    /// Made by a subagent (a sidechain record, a subagent's file).
+    pub sidechain: bool,
+}
+
+/// One API request of a session, as counted (each request once), kept
+/// when the fold was asked to ([`TranscriptFold::record_calls`]): what an
+/// OpenTelemetry `chat` span is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRequest {
+    /// The request's identity (a hash of its `message.id` and
+    /// `requestId`), stable across runs.
+    pub key: u128,
+    /// `message.model` (`-` when absent).
+    pub model: String,
+    /// Its tokens (cache writes of both lifetimes together).
+    pub tokens: crate::event::TokenCounts,
+    /// Its cost: the record's `costUSD`, else priced from the table.
+    pub cost_usd: Option<f64>,
+    /// Its record's `timestamp` (ms since the epoch).
+    pub millis: Option<i64>,
+    /// The calling subagent's id (`agentId`, or its file's); none for the
+    /// main chain.
+    pub agent_id: Option<String>,
+    /// Made by a subagent.
+    pub sidechain: bool,
+    /// The file and line of its record.
+    pub file: Option<String>,
+    /// Its line.
+    pub line: u64,
+}
+
+/// How a session's main chain ended: its latest reply, API error or
+/// interrupt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionEnd {
+    /// An assistant reply, with its `stop_reason` (null in most 2.x
+    /// transcripts, which write it before the message ends).
+    Reply {
+        /// `message.stop_reason`.
+        stop_reason: Option<String>,
+    },
+    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    ApiError,
+    /// The user interrupted the turn (`[Request interrupted by user...]`).
+    Interrupted,
+    /// The last turn waits for an answer that never came: a prompt or a
+    /// tool result no reply followed, or a tool call no result followed.
+    AwaitingReply,
+}
+
+/// A model's share of a session or a day.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelTotals {
+    /// `message.model` as written (`-` when absent).
+    pub model: String,
+    /// Its totals.
+    pub totals: Totals,
+}
+
+/// A subagent of a session: a node of the sidechain tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSummary {
+    /// `agentId` (or the `agent-<id>.jsonl` file's id).
+    pub agent_id: String,
+    /// The parent's tool call that spawned it (`parentToolUseID` of the
+    /// parent's `agent_progress` records), when the parent says.
+    pub spawned_by: Option<String>,
+    /// That call's tool (`Task`, `Agent`), when the parent's records hold
+    /// the call.
+    pub tool_name: Option<String>,
+    /// That call's `subagent_type` (`general-purpose`, `Explore`).
+    pub subagent_type: Option<String>,
+    /// That call's `description`.
+    pub description: Option<String>,
+    /// Its records.
+    pub records: u64,
+    /// Tool calls it made (in its own records).
+    pub tool_calls: u64,
+    /// Its requests.
+    pub totals: Totals,
+    /// The time of its first dated request (ms since the epoch): the day
+    /// and billing block it counts in (`stats --by day`).
+    pub first_request_ms: Option<i64>,
+}
+
+/// What a session's records say beyond usage: what a verdict can know.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionFacts {
+    /// The earliest record's time (ms since the epoch).
+    pub first_timestamp_ms: Option<i64>,
+    /// The latest record's time.
+    pub last_timestamp_ms: Option<i64>,
+    /// The Claude Code versions that wrote the records, oldest first.
+    pub versions: Vec<String>,
+    /// Records per kind.
+    pub records: Vec<(RecordKind, u64)>,
+    /// Records of subagents (`isSidechain`, `agentId`).
+    pub sidechain_records: u64,
+    /// The stop reason of the main chain's last assistant record that has
+    /// one (`end_turn`, `tool_use`, `max_tokens`, ...).
+    pub last_stop_reason: Option<String>,
+    /// Assistant records the CLI wrote for failed API requests
+    /// (`isApiErrorMessage`), and `system/api_error` records.
+    pub api_errors: u64,
+    /// Turns the user interrupted (`[Request interrupted by user...]`).
+    pub interrupted_turns: u64,
+    /// Tool results marked `is_error`.
+    pub tool_errors: u64,
+    /// Compactions (`system/compact_boundary`).
+    pub compactions: u64,
+    /// Sum of `system/turn_duration` records.
+    pub turn_duration_ms: u64,
+    /// The last `summary` record's title.
+    pub summary: Option<String>,
+    /// The subagents, by id.
+    pub agents: Vec<AgentSummary>,
+    /// How the main chain's last turn ended; `None` when it has no reply,
+    /// API error or interrupt.
+    pub ending: Option<SessionEnd>,
+    /// The first request (file, line) whose tokens took a sum past
+    /// `u64::MAX` (the sum stays there).
+    pub sum_saturated_at: Option<(String, u64)>,
+    /// The first request (file, line) whose cost, or the session's cost
+    /// with it, no `f64` holds (a price of 1e308): not summed.
+    pub cost_beyond_f64_at: Option<(String, u64)>,
+}
+
+impl SessionFacts {
+    /// What a transcript can say of how the session went (it has no
+    /// result), from how its main chain's last turn ended:
+    ///
+    /// | the last turn | verdict |
+    /// |---|---|
+    /// | a reply (the session ended there) | [`Verdict::Ended`] |
+    /// | a reply cut short (`max_tokens`, `refusal`) | [`Verdict::Error`] |
+    /// | an API error | [`Verdict::ApiError`] |
+    /// | the user interrupted it | [`Verdict::Interrupted`] |
+    /// | a prompt, tool call or tool result nothing answered | [`Verdict::CutOff`] |
+    /// | none (no main-chain turn: a subagent file alone) | [`Verdict::NoResult`] |
+    pub fn verdict(&self) -> Verdict {
+        match &self.ending {
+            None => Verdict::NoResult,
+            Some(SessionEnd::ApiError) => Verdict::ApiError,
+            Some(SessionEnd::Interrupted) => Verdict::Interrupted,
+            Some(SessionEnd::AwaitingReply) => Verdict::CutOff,
+            Some(SessionEnd::Reply { stop_reason }) => match stop_reason.as_deref() {
+                Some("max_tokens" | "refusal") => Verdict::Error,
+                _ => Verdict::Ended,
+            },
+        }
+    }
+}
+
+/// One session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionSummary {
+    /// The session's id (`sessionId`, or the file's).
+    pub session_id: String,
+    /// The project folder its first file was in, when known.
+    pub project: Option<String>,
+    /// The files its records came from ([`TranscriptFile::name`]): its own
+    /// first, then its subagents', in the order read.
+    pub files: Vec<String>,
+    /// Its requests, subagents' included.
+    pub totals: Totals,
+    /// The part of [`totals`](SessionSummary::totals) whose time is not a
+    /// date (on no day).
+    pub undated: Totals,
+    /// Per model.
+    pub models: Vec<ModelTotals>,
+    /// Per model and role (main chain, subagents).
+    pub by_role: Vec<ModelRoleTotals>,
+    /// Per day, then model and role (undated requests first, `day: None`).
+    pub by_day: Vec<SessionDay>,
+    /// Per billing block, then model and role; empty unless blocks were
+    /// asked for ([`TranscriptFold::finish_within`]).
+    pub by_block: Vec<SessionBlock>,
+    /// Tool calls per tool, by name.
+    pub tools: Vec<ToolCount>,
+    /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
+    /// by file ([`files`](SessionSummary::files)' order) and line; empty
+    /// unless the fold was asked to keep them
+    /// ([`TranscriptFold::record_calls`]).
+    pub calls: Vec<SessionToolCall>,
+    /// Each API request, in the session's order; empty unless the fold was
+    /// asked to keep the calls ([`TranscriptFold::record_calls`]).
+    pub requests: Vec<SessionRequest>,
+    /// What its records say.
+    pub facts: SessionFacts,
+}
+
+/// One day in the report's time zone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DaySummary {
+    /// The day.
+    pub day: Day,
+    /// Requests made that day.
+    pub totals: Totals,
+    /// Per model.
+    pub models: Vec<ModelTotals>,
+}
+
+/// What [`TranscriptFold::finish`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Sessions by id.
+    pub sessions: Vec<SessionSummary>,
+    /// Days, in order.
+    pub days: Vec<DaySummary>,
+    /// Requests whose time is not a date: in their session, on no day.
+    pub undated: Totals,
+    /// Everything.
+    pub total: Totals,
+    /// Models with tokens and no price.
+    pub unpriced_models: Vec<String>,
+    /// When the prices used were taken.
+    pub prices_taken: String,
+    /// Where the prices used come from.
+    pub prices_source: String,
+}

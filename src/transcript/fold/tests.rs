@@ -1,0 +1,221 @@
+//! The fold's tests: its reads through the index against the byte walks,
+//! and the rules that the corpus does not reach.
+
+use super::*;
+use crate::framing::Lines;
+use crate::run::ModelRole;
+use crate::time::Blocks;
+use read::Message;
+
+type Seen = (
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<RequestTokens>,
+);
+
+fn raw(v: Option<crate::json::Value<'_>>) -> Option<Vec<u8>> {
+    v.and_then(|v| v.as_raw_str()).map(|s| s.raw().to_vec())
+}
+
+/// A usage object read by the byte navigator, a key at a time (the
+/// oracle of the table the fold reads it through).
+fn usage_walked(m: crate::json::RawValue<'_>) -> Option<RequestTokens> {
+    use crate::json::ValueKind::Object;
+    let u = m.get("usage").filter(|u| u.kind() == Some(Object))?;
+    let n = |v: Option<crate::json::RawValue<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+    let (m5, h1) = match u.get("cache_creation").filter(|c| c.kind() == Some(Object)) {
+        Some(c) => (
+            n(c.get("ephemeral_5m_input_tokens")),
+            n(c.get("ephemeral_1h_input_tokens")),
+        ),
+        None => (n(u.get("cache_creation_input_tokens")), 0),
+    };
+    Some(RequestTokens {
+        input: n(u.get("input_tokens")),
+        output: n(u.get("output_tokens")),
+        cache_read: n(u.get("cache_read_input_tokens")),
+        cache_write_5m: m5,
+        cache_write_1h: h1,
+        fast: u.get("speed").is_some_and(|v| v.str_eq("fast")),
+    })
+}
+
+/// Every message of `bytes` (a record's, and one relayed by a subagent's
+/// progress): what the fold reads through the index is what the byte
+/// navigator finds walking its bytes. Returns how many.
+fn check(bytes: &[u8]) -> usize {
+    let mut scanner = Scanner::new();
+    let mut n = 0;
+    for line in Lines::new(bytes) {
+        let Ok(s) = scanner.scan(&line) else { continue };
+        let root = s.value();
+        let paths = [
+            ("message", "message"),
+            ("data.message.message", "data.message.message"),
+        ];
+        for (path, raw_path) in paths {
+            let (Some(m), Some(r)) = (root.get_path(path), s.get_path(raw_path)) else {
+                continue;
+            };
+            let read = Message::of(m);
+            let got: Seen = (
+                raw(read.id),
+                raw(read.model),
+                raw(read.stop_reason),
+                read.usage,
+            );
+            let s = |k: &str| {
+                r.get(k)
+                    .and_then(|v| v.as_raw_str())
+                    .map(|s| s.raw().to_vec())
+            };
+            let want: Seen = (s("id"), s("model"), s("stop_reason"), usage_walked(r));
+            assert_eq!(got, want, "line {}", line.number);
+            assert_eq!(
+                read.content.and_then(|c| c.raw()),
+                r.get("content").map(|c| c.raw()),
+                "line {}",
+                line.number
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn message_reads_through_the_index_are_the_byte_walks() {
+    let cases = [
+        // usage after the content, stop_reason after it.
+        r#"{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"a \"usage\": {\"input_tokens\":9}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}}"#,
+        // A tool input holding a usage object; context_management last.
+        r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","input":{"usage":{"input_tokens":7}}}],"usage":{"input_tokens":3},"context_management":{"usage":{"input_tokens":5}}}}"#,
+        // Nothing after the content; a nested object ends the content.
+        r#"{"type":"assistant","message":{"id":"m","content":[{"usage":{"output_tokens":8}}]}}"#,
+        // Escaped quotes before the key's text.
+        r#"{"type":"assistant","message":{"content":"x\\\"usage\":{}","usage":{"output_tokens":6}}}"#,
+        // Spaces around the punctuation.
+        "{\"type\":\"assistant\",\"message\": {  \"content\": [ ],\t \"usage\" :  {\"input_tokens\": 2}  } }",
+        // Usage as the CLI writes it, and odd ones (fractions, nulls, big
+        // numbers, other types).
+        r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":3,"cache_creation_input_tokens":9,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":5},"output_tokens":11,"service_tier":"standard","server_tool_use":{"web_search_requests":0,"x":[1,{"a":"]}"}]},"speed":"fast"}}}"#,
+        r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":5,"output_tokens":1.5,"cache_read_input_tokens":null,"speed":"fast"}}}"#,
+        r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":18446744073709551615,"output_tokens":-0,"cache_creation":{"ephemeral_5m_input_tokens":1e3},"service_tier":"a\"b"}}}"#,
+        r#"{"type":"assistant","message":{"content":[],"usage":{ }}}"#,
+        r#"{"type":"assistant","message":{"content":[],"usage":{"cache_creation":7,"cache_creation_input_tokens":3, "input_tokens" : 2 , "speed" : "fast" }}}"#,
+        r#"{"type":"assistant","message":{"model":"claude-haiku-4-5","id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"output_tokens":6}}}"#,
+        r#"{"type":"assistant","message":{"model":"a\u0062c","id":"m\"1","content":[],"usage":{"input_tokens":4}}}"#,
+        r#"{"type":"assistant","message":{"id":12,"model":null,"stop_reason":"end_turn","content":[]}}"#,
+        r#"{"type":"assistant","message":{"id":"x","usage":{"input_tokens":4},"content":[],"stop_reason":"tool_use"}}"#,
+        r#"{"type":"assistant","message":{"id":"x","extra":{"a":[1,2,{"b":"}"}]},"n":-1.5e3,"t":true,"content":[]}}"#,
+        r#"{"type":"assistant","message":{ "id" : "x" , "content" : [ ] , "usage" : { "input_tokens" : 1 } }}"#,
+        r#"{"type":"assistant","message":{}}"#,
+        r#"{"type":"assistant","message":{"content":[{"stop_reason":"q","usage":{"output_tokens":1}}],"usage":{"output_tokens":2}}}"#,
+        r#"{"type":"assistant","message":{"content":"\"usage\":{\"output_tokens\":9}"}}"#,
+        r#"{"type":"assistant","message":{"content":[],"stop_reason":null,"usage":{"cache_creation":{"ephemeral_1h_input_tokens":3}}}}"#,
+        r#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"id":"r","usage":{"output_tokens":4}}}}}"#,
+    ];
+    for c in cases {
+        assert_eq!(check(c.as_bytes()), 1, "{c}");
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+    let mut n = 0;
+    for sub in [
+        "session-format",
+        "wave2/session-format",
+        "wave2/transformed",
+    ] {
+        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            n += check(&std::fs::read(e.path()).unwrap());
+        }
+    }
+    assert!(n > 1000 || !dir.is_dir(), "{n} messages");
+}
+
+/// A key given twice, or written with escapes, reads as `Value::get`
+/// reads it: the first, compared unescaped.
+#[test]
+fn a_key_given_twice_is_read_as_get_reads_it() {
+    let line = br#"{"type":"assistant","message":{"id":"x","id":"y","st\u006fp_reason":"a","stop_reason":"b","usage":{"output_tokens":2,"\u0069nput_tokens":5,"speed":"fast","speed":0},"usage":{"output_tokens":3}}}"#;
+    let mut scanner = Scanner::new();
+    let l = Lines::new(line).next().unwrap();
+    let s = scanner.scan(&l).unwrap();
+    let m = Message::of(s.value().get("message").unwrap());
+    assert_eq!(raw(m.id).as_deref(), Some(&b"x"[..]));
+    assert_eq!(raw(m.stop_reason).as_deref(), Some(&b"a"[..]));
+    let u = m.usage.unwrap();
+    assert_eq!((u.output, u.input, u.fast), (2, 5, true));
+}
+
+/// A subagent's request relayed to its parent without a time of its own
+/// (the relaying record's is earlier) counts once, at the time of the
+/// subagent's own record: on its day and in its billing block.
+#[test]
+fn a_relayed_request_takes_the_time_of_the_subagents_own_record() {
+    let usage = r#"{"input_tokens":3,"output_tokens":9,"cache_creation_input_tokens":0,"cache_read_input_tokens":50}"#;
+    let parent = format!(
+        "{{\"type\":\"progress\",\"sessionId\":\"s1\",\"isSidechain\":false,\"timestamp\":\"2026-01-01T23:59:00.000Z\",\"data\":{{\"type\":\"agent_progress\",\"agentId\":\"a1\",\"message\":{{\"type\":\"assistant\",\"requestId\":\"r1\",\"message\":{{\"id\":\"m1\",\"model\":\"claude-opus-4-6\",\"usage\":{usage}}}}}}}}}\n"
+    );
+    let own = format!(
+        "{{\"type\":\"assistant\",\"sessionId\":\"s1\",\"isSidechain\":true,\"agentId\":\"a1\",\"timestamp\":\"2026-01-02T00:01:00.000Z\",\"requestId\":\"r1\",\"message\":{{\"id\":\"m1\",\"model\":\"claude-opus-4-6\",\"usage\":{usage}}}}}\n"
+    );
+    let utc = Zone::utc();
+    let prices = PriceTable::builtin();
+    // Either file first: the choice does not depend on the order.
+    for parent_first in [true, false] {
+        let mut fold = TranscriptFold::new();
+        let mut scanner = Scanner::new();
+        let files = [
+            (parent.as_str(), "p/s1.jsonl"),
+            (own.as_str(), "p/s1/subagents/agent-a1.jsonl"),
+        ];
+        let order = if parent_first { [0, 1] } else { [1, 0] };
+        for i in order {
+            let (text, path) = files[i];
+            let f = TranscriptFile::from_path(std::path::Path::new(path));
+            fold.read_slice(&mut scanner, text.as_bytes(), &f, |e| panic!("{e}"));
+        }
+        let instants = fold.request_instants(&utc, &DayRange::default());
+        let own_ms = crate::time::parse_millis("2026-01-02T00:01:00Z").unwrap();
+        assert_eq!(instants, [own_ms]);
+        let blocks = Blocks::new(instants);
+        let report = fold.finish_within(prices, &utc, &DayRange::default(), Some(&blocks));
+        assert_eq!(report.total.requests, 1);
+        let days: Vec<String> = report.days.iter().map(|d| d.day.to_string()).collect();
+        assert_eq!(days, ["2026-01-02"]);
+        let s = &report.sessions[0];
+        let block: Vec<_> = s
+            .by_block
+            .iter()
+            .map(|b| b.block.map(|b| b.to_string()))
+            .collect();
+        assert_eq!(block, [Some("2026-01-02T00:00:00.000Z".to_string())]);
+        assert_eq!(s.by_block[0].by_role[0].role, ModelRole::Subagent);
+    }
+}
+
+#[test]
+fn request_keys_tell_ids_apart() {
+    let ids: Vec<String> = (0..2000)
+        .map(|i| format!("msg_01{i:0>22}"))
+        .chain((0..64).map(|n| "a".repeat(n)))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for m in &ids {
+        assert!(seen.insert(request_key(m.as_bytes(), None)));
+        for r in ["req_1", "", "req_011C2496ganCNXMrXclC92"] {
+            assert!(seen.insert(request_key(m.as_bytes(), Some(r.as_bytes()))));
+        }
+    }
+    // Where one id ends and the other starts is part of the key.
+    assert_ne!(
+        request_key(b"ab", Some(b"c")),
+        request_key(b"a", Some(b"bc"))
+    );
+    assert_ne!(request_key(b"abc", None), request_key(b"abc", Some(b"")));
+    assert_ne!(request_key(b"ab\0", None), request_key(b"ab", None));
+}
