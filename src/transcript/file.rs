@@ -14,7 +14,7 @@ pub struct TranscriptFile {
     /// For a subagent file: the agent's id (`agent-<id>.jsonl`).
     pub agent: Option<String>,
     /// The file as named (the path given), to tell which files a session's
-    /// records came from ([`SessionSummary::files`]).
+    /// records came from ([`SessionSummary::files`](super::SessionSummary::files)).
     pub name: Option<String>,
 }
 

@@ -115,7 +115,7 @@ pub struct SessionDay {
 }
 
 /// A session's requests of one billing block (`None`: their time is not a
-/// date); see [`Blocks`].
+/// date); see [`Blocks`](crate::time::Blocks).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionBlock {
     /// The block, by its start.
@@ -176,7 +176,7 @@ pub struct SessionToolCall {
     /// rejections are errors, not told apart).
     pub call: ToolCall,
     /// The file whose record holds the `tool_use` block (the session's own
-    /// or a subagent's; [`TranscriptFile::name`]).
+    /// or a subagent's; [`TranscriptFile::name`](crate::transcript::TranscriptFile::name)).
     pub file: Option<String>,
     /// The calling subagent's id (`agentId`, or its file's); none for the
     /// main chain.
@@ -186,7 +186,7 @@ pub struct SessionToolCall {
 }
 
 /// One API request of a session, as counted (each request once), kept
-/// when the fold was asked to ([`TranscriptFold::record_calls`]): what an
+/// when the fold was asked to ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)): what an
 /// OpenTelemetry `chat` span is made of.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionRequest {
@@ -342,7 +342,7 @@ pub struct SessionSummary {
     pub session_id: String,
     /// The project folder its first file was in, when known.
     pub project: Option<String>,
-    /// The files its records came from ([`TranscriptFile::name`]): its own
+    /// The files its records came from ([`TranscriptFile::name`](crate::transcript::TranscriptFile::name)): its own
     /// first, then its subagents', in the order read.
     pub files: Vec<String>,
     /// Its requests, subagents' included.
@@ -357,17 +357,17 @@ pub struct SessionSummary {
     /// Per day, then model and role (undated requests first, `day: None`).
     pub by_day: Vec<SessionDay>,
     /// Per billing block, then model and role; empty unless blocks were
-    /// asked for ([`TranscriptFold::finish_within`]).
+    /// asked for ([`TranscriptFold::finish_within`](crate::transcript::TranscriptFold::finish_within)).
     pub by_block: Vec<SessionBlock>,
     /// Tool calls per tool, by name.
     pub tools: Vec<ToolCount>,
     /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
     /// by file ([`files`](SessionSummary::files)' order) and line; empty
     /// unless the fold was asked to keep them
-    /// ([`TranscriptFold::record_calls`]).
+    /// ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)).
     pub calls: Vec<SessionToolCall>,
     /// Each API request, in the session's order; empty unless the fold was
-    /// asked to keep the calls ([`TranscriptFold::record_calls`]).
+    /// asked to keep the calls ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)).
     pub requests: Vec<SessionRequest>,
     /// What its records say.
     pub facts: SessionFacts,
@@ -384,7 +384,7 @@ pub struct DaySummary {
     pub models: Vec<ModelTotals>,
 }
 
-/// What [`TranscriptFold::finish`] gives.
+/// What [`TranscriptFold::finish`](crate::transcript::TranscriptFold::finish) gives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     /// Sessions by id.
