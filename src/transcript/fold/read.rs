@@ -29,21 +29,21 @@ pub(super) const TOP_KEYS: [&str; 15] = [
 
 /// The slots of [`TOP_KEYS`].
 pub(super) mod top {
-    pub const SESSION: usize = 0;
-    pub const TIMESTAMP: usize = 1;
-    pub const AGENT: usize = 2;
-    pub const SIDECHAIN: usize = 3;
-    pub const VERSION: usize = 4;
-    pub const MESSAGE: usize = 5;
-    pub const DATA: usize = 6;
-    pub const REQUEST: usize = 7;
-    pub const COST: usize = 8;
-    pub const API_ERROR: usize = 9;
-    pub const PARENT_TOOL_USE: usize = 10;
-    pub const META: usize = 11;
-    pub const COMPACT_SUMMARY: usize = 12;
-    pub const SUMMARY: usize = 13;
-    pub const DURATION: usize = 14;
+    pub(in crate::transcript::fold) const SESSION: usize = 0;
+    pub(in crate::transcript::fold) const TIMESTAMP: usize = 1;
+    pub(in crate::transcript::fold) const AGENT: usize = 2;
+    pub(in crate::transcript::fold) const SIDECHAIN: usize = 3;
+    pub(in crate::transcript::fold) const VERSION: usize = 4;
+    pub(in crate::transcript::fold) const MESSAGE: usize = 5;
+    pub(in crate::transcript::fold) const DATA: usize = 6;
+    pub(in crate::transcript::fold) const REQUEST: usize = 7;
+    pub(in crate::transcript::fold) const COST: usize = 8;
+    pub(in crate::transcript::fold) const API_ERROR: usize = 9;
+    pub(in crate::transcript::fold) const PARENT_TOOL_USE: usize = 10;
+    pub(in crate::transcript::fold) const META: usize = 11;
+    pub(in crate::transcript::fold) const COMPACT_SUMMARY: usize = 12;
+    pub(in crate::transcript::fold) const SUMMARY: usize = 13;
+    pub(in crate::transcript::fold) const DURATION: usize = 14;
 }
 
 /// A root key's slot (a `match` on the bytes: the compiler tells the keys
@@ -81,11 +81,11 @@ const MSG_KEYS: [&str; 5] = ["id", "model", "stop_reason", "usage", "content"];
 /// A message's fields the fold reads.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Message<'s> {
-    pub id: Option<Value<'s>>,
-    pub model: Option<Value<'s>>,
-    pub stop_reason: Option<Value<'s>>,
-    pub usage: Option<RequestTokens>,
-    pub content: Option<Value<'s>>,
+    pub(super) id: Option<Value<'s>>,
+    pub(super) model: Option<Value<'s>>,
+    pub(super) stop_reason: Option<Value<'s>>,
+    pub(super) usage: Option<RequestTokens>,
+    pub(super) content: Option<Value<'s>>,
 }
 
 impl<'s> Message<'s> {
@@ -178,9 +178,9 @@ pub(super) fn blocks<'s>(
 
 /// A tool call: its `tool_use` block's id, name and input.
 pub(super) struct ToolCall<'s> {
-    pub id: Value<'s>,
-    pub name: Value<'s>,
-    pub input: Option<Value<'s>>,
+    pub(super) id: Value<'s>,
+    pub(super) name: Value<'s>,
+    pub(super) input: Option<Value<'s>>,
 }
 
 /// The `tool_use` blocks of an assistant message's content that have a
