@@ -218,6 +218,11 @@ impl<'s> RawStr<'s> {
         if rest.is_empty() {
             return true;
         }
+        // Without an escape, the text is the bytes: compared at once, not
+        // decoded piece by piece (a long prompt is not crossed).
+        if !trim && !self.has_escapes() {
+            return self.raw.starts_with(rest);
+        }
         let mut skipping = trim;
         let mut found = false;
         decode(self.raw, |piece| {

@@ -209,30 +209,34 @@ pub(super) fn tool_results<'s>(
     })
 }
 
-/// A user message's text as written: the content string, or the first
-/// text block's text.
-pub(super) fn user_text<'s>(content: Option<Value<'s>>) -> Option<&'s [u8]> {
+/// A user message's text: the content string, or the first text block's
+/// text (as [`UserRecord::text`](crate::transcript::UserRecord::text)
+/// reads it).
+pub(super) fn user_text<'s>(content: Option<Value<'s>>) -> Option<Value<'s>> {
     let c = content?;
-    if let Some(s) = c.as_raw_str() {
-        return Some(s.raw());
+    if c.as_raw_str().is_some() {
+        return Some(c);
     }
-    blocks(Some(c), "text").find_map(|b| Some(b.get("text")?.as_raw_str()?.raw()))
+    blocks(Some(c), "text").find_map(|b| b.get("text").filter(|t| t.as_raw_str().is_some()))
 }
 
 /// True when a user message's text is a prompt the model answers: text
 /// the user (or a harness) sent, not a local command's records
 /// (`<command-name>`, `<local-command-stdout>`, `<bash-input>`, ...),
-/// which no reply follows.
-pub(super) fn is_prompt(text: Option<&[u8]>) -> bool {
+/// which no reply follows. The text's start is compared unescaped, without
+/// unescaping the rest.
+pub(super) fn is_prompt(text: Option<Value<'_>>) -> bool {
     text.is_some_and(|t| {
-        !(t.starts_with(b"<command-")
-            || t.starts_with(b"<local-command-")
-            || t.starts_with(b"<bash-"))
+        !["<command-", "<local-command-", "<bash-"]
+            .iter()
+            .any(|p| t.str_starts_with(p, false))
     })
 }
 
 /// True for the notice the CLI writes when the user interrupts a turn
-/// (`[Request interrupted by user]`, `... for tool use]`).
-pub(super) fn is_interrupt(text: Option<&[u8]>) -> bool {
-    text.is_some_and(|t| t.starts_with(b"[Request interrupted by user"))
+/// (`[Request interrupted by user]`, `... for tool use]`), as
+/// [`UserRecord::is_interrupt`](crate::transcript::UserRecord::is_interrupt)
+/// says.
+pub(super) fn is_interrupt(text: Option<Value<'_>>) -> bool {
+    text.is_some_and(|t| t.str_starts_with("[Request interrupted by user", false))
 }

@@ -219,3 +219,48 @@ fn request_keys_tell_ids_apart() {
     assert_ne!(request_key(b"abc", None), request_key(b"abc", Some(b"")));
     assert_ne!(request_key(b"ab\0", None), request_key(b"ab", None));
 }
+
+/// A user text's start is compared unescaped, as the record views compare
+/// it: an interrupt notice and a local command written with escapes are
+/// what they say.
+#[test]
+fn a_user_texts_start_is_read_unescaped() {
+    let lines = concat!(
+        r#"{"type":"user","sessionId":"s1","timestamp":"2026-01-01T10:00:00.000Z","message":{"role":"user","content":"\u005bRequest interrupted by user]"}}"#,
+        "\n",
+        r#"{"type":"user","sessionId":"s1","timestamp":"2026-01-01T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}"#,
+        "\n",
+        r#"{"type":"user","sessionId":"s2","timestamp":"2026-01-01T10:00:02.000Z","message":{"role":"user","content":"\u003ccommand-name>/model</command-name>"}}"#,
+        "\n",
+        r#"{"type":"user","sessionId":"s3","timestamp":"2026-01-01T10:00:03.000Z","message":{"role":"user","content":"fix the \"tests\"\nplease"}}"#,
+        "\n",
+    );
+    let mut scanner = Scanner::new();
+    for l in Lines::new(lines.as_bytes()) {
+        let rec = Record::new(scanner.scan(&l).unwrap());
+        let crate::transcript::RecordView::User(u) = rec.view() else {
+            panic!("line {}", l.number)
+        };
+        let fold_says = read::is_interrupt(read::user_text(rec.get_path("message.content")));
+        assert_eq!(fold_says, u.is_interrupt(), "line {}", l.number);
+    }
+    let mut fold = TranscriptFold::new();
+    fold.read_slice(
+        &mut scanner,
+        lines.as_bytes(),
+        &TranscriptFile::default(),
+        |e| panic!("{e}"),
+    );
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let by = |id: &str| {
+        report
+            .sessions
+            .iter()
+            .find(|s| s.session_id == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    assert_eq!(by("s1").facts.interrupted_turns, 2);
+    // A local command awaits no reply; a prompt does.
+    assert_eq!(by("s2").facts.ending, None);
+    assert_eq!(by("s3").facts.ending, Some(SessionEnd::AwaitingReply));
+}
