@@ -49,7 +49,7 @@ use std::io::Read;
 
 mod finish;
 mod keys;
-mod read;
+pub(super) mod read;
 mod summary;
 #[cfg(test)]
 mod tests;

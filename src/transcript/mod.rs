@@ -51,10 +51,10 @@ pub use fold::{
 };
 
 use crate::error::Position;
-use crate::event::Event;
-use crate::event::Field;
+use crate::event::{Event, Field};
 use crate::json::{Scanned, Value};
 use crate::pricing::RequestTokens;
+use fold::read;
 pub(crate) use fold::usage;
 
 /// What a transcript record is, from its `type` and `subtype`.
@@ -449,25 +449,14 @@ impl<'s> AssistantRecord<'s> {
     /// `name` and its `input`.
     #[allow(clippy::type_complexity)]
     pub fn tool_uses(&self) -> impl Iterator<Item = (&'s str, &'s str, Option<Value<'s>>)> + 's {
-        self.content().filter_map(|b| {
-            if !b.get("type")?.str_eq("tool_use") {
-                return None;
-            }
-            Some((
-                b.get("id")?.as_str()?,
-                b.get("name")?.as_str()?,
-                b.get("input"),
-            ))
-        })
+        read::tool_calls(self.0.message().and_then(|m| m.get("content")))
+            .filter_map(|c| Some((c.id.as_str()?, c.name.as_str()?, c.input)))
     }
 
     /// The names of the tools this record's blocks call.
     pub fn tool_names(&self) -> impl Iterator<Item = &'s str> + 's {
-        self.content().filter_map(|b| {
-            b.get("type")
-                .filter(|t| t.str_eq("tool_use"))
-                .and_then(|_| b.get("name")?.as_str())
-        })
+        read::blocks(self.0.message().and_then(|m| m.get("content")), "tool_use")
+            .filter_map(|b| b.get("name")?.as_str())
     }
 }
 
@@ -484,38 +473,19 @@ impl<'s> UserRecord<'s> {
 
     /// The text: the content string, or the first text block's text.
     pub fn text(&self) -> Option<&'s str> {
-        let c = self.content()?;
-        if let Some(s) = c.as_str() {
-            return Some(s);
-        }
-        c.elements().find_map(|b| {
-            b.get("type")
-                .filter(|t| t.str_eq("text"))
-                .and_then(|_| b.get("text")?.as_str())
-        })
+        read::user_text(self.content())?.as_str()
     }
 
     /// The `tool_result` blocks: the `tool_use_id` each answers and whether
     /// it is an error.
     pub fn tool_results(&self) -> impl Iterator<Item = (Option<&'s str>, bool)> + 's {
-        self.content()
-            .into_iter()
-            .flat_map(|c| c.elements())
-            .filter_map(|b| {
-                if !b.get("type")?.str_eq("tool_result") {
-                    return None;
-                }
-                let id = b.get("tool_use_id").and_then(|v| v.as_str());
-                let error = b.get("is_error").and_then(|v| v.as_bool());
-                Some((id, error.unwrap_or(false)))
-            })
+        read::tool_results(self.content()).map(|(id, error)| (id.and_then(|v| v.as_str()), error))
     }
 
     /// True for the notice the CLI writes when the user interrupts a turn
     /// (`[Request interrupted by user]`, `... for tool use]`).
     pub fn is_interrupt(&self) -> bool {
-        self.text()
-            .is_some_and(|t| t.starts_with("[Request interrupted by user"))
+        read::is_interrupt(read::user_text(self.content()))
     }
 
     /// `toolUseResult`: the tool's structured result.

@@ -78,6 +78,19 @@ pub(super) fn root(v: Value<'_>) -> Tabled<'_, 15> {
 /// A message's keys the fold reads.
 const MSG_KEYS: [&str; 5] = ["id", "model", "stop_reason", "usage", "content"];
 
+/// A message key's slot in [`MSG_KEYS`].
+#[inline(always)]
+fn msg_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"id" => 0,
+        b"model" => 1,
+        b"stop_reason" => 2,
+        b"usage" => 3,
+        b"content" => 4,
+        _ => return None,
+    })
+}
+
 /// A message's fields the fold reads.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Message<'s> {
@@ -92,16 +105,7 @@ impl<'s> Message<'s> {
     /// The fields of `message`, found in one walk of its members (the
     /// content, most of its bytes, is jumped over).
     pub(super) fn of(message: Value<'s>) -> Message<'s> {
-        let t = Tabled::new(message, &MSG_KEYS, |k| {
-            Some(match k {
-                b"id" => 0,
-                b"model" => 1,
-                b"stop_reason" => 2,
-                b"usage" => 3,
-                b"content" => 4,
-                _ => return None,
-            })
-        });
+        let t = Tabled::new(message, &MSG_KEYS, msg_slot);
         Message {
             id: t.get(0),
             model: t.get(1),
@@ -121,23 +125,27 @@ const USAGE_KEYS: [&str; 6] = [
     "speed",
 ];
 
+/// A usage key's slot in [`USAGE_KEYS`].
+#[inline(always)]
+fn usage_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"input_tokens" => 0,
+        b"output_tokens" => 1,
+        b"cache_read_input_tokens" => 2,
+        b"cache_creation_input_tokens" => 3,
+        b"cache_creation" => 4,
+        b"speed" => 5,
+        _ => return None,
+    })
+}
+
 /// A `usage` object as priced tokens (a count that is not one reads as 0);
 /// `None` when it is not an object.
 pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
     if u.kind() != crate::json::ValueKind::Object {
         return None;
     }
-    let t = Tabled::new(u, &USAGE_KEYS, |k| {
-        Some(match k {
-            b"input_tokens" => 0,
-            b"output_tokens" => 1,
-            b"cache_read_input_tokens" => 2,
-            b"cache_creation_input_tokens" => 3,
-            b"cache_creation" => 4,
-            b"speed" => 5,
-            _ => return None,
-        })
-    });
+    let t = Tabled::new(u, &USAGE_KEYS, usage_slot);
     let n = |i: usize| t.get(i).and_then(|v| v.as_u64()).unwrap_or(0);
     let mut usage = RequestTokens {
         input: n(0),
@@ -166,7 +174,7 @@ pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
 
 /// A content's blocks whose `type` is `ty` (none when the content is not
 /// an array).
-pub(super) fn blocks<'s>(
+pub(in crate::transcript) fn blocks<'s>(
     content: Option<Value<'s>>,
     ty: &'static str,
 ) -> impl Iterator<Item = Value<'s>> + 's {
@@ -177,15 +185,19 @@ pub(super) fn blocks<'s>(
 }
 
 /// A tool call: its `tool_use` block's id, name and input.
-pub(super) struct ToolCall<'s> {
-    pub(super) id: Value<'s>,
-    pub(super) name: Value<'s>,
-    pub(super) input: Option<Value<'s>>,
+pub(in crate::transcript) struct ToolCall<'s> {
+    pub(in crate::transcript) id: Value<'s>,
+    pub(in crate::transcript) name: Value<'s>,
+    pub(in crate::transcript) input: Option<Value<'s>>,
 }
 
 /// The `tool_use` blocks of an assistant message's content that have a
-/// string id and name.
-pub(super) fn tool_calls<'s>(content: Option<Value<'s>>) -> impl Iterator<Item = ToolCall<'s>> {
+/// string id and name (what
+/// [`AssistantRecord::tool_uses`](crate::transcript::AssistantRecord::tool_uses)
+/// gives).
+pub(in crate::transcript) fn tool_calls<'s>(
+    content: Option<Value<'s>>,
+) -> impl Iterator<Item = ToolCall<'s>> {
     blocks(content, "tool_use").filter_map(|b| {
         let id = b.get("id").filter(|v| v.as_raw_str().is_some())?;
         let name = b.get("name").filter(|v| v.as_raw_str().is_some())?;
@@ -199,7 +211,7 @@ pub(super) fn tool_calls<'s>(content: Option<Value<'s>>) -> impl Iterator<Item =
 
 /// The `tool_result` blocks of a user message's content: the `tool_use_id`
 /// each answers (a string) and whether it is an error.
-pub(super) fn tool_results<'s>(
+pub(in crate::transcript) fn tool_results<'s>(
     content: Option<Value<'s>>,
 ) -> impl Iterator<Item = (Option<Value<'s>>, bool)> {
     blocks(content, "tool_result").map(|b| {
@@ -210,9 +222,9 @@ pub(super) fn tool_results<'s>(
 }
 
 /// A user message's text: the content string, or the first text block's
-/// text (as [`UserRecord::text`](crate::transcript::UserRecord::text)
-/// reads it).
-pub(super) fn user_text<'s>(content: Option<Value<'s>>) -> Option<Value<'s>> {
+/// text (what [`UserRecord::text`](crate::transcript::UserRecord::text)
+/// gives).
+pub(in crate::transcript) fn user_text<'s>(content: Option<Value<'s>>) -> Option<Value<'s>> {
     let c = content?;
     if c.as_raw_str().is_some() {
         return Some(c);
@@ -234,9 +246,31 @@ pub(super) fn is_prompt(text: Option<Value<'_>>) -> bool {
 }
 
 /// True for the notice the CLI writes when the user interrupts a turn
-/// (`[Request interrupted by user]`, `... for tool use]`), as
+/// (`[Request interrupted by user]`, `... for tool use]`): what
 /// [`UserRecord::is_interrupt`](crate::transcript::UserRecord::is_interrupt)
 /// says.
-pub(super) fn is_interrupt(text: Option<Value<'_>>) -> bool {
+pub(in crate::transcript) fn is_interrupt(text: Option<Value<'_>>) -> bool {
     text.is_some_and(|t| t.str_starts_with("[Request interrupted by user", false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each table's `match` puts every key in the slot its list gives it
+    /// (the list is what an escaped key or a value read without an index
+    /// falls back to).
+    #[test]
+    fn the_slot_matches_agree_with_the_key_lists() {
+        for (i, k) in TOP_KEYS.iter().enumerate() {
+            assert_eq!(top_slot(k.as_bytes()), Some(i), "{k}");
+        }
+        for (i, k) in MSG_KEYS.iter().enumerate() {
+            assert_eq!(msg_slot(k.as_bytes()), Some(i), "{k}");
+        }
+        for (i, k) in USAGE_KEYS.iter().enumerate() {
+            assert_eq!(usage_slot(k.as_bytes()), Some(i), "{k}");
+        }
+        assert_eq!(top_slot(b"session_id"), None);
+    }
 }
