@@ -25,7 +25,7 @@ use crate::time::{
     BLOCK_MILLIS, BlockStart, Blocks, Day, DayRange, Zone, format_millis, parse_millis,
 };
 use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -805,86 +805,6 @@ pub const CSV_COLUMNS: [&str; 13] = [
     "subagents_lower_bound_runs",
 ];
 
-/// The run figures of totals into a stats JSON object (warnings' first
-/// positions with file names).
-fn runs_json(t: &RunTotals, names: &[String], o: &mut Map<String, Value>) {
-    if let Value::Object(mut r) = t.to_json() {
-        if let Some(Value::Object(w)) = r.get_mut("warnings") {
-            for (code, v) in w.iter_mut() {
-                let first = t.warnings.get(code.as_str()).and_then(|x| x.first);
-                if let (Some((i, line)), Value::Object(v)) = (first, v) {
-                    v.insert(
-                        "first".into(),
-                        json!({"file": names.get(i).map(String::as_str).unwrap_or("?"), "line": line}),
-                    );
-                }
-            }
-        }
-        o.extend(r);
-    }
-}
-
-/// A group's figures: runs, verdicts, cost, tokens (over every model),
-/// tool calls and errors, subagents, api retries.
-fn group_json(g: &RunTotals) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("runs".into(), json!(g.runs));
-    o.insert("verdicts".into(), g.verdicts_json());
-    o.insert("total_cost_usd".into(), g.cost.value().to_json());
-    o.insert("tokens".into(), tokens_json(&g.all_models()));
-    o.insert("main".into(), tokens_json(&g.main));
-    o.insert("subagents_tokens".into(), tokens_json(&g.subagents));
-    let (calls, errors) = g.tool_calls();
-    o.insert("tool_calls".into(), json!(calls));
-    o.insert("tool_errors".into(), json!(errors));
-    o.insert("subagents".into(), json!(g.subagent_count));
-    o.insert("api_retries".into(), json!(g.api_retries));
-    // ccusage's `modelBreakdowns`: the group's figures per model.
-    o.insert("by_model".into(), g.by_model_json());
-    o
-}
-
-/// The counts of [`Stats`] as JSON; `formats` (the total's) after `files`.
-fn stats_json(
-    s: &Stats,
-    names: &[String],
-    formats: Option<&BTreeMap<&'static str, u64>>,
-) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("files".into(), json!(s.files));
-    if let Some(f) = formats {
-        o.insert("formats".into(), json!(f));
-    }
-    o.insert("bytes".into(), json!(s.bytes));
-    o.insert("lines".into(), json!(s.counts.lines));
-    o.insert("blank_lines".into(), json!(s.counts.blank_lines));
-    o.insert("events".into(), json!(s.counts.events));
-    o.insert("by_type".into(), json!(s.by_type()));
-    o.insert("unknown".into(), json!(s.unknown()));
-    o.insert("error_count".into(), json!(s.counts.errors));
-    let errors: Vec<Value> = s
-        .errors
-        .iter()
-        .map(|e| {
-            json!({
-                "file": names.get(e.file).map(String::as_str).unwrap_or("?"),
-                "line": e.line,
-                "offset": e.offset,
-                "column": e.column,
-                "kind": e.kind,
-                "message": e.message,
-            })
-        })
-        .collect();
-    o.insert("errors".into(), Value::Array(errors));
-    o
-}
-
-/// `{"sessions", "projects", "records", "records_by_type", "requests",
-/// "undated_requests", "main", "subagents", "unpriced_models", "prices":
-/// {"taken", "source"}, "time_zone"}` (`main` and `subagents`: the four
-/// counts of the sessions' main chains and subagents, included in the
-/// report's `usage`).
 /// A record kind's name in counts: `type` or `type/subtype`, `system` for
 /// other system subtypes, `other` for other types.
 pub(crate) fn kind_name(k: RecordKind) -> &'static str {
@@ -894,6 +814,11 @@ pub(crate) fn kind_name(k: RecordKind) -> &'static str {
     })
 }
 
+/// `{"sessions", "projects", "records", "records_by_type", "requests",
+/// "undated_requests", "main", "subagents", "unpriced_models", "prices":
+/// {"taken", "source"}, "time_zone"}` (`main` and `subagents`: the four
+/// counts of the sessions' main chains and subagents, included in the
+/// report's `usage`).
 fn transcripts_json(t: &Report, zone: &Zone) -> Value {
     let mut by_type: BTreeMap<&str, u64> = BTreeMap::new();
     let mut records = 0;

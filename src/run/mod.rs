@@ -88,9 +88,11 @@ mod verdict;
 
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 pub use sum::{ExactSum, SumValue};
+pub(crate) use summary::Tokens;
 pub use summary::*;
 #[cfg(feature = "export")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
+pub(crate) use totals::{ByModel, Verdicts, totals_entries};
 pub use totals::{RoleTotals, RunTotals, Share, SmallMap, WARN_SUM_SATURATED, shares};
 pub use verdict::{Verdict, VerdictSource, apply_exit_code, classify_result, without_events};
 

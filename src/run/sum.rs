@@ -180,6 +180,17 @@ impl SumValue {
     }
 }
 
+/// [`SumValue::to_json`]'s value, written as it is serialized.
+impl serde::Serialize for SumValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            // `null` for what no JSON number holds, as `finite_json`.
+            SumValue::Finite(f) => s.serialize_f64(*f),
+            SumValue::Beyond(t) => s.serialize_str(t),
+        }
+    }
+}
+
 /// A finite `f64` as a JSON number.
 pub(crate) fn finite_json(f: f64) -> serde_json::Value {
     serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)

@@ -9,6 +9,7 @@ use crate::event::TokenCounts;
 use serde_json::{Map, Value as J, json};
 
 mod json;
+pub(crate) use json::{Tokens, token_entries};
 pub use json::{agent_json, roles_json, tokens_json};
 
 /// Relative tolerance when comparing `total_cost_usd` with the sum of

@@ -21,11 +21,14 @@
 
 use super::accounting::{CostSource, ModelRole, TokenSource};
 use super::sum::ExactSum;
-use super::summary::{RunSummary, SubagentNode, tokens_json};
+use super::summary::{RunSummary, SubagentNode};
 use super::verdict::Verdict;
 use crate::event::TokenCounts;
-use serde_json::{Map, Value as J, json};
+use serde_json::Value as J;
 use std::borrow::Borrow;
+
+mod json;
+pub(crate) use json::{ByModel, Verdicts, totals_entries};
 
 /// A count summed past `u64::MAX`: it stays at `u64::MAX` (token counts of
 /// streams and transcripts alike, per run and over runs).
@@ -163,16 +166,6 @@ impl<K, V> IntoIterator for SmallMap<K, V> {
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
-}
-
-/// `{key: count}` in key order.
-fn counts_json<K: AsRef<str>>(m: &SmallMap<K, u64>) -> J {
-    J::Object(
-        m.entries
-            .iter()
-            .map(|(k, n)| (k.as_ref().to_string(), json!(n)))
-            .collect(),
-    )
 }
 
 /// Add `o` to `t`, saturating; true when a count saturated (or was
@@ -338,17 +331,6 @@ impl RoleTotals {
             .map(|(k, n)| format!("{k} {n}"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-
-    fn to_json(&self) -> J {
-        let mut o = Map::new();
-        o.insert("runs".into(), json!(self.runs));
-        if let J::Object(t) = tokens_json(&self.tokens) {
-            o.extend(t);
-        }
-        o.insert("token_sources".into(), counts_json(&self.sources));
-        o.insert("cost_usd".into(), self.cost.value().to_json());
-        J::Object(o)
     }
 }
 
@@ -698,17 +680,6 @@ impl RunTotals {
         self.runs - ok
     }
 
-    /// `{verdict: count}` for every verdict, in [`Verdict::ALL`] order.
-    pub fn verdicts_json(&self) -> J {
-        J::Object(
-            Verdict::ALL
-                .iter()
-                .zip(self.verdicts)
-                .map(|(v, n)| (v.as_str().to_string(), json!(n)))
-                .collect(),
-        )
-    }
-
     /// Tokens over every model and role: the runs' best figures, so
     /// [`main`](RunTotals::main) plus [`subagents`](RunTotals::subagents).
     pub fn all_models(&self) -> TokenCounts {
@@ -744,115 +715,5 @@ impl RunTotals {
             out.entry_or_default(&m.as_str()).merge(t);
         }
         out
-    }
-
-    /// `{model: {"runs", counts, "token_sources", "cost_usd", "roles":
-    /// {role: {...}}}}`: the figures per model, and per role within it.
-    pub fn by_model_json(&self) -> J {
-        let mut models: Map<String, J> = Map::new();
-        for (m, total) in &self.per_model() {
-            let mut e = match total.to_json() {
-                J::Object(e) => e,
-                _ => Map::new(),
-            };
-            let roles: Map<String, J> = self
-                .by_role
-                .iter()
-                .filter(|((mm, _), _)| mm == m)
-                .map(|((_, r), t)| (r.as_str().to_string(), t.to_json()))
-                .collect();
-            e.insert("roles".into(), J::Object(roles));
-            models.insert((*m).to_string(), J::Object(e));
-        }
-        J::Object(models)
-    }
-
-    /// `{"runs", "verdicts": {class: count} (every class), "total_cost_usd",
-    /// "costs_not_summed", "usage": {"main", "subagents", "auxiliary",
-    /// "all_models"}, "cost_by_role", "cost_by_source", "by_model": {model:
-    /// {"runs", counts, "token_sources", "cost_usd", "roles": {role:
-    /// {...}}}}, "tools", "subagents", "api_retries", "warnings": {code:
-    /// {"count", "first": {"input", "line"}}}}`, in that order (see
-    /// `docs/accounting.md`).
-    pub fn to_json(&self) -> J {
-        let mut o = Map::new();
-        o.insert("runs".into(), json!(self.runs));
-        o.insert("verdicts".into(), self.verdicts_json());
-        o.insert("total_cost_usd".into(), self.cost.value().to_json());
-        o.insert("costs_not_summed".into(), json!(self.costs_not_summed));
-        let agent = |t: &TokenCounts, messages: u64, lower: u64, calls: &TokenCounts| {
-            let mut a = match tokens_json(t) {
-                J::Object(a) => a,
-                _ => Map::new(),
-            };
-            a.insert("messages".into(), json!(messages));
-            a.insert("lower_bound_runs".into(), json!(lower));
-            a.insert("calls".into(), tokens_json(calls));
-            J::Object(a)
-        };
-        o.insert(
-            "usage".into(),
-            json!({
-                "main": agent(&self.main, self.main_messages, self.main_lower_bound_runs, &self.main_calls),
-                "subagents": agent(&self.subagents, self.subagent_messages, self.subagents_lower_bound_runs, &self.subagent_calls),
-                "auxiliary": tokens_json(&self.auxiliary),
-                "all_models": tokens_json(&self.all_models()),
-            }),
-        );
-        let mut by_role = Map::new();
-        for role in ModelRole::ALL {
-            by_role.insert(role.as_str().into(), self.role_cost(role).value().to_json());
-        }
-        o.insert("cost_by_role".into(), J::Object(by_role));
-        let mut by_source = Map::new();
-        for source in [
-            CostSource::Results,
-            CostSource::Records,
-            CostSource::PriceTable,
-        ] {
-            let v = self
-                .cost_by_source
-                .get(&source)
-                .cloned()
-                .unwrap_or_default();
-            by_source.insert(source.as_str().into(), v.value().to_json());
-        }
-        o.insert("cost_by_source".into(), J::Object(by_source));
-        o.insert("by_model".into(), self.by_model_json());
-        let tools: Map<String, J> = self
-            .tools
-            .iter()
-            .map(|(k, t)| {
-                (
-                    k.clone(),
-                    json!({"calls": t.calls, "errors": t.errors, "rejections": t.rejections}),
-                )
-            })
-            .collect();
-        o.insert("tools".into(), J::Object(tools));
-        o.insert(
-            "subagents".into(),
-            json!({"count": self.subagent_count, "by_type": counts_json(&self.subagent_types)}),
-        );
-        o.insert(
-            "tasks".into(),
-            json!({"by_type": counts_json(&self.task_types)}),
-        );
-        o.insert("api_retries".into(), json!(self.api_retries));
-        let warnings: Map<String, J> = self
-            .warnings
-            .iter()
-            .map(|(k, w)| {
-                (
-                    (*k).to_string(),
-                    json!({
-                        "count": w.count,
-                        "first": w.first.map(|(i, l)| json!({"input": i, "line": l})),
-                    }),
-                )
-            })
-            .collect();
-        o.insert("warnings".into(), J::Object(warnings));
-        J::Object(o)
     }
 }

@@ -5,125 +5,212 @@
 //! the same bytes either way: what is held while writing is one record.
 
 use super::*;
+use crate::run::{ByModel, Tokens, Verdicts, totals_entries};
+use crate::stats::ErrorRecord;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use std::io::{self, Write};
 
-impl StatsFigures {
-    /// The keys before `groups` and `per_file`.
-    fn head(&self) -> Map<String, Value> {
-        let names = &self.names;
-        let mut obj = stats_json(&self.total.stats, names, Some(&self.formats));
-        obj.insert("inputs_without_events".into(), self.no_events.to_json());
-        if let Some(t) = &self.transcripts {
-            obj.insert(
-                "transcripts".into(),
-                transcripts_json(t, &self.grouping.zone),
-            );
-        }
-        runs_json(&self.total.runs.all, names, &mut obj);
-        let range = &self.grouping.range;
-        if !range.is_all() {
-            obj.insert("since".into(), json!(range.since.map(|d| d.to_string())));
-            obj.insert("until".into(), json!(range.until.map(|d| d.to_string())));
-        }
-        let calendar = self.grouping.by.is_some_and(GroupBy::is_calendar);
-        if calendar || !range.is_all() {
-            obj.insert("time_zone".into(), json!(self.grouping.zone.name()));
-        }
-        obj
+/// The counts of [`Stats`] as entries of the object being written;
+/// `formats` (the total's) after `files`.
+fn stats_entries<M: SerializeMap>(
+    m: &mut M,
+    s: &Stats,
+    names: &[String],
+    formats: Option<&BTreeMap<&'static str, u64>>,
+) -> Result<(), M::Error> {
+    m.serialize_entry("files", &s.files)?;
+    if let Some(f) = formats {
+        m.serialize_entry("formats", f)?;
     }
+    m.serialize_entry("bytes", &s.bytes)?;
+    m.serialize_entry("lines", &s.counts.lines)?;
+    m.serialize_entry("blank_lines", &s.counts.blank_lines)?;
+    m.serialize_entry("events", &s.counts.events)?;
+    m.serialize_entry("by_type", &s.by_type())?;
+    m.serialize_entry("unknown", &s.unknown())?;
+    m.serialize_entry("error_count", &s.counts.errors)?;
+    m.serialize_entry("errors", &Errors { s, names })
+}
 
-    /// One entry of `groups`.
-    fn group_value(&self, (k, role): &GroupKey, g: &RunTotals) -> Value {
-        let mut o = Map::new();
-        o.insert("key".into(), json!(k));
+/// `[{"file", "line", "offset", "column", "kind", "message"}]`: the errors
+/// kept, each with its file's name.
+struct Errors<'a> {
+    s: &'a Stats,
+    names: &'a [String],
+}
+
+impl Serialize for Errors<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.s.errors.iter().map(|e| ErrorEntry {
+            e,
+            file: self.names.get(e.file).map_or("?", String::as_str),
+        }))
+    }
+}
+
+struct ErrorEntry<'a> {
+    e: &'a ErrorRecord,
+    file: &'a str,
+}
+
+impl Serialize for ErrorEntry<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.e;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("file", self.file)?;
+        m.serialize_entry("line", &e.line)?;
+        m.serialize_entry("offset", &e.offset)?;
+        m.serialize_entry("column", &e.column)?;
+        m.serialize_entry("kind", e.kind)?;
+        m.serialize_entry("message", &e.message)?;
+        m.end()
+    }
+}
+
+/// One entry of `groups`: `key` (and `role`, and a block's `block_end`
+/// and `last_activity`), then runs, verdicts, cost, tokens (over every
+/// model), tool calls and errors, subagents, api retries, `by_model`.
+struct Group<'a> {
+    fig: &'a StatsFigures,
+    key: &'a GroupKey,
+    g: &'a RunTotals,
+}
+
+impl Serialize for Group<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ((k, role), g) = (self.key, self.g);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("key", k)?;
         if let Some(role) = role {
-            o.insert("role".into(), json!(role.as_str()));
+            m.serialize_entry("role", role.as_str())?;
         }
-        if let (Some(blocks), Some(start)) = (&self.blocks, parse_millis(k)) {
+        if let (Some(blocks), Some(start)) = (&self.fig.blocks, parse_millis(k)) {
             // ccusage's `endTime` and `actualEndTime`.
             let end = format_millis(start + BLOCK_MILLIS);
             let last = blocks
                 .last_instant(BlockStart::at(start))
                 .and_then(format_millis);
-            o.insert("block_end".into(), json!(end));
-            o.insert("last_activity".into(), json!(last));
+            m.serialize_entry("block_end", &end)?;
+            m.serialize_entry("last_activity", &last)?;
         }
-        o.extend(group_json(g));
-        Value::Object(o)
+        m.serialize_entry("runs", &g.runs)?;
+        m.serialize_entry("verdicts", &Verdicts(g))?;
+        m.serialize_entry("total_cost_usd", &g.cost.value())?;
+        m.serialize_entry("tokens", &Tokens(&g.all_models()))?;
+        m.serialize_entry("main", &Tokens(&g.main))?;
+        m.serialize_entry("subagents_tokens", &Tokens(&g.subagents))?;
+        let (calls, errors) = g.tool_calls();
+        m.serialize_entry("tool_calls", &calls)?;
+        m.serialize_entry("tool_errors", &errors)?;
+        m.serialize_entry("subagents", &g.subagent_count)?;
+        m.serialize_entry("api_retries", &g.api_retries)?;
+        // ccusage's `modelBreakdowns`: the group's figures per model.
+        m.serialize_entry("by_model", &ByModel(g))?;
+        m.end()
     }
+}
 
-    /// One entry of `per_file`.
-    fn file_value(&self, name: &str, f: &FileFigures) -> Value {
-        let mut o = Map::new();
-        o.insert("file".into(), json!(name));
-        o.insert("format".into(), json!(f.format.map(Format::name)));
-        o.extend(stats_json(&f.stats, &self.names, None));
+/// `groups`, in the report's order.
+struct Groups<'a>(&'a StatsFigures, GroupBy);
+
+impl Serialize for Groups<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        let mut done = Ok(());
+        self.0.groups(self.1, |key, g| {
+            if done.is_ok() {
+                done = seq.serialize_element(&Group {
+                    fig: self.0,
+                    key,
+                    g,
+                });
+            }
+        });
+        done?;
+        seq.end()
+    }
+}
+
+/// One entry of `per_file`.
+struct File<'a> {
+    fig: &'a StatsFigures,
+    name: &'a str,
+    f: &'a FileFigures,
+}
+
+impl Serialize for File<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (f, names) = (self.f, &self.fig.names);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("file", self.name)?;
+        m.serialize_entry("format", &f.format.map(Format::name))?;
+        stats_entries(&mut m, &f.stats, names, None)?;
         if f.format == Some(Format::Transcript) {
-            o.insert("records_by_type".into(), json!(f.records_by_type));
+            m.serialize_entry("records_by_type", &f.records_by_type)?;
         }
-        runs_json(&f.runs, &self.names, &mut o);
-        Value::Object(o)
+        totals_entries(&mut m, &f.runs, Some(names))?;
+        m.end()
     }
+}
 
+/// `per_file`, in input order.
+struct Files<'a>(&'a StatsFigures);
+
+impl Serialize for Files<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let fig = self.0;
+        s.collect_seq(
+            fig.inputs
+                .iter()
+                .zip(&fig.names)
+                .map(|(f, name)| File { fig, name, f }),
+        )
+    }
+}
+
+/// The `stats --json` object, written as it is serialized: what is held
+/// is one group's or one input's figures at a time.
+impl Serialize for StatsFigures {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let names = &self.names;
+        let mut m = s.serialize_map(None)?;
+        stats_entries(&mut m, &self.total.stats, names, Some(&self.formats))?;
+        m.serialize_entry("inputs_without_events", &self.no_events.to_json())?;
+        if let Some(t) = &self.transcripts {
+            m.serialize_entry("transcripts", &transcripts_json(t, &self.grouping.zone))?;
+        }
+        totals_entries(&mut m, &self.total.runs.all, Some(names))?;
+        let range = &self.grouping.range;
+        if !range.is_all() {
+            m.serialize_entry("since", &range.since.map(|d| d.to_string()))?;
+            m.serialize_entry("until", &range.until.map(|d| d.to_string()))?;
+        }
+        let calendar = self.grouping.by.is_some_and(GroupBy::is_calendar);
+        if calendar || !range.is_all() {
+            m.serialize_entry("time_zone", &self.grouping.zone.name())?;
+        }
+        if let Some(by) = self.grouping.by {
+            m.serialize_entry("groups", &Groups(self, by))?;
+        }
+        m.serialize_entry("per_file", &Files(self))?;
+        m.end()
+    }
+}
+
+impl StatsFigures {
     /// The `stats --json` object; keys in the order of
     /// `docs/accounting.md` ("stats keys"). `per_file` is empty for a
     /// report made [`without_per_file`](StatsReport::without_per_file).
     pub fn to_json(&self) -> Value {
-        let mut obj = self.head();
-        if let Some(by) = self.grouping.by {
-            let mut groups: Vec<Value> = Vec::new();
-            self.groups(by, |k, g| groups.push(self.group_value(k, g)));
-            obj.insert("groups".into(), Value::Array(groups));
-        }
-        let files: Vec<Value> = self
-            .inputs
-            .iter()
-            .zip(&self.names)
-            .map(|(f, n)| self.file_value(n, f))
-            .collect();
-        obj.insert("per_file".into(), Value::Array(files));
-        Value::Object(obj)
+        // Only a map with a key that is not a string fails; every key here
+        // is one.
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Write [`to_json`](StatsFigures::to_json)'s text (compact, no line
-    /// end) to `w`, a group and a file at a time.
+    /// end) to `w`, a group and a file at a time, with no map built.
     pub fn write_json<W: Write>(&self, w: &mut W) -> io::Result<()> {
-        let mut first = true;
-        let mut key = |w: &mut W, k: &str| -> io::Result<()> {
-            w.write_all(if first { b"{" } else { b"," })?;
-            first = false;
-            serde_json::to_writer(&mut *w, k)?;
-            w.write_all(b":")
-        };
-        for (k, v) in self.head() {
-            key(w, &k)?;
-            serde_json::to_writer(&mut *w, &v)?;
-        }
-        if let Some(by) = self.grouping.by {
-            key(w, "groups")?;
-            w.write_all(b"[")?;
-            let (mut n, mut done) = (0, Ok(()));
-            self.groups(by, |k, g| {
-                if done.is_ok() {
-                    done = (if n > 0 { w.write_all(b",") } else { Ok(()) }).and_then(|_| {
-                        serde_json::to_writer(&mut *w, &self.group_value(k, g))
-                            .map_err(io::Error::from)
-                    });
-                }
-                n += 1;
-            });
-            done?;
-            w.write_all(b"]")?;
-        }
-        key(w, "per_file")?;
-        w.write_all(b"[")?;
-        for (i, (f, n)) in self.inputs.iter().zip(&self.names).enumerate() {
-            if i > 0 {
-                w.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut *w, &self.file_value(n, f))?;
-        }
-        w.write_all(b"]}")
+        serde_json::to_writer(w, self).map_err(io::Error::from)
     }
 
     /// The `stats --csv` records, header first: the key (and the role with

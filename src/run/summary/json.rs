@@ -3,6 +3,7 @@
 //! its parts (agent figures, per-role rows, the subagent tree).
 
 use super::*;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 impl RunSummary {
     /// The run as one JSON object with stable field names in a stable
@@ -248,14 +249,33 @@ impl RunSummary {
     }
 }
 
+/// The four counts of [`TokenCounts`], in the order of the API's `usage`
+/// ([`tokens_json`]'s object, written as it is serialized).
+pub(crate) struct Tokens<'a>(pub &'a TokenCounts);
+
+impl Serialize for Tokens<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        token_entries(&mut m, self.0)?;
+        m.end()
+    }
+}
+
+/// The four counts as entries of an object being written.
+pub(crate) fn token_entries<M: SerializeMap>(m: &mut M, t: &TokenCounts) -> Result<(), M::Error> {
+    m.serialize_entry("input_tokens", &t.input_tokens)?;
+    m.serialize_entry("output_tokens", &t.output_tokens)?;
+    m.serialize_entry("cache_read_input_tokens", &t.cache_read_input_tokens)?;
+    m.serialize_entry(
+        "cache_creation_input_tokens",
+        &t.cache_creation_input_tokens,
+    )
+}
+
 /// The four counts as JSON, in the order of the API's `usage`.
 pub fn tokens_json(t: &TokenCounts) -> J {
-    json!({
-        "input_tokens": t.input_tokens,
-        "output_tokens": t.output_tokens,
-        "cache_read_input_tokens": t.cache_read_input_tokens,
-        "cache_creation_input_tokens": t.cache_creation_input_tokens,
-    })
+    // Every key is a string: this does not fail.
+    serde_json::to_value(Tokens(t)).unwrap_or(J::Null)
 }
 
 /// An agent's figure as JSON: the four counts, `source`, `lower_bound`,
