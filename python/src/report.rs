@@ -105,7 +105,7 @@ impl InputRuns {
             let n = self.no_events();
             let folded = std::mem::take(self.finish()).into_iter().next();
             let r = no_events_run(folded, &n, exit_code);
-            return vec![no_events_record(&r, name, &n)];
+            return vec![no_events_record(&r, name, &n).to_value()];
         }
         let runs = self.finish();
         if let (Some(code), Some(last)) = (exit_code, runs.last_mut()) {
@@ -120,7 +120,7 @@ impl InputRuns {
                             .and_then(|t| Day::of_timestamp(t, zone)),
                     )
             })
-            .map(|r| run_record(r, name))
+            .map(|r| run_record(r, name).to_value())
             .collect()
     }
 }
@@ -273,7 +273,7 @@ pub fn verdict_records(
             if let Some(code) = exit_code(&names[i]) {
                 r.apply_exit_code(code);
             }
-            all.push(session_record(&r, &names[i], s, &report));
+            all.push(session_record(&r, &names[i], s, &report).to_value());
         }
     }
     Ok(all)

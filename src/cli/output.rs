@@ -1,7 +1,7 @@
 //! Output helpers shared by commands: JSON to stdout, numbers for people.
 
 /// Append one JSON value and a newline to a buffer.
-pub fn write_json_value(v: &serde_json::Value, out: &mut Vec<u8>) {
+pub fn write_json_value(v: &impl serde::Serialize, out: &mut Vec<u8>) {
     if serde_json::to_writer(&mut *out, v).is_ok() {
         out.push(b'\n');
     }

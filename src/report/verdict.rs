@@ -4,29 +4,50 @@
 //! (`transcript` after `file`), an input that could not be read.
 
 use super::shape::NoEvents;
-use crate::run::{RunSummary, WARN_FAILED_EXIT_ZERO, WARN_TEXT_RUN, Warning, without_events};
+use crate::run::{
+    RunJson, RunSummary, WARN_FAILED_EXIT_ZERO, WARN_TEXT_RUN, Warning, without_events,
+};
 use crate::transcript::{Report, SessionEnd, SessionSummary};
 use serde_json::{Map, Value, json};
 
-/// A run's record: its JSON with `file` after `ok`.
-pub fn run_record(r: &RunSummary, file: &str) -> Value {
-    r.to_json_with_file(Some(file))
+/// A run's record as `cctape verdict` writes it: the run's object
+/// ([`RunSummary::to_json`]) with `file` after `ok`, and for some records
+/// one more entry after `file`. It is written as it is serialized
+/// (`serde_json::to_writer`), with no map built for the run; `to_value`
+/// gives the same object as a [`Value`].
+#[derive(Debug)]
+pub struct RunRecord<'a> {
+    run: &'a RunSummary,
+    file: &'a str,
+    extra: Option<(&'static str, Value)>,
 }
 
-/// A run's record with one more key after `file`.
-fn record_with(r: &RunSummary, file: &str, key: &str, value: Value) -> Value {
-    let mut o = Map::new();
-    if let Value::Object(rest) = r.to_json_with_file(Some(file)) {
-        let mut value = Some(value);
-        for (k, v) in rest {
-            let after = k == "file";
-            o.insert(k, v);
-            if after && let Some(v) = value.take() {
-                o.insert(key.into(), v);
-            }
-        }
+impl RunRecord<'_> {
+    /// The record as a JSON value.
+    pub fn to_value(&self) -> Value {
+        // Every key is a string: this does not fail.
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
-    Value::Object(o)
+}
+
+impl serde::Serialize for RunRecord<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RunJson {
+            run: self.run,
+            file: Some(self.file),
+            extra: self.extra.as_ref().map(|(k, v)| (*k, v)),
+        }
+        .serialize(s)
+    }
+}
+
+/// A run's record: its JSON with `file` after `ok`.
+pub fn run_record<'a>(r: &'a RunSummary, file: &'a str) -> RunRecord<'a> {
+    RunRecord {
+        run: r,
+        file,
+        extra: None,
+    }
 }
 
 /// The run standing for an input without events: what its bad lines folded
@@ -94,8 +115,12 @@ pub fn no_events_run(
 
 /// The record of an input without events: a run record (see
 /// [`no_events_run`]) with `no_events` after `file`.
-pub fn no_events_record(r: &RunSummary, file: &str, n: &NoEvents) -> Value {
-    record_with(r, file, "no_events", n.to_json())
+pub fn no_events_record<'a>(r: &'a RunSummary, file: &'a str, n: &NoEvents) -> RunRecord<'a> {
+    RunRecord {
+        run: r,
+        file,
+        extra: Some(("no_events", n.to_json())),
+    }
 }
 
 /// The record of an input that could not be read: `{"verdict": null, "ok":
@@ -107,8 +132,17 @@ pub fn unreadable_record(file: &str, error: &str) -> Value {
 /// A session transcript's record: the session as a run
 /// ([`SessionSummary::to_run`]), with `transcript` after `file` holding
 /// what its records say (`docs/transcripts.md`).
-pub fn session_record(r: &RunSummary, file: &str, s: &SessionSummary, t: &Report) -> Value {
-    record_with(r, file, "transcript", session_json(s, t))
+pub fn session_record<'a>(
+    r: &'a RunSummary,
+    file: &'a str,
+    s: &SessionSummary,
+    t: &Report,
+) -> RunRecord<'a> {
+    RunRecord {
+        run: r,
+        file,
+        extra: Some(("transcript", session_json(s, t))),
+    }
 }
 
 /// What a transcript's records say of its session.

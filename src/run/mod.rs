@@ -88,8 +88,8 @@ mod verdict;
 
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 pub use sum::{ExactSum, SumValue};
-pub(crate) use summary::Tokens;
 pub use summary::*;
+pub(crate) use summary::{RunJson, Tokens};
 #[cfg(feature = "export")]
 pub(crate) use time::parse_millis as parse_timestamp_millis;
 pub(crate) use totals::{ByModel, Verdicts, totals_entries};

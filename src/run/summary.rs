@@ -3,13 +3,12 @@
 //! `cctape verdict` prints.
 
 use super::accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
-use super::sum::finite_json;
 use super::verdict::{Verdict, VerdictSource, apply_exit_code};
 use crate::event::TokenCounts;
-use serde_json::{Map, Value as J, json};
+use serde_json::Value as J;
 
 mod json;
-pub(crate) use json::{Tokens, token_entries};
+pub(crate) use json::{RunJson, Tokens, token_entries};
 pub use json::{agent_json, roles_json, tokens_json};
 
 /// Relative tolerance when comparing `total_cost_usd` with the sum of

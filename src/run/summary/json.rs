@@ -1,9 +1,123 @@
 //! The stable JSON of a run: [`RunSummary::to_json`] (what `cctape verdict`
 //! prints, keys in the order `docs/accounting.md` lists) and the JSON of
 //! its parts (agent figures, per-role rows, the subagent tree).
+//!
+//! Each object is a `serde` view of the summary ([`RunJson`] and the views
+//! below it), written as it is serialized: `verdict --json` writes a run's
+//! record without building a `serde_json` map for it, and the `Value`s the
+//! functions here return are made from the same views, so both give the
+//! same bytes.
 
 use super::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// An object written entry by entry: `object!(s, "key" => value, ...)`,
+/// each value anything `Serialize`, in the order given.
+macro_rules! object {
+    ($s:expr, $($k:literal => $v:expr),* $(,)?) => {{
+        let mut m = $s.serialize_map(None)?;
+        $(m.serialize_entry($k, &$v)?;)*
+        m.end()
+    }};
+}
+
+/// A slice written as an array of views: each item through `view`.
+struct Each<'a, T, V>(&'a [T], fn(&'a T) -> V);
+
+impl<'a, T, V: Serialize> Serialize for Each<'a, T, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// The entries of an object keyed by `key`, as a `serde_json` map would
+/// hold them: a key met twice keeps its first place and its last value.
+fn keyed<'a, T, K: PartialEq>(
+    items: &'a [T],
+    key: impl Fn(&'a T) -> K + Copy,
+) -> impl Iterator<Item = (K, &'a T)> {
+    items.iter().enumerate().filter_map(move |(i, t)| {
+        let k = key(t);
+        if items[..i].iter().any(|e| key(e) == k) {
+            return None;
+        }
+        let last = items[i..].iter().rev().find(|e| key(e) == k).unwrap_or(t);
+        Some((k, last))
+    })
+}
+
+/// A run's object ([`RunSummary::to_json_with_file`]), with `file` and one
+/// more entry after it when given (the records of `cctape verdict`).
+pub(crate) struct RunJson<'a> {
+    /// The run.
+    pub run: &'a RunSummary,
+    /// `file`, third, after `ok`.
+    pub file: Option<&'a str>,
+    /// One more entry, after `file`.
+    pub extra: Option<(&'a str, &'a J)>,
+}
+
+impl Serialize for RunJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let run = self.run;
+        let r = run.last_result.as_ref();
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("verdict", run.verdict.as_str())?;
+        m.serialize_entry("ok", &run.ok())?;
+        if let Some(f) = self.file {
+            m.serialize_entry("file", f)?;
+        }
+        if let Some((k, v)) = self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("session_id", &run.session_id)?;
+        m.serialize_entry("stream_verdict", run.stream_verdict.as_str())?;
+        m.serialize_entry("exit_code", &run.exit_code)?;
+        m.serialize_entry("verdict_source", run.verdict_source.as_str())?;
+        m.serialize_entry("results", &run.results)?;
+        m.serialize_entry("is_error", &r.and_then(|r| r.is_error))?;
+        m.serialize_entry("subtype", &r.and_then(|r| r.subtype.as_deref()))?;
+        let terminal = r.and_then(|r| r.terminal_reason.as_deref());
+        m.serialize_entry("terminal_reason", &terminal)?;
+        m.serialize_entry("stop_reason", &r.and_then(|r| r.stop_reason.as_deref()))?;
+        m.serialize_entry("num_turns", &r.and_then(|r| r.num_turns))?;
+        m.serialize_entry("duration_ms", &r.and_then(|r| r.duration_ms))?;
+        m.serialize_entry("duration_ms_sum", &run.duration_ms_sum)?;
+        m.serialize_entry("wall_ms", &run.wall_ms)?;
+        m.serialize_entry("total_cost_usd", &Cost(run))?;
+        m.serialize_entry("result_text", &r.and_then(|r| r.result_text.as_deref()))?;
+        m.serialize_entry("errors", r.map_or(&[][..], |r| &r.errors[..]))?;
+        m.serialize_entry("api_error_status", &r.and_then(|r| r.api_error_status))?;
+        let startup = r.and_then(|r| r.startup_failure_reason.as_deref());
+        m.serialize_entry("startup_failure_reason", &startup)?;
+        m.serialize_entry("events", &run.events)?;
+        m.serialize_entry("lines", &Lines(run))?;
+        m.serialize_entry("rounds", &run.inits)?;
+        m.serialize_entry("model", &run.model)?;
+        m.serialize_entry("claude_code_version", &run.claude_code_version)?;
+        m.serialize_entry("started_at", &run.started_at)?;
+        m.serialize_entry("ended_at", &run.ended_at)?;
+        m.serialize_entry("usage", &Usage(&run.usage))?;
+        m.serialize_entry("cost", &CostFigures(run))?;
+        m.serialize_entry("tools", &Tools(&run.tools))?;
+        m.serialize_entry("tool_results_without_use", &run.tool_results_without_use)?;
+        m.serialize_entry("subagent_count", &run.subagent_count())?;
+        m.serialize_entry("subagents", &Each(&run.subagents, Node))?;
+        m.serialize_entry("subagent_check", &run.subagent_check.as_ref().map(Check))?;
+        m.serialize_entry("api_retries", &Retries(&run.api_retries))?;
+        m.serialize_entry("api_errors", &Each(&run.api_errors, ApiError))?;
+        m.serialize_entry("permission_denials", &Each(&run.permission_denials, Denial))?;
+        m.serialize_entry("hooks", &HookFigures(&run.hooks))?;
+        m.serialize_entry("notifications", &Each(&run.notifications, Note))?;
+        m.serialize_entry("compactions", &run.compactions)?;
+        m.serialize_entry("partial_messages", &run.partial.as_ref().map(Partial))?;
+        m.serialize_entry("usage_checks", &Each(&run.usage_checks, Checked))?;
+        m.serialize_entry("bad_lines", &run.bad_lines)?;
+        m.serialize_entry("truncated", &run.truncated)?;
+        m.serialize_entry("warnings", &Each(&run.warnings, Warned))?;
+        m.end()
+    }
+}
 
 impl RunSummary {
     /// The run as one JSON object with stable field names in a stable
@@ -16,236 +130,235 @@ impl RunSummary {
 
     /// [`to_json`](RunSummary::to_json) with `file` third, after `ok`.
     pub fn to_json_with_file(&self, file: Option<&str>) -> J {
-        let r = self.last_result.as_ref();
-        let mut o = Map::new();
-        o.insert("verdict".into(), json!(self.verdict.as_str()));
-        o.insert("ok".into(), json!(self.ok()));
-        if let Some(f) = file {
-            o.insert("file".into(), json!(f));
-        }
-        o.insert("session_id".into(), json!(self.session_id));
-        o.insert("stream_verdict".into(), json!(self.stream_verdict.as_str()));
-        o.insert("exit_code".into(), json!(self.exit_code));
-        o.insert("verdict_source".into(), json!(self.verdict_source.as_str()));
-        o.insert("results".into(), json!(self.results));
-        o.insert("is_error".into(), json!(r.and_then(|r| r.is_error)));
-        o.insert(
-            "subtype".into(),
-            json!(r.and_then(|r| r.subtype.as_deref())),
-        );
-        o.insert(
-            "terminal_reason".into(),
-            json!(r.and_then(|r| r.terminal_reason.as_deref())),
-        );
-        o.insert(
-            "stop_reason".into(),
-            json!(r.and_then(|r| r.stop_reason.as_deref())),
-        );
-        o.insert("num_turns".into(), json!(r.and_then(|r| r.num_turns)));
-        o.insert("duration_ms".into(), json!(r.and_then(|r| r.duration_ms)));
-        o.insert("duration_ms_sum".into(), json!(self.duration_ms_sum));
-        o.insert("wall_ms".into(), json!(self.wall_ms));
-        o.insert("total_cost_usd".into(), self.cost_json());
-        o.insert(
-            "result_text".into(),
-            json!(r.and_then(|r| r.result_text.as_deref())),
-        );
-        o.insert(
-            "errors".into(),
-            json!(r.map(|r| &r.errors[..]).unwrap_or_default()),
-        );
-        o.insert(
-            "api_error_status".into(),
-            json!(r.and_then(|r| r.api_error_status)),
-        );
-        o.insert(
-            "startup_failure_reason".into(),
-            json!(r.and_then(|r| r.startup_failure_reason.as_deref())),
-        );
-        o.insert("events".into(), json!(self.events));
-        o.insert(
-            "lines".into(),
-            json!({"first": self.first_line, "last": self.last_line}),
-        );
-        o.insert("rounds".into(), json!(self.inits));
-        o.insert("model".into(), json!(self.model));
-        o.insert(
-            "claude_code_version".into(),
-            json!(self.claude_code_version),
-        );
-        o.insert("started_at".into(), json!(self.started_at));
-        o.insert("ended_at".into(), json!(self.ended_at));
-        o.insert("usage".into(), usage_json(&self.usage));
-        o.insert(
-            "cost".into(),
-            json!({
-                "total_cost_usd": self.cost_json(),
-                "model_usage_cost_usd": self.cost.model_usage_cost_usd.map(finite_json),
-                "main_cost_usd": finite_json(self.cost.main_cost_usd),
-                "subagent_cost_usd": finite_json(self.cost.subagent_cost_usd),
-                "auxiliary_cost_usd": finite_json(self.cost.auxiliary_cost_usd),
-                "matches": self.cost.matches,
-                "source": self.cost.source().as_str(),
-            }),
-        );
-        let mut tools = Map::new();
-        for t in &self.tools {
-            tools.insert(
-                t.name.clone(),
-                json!({
-                    "calls": t.calls,
-                    "errors": t.errors,
-                    "rejections": t.rejections,
-                    "unanswered": t.unanswered,
-                    "timed": t.timed,
-                    "total_ms": t.total_ms,
-                    "max_ms": t.max_ms,
-                }),
-            );
-        }
-        o.insert("tools".into(), J::Object(tools));
-        o.insert(
-            "tool_results_without_use".into(),
-            json!(self.tool_results_without_use),
-        );
-        o.insert("subagent_count".into(), json!(self.subagent_count()));
-        o.insert(
-            "subagents".into(),
-            J::Array(self.subagents.iter().map(node_json).collect()),
-        );
-        o.insert(
-            "subagent_check".into(),
-            match &self.subagent_check {
-                None => J::Null,
-                Some(c) => json!({
-                    "seen_spawned": c.seen_spawned,
-                    "reported_spawned": c.reported_spawned,
-                    "seen_completed": c.seen_completed,
-                    "reported_completed": c.reported_completed,
-                    "seen_max_depth": c.seen_max_depth,
-                    "reported_max_depth": c.reported_max_depth,
-                    "matches": c.matches(),
-                }),
-            },
-        );
-        let statuses: Map<String, J> = self
-            .api_retries
-            .statuses
-            .iter()
-            .map(|(s, n)| (s.to_string(), json!(n)))
-            .collect();
-        o.insert(
-            "api_retries".into(),
-            json!({
-                "count": self.api_retries.count,
-                "statuses": statuses,
-                "last_error": self.api_retries.last_error,
-                "last_status": self.api_retries.last_status,
-            }),
-        );
-        o.insert(
-            "api_errors".into(),
-            J::Array(
-                self.api_errors
-                    .iter()
-                    .map(|e| json!({"error": e.error, "text": e.text, "line": e.line}))
-                    .collect(),
-            ),
-        );
-        o.insert(
-            "permission_denials".into(),
-            J::Array(
-                self.permission_denials
-                    .iter()
-                    .map(|d| {
-                        json!({
-                            "tool_name": d.tool_name,
-                            "tool_use_id": d.tool_use_id,
-                            "in_result": d.in_result,
-                            "event": d.event,
-                        })
-                    })
-                    .collect(),
-            ),
-        );
-        o.insert(
-            "hooks".into(),
-            json!({
-                "started": self.hooks.started,
-                "responses": self.hooks.responses,
-                "failures": self.hooks.failures.iter().map(|h| json!({
-                    "hook_name": h.hook_name,
-                    "exit_code": h.exit_code,
-                    "outcome": h.outcome,
-                    "line": h.line,
-                })).collect::<Vec<_>>(),
-            }),
-        );
-        o.insert(
-            "notifications".into(),
-            J::Array(
-                self.notifications
-                    .iter()
-                    .map(|n| json!({"key": n.key, "text": n.text}))
-                    .collect(),
-            ),
-        );
-        o.insert("compactions".into(), json!(self.compactions));
-        o.insert(
-            "partial_messages".into(),
-            match &self.partial {
-                None => J::Null,
-                Some(p) => partial_json(p),
-            },
-        );
-        o.insert(
-            "usage_checks".into(),
-            J::Array(
-                self.usage_checks
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "result": c.result,
-                            "line": c.line,
-                            "basis": c.basis.as_str(),
-                            "differs": c.differing_fields(),
-                            "reported": tokens_json(&c.reported),
-                            "round": tokens_json(&c.round),
-                            "cumulative": tokens_json(&c.cumulative),
-                        })
-                    })
-                    .collect(),
-            ),
-        );
-        o.insert("bad_lines".into(), json!(self.bad_lines));
-        o.insert("truncated".into(), json!(self.truncated));
-        o.insert(
-            "warnings".into(),
-            J::Array(
-                self.warnings
-                    .iter()
-                    .map(|w| json!({"code": w.code, "message": w.message, "line": w.line}))
-                    .collect(),
-            ),
-        );
-        J::Object(o)
+        let view = RunJson {
+            run: self,
+            file,
+            extra: None,
+        };
+        // Every key is a string: this does not fail.
+        serde_json::to_value(view).unwrap_or(J::Null)
     }
-}
 
-impl RunSummary {
     /// The run's cost as JSON: the number, or the text as written when no
     /// `f64` holds it (a string: see [`crate::run::SumValue::to_json`]).
     pub fn cost_json(&self) -> J {
+        serde_json::to_value(Cost(self)).unwrap_or(J::Null)
+    }
+}
+
+/// The run's cost: the number, or the text as written when no `f64` holds
+/// it, or null.
+struct Cost<'a>(&'a RunSummary);
+
+impl Serialize for Cost<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let text = self.0.last_result.as_ref();
         match (
-            self.cost.total_cost_usd,
-            self.last_result
-                .as_ref()
-                .and_then(|r| r.total_cost_text.as_deref()),
+            self.0.cost.total_cost_usd,
+            text.and_then(|r| r.total_cost_text.as_deref()),
         ) {
-            (Some(c), _) => finite_json(c),
-            (None, Some(t)) => J::String(t.to_string()),
-            (None, None) => J::Null,
+            // serde_json writes a number that is not finite as null, as
+            // `finite_json` makes it.
+            (Some(c), _) => s.serialize_f64(c),
+            (None, Some(t)) => s.serialize_str(t),
+            (None, None) => s.serialize_none(),
         }
+    }
+}
+
+/// `lines`: the run's first and last line.
+struct Lines<'a>(&'a RunSummary);
+
+impl Serialize for Lines<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "first" => self.0.first_line, "last" => self.0.last_line)
+    }
+}
+
+/// `cost`: every cost figure and where the total came from.
+struct CostFigures<'a>(&'a RunSummary);
+
+impl Serialize for CostFigures<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = &self.0.cost;
+        object!(s,
+            "total_cost_usd" => Cost(self.0),
+            "model_usage_cost_usd" => c.model_usage_cost_usd,
+            "main_cost_usd" => c.main_cost_usd,
+            "subagent_cost_usd" => c.subagent_cost_usd,
+            "auxiliary_cost_usd" => c.auxiliary_cost_usd,
+            "matches" => c.matches,
+            "source" => c.source().as_str(),
+        )
+    }
+}
+
+/// `tools`: an object keyed by tool name.
+struct Tools<'a>(&'a [ToolTally]);
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (name, t) in keyed(self.0, |t| t.name.as_str()) {
+            m.serialize_entry(name, &Tool(t))?;
+        }
+        m.end()
+    }
+}
+
+/// One tool's tally.
+struct Tool<'a>(&'a ToolTally);
+
+impl Serialize for Tool<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        object!(s,
+            "calls" => t.calls,
+            "errors" => t.errors,
+            "rejections" => t.rejections,
+            "unanswered" => t.unanswered,
+            "timed" => t.timed,
+            "total_ms" => t.total_ms,
+            "max_ms" => t.max_ms,
+        )
+    }
+}
+
+/// `subagent_check`: the tree seen against the figures reported.
+struct Check<'a>(&'a SubagentCheck);
+
+impl Serialize for Check<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        object!(s,
+            "seen_spawned" => c.seen_spawned,
+            "reported_spawned" => c.reported_spawned,
+            "seen_completed" => c.seen_completed,
+            "reported_completed" => c.reported_completed,
+            "seen_max_depth" => c.seen_max_depth,
+            "reported_max_depth" => c.reported_max_depth,
+            "matches" => c.matches(),
+        )
+    }
+}
+
+/// `api_retries`, with its statuses keyed by the status as text.
+struct Retries<'a>(&'a ApiRetries);
+
+impl Serialize for Retries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        object!(s,
+            "count" => r.count,
+            "statuses" => Statuses(&r.statuses),
+            "last_error" => r.last_error,
+            "last_status" => r.last_status,
+        )
+    }
+}
+
+/// Retries by status: `{"429": 2}`.
+struct Statuses<'a>(&'a [(u64, u64)]);
+
+impl Serialize for Statuses<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (status, (_, n)) in keyed(self.0, |e| e.0) {
+            // A number as a key is written as its text.
+            m.serialize_entry(&status, n)?;
+        }
+        m.end()
+    }
+}
+
+/// One API error message.
+struct ApiError<'a>(&'a ApiErrorMessage);
+
+impl Serialize for ApiError<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        object!(s, "error" => e.error, "text" => e.text, "line" => e.line)
+    }
+}
+
+/// One permission denial.
+struct Denial<'a>(&'a DeniedToolUse);
+
+impl Serialize for Denial<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        object!(s,
+            "tool_name" => d.tool_name,
+            "tool_use_id" => d.tool_use_id,
+            "in_result" => d.in_result,
+            "event" => d.event,
+        )
+    }
+}
+
+/// `hooks`: counts and failures.
+struct HookFigures<'a>(&'a Hooks);
+
+impl Serialize for HookFigures<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let h = self.0;
+        object!(s,
+            "started" => h.started,
+            "responses" => h.responses,
+            "failures" => Each(&h.failures, HookFailed),
+        )
+    }
+}
+
+/// One failed hook.
+struct HookFailed<'a>(&'a HookFailure);
+
+impl Serialize for HookFailed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let h = self.0;
+        object!(s,
+            "hook_name" => h.hook_name,
+            "exit_code" => h.exit_code,
+            "outcome" => h.outcome,
+            "line" => h.line,
+        )
+    }
+}
+
+/// One notification.
+struct Note<'a>(&'a Notification);
+
+impl Serialize for Note<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "key" => self.0.key, "text" => self.0.text)
+    }
+}
+
+/// One check of a result's usage against the calls.
+struct Checked<'a>(&'a UsageCheck);
+
+impl Serialize for Checked<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        object!(s,
+            "result" => c.result,
+            "line" => c.line,
+            "basis" => c.basis.as_str(),
+            "differs" => c.differing_fields(),
+            "reported" => Tokens(&c.reported),
+            "round" => Tokens(&c.round),
+            "cumulative" => Tokens(&c.cumulative),
+        )
+    }
+}
+
+/// One warning.
+struct Warned<'a>(&'a Warning);
+
+impl Serialize for Warned<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let w = self.0;
+        object!(s, "code" => w.code, "message" => w.message, "line" => w.line)
     }
 }
 
@@ -278,138 +391,211 @@ pub fn tokens_json(t: &TokenCounts) -> J {
     serde_json::to_value(Tokens(t)).unwrap_or(J::Null)
 }
 
+/// An agent's figure: the four counts, `source`, `lower_bound`, `messages`,
+/// `final_calls`, then `figures` (every figure, for audit).
+struct Agent<'a>(&'a AgentUsage);
+
+impl Serialize for Agent<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        let mut m = s.serialize_map(None)?;
+        token_entries(&mut m, &a.tokens)?;
+        m.serialize_entry("source", a.source.as_str())?;
+        m.serialize_entry("lower_bound", &a.lower_bound())?;
+        m.serialize_entry("messages", &a.messages)?;
+        m.serialize_entry("final_calls", &a.final_calls)?;
+        m.serialize_entry("figures", &AgentFigures(a))?;
+        m.end()
+    }
+}
+
+/// An agent's `figures`: its calls' sum, and what was reported.
+struct AgentFigures<'a>(&'a AgentUsage);
+
+impl Serialize for AgentFigures<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        object!(s,
+            "calls" => Tokens(&a.calls),
+            "reported" => a.reported.as_ref().map(Tokens),
+            "model_usage" => a.model_usage.as_ref().map(Tokens),
+        )
+    }
+}
+
 /// An agent's figure as JSON: the four counts, `source`, `lower_bound`,
 /// `messages`, `final_calls`, then `figures` (every figure, for audit).
 pub fn agent_json(a: &AgentUsage) -> J {
-    let mut o = match tokens_json(&a.tokens) {
-        J::Object(o) => o,
-        _ => Map::new(),
-    };
-    o.insert("source".into(), json!(a.source.as_str()));
-    o.insert("lower_bound".into(), json!(a.lower_bound()));
-    o.insert("messages".into(), json!(a.messages));
-    o.insert("final_calls".into(), json!(a.final_calls));
-    o.insert(
-        "figures".into(),
-        json!({
-            "calls": tokens_json(&a.calls),
-            "reported": a.reported.as_ref().map_or(J::Null, tokens_json),
-            "model_usage": a.model_usage.as_ref().map_or(J::Null, tokens_json),
-        }),
-    );
-    J::Object(o)
+    serde_json::to_value(Agent(a)).unwrap_or(J::Null)
+}
+
+/// One per-model, per-role row.
+struct Role<'a>(&'a RoleUsage);
+
+impl Serialize for Role<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("model", &r.model)?;
+        m.serialize_entry("role", r.role.as_str())?;
+        token_entries(&mut m, &r.tokens)?;
+        m.serialize_entry("cost_usd", &r.cost_usd)?;
+        m.serialize_entry("from_model_usage", &r.from_model_usage)?;
+        m.end()
+    }
 }
 
 /// Per-model, per-role rows as JSON.
 pub fn roles_json(rows: &[RoleUsage]) -> J {
-    J::Array(
-        rows.iter()
-            .map(|r| {
-                let mut o = Map::new();
-                o.insert("model".into(), json!(r.model));
-                o.insert("role".into(), json!(r.role.as_str()));
-                if let J::Object(t) = tokens_json(&r.tokens) {
-                    o.extend(t);
-                }
-                o.insert("cost_usd".into(), json!(r.cost_usd.map(finite_json)));
-                o.insert("from_model_usage".into(), json!(r.from_model_usage));
-                J::Object(o)
-            })
-            .collect(),
-    )
+    serde_json::to_value(Each(rows, Role)).unwrap_or(J::Null)
 }
 
-fn usage_json(u: &UsageSummary) -> J {
-    let mut by_model = Map::new();
-    for m in &u.by_model {
-        let mut e = match tokens_json(&m.tokens) {
-            J::Object(o) => o,
-            _ => Map::new(),
-        };
-        e.insert("cost_usd".into(), json!(m.cost_usd.map(finite_json)));
-        e.insert("role".into(), json!(m.role.as_str()));
-        e.insert("auxiliary".into(), json!(m.auxiliary));
-        e.insert(
-            "summed".into(),
-            m.summed.as_ref().map_or(J::Null, tokens_json),
-        );
-        by_model.insert(m.model.clone(), J::Object(e));
-    }
-    json!({
-        "main": agent_json(&u.main),
-        "subagents": agent_json(&u.subagents),
-        "by_model": by_model,
-        "by_role": roles_json(&u.by_role),
-        "models": tokens_json(&u.models),
-        "auxiliary": tokens_json(&u.auxiliary),
-        "synthetic_messages": u.synthetic_messages,
-    })
-}
+/// `usage`: the agents' figures, by model, by role, and the sums.
+struct Usage<'a>(&'a UsageSummary);
 
-fn task_usage_json(t: &Option<TaskUsageSummary>) -> J {
-    match t {
-        None => J::Null,
-        Some(t) => json!({
-            "total_tokens": t.total_tokens,
-            "tool_uses": t.tool_uses,
-            "duration_ms": t.duration_ms,
-        }),
+impl Serialize for Usage<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let u = self.0;
+        object!(s,
+            "main" => Agent(&u.main),
+            "subagents" => Agent(&u.subagents),
+            "by_model" => ByModel(&u.by_model),
+            "by_role" => Each(&u.by_role, Role),
+            "models" => Tokens(&u.models),
+            "auxiliary" => Tokens(&u.auxiliary),
+            "synthetic_messages" => u.synthetic_messages,
+        )
     }
 }
 
-fn node_json(n: &SubagentNode) -> J {
-    json!({
-        "tool_use_id": n.tool_use_id,
-        "tool_name": n.tool_name,
-        "task_id": n.task_id,
-        "task_type": n.task_type,
-        "description": n.description,
-        "subagent_type": n.subagent_type,
-        "spawn_depth": n.spawn_depth,
-        "backgrounded": n.backgrounded,
-        "status": n.status,
-        "progress_events": n.progress_events,
-        "last_progress": task_usage_json(&n.last_progress),
-        "workflow_agents": n.workflow_agents,
-        "workflow_agents_done": n.workflow_agents_done,
-        "final_usage": task_usage_json(&n.final_usage),
-        "summary": n.summary,
-        "report": n.report,
-        "result_error": n.result_error,
-        "usage": agent_json(&n.usage),
-        "events": n.events,
-        "tool_calls": n.tool_calls,
-        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
-    })
+/// `usage.by_model`: an object keyed by model.
+struct ByModel<'a>(&'a [ModelUsageSummary]);
+
+impl Serialize for ByModel<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (model, u) in keyed(self.0, |u| u.model.as_str()) {
+            m.serialize_entry(model, &ModelEntry(u))?;
+        }
+        m.end()
+    }
 }
 
-fn partial_json(p: &PartialSummary) -> J {
-    json!({
-        "events": p.events,
-        "messages": p.messages,
-        "blocks": p.blocks,
-        "verified": p.verified,
-        "normalized": p.normalized,
-        "unverified": p.unverified,
-        "orphan_events": p.orphan_events,
-        "mismatches": p.mismatches.iter().map(|m| json!({
-            "message_id": m.message_id,
-            "index": m.index,
-            "type": m.block_type,
-            "reason": m.reason,
-            "line": m.line,
-        })).collect::<Vec<_>>(),
-        "incomplete": p.incomplete.iter().map(|b| json!({
-            "message_id": b.message_id,
-            "index": b.index,
-            "type": b.block_type,
-            "text": b.text,
-            "signature": b.signature,
-            "tool_use_id": b.tool_use_id,
-            "tool_name": b.tool_name,
-            "input": b.input,
-            "deltas": b.deltas,
-            "line": b.line,
-        })).collect::<Vec<_>>(),
-    })
+/// One model's figures.
+struct ModelEntry<'a>(&'a ModelUsageSummary);
+
+impl Serialize for ModelEntry<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let u = self.0;
+        let mut m = s.serialize_map(None)?;
+        token_entries(&mut m, &u.tokens)?;
+        m.serialize_entry("cost_usd", &u.cost_usd)?;
+        m.serialize_entry("role", u.role.as_str())?;
+        m.serialize_entry("auxiliary", &u.auxiliary)?;
+        m.serialize_entry("summed", &u.summed.as_ref().map(Tokens))?;
+        m.end()
+    }
+}
+
+/// A task's usage as its events report it.
+struct TaskUsage<'a>(&'a TaskUsageSummary);
+
+impl Serialize for TaskUsage<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        object!(s,
+            "total_tokens" => t.total_tokens,
+            "tool_uses" => t.tool_uses,
+            "duration_ms" => t.duration_ms,
+        )
+    }
+}
+
+/// One node of the subagent tree, with its children.
+struct Node<'a>(&'a SubagentNode);
+
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.0;
+        object!(s,
+            "tool_use_id" => n.tool_use_id,
+            "tool_name" => n.tool_name,
+            "task_id" => n.task_id,
+            "task_type" => n.task_type,
+            "description" => n.description,
+            "subagent_type" => n.subagent_type,
+            "spawn_depth" => n.spawn_depth,
+            "backgrounded" => n.backgrounded,
+            "status" => n.status,
+            "progress_events" => n.progress_events,
+            "last_progress" => n.last_progress.as_ref().map(TaskUsage),
+            "workflow_agents" => n.workflow_agents,
+            "workflow_agents_done" => n.workflow_agents_done,
+            "final_usage" => n.final_usage.as_ref().map(TaskUsage),
+            "summary" => n.summary,
+            "report" => n.report,
+            "result_error" => n.result_error,
+            "usage" => Agent(&n.usage),
+            "events" => n.events,
+            "tool_calls" => n.tool_calls,
+            "children" => Each(&n.children, Node),
+        )
+    }
+}
+
+/// `partial_messages`: what the partial-message events rebuilt.
+struct Partial<'a>(&'a PartialSummary);
+
+impl Serialize for Partial<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = self.0;
+        object!(s,
+            "events" => p.events,
+            "messages" => p.messages,
+            "blocks" => p.blocks,
+            "verified" => p.verified,
+            "normalized" => p.normalized,
+            "unverified" => p.unverified,
+            "orphan_events" => p.orphan_events,
+            "mismatches" => Each(&p.mismatches, Mismatch),
+            "incomplete" => Each(&p.incomplete, Incomplete),
+        )
+    }
+}
+
+/// A block whose deltas and final message differ.
+struct Mismatch<'a>(&'a BlockMismatch);
+
+impl Serialize for Mismatch<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.0;
+        object!(s,
+            "message_id" => m.message_id,
+            "index" => m.index,
+            "type" => m.block_type,
+            "reason" => m.reason,
+            "line" => m.line,
+        )
+    }
+}
+
+/// A block the stream left unfinished.
+struct Incomplete<'a>(&'a IncompleteBlock);
+
+impl Serialize for Incomplete<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let b = self.0;
+        object!(s,
+            "message_id" => b.message_id,
+            "index" => b.index,
+            "type" => b.block_type,
+            "text" => b.text,
+            "signature" => b.signature,
+            "tool_use_id" => b.tool_use_id,
+            "tool_name" => b.tool_name,
+            "input" => b.input,
+            "deltas" => b.deltas,
+            "line" => b.line,
+        )
+    }
 }
