@@ -41,7 +41,7 @@ use crate::event::{Event, parse_event};
 use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
 use crate::report::Shape;
 use crate::scan::{ScanMode, Scanned, Scanner};
-use crate::sniff::{Format, FormatChoice, Reading, prefix_is_enough};
+use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, LfWatch, Source};
 use crate::stream::{Counts, ElementEventReader};
 use crate::transcript::Record;
@@ -543,148 +543,8 @@ pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
     Error::io_with(e, Position::new(line, offset), reason)
 }
 
-/// The first decoded bytes of an input, held to tell how it is read
-/// ([`read_prefix`]), then handed out again in front of the rest
-/// ([`Prefixed`]).
-#[derive(Debug, Default)]
-pub struct Prefix {
-    /// The bytes.
-    pub bytes: Vec<u8>,
-    /// True when they are all of the input: it ended (or a read failed)
-    /// within them.
-    pub whole: bool,
-    /// The error met reading them, if one was: handed out after them.
-    pub error: Option<io::Error>,
-}
-
-impl Prefix {
-    /// The format the input is read as, as `choice` asks
-    /// ([`FormatChoice::decide`]).
-    pub fn decide(&self, choice: FormatChoice) -> Format {
-        choice.decide(&self.bytes, self.whole)
-    }
-
-    /// The first [`SNIFF_BYTES`] of them, to say what an input without
-    /// events looks like.
-    pub fn shown(&self) -> Vec<u8> {
-        self.bytes[..self.bytes.len().min(SNIFF_BYTES)].to_vec()
-    }
-}
-
-/// The first decoded bytes of an input, as many as tell its format
-/// ([`prefix_is_enough`]): [`SNIFF_BYTES`] of a file (or a decompressor)
-/// at once, or of a stream (a pipe, a terminal) no more than it takes to
-/// hold its first complete line that opens JSON, so that a live writer is
-/// not waited for; more (up to [`crate::sniff::MAX_HELD`]) while they hold
-/// text only, so that a warning or a cut line first does not decide. A
-/// read error is kept, to be met after these bytes ([`Prefixed`]).
-pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> Prefix {
-    // A file's first read goes into room made once: grown from empty, the
-    // buffer was copied a dozen times a file (issue 23 item 9).
-    let mut buf: Vec<u8> = Vec::with_capacity(if stream { 0 } else { SNIFF_BYTES });
-    let mut first = !stream;
-    loop {
-        // A file's first bytes at once, into a buffer not zeroed first;
-        // then, and from a stream, what one read gives.
-        let want = if first {
-            SNIFF_BYTES
-        } else {
-            DEFAULT_READ_SIZE.min(SNIFF_BYTES)
-        };
-        let room = want.min(crate::sniff::MAX_HELD - buf.len());
-        let before = buf.len();
-        let got = if first {
-            rdr.take(room as u64)
-                .read_to_end(&mut buf)
-                .map(|_| buf.len() - before)
-        } else {
-            buf.resize(before + room, 0);
-            let r = loop {
-                match rdr.read(&mut buf[before..]) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    r => break r,
-                }
-            };
-            buf.truncate(before + *r.as_ref().unwrap_or(&0));
-            r
-        };
-        match got {
-            // A file's first read stops short only at its end.
-            Ok(0) => {
-                return Prefix {
-                    bytes: buf,
-                    whole: true,
-                    error: None,
-                };
-            }
-            Ok(n) if first && n < room => {
-                return Prefix {
-                    bytes: buf,
-                    whole: true,
-                    error: None,
-                };
-            }
-            Ok(_) => {}
-            Err(e) => {
-                return Prefix {
-                    bytes: buf,
-                    whole: true,
-                    error: Some(e),
-                };
-            }
-        }
-        first = false;
-        if prefix_is_enough(&buf) {
-            return Prefix {
-                bytes: buf,
-                whole: false,
-                error: None,
-            };
-        }
-    }
-}
-
-/// The sniffed prefix ([`read_prefix`]), then the error met while reading
-/// it, if one was, then the rest of the input. The prefix is freed once
-/// read.
-#[derive(Debug)]
-pub struct Prefixed<R> {
-    prefix: Vec<u8>,
-    pos: usize,
-    error: Option<io::Error>,
-    inner: R,
-}
-
-impl<R: Read> Prefixed<R> {
-    /// `prefix` as [`read_prefix`] gave it, then `inner`.
-    pub fn new(prefix: Prefix, inner: R) -> Prefixed<R> {
-        Prefixed {
-            prefix: prefix.bytes,
-            pos: 0,
-            error: prefix.error,
-            inner,
-        }
-    }
-}
-
-impl<R: Read> Read for Prefixed<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos < self.prefix.len() {
-            let n = buf.len().min(self.prefix.len() - self.pos);
-            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
-            self.pos += n;
-            if self.pos == self.prefix.len() {
-                self.prefix = Vec::new();
-                self.pos = 0;
-            }
-            return Ok(n);
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.inner.read(buf)
-    }
-}
+mod prefix;
+pub use prefix::{Prefix, Prefixed, read_prefix};
 
 /// Read one opened input whole, the way its format is read, handing every
 /// item to `f` in input order, as `cctape` reads it: the format is told
