@@ -627,10 +627,29 @@ impl<'t> Event<'t> {
         }
     }
 
-    /// Line `index` of `batch` (read from `line`), classified as `kind` by
-    /// [`parse_event_into`].
+    /// Line `index` of `batch` (read from `line`, the bytes it was scanned
+    /// from), classified as `kind` when it was read: the line read again
+    /// through the index kept there
+    /// ([`IndexedLines::push_root`](crate::json::IndexedLines::push_root)), not
+    /// scanned again.
+    ///
+    /// ```
+    /// use cctape::event::{Event, parse_event};
+    /// use cctape::framing::Lines;
+    /// use cctape::json::{IndexedLines, Scanner};
+    ///
+    /// let input = b"{\"type\":\"assistant\",\"uuid\":\"u1\",\"message\":{\"model\":\"claude\"}}\n";
+    /// let (mut scanner, mut batch) = (Scanner::new(), IndexedLines::new());
+    /// let line = Lines::new(input).next().unwrap();
+    /// let (i, kind) = {
+    ///     let ev = parse_event(&mut scanner, &line).unwrap();
+    ///     (batch.push_root(&ev.root(), ev.raw()).unwrap(), ev.kind())
+    /// };
+    /// let ev = Event::in_batch(&batch, i, line, kind);
+    /// assert_eq!((ev.uuid(), ev.model()), (Some("u1"), Some("claude")));
+    /// ```
     #[inline]
-    pub(crate) fn in_batch(
+    pub fn in_batch(
         batch: &'t IndexedLines,
         index: usize,
         line: Line<'t>,

@@ -5,21 +5,24 @@
 //! Rust reads lines into a [`Batch`] (the lines' bytes end to end, each
 //! event's hot fields decoded once) with the GIL released; a Python
 //! [`Event`] is a reference to one record of a shared batch, so handing it
-//! out copies nothing. Any other field is read on demand by parsing the
-//! line again (simd-json, a parser per thread).
+//! out copies nothing. Any other field is read on demand through the
+//! line's structural index, kept in the batch when the line was scanned
+//! (`json::IndexedLines`): the line is not scanned again. An event made
+//! from bytes in Python (`Event(raw)`, unpickling) has no index kept and
+//! is scanned again for each field.
 
 use crate::json::value_to_py;
 use cctape::error::Error;
 use cctape::event::{Event as RsEvent, EventKind, parse_event};
 use cctape::framing::Line;
-use cctape::json::Scanner;
+use cctape::json::{IndexedLines, Scanner};
 use cctape::scan::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use std::cell::RefCell;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 
 /// One thing read: an event or a bad line.
 #[derive(Debug)]
@@ -44,6 +47,8 @@ pub enum What {
         ty: Range<usize>,
         subtype: Option<Range<usize>>,
         session_id: Option<Range<usize>>,
+        /// The line's place in [`Batch::index`], when its index was kept.
+        slot: Option<usize>,
     },
     Error(Box<ErrRec>),
 }
@@ -109,6 +114,9 @@ pub struct Batch {
     pub buf: Vec<u8>,
     pub strs: String,
     pub recs: Vec<Rec>,
+    /// The structural indexes of the events' lines (read through a lock:
+    /// its arena of unescaped strings is not shared between threads).
+    pub index: Mutex<IndexedLines>,
 }
 
 /// A batch is handed on once it holds this many records...
@@ -136,6 +144,7 @@ impl Batch {
             buf: Vec::with_capacity(BATCH_BYTES),
             strs: String::new(),
             recs: Vec::with_capacity(BATCH_RECORDS),
+            index: Mutex::default(),
         }
     }
 
@@ -170,7 +179,22 @@ impl Batch {
             subtype: ev.raw_subtype(),
             session_id: ev.session_id(),
         };
+        let slot = self.keep_index(&ev.root(), ev.raw());
         self.push_fields(input, ev.line(), ev.offset(), ev.raw(), hot);
+        if let Some(Rec {
+            what: What::Event { slot: s, .. },
+            ..
+        }) = self.recs.last_mut()
+        {
+            *s = slot;
+        }
+    }
+
+    /// Keep the index of a line's root read from `line`, for its fields
+    /// read later ([`Event`]'s properties).
+    fn keep_index(&mut self, root: &cctape::json::Value<'_>, line: &[u8]) -> Option<usize> {
+        let index = self.index.get_mut().unwrap_or_else(|e| e.into_inner());
+        index.push_root(root, line)
     }
 
     /// Add an event read by the scanner, of input `input`.
@@ -188,6 +212,7 @@ impl Batch {
             }
         });
         let raw = self.put_raw(sc.raw());
+        let slot = self.keep_index(&sc.value(), sc.raw());
         let p = sc.position();
         self.recs.push(Rec {
             input,
@@ -200,6 +225,7 @@ impl Batch {
                 ty,
                 subtype,
                 session_id,
+                slot,
             },
         });
     }
@@ -224,6 +250,7 @@ impl Batch {
                 ty,
                 subtype,
                 session_id,
+                slot: None,
             },
         });
     }
@@ -407,7 +434,10 @@ impl Event {
         }
     }
 
-    /// Parse the line again and look at it.
+    /// Look at the line's event: through the index kept in the batch, or,
+    /// for an event with none (made from bytes in Python) or a batch being
+    /// read already on this thread (a field read from a finalizer during
+    /// another), by scanning the line again.
     fn with_event<R>(&self, f: impl FnOnce(&RsEvent<'_>) -> R) -> PyResult<R> {
         let rec = self.rec();
         let line = Line {
@@ -416,6 +446,24 @@ impl Event {
             offset: rec.offset,
             terminated: true,
         };
+        if let What::Event {
+            kind,
+            slot: Some(i),
+            ..
+        } = &rec.what
+        {
+            let held = match self.batch.index.try_lock() {
+                Ok(g) => Some(g),
+                Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            };
+            if let Some(mut index) = held {
+                let r = f(&RsEvent::in_batch(&index, *i, line, *kind));
+                // The strings unescaped for this read are not kept.
+                index.forget_strings();
+                return Ok(r);
+            }
+        }
         PARSER.with(|p| {
             let mut parser = p.borrow_mut();
             match parse_event(&mut parser, &line) {

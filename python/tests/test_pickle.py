@@ -41,6 +41,9 @@ def items(generated_tree):
 
 
 def test_every_item_survives_a_pickle_round_trip(generated_tree):
+    # Also the check of reading fields through the index kept with a
+    # batch: an event read from an input reads its fields through it, an
+    # unpickled one (made from its bytes) scans its line again.
     all_items = items(generated_tree)
     assert sum(not x.ok for x in all_items) >= 5 and sum(x.ok for x in all_items) > 1000
     for proto in (2, pickle.HIGHEST_PROTOCOL):

@@ -71,6 +71,26 @@ impl IndexedLines {
         self.lines.len() - 1
     }
 
+    /// Keep the index of a line's root read through one (an event's
+    /// [`root`](crate::event::Event::root), say), so that the line is read
+    /// again later from a copy of `line` (the bytes the root was read
+    /// from) without being scanned again; returns its place in the batch,
+    /// or `None` for a value with no index behind it (the tape backend,
+    /// trusting mode, a value below the root) or not read from `line`.
+    pub fn push_root(&mut self, root: &Value<'_>, line: &[u8]) -> Option<usize> {
+        let nodes = root.root_nodes(line)?;
+        let from = self.nodes.len();
+        self.nodes.extend_from_slice(nodes);
+        self.lines.push(from..self.nodes.len());
+        Some(self.lines.len() - 1)
+    }
+
+    /// Free the strings unescaped by the reads so far, keeping the lines:
+    /// a batch read again and again stays the size of its indexes.
+    pub fn forget_strings(&mut self) {
+        self.strings.reset();
+    }
+
     /// Number of lines kept.
     pub fn len(&self) -> usize {
         self.lines.len()

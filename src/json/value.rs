@@ -255,6 +255,15 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The whole index of `line`, when this is its root read through one
+    /// from those very bytes.
+    pub(crate) fn root_nodes(&self, line: &[u8]) -> Option<&'a [Node]> {
+        match self.repr {
+            Repr::Index(x) if x.at == 0 && std::ptr::eq(x.b, line) => Some(x.nodes),
+            _ => None,
+        }
+    }
+
     /// A value read from unchecked bytes (trusting mode).
     #[inline]
     pub(crate) fn unchecked(v: RawValue<'a>, strings: &'a Strings) -> Value<'a> {
