@@ -108,6 +108,33 @@ pub(crate) fn kind_of_first(c: u8) -> ValueKind {
     }
 }
 
+/// A validated number's bytes read as [`number_of_text`] reads them when
+/// they are an integer of at most 18 digits (one pass, no overflow: below
+/// 10^18 every value fits both u64 and i64); `None` for anything else.
+#[inline]
+pub(crate) fn short_integer(b: &[u8]) -> Option<Number<'static>> {
+    let (neg, digits) = match b.split_first() {
+        Some((b'-', d)) => (true, d),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(match (neg, v) {
+        (false, _) | (true, 0) => Number::U64(v),
+        // v < 10^18 < 2^63.
+        (true, _) => Number::I64(-(v as i64)),
+    })
+}
+
 /// A number read from its text (valid JSON number grammar), as the tape
 /// reads it: an integer as [`Number::U64`] when it is not negative (`-0`
 /// included) and fits, [`Number::I64`] when negative and it fits; a
@@ -153,6 +180,41 @@ pub(crate) fn number_of_text(t: &str) -> Number<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_integers_read_as_the_text_reader_reads_them() {
+        for t in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "42",
+            "999999999999999999",
+            "-999999999999999999",
+            "1000000000000000000",
+            "-1000000000000000000",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "1.5",
+            "-2e3",
+            "1E2",
+            "0.0",
+            "-",
+            "",
+        ] {
+            match short_integer(t.as_bytes()) {
+                Some(n) => assert_eq!(n, number_of_text(t), "{t}"),
+                // Only integers of 19 digits or more, and what is not an
+                // integer, are left to the text reader.
+                None => assert!(
+                    t.trim_start_matches('-').len() > 18
+                        || t.contains(['.', 'e', 'E'])
+                        || t.trim_start_matches('-').is_empty(),
+                    "{t}"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn numbers_read_from_text_as_the_tape_reads_them() {

@@ -465,6 +465,12 @@ impl<'a> Value<'a> {
     pub fn number(&self) -> Option<Number<'a>> {
         match &self.repr {
             Repr::Tape(v) => v.number(),
+            // A short integer (token counts, durations) read in one pass
+            // over its digits, with no check of its text first.
+            Repr::Index(x) if x.kind() == ValueKind::Number => {
+                super::number::short_integer(x.raw())
+                    .or_else(|| self.number_text().map(number_of_text))
+            }
             _ => self.number_text().map(number_of_text),
         }
     }
