@@ -32,18 +32,32 @@ impl<'a, T, V: Serialize> Serialize for Each<'a, T, V> {
 
 /// The entries of an object keyed by `key`, as a `serde_json` map would
 /// hold them: a key met twice keeps its first place and its last value.
-fn keyed<'a, T, K: PartialEq>(
+/// Linear in the entries: a result's `modelUsage` can hold any number of
+/// keys (a map is made only past a handful).
+fn keyed<'a, T, K: Eq + std::hash::Hash + Copy>(
     items: &'a [T],
     key: impl Fn(&'a T) -> K + Copy,
-) -> impl Iterator<Item = (K, &'a T)> {
-    items.iter().enumerate().filter_map(move |(i, t)| {
-        let k = key(t);
-        if items[..i].iter().any(|e| key(e) == k) {
-            return None;
-        }
-        let last = items[i..].iter().rev().find(|e| key(e) == k).unwrap_or(t);
-        Some((k, last))
-    })
+) -> Vec<(K, &'a T)> {
+    if items.len() <= 16 {
+        return items
+            .iter()
+            .enumerate()
+            .filter(|&(i, t)| !items[..i].iter().any(|e| key(e) == key(t)))
+            .map(|(i, t)| {
+                let last = items[i..].iter().rfind(|e| key(e) == key(t));
+                (key(t), last.unwrap_or(t))
+            })
+            .collect();
+    }
+    let mut last: std::collections::HashMap<K, &'a T> = std::collections::HashMap::new();
+    for t in items {
+        last.insert(key(t), t);
+    }
+    // The first time a key is met it takes its last value; after, nothing.
+    items
+        .iter()
+        .filter_map(|t| last.remove_entry(&key(t)))
+        .collect()
 }
 
 /// A run's object ([`RunSummary::to_json_with_file`]), with `file` and one
@@ -597,5 +611,36 @@ impl Serialize for Incomplete<'_> {
             "deltas" => b.deltas,
             "line" => b.line,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keyed;
+
+    #[test]
+    fn a_key_met_twice_keeps_its_first_place_and_its_last_value_few_or_many() {
+        // (key, value): "b" twice among few entries, and among many.
+        let few = [("a", 1), ("b", 2), ("c", 3), ("b", 4)];
+        let got: Vec<_> = keyed(&few, |e| e.0)
+            .into_iter()
+            .map(|(k, e)| (k, e.1))
+            .collect();
+        assert_eq!(got, [("a", 1), ("b", 4), ("c", 3)]);
+        let names: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
+        let mut many: Vec<(&str, u32)> = names.iter().map(|n| (n.as_str(), 0)).collect();
+        many.push(("m3", 7));
+        many.push(("m0", 9));
+        let got: Vec<_> = keyed(&many, |e| e.0)
+            .into_iter()
+            .map(|(k, e)| (k, e.1))
+            .collect();
+        assert_eq!(got.len(), 40);
+        assert_eq!(
+            (got[0], got[3], got[39]),
+            (("m0", 9), ("m3", 7), ("m39", 0))
+        );
+        // Every key once, in the order first met.
+        assert!(got.iter().zip(&names).all(|(g, n)| g.0 == n));
     }
 }

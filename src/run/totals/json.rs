@@ -62,11 +62,16 @@ struct Roles<'a> {
 
 impl Serialize for Roles<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The entries are sorted by (model, role): one model's roles lie
+        // together, found by two binary searches (a filter over every
+        // entry for every model was quadratic in the models: 9.6 s for a
+        // result naming 30,000).
+        let e = &self.all.by_role.entries;
+        let from = e.partition_point(|((m, _), _)| m.as_str() < self.model);
+        let len = e[from..].partition_point(|((m, _), _)| m == self.model);
         s.collect_map(
-            self.all
-                .by_role
+            e[from..from + len]
                 .iter()
-                .filter(|((m, _), _)| m == self.model)
                 .map(|((_, r), t)| (r.as_str(), Role { t, roles: None })),
         )
     }
