@@ -1,36 +1,35 @@
 //! A file's first bytes read to sniff it (`read_prefix`, into the thread's
 //! kept buffer) and handed out again in front of the rest (`Prefixed`):
-//! two inputs in turn, through reads of fuzzer-chosen sizes, some ending
-//! in an error. Each comes back whole and in order, the prefix is a prefix
-//! of it, and nothing of the first input is seen in the second.
+//! two inputs in turn, through reads of fuzzer-chosen sizes (some
+//! interrupted), some ending in an error. Each comes back whole and in
+//! order, the prefix is a prefix of it, and nothing of the first input is
+//! seen in the second.
 #![no_main]
 
 use cctape::inputs::{Prefixed, read_prefix};
+use cctape_fuzz::checks::ShortReader;
 use libfuzzer_sys::fuzz_target;
 use std::io::{self, Read};
 
-/// `data` a few bytes a read, then an error or its end.
-struct Trickle<'a> {
-    data: &'a [u8],
-    step: usize,
-    fail: bool,
-}
+/// What a disk that went away gives after the data.
+struct Gone;
 
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.data.is_empty() {
-            return if self.fail { Err(io::Error::other("gone")) } else { Ok(0) };
-        }
-        let n = self.step.min(buf.len()).min(self.data.len());
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
+impl Read for Gone {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::other("gone"))
     }
 }
 
 fn one(input: &[u8], step: usize, fail: bool, stream: bool) {
-    let mut r = Trickle { data: input, step, fail };
-    let p = read_prefix(&mut r, stream);
+    // Reads of `step` bytes, an interrupted read, half a step, in turn.
+    let sizes = [step, 0, step / 2 + 1];
+    let short = ShortReader::new(input, &sizes);
+    let mut r: Box<dyn Read + '_> = if fail {
+        Box::new(short.chain(Gone))
+    } else {
+        Box::new(short)
+    };
+    let p = read_prefix(&mut *r, stream);
     assert!(input.starts_with(&p.bytes));
     let held = p.bytes.len();
     let errored = p.error.is_some();
@@ -39,9 +38,10 @@ fn one(input: &[u8], step: usize, fail: bool, stream: bool) {
     let mut buf = [0u8; 4096];
     let mut failed = false;
     loop {
-        match rd.read(&mut buf[..step.max(1).min(4096)]) {
+        match rd.read(&mut buf[..step.clamp(1, 4096)]) {
             Ok(0) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => {
                 failed = true;
                 break;
