@@ -180,14 +180,7 @@ impl Batch {
             session_id: ev.session_id(),
         };
         let slot = self.keep_index(&ev.root(), ev.raw());
-        self.push_fields(input, ev.line(), ev.offset(), ev.raw(), hot);
-        if let Some(Rec {
-            what: What::Event { slot: s, .. },
-            ..
-        }) = self.recs.last_mut()
-        {
-            *s = slot;
-        }
+        self.push_fields(input, ev.line(), ev.offset(), ev.raw(), hot, slot);
     }
 
     /// Keep the index of a line's root read from `line`, for its fields
@@ -233,7 +226,16 @@ impl Batch {
     /// Add an event from its hot fields and its bytes (an event read, one
     /// made again from its pickled state, or from a line given to
     /// `Event(...)`).
-    pub fn push_fields(&mut self, input: u32, line: u64, offset: u64, raw: &[u8], hot: Hot<'_>) {
+    /// `slot`: where the line's index was kept, if it was.
+    pub fn push_fields(
+        &mut self,
+        input: u32,
+        line: u64,
+        offset: u64,
+        raw: &[u8],
+        hot: Hot<'_>,
+        slot: Option<usize>,
+    ) {
         let ty = self.put_str(hot.ty);
         let subtype = hot.subtype.map(|s| self.put_str(s));
         let name = self.kind_name(hot.kind, &ty, &subtype);
@@ -250,7 +252,7 @@ impl Batch {
                 ty,
                 subtype,
                 session_id,
-                slot: None,
+                slot,
             },
         });
     }
@@ -521,7 +523,7 @@ impl Event {
                     subtype: subtype.as_deref(),
                     session_id: sid.as_deref(),
                 };
-                batch.push_fields(0, line, offset, raw, hot);
+                batch.push_fields(0, line, offset, raw, hot, None);
             }
             None => {
                 let l = Line {
@@ -544,7 +546,7 @@ impl Event {
                     subtype: ev.raw_subtype(),
                     session_id: ev.session_id(),
                 };
-                batch.push_fields(0, line, offset, raw, hot);
+                batch.push_fields(0, line, offset, raw, hot, None);
             }
         }
         Ok(event_at(
