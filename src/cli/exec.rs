@@ -39,6 +39,7 @@
 //! ([`Sink::bad_line`]). The printer says the messages in input order with
 //! the output ([`run`] returns what went wrong, [`Trouble`]).
 
+mod ahead;
 mod large;
 mod read;
 

@@ -1,129 +1,20 @@
-//! A large plain file read on the pool: parsed ahead for a sink that folds
-//! in order ([`Ctx::read_ahead`]), or cut into chunks read apart for a sink
-//! that looks at each line alone ([`Ctx::read_chunked`]). Each byte is read
-//! once; counts, errors and what is said of them are the ones a stream read
+//! A large plain file cut into chunks read apart on the pool, for a sink
+//! that looks at each line alone ([`Ctx::read_chunked`]; a sink that folds
+//! in order reads ahead instead, in `ahead.rs`). Each byte is read once;
+//! counts, errors and what is said of them are the ones a stream read
 //! gives.
 
-use super::read::{
-    Out, Taken, count_line, ended_early, finish_input, piece_done, read_slice, read_stream,
-};
-use super::{AHEAD_CHUNK, CHUNK, Ctx, Done, Msg, Piece, Sink};
+use super::read::{Out, ended_early, piece_done, read_slice, read_stream};
+use super::{CHUNK, Ctx, Done, Msg, Piece, Sink};
 use cctape::error::Error;
 use cctape::sniff::Format;
-use cctape::source::{Chunk, ChunkReader, EndReport};
-use cctape::stats::{AheadLine, ReadAhead};
+use cctape::source::{ChunkReader, EndReport};
 use cctape::stream::Counts;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::mpsc;
 
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
-    /// A large plain file for a sink that folds in order and reads ahead
-    /// ([`Sink::reads_ahead`]): chunks read here, parsed on the pool (at
-    /// most `jobs + 1` read and not yet folded), folded in input order by
-    /// the one sink on a thread of its own, so that neither reading nor
-    /// folding waits for the other. Counts and errors are the ones
-    /// [`read_stream`] gives.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn read_ahead(
-        &self,
-        sink: S,
-        src: impl Read,
-        report: &EndReport,
-        piece: &Piece<'_>,
-        format: Format,
-        out: Out<'a>,
-        emit: &mut dyn FnMut(Msg<'a, S>),
-    ) {
-        let max_line = self.opts.max_line;
-        let Some(pool) = self.pool() else {
-            read_stream(piece, sink, src, report, max_line, format, out, emit);
-            return;
-        };
-        let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
-        let mut chunks = ChunkReader::with_max_line(src, size, max_line);
-        let mut failure: Option<Error> = None;
-        let (to_fold, parsed) = mpsc::channel::<(usize, Parsed)>();
-        let (give_back, taken_back) = mpsc::channel::<(ReadAhead, Vec<u8>)>();
-        let (send_out, outs) = mpsc::channel::<Out<'a>>();
-        let (mut sink, mut counts, mut out) = std::thread::scope(|scope| {
-            let folder =
-                scope.spawn(move || fold_ahead(sink, piece, parsed, give_back, send_out, out));
-            let mut tokens = self.opts.jobs + 1;
-            let mut spare: Vec<(ReadAhead, Vec<u8>)> = Vec::new();
-            let mut next = 0usize;
-            loop {
-                for b in outs.try_iter() {
-                    emit(Msg::Out(b));
-                }
-                for back in taken_back.try_iter() {
-                    tokens += 1;
-                    spare.push(back);
-                }
-                // Chunks read but not folded stay within the bound.
-                while tokens == 0 {
-                    let Ok(back) = taken_back.recv() else { break };
-                    tokens += 1;
-                    spare.push(back);
-                }
-                let (ahead, buf) = spare
-                    .pop()
-                    .unwrap_or_else(|| (ReadAhead::new(), Vec::new()));
-                let item = match chunks.next_chunk(buf) {
-                    None => break,
-                    Some(item) => item,
-                };
-                match item {
-                    Ok(chunk) => {
-                        let to_fold = to_fold.clone();
-                        let k = next;
-                        let mut ahead = ahead;
-                        pool.spawn(move || {
-                            ahead.read(chunk.bytes(), (chunk.offset, chunk.first_line), max_line);
-                            let _ = to_fold.send((k, Parsed::Chunk(Box::new((chunk, ahead)))));
-                        });
-                        tokens -= 1;
-                    }
-                    // A line past the maximum, in its place in the order.
-                    Err(e) if !e.is_fatal() => {
-                        let _ = to_fold.send((next, Parsed::TooLong(e)));
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                }
-                next += 1;
-            }
-            let _ = to_fold.send((next, Parsed::End));
-            drop(to_fold);
-            let folded = folder.join();
-            for b in outs.try_iter() {
-                emit(Msg::Out(b));
-            }
-            folded
-        })
-        .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        if let Some(e) = &failure {
-            // As a stream read says it: after every line before it.
-            counts.errors += 1;
-            if counts.lines > 0 || chunks.bytes_read() > 0 {
-                out.bad(&mut sink, piece, e, None);
-            }
-        }
-        finish_input(
-            piece,
-            sink,
-            counts,
-            chunks.bytes_read(),
-            failure,
-            report,
-            format,
-            out,
-            emit,
-        );
-    }
-
     /// A large plain file for a sink that looks at lines alone: chunks read
     /// here in order, read by the pool, handed out in order.
     pub(super) fn read_chunked(
@@ -271,84 +162,5 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         done.failure = failure;
         done.unreadable = unreadable;
         emit(Msg::Done(done, out));
-    }
-}
-
-/// A chunk parsed ahead, a line past the maximum between chunks, or the
-/// end of the input, numbered in input order.
-enum Parsed {
-    /// Boxed: the reader's buffers are kept together, moved as one.
-    Chunk(Box<(Chunk, ReadAhead)>),
-    TooLong(Error),
-    End,
-}
-
-/// The folding side of [`Ctx::read_ahead`]: takes the parsed chunks in
-/// input order, hands their lines to `sink`, counting them as
-/// [`LineTaker`] does, and gives each chunk's reader and buffer back for
-/// the next read; output goes out in blocks. Ends at [`Parsed::End`] (or
-/// when every sender is gone).
-fn fold_ahead<'n, S: Sink>(
-    mut sink: S,
-    piece: &Piece<'_>,
-    parsed: mpsc::Receiver<(usize, Parsed)>,
-    give_back: mpsc::Sender<(ReadAhead, Vec<u8>)>,
-    send_out: mpsc::Sender<Out<'n>>,
-    mut out: Out<'n>,
-) -> (S, Counts, Out<'n>) {
-    let mut counts = Counts::default();
-    let mut pending: BTreeMap<usize, Parsed> = BTreeMap::new();
-    let mut folded = 0usize;
-    'all: for (k, p) in parsed {
-        pending.insert(k, p);
-        while let Some(p) = pending.remove(&folded) {
-            folded += 1;
-            match p {
-                Parsed::End => break 'all,
-                Parsed::TooLong(e) => {
-                    counts.lines += 1;
-                    counts.errors += 1;
-                    out.bad(&mut sink, piece, &e, None);
-                }
-                Parsed::Chunk(parsed) => {
-                    let (chunk, mut ahead) = *parsed;
-                    take_ahead(
-                        &mut sink,
-                        piece,
-                        &mut ahead,
-                        chunk.bytes(),
-                        &mut counts,
-                        &mut out,
-                    );
-                    let _ = give_back.send((ahead, chunk.into_buffer()));
-                }
-            }
-            if out.full() {
-                let _ = send_out.send(out.block());
-            }
-        }
-    }
-    (sink, counts, out)
-}
-
-/// One parsed chunk's lines to `sink`, in order.
-fn take_ahead<S: Sink>(
-    sink: &mut S,
-    piece: &Piece<'_>,
-    ahead: &mut ReadAhead,
-    bytes: &[u8],
-    counts: &mut Counts,
-    out: &mut Out<'_>,
-) {
-    for (line, item) in ahead.lines(bytes) {
-        let taken = match item {
-            AheadLine::Blank => Taken::Blank,
-            AheadLine::TooLong => Taken::TooLong,
-            AheadLine::Event(event) => {
-                Taken::Read(sink.line_ahead(piece, &line, event, &mut out.bytes))
-            }
-            AheadLine::Failed(e) => Taken::Read(Err(e)),
-        };
-        count_line(sink, piece, counts, &line, taken, out);
     }
 }
