@@ -43,7 +43,9 @@ enum Parsed {
     End,
 }
 
-/// What folding a piece leaves.
+/// What folding a piece leaves. Moved once a chunk; boxing the buffers
+/// would allocate once a chunk instead.
+#[allow(clippy::large_enum_variant)]
 enum Back {
     /// A chunk's buffers, for the next read.
     Buffers((ReadAhead, Vec<u8>)),
