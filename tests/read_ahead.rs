@@ -156,3 +156,62 @@ fn every_real_capture_gives_the_same_stats_with_one_and_two_jobs() {
     }
     assert!(files > 55, "{files} files");
 }
+
+/// Chunks grown to hold long lines are not read ahead as many: the chunks
+/// read and not yet folded are bounded in bytes too, so eight jobs on 12
+/// lines of 4 MiB peak near one job (15 MiB against 18 MiB). Bounded in
+/// chunks only, -j8 peaked at 32 MiB; the design before, at 49 MiB.
+/// Peak RSS by `/usr/bin/time`; skipped, with a word, without it.
+#[test]
+fn long_lines_read_ahead_stay_near_the_one_job_memory() {
+    const TIME: &str = "/usr/bin/time";
+    const MIB: u64 = 1 << 20;
+    if !std::path::Path::new(TIME).exists() {
+        eprintln!("memory not measured ({TIME} is missing)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cctape-ahead-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let input = dir.join("long.jsonl");
+    let text = "x".repeat(4 << 20);
+    let body: String = (0..12)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t{i}\",\"content\":\"{text}\"}}]}}}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&input, body).expect("write");
+    let peak = |jobs: &str| {
+        let report = dir.join(format!("time{jobs}"));
+        let out = std::process::Command::new(TIME)
+            .args(["-f", "%M", "-o"])
+            .arg(&report)
+            .arg(env!("CARGO_BIN_EXE_cctape"))
+            .args(["stats", "--json", "--quiet", "--jobs", jobs])
+            .arg(&input)
+            .env("CCTAPE_SPLIT_AT", "1")
+            .output()
+            .expect("run cctape");
+        assert_eq!(out.status.code(), Some(0), "-j{jobs}");
+        let kib: u64 = std::fs::read_to_string(&report)
+            .expect("time report")
+            .trim()
+            .parse()
+            .expect("peak in KiB");
+        (out.stdout, kib * 1024)
+    };
+    let (one_out, one) = peak("1");
+    let (eight_out, eight) = peak("8");
+    assert_eq!(
+        one_out, eight_out,
+        "stats --json differs between -j1 and -j8"
+    );
+    assert!(
+        eight < one + 6 * MIB,
+        "-j8 peaked at {} MiB, -j1 at {} MiB",
+        eight / MIB,
+        one / MIB
+    );
+    std::fs::remove_dir_all(&dir).expect("clean");
+}

@@ -76,6 +76,8 @@ struct Queue {
     next_fold: usize,
     /// Pieces read and not yet folded.
     unfolded: usize,
+    /// The bytes of the chunks read and not yet folded.
+    unfolded_bytes: usize,
     /// Buffers of folded chunks, for the next reads.
     spare: Vec<(ReadAhead, Vec<u8>)>,
     /// Nothing more will be read.
@@ -142,10 +144,15 @@ impl<S: Sink> Shared<'_, '_, S> {
                     }
                 };
                 any = true;
+                let bytes = match &p {
+                    Parsed::Chunk(c) => c.0.bytes().len(),
+                    _ => 0,
+                };
                 let back = self.fold_one(&mut fold, p);
                 let mut q = lock(&self.queue);
                 q.next_fold = k + 1;
                 q.unfolded -= 1;
+                q.unfolded_bytes -= bytes;
                 match back {
                     Back::Buffers(b) => q.spare.push(b),
                     Back::Nothing => {}
@@ -285,6 +292,11 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
         let bound = self.opts.jobs + BOUND_OVER_JOBS;
         let behind_at = self.opts.jobs + 1;
+        // Also bounded in bytes, so that chunks grown to hold long lines
+        // are not read ahead as many: one at least is always allowed.
+        let bytes_bound = bound.saturating_mul(size);
+        let over =
+            |q: &Queue| q.unfolded > 0 && (q.unfolded >= bound || q.unfolded_bytes >= bytes_bound);
         let mut chunks = ChunkReader::with_max_line(src, size, max_line);
         let mut failure: Option<Error> = None;
         let (send_out, outs) = mpsc::channel::<Out<'a>>();
@@ -311,8 +323,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                     emit(Msg::Out(b));
                 }
                 // Chunks read but not folded stay within the bound.
-                while lock(&shared.queue).unfolded >= bound {
-                    shared.work_or_wait(|q| q.unfolded < bound);
+                while over(&lock(&shared.queue)) {
+                    shared.work_or_wait(|q| !over(q));
                 }
                 let (ahead, buf) = lock(&shared.queue)
                     .spare
@@ -326,7 +338,10 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                     let mut q = lock(&shared.queue);
                     q.unfolded += 1;
                     match item {
-                        Ok(chunk) => q.to_parse.push_back((next, chunk, ahead)),
+                        Ok(chunk) => {
+                            q.unfolded_bytes += chunk.bytes().len();
+                            q.to_parse.push_back((next, chunk, ahead));
+                        }
                         // A line past the maximum, in its place in the order.
                         Err(e) if !e.is_fatal() => {
                             q.parsed.insert(next, Parsed::TooLong(e));
