@@ -15,9 +15,10 @@
 //!
 //! Sinks that fold runs ([`Split::Never`]) see one input in order on one
 //! thread. A large plain file is still read on several cores when the sink
-//! reads ahead ([`Sink::reads_ahead`]): this worker reads its chunks, the
-//! pool parses them into owned batches ([`cctape::stats::ReadAhead`]), and
-//! one folding thread hands their lines to the sink in input order
+//! reads ahead ([`Sink::reads_ahead`]): this worker reads its chunks, it
+//! and `jobs - 1` helpers on the pool parse them into owned batches
+//! ([`cctape::stats::ReadAhead`]), and whichever thread is free hands their
+//! lines to the sink in input order, one thread at a time
 //! ([`Ctx::read_ahead`]); the result is the one-job result by construction.
 //! Sinks that look at each line alone ([`Split::Anywhere`]: filter, fields)
 //! read a large plain file through a [`ChunkReader`] on this worker and hand
