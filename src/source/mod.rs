@@ -436,7 +436,10 @@ pub struct ChunkReader<R> {
     target: usize,
     max_line: usize,
     /// The start of the next line, carried from the last read.
+    /// (`carry[..carried]`; the buffer becomes the next chunk's, so a
+    /// partial line is copied once, into the buffer it is handed out in).
     carry: Vec<u8>,
+    carried: usize,
     /// Input offset of `carry[0]`, and the number of that line.
     offset: u64,
     number: u64,
@@ -464,6 +467,7 @@ impl<R: Read> ChunkReader<R> {
             target: target.max(1),
             max_line: max_line.max(1),
             carry: Vec::new(),
+            carried: 0,
             offset: 0,
             number: 1,
             skipping: false,
@@ -512,19 +516,18 @@ impl<R: Read> ChunkReader<R> {
     }
 
     /// The next chunk, a per-line error ([`ErrorKind::LineTooLong`]), or a
-    /// final error; `None` at the end. `buf` (a new one, or one given back
-    /// by [`Chunk::into_buffer`]) holds the chunk's bytes.
-    pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> Option<Result<Chunk, Error>> {
+    /// final error; `None` at the end. `fresh` (a new buffer, or one given
+    /// back by [`Chunk::into_buffer`]) is storage for the reader: it holds
+    /// the partial line this chunk ends before, and then the next chunk.
+    pub fn next_chunk(&mut self, fresh: Vec<u8>) -> Option<Result<Chunk, Error>> {
+        // The buffer that holds the carried partial line is this chunk's;
+        // `fresh` takes the next chunk's partial line.
+        let mut buf = std::mem::replace(&mut self.carry, fresh);
+        let mut len = std::mem::take(&mut self.carried);
         loop {
             if self.done {
                 return None;
             }
-            let mut len = self.carry.len();
-            if buf.len() < len {
-                buf.resize(len, 0);
-            }
-            buf[..len].copy_from_slice(&self.carry);
-            self.carry.clear();
             if self.skipping {
                 // Drop the over-long line up to its LF.
                 self.fill(&mut buf, &mut len, self.target.max(64 << 10));
@@ -533,10 +536,12 @@ impl<R: Read> ChunkReader<R> {
                         self.skipping = false;
                         self.offset += i as u64 + 1;
                         self.number += 1;
-                        self.carry.extend_from_slice(&buf[i + 1..len]);
+                        buf.copy_within(i + 1..len, 0);
+                        len -= i + 1;
                     }
                     None => {
                         self.offset += len as u64;
+                        len = 0;
                         if self.eof || self.pending.is_some() {
                             self.skipping = false;
                             // The line ended with the input; an I/O error
@@ -556,7 +561,7 @@ impl<R: Read> ChunkReader<R> {
             loop {
                 if let Some(i) = memchr::memrchr(b'\n', &buf[searched..len]) {
                     let cut = searched + i + 1;
-                    self.carry.extend_from_slice(&buf[cut..len]);
+                    self.keep(&buf[cut..len]);
                     return Some(Ok(self.hand_out(buf, cut)));
                 }
                 // `buf[..len]` holds no LF: it is one partial line. Past the
@@ -591,6 +596,16 @@ impl<R: Read> ChunkReader<R> {
                 self.fill(&mut buf, &mut len, want);
             }
         }
+    }
+
+    /// Keep the partial line at a chunk's end for the next chunk, in the
+    /// buffer that chunk is read into.
+    fn keep(&mut self, tail: &[u8]) {
+        if self.carry.len() < tail.len() {
+            self.carry.resize(tail.len(), 0);
+        }
+        self.carry[..tail.len()].copy_from_slice(tail);
+        self.carried = tail.len();
     }
 
     fn hand_out(&mut self, buf: Vec<u8>, len: usize) -> Chunk {
@@ -895,7 +910,10 @@ mod tests {
                     let src = LfWatch::new(&input[..], limit);
                     let mut r = ChunkReader::with_max_line(src, target, max_line);
                     let mut got = Vec::new();
-                    while let Some(c) = r.next_chunk(Vec::new()) {
+                    // Buffers handed back with their old bytes, as the
+                    // command hands them back.
+                    let mut spare: Vec<Vec<u8>> = Vec::new();
+                    while let Some(c) = r.next_chunk(spare.pop().unwrap_or_default()) {
                         match c {
                             Ok(c) => {
                                 let ls = crate::framing::Lines::with_start(
@@ -915,6 +933,7 @@ mod tests {
                                         item(Ok(l))
                                     }
                                 }));
+                                spare.push(c.into_buffer());
                             }
                             Err(e) => got.push(item(Err(&e))),
                         }
