@@ -263,6 +263,11 @@ impl Error {
         self
     }
 
+    /// The same error `by` lines further on.
+    pub(crate) fn shift_line(&mut self, by: u64) {
+        self.0.position.line += by;
+    }
+
     /// The same error told otherwise (its kind, position and reason from a
     /// reader that says more), in the same allocation.
     pub(crate) fn restated(

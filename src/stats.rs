@@ -262,6 +262,8 @@ pub struct ReadAhead {
     /// Each line's place in the chunk (so that the folding thread does not
     /// look for the line ends again) and what was made of it.
     items: Vec<(Span, Ahead)>,
+    /// Of those lines, the ones that end with an LF.
+    lf_lines: u64,
 }
 
 impl ReadAhead {
@@ -277,7 +279,9 @@ impl ReadAhead {
     pub fn read(&mut self, chunk: &[u8], (offset, first_line): (u64, u64), max_line: usize) {
         self.batch.clear();
         self.items.clear();
+        self.lf_lines = 0;
         for line in chunk_lines(chunk, (offset, first_line)) {
+            self.lf_lines += u64::from(line.terminated);
             let item = if line.bytes.len() > max_line {
                 Ahead::TooLong
             } else if line.is_blank() {
@@ -299,6 +303,27 @@ impl ReadAhead {
                 },
                 item,
             ));
+        }
+    }
+
+    /// The lines read that end with an LF: what a reader that does not
+    /// count a chunk's lines ([`crate::source::ChunkReader::without_line_count`])
+    /// adds to the number of the next chunk's first line.
+    pub fn lf_lines(&self) -> u64 {
+        self.lf_lines
+    }
+
+    /// Number the lines read `by` further on (their errors too): for a
+    /// chunk read before the count of the lines before it was known.
+    pub fn shift_lines(&mut self, by: u64) {
+        if by == 0 {
+            return;
+        }
+        for (span, item) in &mut self.items {
+            span.number += by;
+            if let Ahead::Failed(e) = item {
+                e.shift_line(by);
+            }
         }
     }
 

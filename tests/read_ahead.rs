@@ -42,12 +42,22 @@ fn describe(number: u64, ev: &cctape::Event<'_>) -> String {
     )
 }
 
-/// The same through chunks of about `size` bytes read ahead.
-fn ahead(bytes: &[u8], size: usize) -> Vec<String> {
+/// The same through chunks of about `size` bytes read ahead; `later`:
+/// each chunk read as if it were the input's second line on, then
+/// numbered by the LF-ended lines before it (how the CLI's reading thread,
+/// which does not count lines, has them read).
+fn ahead(bytes: &[u8], size: usize, later: bool) -> Vec<String> {
     let mut ahead = ReadAhead::new();
     let mut seen = Vec::new();
-    for (chunk, start) in cut(bytes, size) {
-        ahead.read(chunk, start, DEFAULT_MAX_LINE);
+    let mut lfs = 0;
+    for (chunk, (offset, first_line)) in cut(bytes, size) {
+        if later && offset > 0 {
+            ahead.read(chunk, (offset, 2), DEFAULT_MAX_LINE);
+            ahead.shift_lines(lfs - 1);
+        } else {
+            ahead.read(chunk, (offset, first_line), DEFAULT_MAX_LINE);
+        }
+        lfs += ahead.lf_lines();
         // Read on another thread, as the CLI does.
         ahead = std::thread::spawn(move || ahead).join().expect("thread");
         for (line, item) in ahead.lines(chunk) {
@@ -80,8 +90,8 @@ fn cut(bytes: &[u8], size: usize) -> Vec<(&[u8], (u64, u64))> {
 
 fn assert_same(name: &str, bytes: &[u8], sizes: &[usize]) {
     let want = one_thread(bytes);
-    for &size in sizes {
-        let got = ahead(bytes, size);
+    for (&size, later) in sizes.iter().flat_map(|s| [(s, false), (s, true)]) {
+        let got = ahead(bytes, size, later);
         assert_eq!(
             got.len(),
             want.len(),

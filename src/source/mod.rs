@@ -440,6 +440,9 @@ pub struct ChunkReader<R> {
     /// partial line is copied once, into the buffer it is handed out in).
     carry: Vec<u8>,
     carried: usize,
+    /// The LFs of the chunks handed out are counted (see
+    /// [`ChunkReader::without_line_count`]).
+    counting: bool,
     /// Input offset of `carry[0]`, and the number of that line.
     offset: u64,
     number: u64,
@@ -468,6 +471,7 @@ impl<R: Read> ChunkReader<R> {
             max_line: max_line.max(1),
             carry: Vec::new(),
             carried: 0,
+            counting: true,
             offset: 0,
             number: 1,
             skipping: false,
@@ -476,6 +480,18 @@ impl<R: Read> ChunkReader<R> {
             read: 0,
             done: false,
         }
+    }
+
+    /// Chunks whose LFs are not counted, for a caller that splits them into
+    /// lines anyway and so counts them there: [`Chunk::first_line`], the
+    /// lines of this reader's errors and [`line_number`](Self::line_number)
+    /// then count only the lines this reader numbers itself (those past the
+    /// maximum, skipped), and the caller adds the LF-ended lines of the
+    /// chunks handed out before. Spares the reading thread a pass over
+    /// every byte.
+    pub fn without_line_count(mut self) -> ChunkReader<R> {
+        self.counting = false;
+        self
     }
 
     /// Bytes handed out or dropped so far (the input offset reached).
@@ -616,7 +632,9 @@ impl<R: Read> ChunkReader<R> {
             offset: self.offset,
         };
         self.offset += len as u64;
-        self.number += memchr::memchr_iter(b'\n', c.bytes()).count() as u64;
+        if self.counting {
+            self.number += memchr::memchr_iter(b'\n', c.bytes()).count() as u64;
+        }
         c
     }
 

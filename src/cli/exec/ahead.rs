@@ -24,7 +24,7 @@
 
 use super::read::{Out, Taken, count_line, finish_input, read_stream};
 use super::{AHEAD_CHUNK, Ctx, Msg, Piece, Sink};
-use cctape::error::Error;
+use cctape::error::{Error, Position};
 use cctape::sniff::Format;
 use cctape::source::{Chunk, ChunkReader, EndReport};
 use cctape::stats::{AheadLine, ReadAhead};
@@ -90,6 +90,10 @@ struct Queue {
 struct Fold<'a, S> {
     sink: S,
     counts: Counts,
+    /// The LF-ended lines of the chunks folded: the reading thread does
+    /// not count a chunk's lines ([`ChunkReader::without_line_count`]), so
+    /// the numbers it gives are this many lines short.
+    lfs: u64,
     out: Out<'a>,
     send_out: mpsc::Sender<Out<'a>>,
 }
@@ -174,6 +178,7 @@ impl<S: Sink> Shared<'_, '_, S> {
         let Fold {
             sink,
             counts,
+            lfs,
             out,
             send_out,
         } = fold;
@@ -182,11 +187,14 @@ impl<S: Sink> Shared<'_, '_, S> {
             Parsed::TooLong(e) => {
                 counts.lines += 1;
                 counts.errors += 1;
+                let e = later(e, *lfs);
                 out.bad(sink, self.piece, &e, None);
                 Back::Nothing
             }
             Parsed::Chunk(parsed) => {
                 let (chunk, mut ahead) = *parsed;
+                ahead.shift_lines(*lfs);
+                *lfs += ahead.lf_lines();
                 take_ahead(sink, self.piece, &mut ahead, chunk.bytes(), counts, out);
                 Back::Buffers((ahead, chunk.into_buffer()))
             }
@@ -297,7 +305,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let bytes_bound = bound.saturating_mul(size);
         let over =
             |q: &Queue| q.unfolded > 0 && (q.unfolded >= bound || q.unfolded_bytes >= bytes_bound);
-        let mut chunks = ChunkReader::with_max_line(src, size, max_line);
+        let mut chunks = ChunkReader::with_max_line(src, size, max_line).without_line_count();
         let mut failure: Option<Error> = None;
         let (send_out, outs) = mpsc::channel::<Out<'a>>();
         let shared = Shared {
@@ -306,6 +314,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             fold: Mutex::new(Fold {
                 sink,
                 counts: Counts::default(),
+                lfs: 0,
                 out,
                 send_out,
             }),
@@ -381,12 +390,14 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let Fold {
             mut sink,
             mut counts,
+            lfs,
             mut out,
             ..
         } = shared
             .fold
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let failure = failure.map(|e| later(e, lfs));
         if let Some(e) = &failure {
             // As a stream read says it: after every line before it.
             counts.errors += 1;
@@ -406,6 +417,15 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             emit,
         );
     }
+}
+
+/// `e`, made by the reading thread, numbered `lfs` lines further on.
+fn later(e: Error, lfs: u64) -> Error {
+    let p = e.position();
+    e.relocated(Position {
+        line: p.line + lfs,
+        ..p
+    })
 }
 
 /// One parsed chunk's lines to `sink`, in order.
