@@ -140,7 +140,10 @@ impl Rec {
                     })
                     .collect();
                 let again = if *twice {
-                    format!(r#","stop_reason":{},"usage":{{"output_tokens":7}}"#, stop.json())
+                    format!(
+                        r#","stop_reason":{},"usage":{{"output_tokens":7}}"#,
+                        stop.json()
+                    )
                 } else {
                     String::new()
                 };
