@@ -71,6 +71,7 @@
 //! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
+#![warn(unreachable_pub)]
 
 #[cfg(feature = "tokio")]
 pub mod aio;

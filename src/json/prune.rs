@@ -62,7 +62,7 @@ pub fn prune_into(s: &Scanned<'_>, max: usize, out: &mut Vec<u8>) -> bool {
 /// Keys whose values are copied whole even where strings are cut: what the
 /// run fold reads in full from pruned events (ids, names, statuses, times,
 /// a subagent's report).
-pub const KEEP_WHOLE: &[&[u8]] = &[
+pub(super) const KEEP_WHOLE: &[&[u8]] = &[
     b"type",
     b"subtype",
     b"session_id",

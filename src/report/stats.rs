@@ -454,7 +454,7 @@ pub struct FileFigures {
 }
 
 /// How many inputs without events are listed by name (all are counted).
-pub const NO_EVENTS_LISTED: usize = 100;
+pub(super) const NO_EVENTS_LISTED: usize = 100;
 
 /// Inputs without events, by what they look like.
 #[derive(Debug, Default)]

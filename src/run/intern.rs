@@ -1,6 +1,9 @@
-//! A per-run string interner: every id and name a run meets (message ids,
-//! tool ids, tool names, models, task ids) is stored once in one growing
-//! buffer and named by a [`Sym`], a `u32`.
+//! The fold layer's one string interner: every id and name a run meets
+//! (message ids, tool ids, tool names, models, task ids), and every name a
+//! transcript fold meets (sessions, files, models, agents, versions), is
+//! stored once in one growing buffer and named by a [`Sym`], a `u32`. A
+//! stream run has one of its own; a transcript fold has two (sessions, and
+//! every other name).
 //!
 //! Interning a string already seen hashes it and compares bytes; it does not
 //! allocate. A new string is appended to the shared buffer (amortised
@@ -14,11 +17,21 @@ use std::hash::{BuildHasherDefault, Hasher};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct Sym(u32);
 
+impl Sym {
+    /// The symbol's number: symbols are numbered 0, 1, 2, ... in the order
+    /// their strings were first interned.
+    pub(crate) fn index(self) -> u32 {
+        self.0
+    }
+}
+
 /// Strings in one buffer, looked up by an open-addressing table.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Interner {
     bytes: String,
-    spans: Vec<(u32, u32)>,
+    /// Each string's start and end in `bytes` (offsets past 4 GiB allowed:
+    /// one interner can serve a whole tree of transcripts).
+    spans: Vec<(usize, usize)>,
     /// Slot values are `sym + 1`; 0 is an empty slot. Length is 0 or a power
     /// of two.
     table: Vec<u32>,
@@ -46,9 +59,9 @@ impl Interner {
             let slot = self.table[i];
             if slot == 0 {
                 let sym = Sym(self.spans.len() as u32);
-                let start = self.bytes.len() as u32;
+                let start = self.bytes.len();
                 self.bytes.push_str(s);
-                self.spans.push((start, s.len() as u32));
+                self.spans.push((start, self.bytes.len()));
                 self.table[i] = sym.0 + 1;
                 return sym;
             }
@@ -80,26 +93,35 @@ impl Interner {
         }
     }
 
+    /// The string of the symbol numbered `index` ([`Sym::index`]), if there
+    /// is one.
+    pub(crate) fn by_index(&self, index: u32) -> Option<&str> {
+        let &(start, end) = self.spans.get(index as usize)?;
+        self.bytes.get(start..end)
+    }
+
+    /// How many strings were interned.
+    pub(crate) fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The strings in symbol order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.spans
+            .iter()
+            .map(|&(start, end)| self.bytes.get(start..end).unwrap_or_default())
+    }
+
     /// The string of a symbol of this interner ("" for a foreign one).
     pub(crate) fn resolve(&self, sym: Sym) -> &str {
-        match self.spans.get(sym.0 as usize) {
-            Some(&(start, len)) => self
-                .bytes
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or_default(),
-            None => "",
-        }
+        self.by_index(sym.0).unwrap_or_default()
     }
 
     fn grow(&mut self) {
         let cap = (self.table.len() * 2).max(64);
         let mut table = vec![0u32; cap];
         let mask = cap - 1;
-        for (n, &(start, len)) in self.spans.iter().enumerate() {
-            let s = self
-                .bytes
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or_default();
+        for (n, s) in self.iter().enumerate() {
             let mut i = (hash(s) as usize) & mask;
             while table[i] != 0 {
                 i = (i + 1) & mask;
@@ -148,6 +170,11 @@ mod tests {
         assert_eq!(i.get("msg_01A"), Some(b));
         assert_eq!(i.get("nope"), None);
         assert_eq!(i.intern(""), i.intern(""));
+        assert_eq!((a.index(), b.index()), (0, 1));
+        assert_eq!(i.by_index(1), Some("msg_01A"));
+        assert_eq!(i.by_index(3), None);
+        assert_eq!(i.len(), 3);
+        assert_eq!(i.iter().collect::<Vec<_>>(), ["toolu_01A", "msg_01A", ""]);
     }
 
     #[test]

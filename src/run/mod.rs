@@ -76,7 +76,7 @@
 //! ```
 
 mod accounting;
-mod intern;
+pub(crate) mod intern;
 mod json;
 mod partial;
 mod state;

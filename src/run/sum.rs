@@ -26,7 +26,7 @@ const WORDS: usize = 35;
 
 /// Words a sum keeps inline: 256 bits, room for costs from 2^-100 to 2^100
 /// at once.
-pub const INLINE: usize = 4;
+pub(super) const INLINE: usize = 4;
 
 /// The accumulator: two's complement, little-endian words in units of
 /// 2^-1074.

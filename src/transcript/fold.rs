@@ -38,6 +38,7 @@ use super::{Record, RecordKind, TranscriptFile};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
 use crate::pricing::{PriceTable, RequestTokens};
+use crate::run::intern::Interner;
 use crate::scan::{RawStr, Scanner};
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
@@ -61,22 +62,14 @@ pub use summary::{
 
 const NONE: u32 = u32::MAX;
 
-/// Names seen, each stored once.
+/// Names seen, each stored once: the run layer's [`Interner`] (one buffer,
+/// no allocation per name), with a name's id its symbol's number.
 #[derive(Debug, Default)]
-struct Names {
-    list: Vec<Box<str>>,
-    index: HashMap<Box<str>, u32>,
-}
+struct Names(Interner);
 
 impl Names {
     fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.index.get(s) {
-            return i;
-        }
-        let i = self.list.len() as u32;
-        self.list.push(s.into());
-        self.index.insert(s.into(), i);
-        i
+        self.0.intern(s).index()
     }
 
     fn id_raw(&mut self, s: RawStr<'_>, buf: &mut String) -> u32 {
@@ -91,7 +84,15 @@ impl Names {
     }
 
     fn get(&self, i: u32) -> Option<&str> {
-        self.list.get(i as usize).map(|s| &**s)
+        self.0.by_index(i)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter()
     }
 }
 
@@ -938,18 +939,8 @@ impl TranscriptFold {
     /// Add another fold's records (of other inputs, folded apart) to this
     /// one, with the same result as folding them all here.
     pub fn merge(&mut self, other: TranscriptFold) {
-        let smap: Vec<u32> = other
-            .sessions
-            .list
-            .iter()
-            .map(|s| self.sessions.id(s))
-            .collect();
-        let tmap: Vec<u32> = other
-            .strings
-            .list
-            .iter()
-            .map(|s| self.strings.id(s))
-            .collect();
+        let smap: Vec<u32> = other.sessions.iter().map(|s| self.sessions.id(s)).collect();
+        let tmap: Vec<u32> = other.strings.iter().map(|s| self.strings.id(s)).collect();
         let t = |i: u32| if i == NONE { NONE } else { tmap[i as usize] };
         let base = self.records;
         self.records += other.records;

@@ -72,7 +72,7 @@ impl TranscriptFold {
             })
             .collect();
         // Sessions in name order, as ranks: the sort compares numbers.
-        let mut order: Vec<u32> = (0..sessions.list.len() as u32).collect();
+        let mut order: Vec<u32> = (0..sessions.len() as u32).collect();
         order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
         let mut rank = vec![0u32; order.len()];
         for (r, &i) in order.iter().enumerate() {
@@ -80,7 +80,7 @@ impl TranscriptFold {
         }
         all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
-        let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.list.len()];
+        let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.len()];
         for (key, call) in &tool_calls {
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             if !range.contains(day) {
@@ -232,8 +232,8 @@ impl TranscriptFold {
                 })
                 .collect::<Vec<_>>()
         };
-        let mut out_sessions = Vec::with_capacity(sessions.list.len());
-        for (((id, f), per), alias) in sessions.list.iter().zip(facts).zip(by_session).zip(&alias) {
+        let mut out_sessions = Vec::with_capacity(sessions.len());
+        for (((id, f), per), alias) in sessions.iter().zip(facts).zip(by_session).zip(&alias) {
             if alias.is_some() {
                 continue;
             }
