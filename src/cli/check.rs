@@ -352,7 +352,7 @@ impl Sink for CheckSink {
     /// content blocks.
     fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
         let pos = rec.position();
-        match rec.version() {
+        match rec.header().version() {
             Some(v) => v.clone_into(&mut self.version),
             None => self.version.clear(),
         }

@@ -13,7 +13,8 @@
 //!
 //! - [`RecordKind`] and [`Record`], a lazy view over a scanned line (no
 //!   allocation), with [`Record::view`] giving a typed view per kind real
-//!   files carry ([`RecordView`]);
+//!   files carry ([`RecordView`]; the views' tables are in
+//!   [`crate::views`], beside the stream's);
 //! - [`TranscriptFile`], what a file's path says (project, session, agent);
 //! - [`TranscriptFold`], which folds records into sessions (one per
 //!   `sessionId`, subagent files tied to their parent session), counts usage
@@ -32,11 +33,13 @@
 //! let l = Lines::new(line).next().unwrap();
 //! let rec = Record::new(scanner.scan(&l).unwrap());
 //! assert_eq!(rec.kind(), RecordKind::Assistant);
-//! assert_eq!(rec.version(), Some("2.1.39"));
+//! assert_eq!(rec.header().version(), Some("2.1.39"));
 //! let RecordView::Assistant(a) = rec.view() else { panic!() };
-//! let u = a.usage().unwrap();
+//! let u = a.request_tokens().unwrap();
 //! assert_eq!((u.input, u.output, u.cache_write_1h, u.cache_read), (3, 9, 100, 50));
 //! assert_eq!(a.request_id(), Some("req_1"));
+//! assert_eq!(a.message().and_then(|m| m.id()), Some("msg_1"));
+//! assert_eq!(a.unknown_fields().count(), 0);
 //! ```
 
 mod file;
@@ -51,11 +54,16 @@ pub use fold::{
 };
 
 use crate::error::Position;
-use crate::event::{Event, Field};
+use crate::event::Event;
 use crate::json::{Scanned, Value};
 use crate::pricing::RequestTokens;
+use crate::views::{Answer, ObjectView, Visitor};
+pub use crate::views::{
+    AssistantRecord, FileHistorySnapshotRecord, FileSnapshot, ProgressData, ProgressRecord,
+    QueueOperationRecord, RecordHeader, ResultRecord, SummaryRecord, SystemRecord,
+    TranscriptCompactMetadata, UserRecord,
+};
 use fold::read;
-pub(crate) use fold::usage;
 
 /// What a transcript record is, from its `type` and `subtype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -227,108 +235,37 @@ impl<'s> Record<'s> {
         self.root().get_path(path)
     }
 
-    fn str_field(&self, key: &str) -> Option<&'s str> {
-        self.get(key)?.as_str()
-    }
-
-    /// `sessionId`.
-    pub fn session_id(&self) -> Option<&'s str> {
-        self.str_field("sessionId")
-    }
-
-    /// `uuid`.
-    pub fn uuid(&self) -> Option<&'s str> {
-        self.str_field("uuid")
-    }
-
-    /// `parentUuid`: null at the root of a chain (and after a compaction).
-    pub fn parent_uuid(&self) -> Field<&'s str> {
-        match self.get("parentUuid") {
-            None => Field::Missing,
-            Some(v) if v.is_null() => Field::Null,
-            Some(v) => v.as_str().map_or(Field::Missing, Field::Value),
-        }
-    }
-
-    /// `logicalParentUuid` (on a compaction boundary: the record before it).
-    pub fn logical_parent_uuid(&self) -> Option<&'s str> {
-        self.str_field("logicalParentUuid")
-    }
-
-    /// `isSidechain`: true inside a subagent's conversation.
-    pub fn is_sidechain(&self) -> Option<bool> {
-        self.get("isSidechain")?.as_bool()
-    }
-
-    /// `agentId` (records of a subagent file).
-    pub fn agent_id(&self) -> Option<&'s str> {
-        self.str_field("agentId")
-    }
-
-    /// `version`: the Claude Code version that wrote the record.
-    pub fn version(&self) -> Option<&'s str> {
-        self.str_field("version")
-    }
-
-    /// `timestamp`.
-    pub fn timestamp(&self) -> Option<&'s str> {
-        self.str_field("timestamp")
+    /// The fields every conversation record carries (`sessionId`,
+    /// `parentUuid`, `version`, `timestamp`, ...), whatever its type.
+    pub fn header(&self) -> RecordHeader<'s> {
+        RecordHeader::new(self.root())
     }
 
     /// `timestamp` as milliseconds since the Unix epoch; `None` when absent
     /// or not a date.
     pub fn timestamp_millis(&self) -> Option<i64> {
-        crate::time::parse_millis(self.timestamp()?)
-    }
-
-    /// `cwd`.
-    pub fn cwd(&self) -> Option<&'s str> {
-        self.str_field("cwd")
-    }
-
-    /// `gitBranch`.
-    pub fn git_branch(&self) -> Option<&'s str> {
-        self.str_field("gitBranch")
-    }
-
-    /// `userType` (`external`).
-    pub fn user_type(&self) -> Option<&'s str> {
-        self.str_field("userType")
-    }
-
-    /// `slug`: the session's human-readable name.
-    pub fn slug(&self) -> Option<&'s str> {
-        self.str_field("slug")
-    }
-
-    /// `isMeta`.
-    pub fn is_meta(&self) -> Option<bool> {
-        self.get("isMeta")?.as_bool()
-    }
-
-    /// `message`.
-    pub fn message(&self) -> Option<Value<'s>> {
-        self.get("message")
+        crate::time::parse_millis(self.header().timestamp()?)
     }
 
     /// The typed view for the record's kind.
     pub fn view(self) -> RecordView<'s> {
+        let v = self.root();
         match self.kind {
-            RecordKind::User => RecordView::User(UserRecord(self)),
-            RecordKind::Assistant => RecordView::Assistant(AssistantRecord(self)),
+            RecordKind::User => RecordView::User(UserRecord::new(v)),
+            RecordKind::Assistant => RecordView::Assistant(AssistantRecord::new(v)),
             RecordKind::SystemStopHookSummary
             | RecordKind::SystemTurnDuration
             | RecordKind::SystemCompactBoundary
             | RecordKind::SystemLocalCommand
             | RecordKind::SystemApiError
-            | RecordKind::SystemOther => RecordView::System(SystemRecord(self)),
-            RecordKind::Summary => RecordView::Summary(SummaryRecord(self)),
+            | RecordKind::SystemOther => RecordView::System(SystemRecord::new(v)),
+            RecordKind::Summary => RecordView::Summary(SummaryRecord::new(v)),
             RecordKind::FileHistorySnapshot => {
-                RecordView::FileHistorySnapshot(FileHistorySnapshotRecord(self))
+                RecordView::FileHistorySnapshot(FileHistorySnapshotRecord::new(v))
             }
-            RecordKind::Progress => RecordView::Progress(ProgressRecord(self)),
-            RecordKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord(self)),
-            RecordKind::Result => RecordView::Result(ResultRecord(self)),
+            RecordKind::Progress => RecordView::Progress(ProgressRecord::new(v)),
+            RecordKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord::new(v)),
+            RecordKind::Result => RecordView::Result(ResultRecord::new(v)),
             RecordKind::Unknown => RecordView::Other(self),
         }
     }
@@ -358,336 +295,62 @@ pub enum RecordView<'s> {
     Other(Record<'s>),
 }
 
-macro_rules! view_common {
-    ($t:ident) => {
-        impl<'s> $t<'s> {
-            /// The record behind the view (common fields).
-            pub fn record(&self) -> &Record<'s> {
-                &self.0
-            }
+impl<'s> RecordView<'s> {
+    /// Call every accessor of the variant's view and walk its nested views,
+    /// reporting to `vis` (as the stream's [`View::visit_all`](crate::views::View::visit_all)
+    /// does); a record of a type without a view reports nothing.
+    pub fn visit_all(&self, vis: &mut dyn Visitor<'s>) {
+        fn walk<'s, V: ObjectView<'s> + Answer<'s>>(v: &V, vis: &mut dyn Visitor<'s>) {
+            v.walk(V::NAME, vis);
         }
-    };
-}
-
-/// An `assistant` record: one content block of a model response.
-#[derive(Clone, Copy, Debug)]
-pub struct AssistantRecord<'s>(Record<'s>);
-view_common!(AssistantRecord);
-
-impl<'s> AssistantRecord<'s> {
-    /// `message.id`: the API message (shared by the records of its blocks).
-    pub fn message_id(&self) -> Option<&'s str> {
-        self.0.message()?.get("id")?.as_str()
-    }
-
-    /// `requestId`: the API request.
-    pub fn request_id(&self) -> Option<&'s str> {
-        self.0.str_field("requestId")
-    }
-
-    /// `message.model` (`<synthetic>` for messages the CLI wrote itself).
-    pub fn model(&self) -> Option<&'s str> {
-        self.0.message()?.get("model")?.as_str()
-    }
-
-    /// `message.stop_reason` (null on all but a message's last block in
-    /// some versions).
-    pub fn stop_reason(&self) -> Field<&'s str> {
-        match self.0.message().and_then(|m| m.get("stop_reason")) {
-            None => Field::Missing,
-            Some(v) if v.is_null() => Field::Null,
-            Some(v) => v.as_str().map_or(Field::Missing, Field::Value),
+        match self {
+            RecordView::User(v) => walk(v, vis),
+            RecordView::Assistant(v) => walk(v, vis),
+            RecordView::System(v) => walk(v, vis),
+            RecordView::Summary(v) => walk(v, vis),
+            RecordView::FileHistorySnapshot(v) => walk(v, vis),
+            RecordView::Progress(v) => walk(v, vis),
+            RecordView::QueueOperation(v) => walk(v, vis),
+            RecordView::Result(v) => walk(v, vis),
+            RecordView::Other(_) => {}
         }
     }
-
-    /// `message.usage` as priced tokens: the cache writes split by lifetime
-    /// from `cache_creation.ephemeral_5m/1h_input_tokens` when present (all
-    /// 5-minute otherwise), `speed: "fast"` as fast mode.
-    pub fn usage(&self) -> Option<RequestTokens> {
-        usage(self.0.message()?.get("usage")?)
-    }
-
-    /// `message.usage.cache_creation_input_tokens` as written (the split in
-    /// [`usage`](AssistantRecord::usage) may not add up to it in odd
-    /// records).
-    pub fn cache_creation_input_tokens(&self) -> Option<u64> {
-        self.0
-            .message()?
-            .get("usage")?
-            .get("cache_creation_input_tokens")?
-            .as_u64()
-    }
-
-    /// `costUSD`, written by old CLI versions.
-    pub fn cost_usd(&self) -> Option<f64> {
-        self.0.get("costUSD")?.as_f64()
-    }
-
-    /// `isApiErrorMessage`: the CLI wrote this message for a failed request.
-    pub fn is_api_error_message(&self) -> bool {
-        self.0
-            .get("isApiErrorMessage")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false)
-    }
-
-    /// `error` (`rate_limit`, `authentication_failed`, ...).
-    pub fn error(&self) -> Option<&'s str> {
-        self.0.str_field("error")
-    }
-
-    /// `message.content`'s blocks.
-    pub fn content(&self) -> impl Iterator<Item = Value<'s>> + 's {
-        self.0
-            .message()
-            .and_then(|m| m.get("content"))
-            .into_iter()
-            .flat_map(|c| c.elements())
-    }
-
-    /// The `tool_use` blocks of this record: each call's `id`, the tool's
-    /// `name` and its `input`.
-    #[allow(clippy::type_complexity)]
-    pub fn tool_uses(&self) -> impl Iterator<Item = (&'s str, &'s str, Option<Value<'s>>)> + 's {
-        read::tool_calls(self.0.message().and_then(|m| m.get("content")))
-            .filter_map(|c| Some((c.id.as_str()?, c.name.as_str()?, c.input)))
-    }
-
-    /// The names of the tools this record's blocks call.
-    pub fn tool_names(&self) -> impl Iterator<Item = &'s str> + 's {
-        read::blocks(self.0.message().and_then(|m| m.get("content")), "tool_use")
-            .filter_map(|b| b.get("name")?.as_str())
-    }
 }
 
-/// A `user` record: a prompt, tool results, an interrupt notice.
-#[derive(Clone, Copy, Debug)]
-pub struct UserRecord<'s>(Record<'s>);
-view_common!(UserRecord);
-
-impl<'s> UserRecord<'s> {
-    /// `message.content`: a string, or an array of blocks.
-    pub fn content(&self) -> Option<Value<'s>> {
-        self.0.message()?.get("content")
-    }
-
-    /// The text: the content string, or the first text block's text.
-    pub fn text(&self) -> Option<&'s str> {
-        read::user_text(self.content())?.as_str()
-    }
-
-    /// The `tool_result` blocks: the `tool_use_id` each answers and whether
-    /// it is an error.
-    pub fn tool_results(&self) -> impl Iterator<Item = (Option<&'s str>, bool)> + 's {
-        read::tool_results(self.content()).map(|(id, error)| (id.and_then(|v| v.as_str()), error))
-    }
-
-    /// True for the notice the CLI writes when the user interrupts a turn
-    /// (`[Request interrupted by user]`, `... for tool use]`).
-    pub fn is_interrupt(&self) -> bool {
-        read::is_interrupt(read::user_text(self.content()))
-    }
-
-    /// `toolUseResult`: the tool's structured result.
-    pub fn tool_use_result(&self) -> Option<Value<'s>> {
-        self.0.get("toolUseResult")
-    }
-
-    /// `sourceToolAssistantUUID`: the assistant record whose tool call this
-    /// answers.
-    pub fn source_tool_assistant_uuid(&self) -> Option<&'s str> {
-        self.0.str_field("sourceToolAssistantUUID")
-    }
-
-    /// `isCompactSummary`: the summary a compaction left.
-    pub fn is_compact_summary(&self) -> bool {
-        self.0
-            .get("isCompactSummary")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false)
-    }
-
-    /// `permissionMode`.
-    pub fn permission_mode(&self) -> Option<&'s str> {
-        self.0.str_field("permissionMode")
-    }
+/// `message.usage` as priced tokens (see
+/// [`AssistantRecord::request_tokens`]).
+pub(crate) fn request_tokens(usage: Value<'_>) -> Option<RequestTokens> {
+    fold::usage(usage)
 }
 
-/// A `system` record.
-#[derive(Clone, Copy, Debug)]
-pub struct SystemRecord<'s>(Record<'s>);
-view_common!(SystemRecord);
-
-impl<'s> SystemRecord<'s> {
-    /// `content` (`Conversation compacted`, a local command's text).
-    pub fn content(&self) -> Option<&'s str> {
-        self.0.str_field("content")
-    }
-
-    /// `level` (`info`, `suggestion`, ...).
-    pub fn level(&self) -> Option<&'s str> {
-        self.0.str_field("level")
-    }
-
-    /// `durationMs` of a `turn_duration`.
-    pub fn duration_ms(&self) -> Option<u64> {
-        self.0.get("durationMs")?.as_u64()
-    }
-
-    /// `hookCount` of a `stop_hook_summary`.
-    pub fn hook_count(&self) -> Option<u64> {
-        self.0.get("hookCount")?.as_u64()
-    }
-
-    /// How many `hookErrors` a `stop_hook_summary` lists.
-    pub fn hook_errors(&self) -> usize {
-        self.0.get("hookErrors").map_or(0, |v| v.elements().count())
-    }
-
-    /// `preventedContinuation` of a `stop_hook_summary`.
-    pub fn prevented_continuation(&self) -> Option<bool> {
-        self.0.get("preventedContinuation")?.as_bool()
-    }
-
-    /// `compactMetadata.trigger` (`auto`, `manual`) of a compaction.
-    pub fn compact_trigger(&self) -> Option<&'s str> {
-        self.0.get_path("compactMetadata.trigger")?.as_str()
-    }
-
-    /// `compactMetadata.preTokens` of a compaction.
-    pub fn compact_pre_tokens(&self) -> Option<u64> {
-        self.0.get_path("compactMetadata.preTokens")?.as_u64()
-    }
-
-    /// `toolUseID`.
-    pub fn tool_use_id(&self) -> Option<&'s str> {
-        self.0.str_field("toolUseID")
-    }
+/// The `tool_use` blocks of an assistant record (see
+/// [`AssistantRecord::tool_uses`]).
+pub(crate) fn tool_uses<'s>(
+    root: Value<'s>,
+) -> impl Iterator<Item = (&'s str, &'s str, Option<Value<'s>>)> + 's {
+    read::tool_calls(message_content(root))
+        .filter_map(|c| Some((c.id.as_str()?, c.name.as_str()?, c.input)))
 }
 
-/// A `summary` record.
-#[derive(Clone, Copy, Debug)]
-pub struct SummaryRecord<'s>(Record<'s>);
-view_common!(SummaryRecord);
-
-impl<'s> SummaryRecord<'s> {
-    /// `summary`: the title.
-    pub fn summary(&self) -> Option<&'s str> {
-        self.0.str_field("summary")
-    }
-
-    /// `leafUuid`: the last record the title covers.
-    pub fn leaf_uuid(&self) -> Option<&'s str> {
-        self.0.str_field("leafUuid")
-    }
+/// A user record's text (see [`UserRecord::text`]).
+pub(crate) fn user_text(root: Value<'_>) -> Option<&str> {
+    read::user_text(message_content(root))?.as_str()
 }
 
-/// A `file-history-snapshot` record.
-#[derive(Clone, Copy, Debug)]
-pub struct FileHistorySnapshotRecord<'s>(Record<'s>);
-view_common!(FileHistorySnapshotRecord);
-
-impl<'s> FileHistorySnapshotRecord<'s> {
-    /// `messageId`: the user message the snapshot belongs to.
-    pub fn message_id(&self) -> Option<&'s str> {
-        self.0.str_field("messageId")
-    }
-
-    /// `isSnapshotUpdate`.
-    pub fn is_snapshot_update(&self) -> Option<bool> {
-        self.0.get("isSnapshotUpdate")?.as_bool()
-    }
-
-    /// How many files `snapshot.trackedFileBackups` holds.
-    pub fn tracked_files(&self) -> usize {
-        self.0
-            .get_path("snapshot.trackedFileBackups")
-            .map_or(0, |v| v.entries().count())
-    }
+/// A user record's tool results (see [`UserRecord::tool_results`]).
+pub(crate) fn tool_results<'s>(
+    root: Value<'s>,
+) -> impl Iterator<Item = (Option<&'s str>, bool)> + 's {
+    read::tool_results(message_content(root))
+        .map(|(id, error)| (id.and_then(|v| v.as_str()), error))
 }
 
-/// A `progress` record.
-#[derive(Clone, Copy, Debug)]
-pub struct ProgressRecord<'s>(Record<'s>);
-view_common!(ProgressRecord);
-
-impl<'s> ProgressRecord<'s> {
-    /// `data.type` (`hook_progress`, `bash_progress`, `agent_progress`,
-    /// `waiting_for_task`, ...).
-    pub fn data_type(&self) -> Option<&'s str> {
-        self.0.get_path("data.type")?.as_str()
-    }
-
-    /// `toolUseID`.
-    pub fn tool_use_id(&self) -> Option<&'s str> {
-        self.0.str_field("toolUseID")
-    }
-
-    /// `parentToolUseID`: the tool call the progress is for (for an agent,
-    /// the `Task` call that spawned it).
-    pub fn parent_tool_use_id(&self) -> Option<&'s str> {
-        self.0.str_field("parentToolUseID")
-    }
-
-    /// `data.agentId` of an `agent_progress`: the subagent.
-    pub fn agent_id(&self) -> Option<&'s str> {
-        self.0.get_path("data.agentId")?.as_str()
-    }
-
-    /// For an `agent_progress` that relays one of the subagent's assistant
-    /// messages: that message (`data.message.message`), its `requestId`
-    /// and its `timestamp`. A subagent's API requests show here even when
-    /// its own `agent-*.jsonl` file is gone.
-    pub fn agent_assistant_message(&self) -> Option<(Value<'s>, Option<&'s str>, Option<&'s str>)> {
-        let relayed = self.0.get_path("data.message")?;
-        if !relayed.get("type")?.str_eq("assistant") {
-            return None;
-        }
-        let message = relayed.get("message")?;
-        Some((
-            message,
-            relayed.get("requestId").and_then(|v| v.as_str()),
-            relayed.get("timestamp").and_then(|v| v.as_str()),
-        ))
-    }
-
-    /// `data.hookEvent` of a `hook_progress`.
-    pub fn hook_event(&self) -> Option<&'s str> {
-        self.0.get_path("data.hookEvent")?.as_str()
-    }
+/// True for a user record that is an interrupt notice (see
+/// [`UserRecord::is_interrupt`]).
+pub(crate) fn is_interrupt(root: Value<'_>) -> bool {
+    read::is_interrupt(read::user_text(message_content(root)))
 }
 
-/// A `queue-operation` record.
-#[derive(Clone, Copy, Debug)]
-pub struct QueueOperationRecord<'s>(Record<'s>);
-view_common!(QueueOperationRecord);
-
-impl<'s> QueueOperationRecord<'s> {
-    /// `operation` (`enqueue`, `dequeue`, `remove`, ...).
-    pub fn operation(&self) -> Option<&'s str> {
-        self.0.str_field("operation")
-    }
-
-    /// `content`: the queued prompt.
-    pub fn content(&self) -> Option<&'s str> {
-        self.0.str_field("content")
-    }
-}
-
-/// A transcript `result` record: a tool's result kept apart, not a run's
-/// result (it has no `subtype`, `is_error` or cost).
-#[derive(Clone, Copy, Debug)]
-pub struct ResultRecord<'s>(Record<'s>);
-view_common!(ResultRecord);
-
-impl<'s> ResultRecord<'s> {
-    /// `toolUseId`: the tool call.
-    pub fn tool_use_id(&self) -> Option<&'s str> {
-        self.0.str_field("toolUseId")
-    }
-
-    /// `content`.
-    pub fn content(&self) -> Option<Value<'s>> {
-        self.0.get("content")
-    }
+fn message_content(root: Value<'_>) -> Option<Value<'_>> {
+    root.get("message")?.get("content")
 }

@@ -4,6 +4,7 @@
 //! that allocates (its tallies), and only when something is recorded.
 
 use super::*;
+use crate::transcript::{Record, RecordView};
 use std::collections::BTreeMap;
 
 /// Tallies over many events, keyed by event kind (`"system/init"`, or the
@@ -56,6 +57,43 @@ impl Census {
         *self.events.entry(kind.clone()).or_default() += 1;
         let view = ev.view();
         if let View::Other(_) = view {
+            *self.without_view.entry(kind).or_default() += 1;
+            return;
+        }
+        let mut t = Tally {
+            census: self,
+            kind,
+            stack: Vec::new(),
+        };
+        view.visit_all(&mut t);
+    }
+
+    /// Count one transcript record: visit its typed view
+    /// ([`Record::view`]) and tally what is found, under `transcript/` and
+    /// its `type` (and `subtype`).
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::scan::Scanner;
+    /// use cctape::transcript::Record;
+    /// use cctape::views::Census;
+    ///
+    /// let input = br#"{"type":"summary","summary":"Fix the build","leafUuid":"u9","mood":"good"}"#;
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(input).next().unwrap();
+    /// let mut census = Census::default();
+    /// census.add_record(&Record::new(scanner.scan(&line).unwrap()));
+    /// assert_eq!(census.events["transcript/summary"], 1);
+    /// assert_eq!(census.unknown[&("transcript/summary".into(), "mood".into())], 1);
+    /// ```
+    pub fn add_record(&mut self, rec: &Record<'_>) {
+        let kind = match rec.raw_subtype() {
+            Some(s) => format!("transcript/{}/{s}", rec.raw_type()),
+            None => format!("transcript/{}", rec.raw_type()),
+        };
+        *self.events.entry(kind.clone()).or_default() += 1;
+        let view = rec.view();
+        if let RecordView::Other(_) = view {
             *self.without_view.entry(kind).or_default() += 1;
             return;
         }

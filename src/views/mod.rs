@@ -243,6 +243,7 @@ mod owned;
 mod result;
 mod stream_event;
 mod system;
+mod transcript;
 mod usage;
 mod user;
 
@@ -254,6 +255,7 @@ pub use owned::{ToOwnedJson, to_json};
 pub use result::*;
 pub use stream_event::*;
 pub use system::*;
+pub use transcript::*;
 pub use usage::*;
 pub use user::*;
 
