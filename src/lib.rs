@@ -21,27 +21,42 @@
 //! # Ok::<(), cctape::Error>(())
 //! ```
 //!
-//! Layers, each usable alone, data flowing one way:
+//! Layers, each usable alone, data flowing one way (every module is
+//! listed; `tests/structure.rs` keeps it so):
 //!
-//! 1. [`framing`]: LF boundaries with memchr over a slice, a push decoder or a
-//!    refilling reader, with line numbers and byte offsets;
-//! 2. [`json`]: the validating scanner, the structural index it writes in
+//! 1. input: [`source`] opens an input once, decompresses it and hands out
+//!    its bytes; [`sniff`] tells from the first bytes what it holds and so
+//!    how it is read; [`inputs`] walks the paths a front end is given;
+//!    [`follow`] reads a file as it grows, as `tail -F` does; `aio`
+//!    (feature `tokio`, off by default) reads bytes that arrive through an
+//!    `AsyncRead`;
+//! 2. frame: [`framing`] cuts LF boundaries with memchr over a slice, a push
+//!    decoder or a refilling reader, with line numbers and byte offsets;
+//!    [`elements`] cuts a JSON array, or JSON values one after another, into
+//!    elements;
+//! 3. [`json`]: the validating scanner, the structural index it writes in
 //!    the same pass, and the one lazy value type that reads a line through
 //!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
 //!    [`scan`] and [`parse`] are its former homes, kept for their callers;
-//! 3. [`event`]: [`EventKind`] from `type`/`subtype` and the hot fields,
-//!    read lazily through the line's index without allocating;
-//! 4. [`stream`]: the three put together, with counts;
-//! 5. [`views`]: a typed, borrowed view per event kind, every field of the
-//!    reference reachable;
-//! 6. [`run`]: what a run did, folded from its events.
-//! 7. `export` (feature `parquet`, on by default): runs and events as Parquet
-//!    tables for DuckDB, Spark and other engines.
-//! 8. `aio` (feature `tokio`, off by default): a `tokio_util` codec over the
-//!    push decoder and an event stream over any `AsyncRead`.
-//! 9. `otel` (feature `otel`, on by default): runs as OpenTelemetry (GenAI
-//!    spans and Claude Code's metrics as OTLP messages, and a sender over
-//!    OTLP/HTTP).
+//!    [`error`] is the one error type with its [`Position`], and a private
+//!    `column` module finds where a bad line stops being JSON;
+//! 4. event: [`event`] gives [`EventKind`] from `type`/`subtype` and the hot
+//!    fields, read lazily through the line's index without allocating;
+//!    [`views`] a typed, borrowed view per event kind, every field of the
+//!    reference reachable, and per transcript record type; [`stream`] puts
+//!    framing, scan and kind together, with counts;
+//! 5. fold: [`run`] folds a stream's events into what each run did;
+//!    [`transcript`] reads session transcripts and folds their records into
+//!    sessions; [`pricing`] prices the tokens of records that carry no
+//!    cost; [`time`] reads timestamps and days in a time zone; [`version`]
+//!    orders Claude Code versions; [`stats`] counts what streams hold;
+//!    [`runs`] is the common case in one call;
+//! 6. out: [`report`] composes what `stats` and `verdict` print, for every
+//!    front end; `export` (feature `parquet`, on by default) writes runs
+//!    and events as Parquet tables for DuckDB, Spark and other engines;
+//!    `otel` (feature `otel`, on by default) turns runs into OpenTelemetry
+//!    GenAI spans and metrics as OTLP messages, with a sender over
+//!    OTLP/HTTP.
 //!
 //! Bad lines are errors with a [`Position`] that the stream continues past
 //! (the line, the byte offset of its start, the byte within it: every

@@ -1,3 +1,8 @@
+//! Tests of the element splitter: arrays on one line and pretty, bad
+//! wrappers and brackets, truncated arrays, text before a value and
+//! elements past the maximum, each at every chunking, with each element's
+//! index, line and offset.
+
 use super::*;
 use crate::error::ErrorKind;
 
