@@ -327,17 +327,27 @@ impl RunFolder {
     }
 
     /// Drop the slots of drained runs, renumbering the rest (a long stream
-    /// would otherwise keep one empty slot per run it ever saw).
+    /// would otherwise keep one empty slot per run it ever saw), once a
+    /// quarter of the slots are empty, in place. Compacting at every drain
+    /// into a new vector moved every live run (1.5 KB each) and had the
+    /// kernel clear the new vector's pages: `stats` drains every 4,096
+    /// lines, and 80,000 runs of two lines each took 1.15 s (0.74 s of it
+    /// system time). Runs keep their order.
     fn compact(&mut self) {
+        let empty = self.runs.iter().filter(|r| r.is_none()).count();
+        if empty * 4 < self.runs.len() {
+            return;
+        }
         let mut map = vec![usize::MAX; self.runs.len()];
-        let mut kept = Vec::with_capacity(self.runs.len());
-        for (i, r) in std::mem::take(&mut self.runs).into_iter().enumerate() {
-            if r.is_some() {
-                map[i] = kept.len();
-                kept.push(r);
+        let mut kept = 0;
+        for (i, to) in map.iter_mut().enumerate() {
+            if self.runs[i].is_some() {
+                *to = kept;
+                self.runs.swap(i, kept);
+                kept += 1;
             }
         }
-        self.runs = kept;
+        self.runs.truncate(kept);
         self.current = self
             .current
             .and_then(|c| map.get(c).copied())
@@ -384,7 +394,7 @@ impl RunFolder {
         self.runs
             .into_iter()
             .flatten()
-            .map(RunState::finish)
+            .map(|run| run.finish())
             .collect()
     }
 }

@@ -25,148 +25,15 @@ use super::summary::{RunSummary, SubagentNode};
 use super::verdict::Verdict;
 use crate::event::TokenCounts;
 use serde_json::Value as J;
-use std::borrow::Borrow;
 
 mod json;
+mod map;
 pub(crate) use json::{ByModel, Verdicts, totals_entries};
+pub use map::SmallMap;
 
 /// A count summed past `u64::MAX`: it stays at `u64::MAX` (token counts of
 /// streams and transcripts alike, per run and over runs).
 pub const WARN_SUM_SATURATED: &str = "token_sum_saturated";
-
-/// A map kept as a vector sorted by key: a small map costs its entries, not
-/// a B-tree node of eleven (a one-entry `BTreeMap` of role totals takes
-/// 1.4 KB). Read like a `BTreeMap` (`iter`, `get`, `keys`, `values`, in
-/// key order); for the few keys of a run's totals (models, tools, warning
-/// codes).
-///
-/// ```
-/// use cctape::run::SmallMap;
-/// let mut m: SmallMap<String, u64> = SmallMap::new();
-/// *m.entry_or_default("b") += 1;
-/// *m.entry_or_default("a") += 2;
-/// *m.entry_or_default("b") += 1;
-/// assert_eq!(m.iter().collect::<Vec<_>>(), [(&"a".to_string(), &2), (&"b".to_string(), &2)]);
-/// assert_eq!(m.get("b"), Some(&2));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SmallMap<K, V> {
-    entries: Vec<(K, V)>,
-}
-
-impl<K, V> Default for SmallMap<K, V> {
-    fn default() -> Self {
-        SmallMap {
-            entries: Vec::new(),
-        }
-    }
-}
-
-impl<K: Ord, V> SmallMap<K, V> {
-    /// An empty map (no allocation).
-    pub fn new() -> SmallMap<K, V> {
-        SmallMap::default()
-    }
-
-    /// Entries.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// True without entries.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    fn find<Q: Ord + ?Sized>(&self, k: &Q) -> Result<usize, usize>
-    where
-        K: Borrow<Q>,
-    {
-        self.entries.binary_search_by(|(x, _)| x.borrow().cmp(k))
-    }
-
-    /// The value of `k`.
-    pub fn get<Q: Ord + ?Sized>(&self, k: &Q) -> Option<&V>
-    where
-        K: Borrow<Q>,
-    {
-        self.find(k).ok().map(|i| &self.entries[i].1)
-    }
-
-    /// True when `k` has a value.
-    pub fn contains_key<Q: Ord + ?Sized>(&self, k: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.find(k).is_ok()
-    }
-
-    /// The value of `k`, inserted as the default when missing (the key is
-    /// made only then).
-    pub fn entry_or_default<Q: Ord + ?Sized + ToOwned<Owned = K>>(&mut self, k: &Q) -> &mut V
-    where
-        K: Borrow<Q>,
-        V: Default,
-    {
-        // Exactly what is needed while small (see entry_with).
-        self.entry_with(|x| x.borrow().cmp(k), || k.to_owned())
-    }
-
-    /// The value of the key that `cmp` finds (comparing a key with the one
-    /// looked for), inserted as `make()` and the default when missing.
-    fn entry_with(
-        &mut self,
-        cmp: impl Fn(&K) -> std::cmp::Ordering,
-        make: impl FnOnce() -> K,
-    ) -> &mut V
-    where
-        V: Default,
-    {
-        let i = match self.entries.binary_search_by(|(x, _)| cmp(x)) {
-            Ok(i) => i,
-            Err(i) => {
-                let n = self.entries.len();
-                if n == self.entries.capacity() {
-                    self.entries.reserve_exact(if n < 8 { 1 } else { n });
-                }
-                self.entries.insert(i, (make(), V::default()));
-                i
-            }
-        };
-        &mut self.entries[i].1
-    }
-
-    /// The entries in key order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + ExactSizeIterator {
-        self.entries.iter().map(|(k, v)| (k, v))
-    }
-
-    /// The keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
-        self.entries.iter().map(|(k, _)| k)
-    }
-
-    /// The values in key order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
-        self.entries.iter().map(|(_, v)| v)
-    }
-}
-
-impl<'a, K, V> IntoIterator for &'a SmallMap<K, V> {
-    type Item = (&'a K, &'a V);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(k, v)| (k, v))
-    }
-}
-
-impl<K, V> IntoIterator for SmallMap<K, V> {
-    type Item = (K, V);
-    type IntoIter = std::vec::IntoIter<(K, V)>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
-    }
-}
 
 /// Add `o` to `t`, saturating; true when a count saturated (or was
 /// already at `u64::MAX`: a run's own sum that saturated).

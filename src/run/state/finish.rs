@@ -34,7 +34,7 @@ impl RunState {
         let mut main_calls = AgentUsage::default();
         let mut complete = TokenCounts::default();
         let mut complete_calls = 0;
-        let mut per_node: SymMap<(AgentUsage, Vec<&str>)> = SymMap::default();
+        let mut per_node: SymMap<(AgentUsage, Vec<Sym>)> = SymMap::default();
         for c in &self.calls {
             match c.agent {
                 None => {
@@ -47,14 +47,23 @@ impl RunState {
                 Some(a) => {
                     let (u, models) = per_node.entry(a).or_default();
                     u.add_call(&c.usage, c.source);
-                    if let Some(m) = c.model.map(|m| names.resolve(m))
-                        && !models.contains(&m)
-                    {
+                    if let Some(m) = c.model {
                         models.push(m);
                     }
                 }
             }
         }
+        // Each node's models, each once (what the subagents' figure asks
+        // of them: whether modelUsage covers every one).
+        let per_node: SymMap<(AgentUsage, Vec<&str>)> = per_node
+            .into_iter()
+            .map(|(node, (u, mut models))| {
+                models.sort_unstable();
+                models.dedup();
+                let models = models.into_iter().map(|m| names.resolve(m)).collect();
+                (node, (u, models))
+            })
+            .collect();
         let reported = if self.reported_cumulative {
             self.reported_last
         } else {
@@ -111,20 +120,21 @@ impl RunState {
             crate::run::ExactSum::new(),
             crate::run::ExactSum::new(),
         );
-        for m in &mut by_model {
-            m.summed = if m.role == ModelRole::Auxiliary {
-                None
-            } else {
-                let mut t = TokenCounts::default();
-                for c in &self.calls {
-                    if c.model
-                        .is_some_and(|cm| accounting::model_matches(m, names.resolve(cm)))
-                    {
-                        t.add(&c.usage);
+        // Each entry's calls, summed in one pass over the calls.
+        let mut summed = vec![TokenCounts::default(); by_model.len()];
+        {
+            let index =
+                accounting::ModelIndex::new(by_model.iter(), |m| m.role != ModelRole::Auxiliary);
+            for c in &self.calls {
+                if let Some(cm) = c.model {
+                    for i in index.matching(names.resolve(cm)) {
+                        summed[i].add(&c.usage);
                     }
                 }
-                Some(t)
-            };
+            }
+        }
+        for (m, t) in by_model.iter_mut().zip(summed) {
+            m.summed = (m.role != ModelRole::Auxiliary).then_some(t);
             let c = m.cost_usd.unwrap_or(0.0);
             sum_cost.add(c);
             match m.role {
@@ -177,19 +187,18 @@ impl RunState {
 
         // Tools.
         let mut tools: Vec<ToolTally> = Vec::new();
+        // A tool's tally by its name's symbol: a search of the tallies per
+        // call was quadratic in the names (9.4 s for 80,000 of them).
+        let mut tally_of: SymMap<usize> = SymMap::default();
         let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
         for t in &self.tools {
-            let name = names.resolve(t.name);
-            let i = match tools.iter().position(|s| s.name == name) {
-                Some(i) => i,
-                None => {
-                    tools.push(ToolTally {
-                        name: name.to_string(),
-                        ..ToolTally::default()
-                    });
-                    tools.len() - 1
-                }
-            };
+            let i = *tally_of.entry(t.name).or_insert_with(|| {
+                tools.push(ToolTally {
+                    name: names.resolve(t.name).to_string(),
+                    ..ToolTally::default()
+                });
+                tools.len() - 1
+            });
             let s = &mut tools[i];
             s.calls += 1;
             if t.rejected {
