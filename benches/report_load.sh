@@ -2,7 +2,7 @@
 # How large `cctape report --html` is, how long it takes to make, and how
 # long a browser takes to load it, for a corpus of harness runs:
 #   bash benches/report_load.sh DIR [RUNS]
-# DIR is made with examples/gencorpus.rs when missing:
+# DIR is made with examples/gencorpus/ when missing:
 #   gencorpus --profile harness --bytes 1G --files 10500 --seed 7 --out DIR
 # (10,500 files: about 10,000 runs, the rest text, empty or CLI errors).
 # The binary is target/profiling/cctape (`cargo build --profile profiling`),

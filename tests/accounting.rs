@@ -454,7 +454,7 @@ fn stats_json_is_the_same_for_any_jobs() {
         sets.push(("realworld".into(), vec![rw.clone()]));
         sets.push(("wave2".into(), vec![rw.join("wave2")]));
     }
-    // Every profile of examples/gencorpus.rs, a few MiB each.
+    // Every profile of examples/gencorpus/, a few MiB each.
     let exe = Path::new(env!("CARGO_BIN_EXE_cctape"))
         .parent()
         .unwrap()

@@ -20,8 +20,8 @@
 //!   (simd-json) rounds them correctly, serde_json without its
 //!   `float_roundtrip` feature is sometimes one ULP off; compared within 2.
 //!
-//! The oracle is in `tests/support/checks.rs`, shared with the fuzz
-//! targets.
+//! The oracle is in `tests/support/checks/oracle.rs` (part of
+//! `tests/support/checks.rs`), shared with the fuzz targets.
 
 #[path = "support/checks.rs"]
 mod checks;

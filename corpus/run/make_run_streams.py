@@ -2,7 +2,7 @@
 """Write corpus/run/*.jsonl: one small stream per run-semantics rule.
 
 Each stream is named after the rule it shows; README.md beside this script
-lists them with what tests/run.rs asserts. Shapes follow the field
+lists them with what tests/run/ asserts. Shapes follow the field
 reference and the real streams of ../shared/realworld (key order included
 where it matters: 2.1.2xx results start with is_error, not type).
 Run from the repository root: python3 corpus/run/make_run_streams.py

@@ -1,8 +1,9 @@
 //! Shared code of the cctape fuzz targets.
 //!
-//! The properties themselves live in `tests/support/checks.rs`, included
-//! here and in the crate's test binaries, so that `cargo test` replays every
-//! regression input through exactly the checks the fuzzer ran.
+//! The properties themselves live in `tests/support/checks.rs` (with its
+//! parts in `tests/support/checks/`), included here and in the crate's test
+//! binaries, so that `cargo test` replays every regression input through
+//! exactly the checks the fuzzer ran.
 
 #[path = "../../tests/support/checks.rs"]
 pub mod checks;
