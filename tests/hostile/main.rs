@@ -40,6 +40,7 @@ mod scratch_dir;
 use scratch_dir::{Scratch, scratch};
 
 mod errors;
+mod many_names;
 mod odd_inputs;
 mod streams;
 mod walks;
