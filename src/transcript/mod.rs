@@ -56,7 +56,6 @@ pub use fold::{
 use crate::error::Position;
 use crate::event::Event;
 use crate::json::{Scanned, Value};
-use crate::pricing::RequestTokens;
 use crate::views::{Answer, ObjectView, Visitor};
 pub use crate::views::{
     AssistantRecord, FileHistorySnapshotRecord, FileSnapshot, ProgressData, ProgressRecord,
@@ -64,6 +63,7 @@ pub use crate::views::{
     TranscriptCompactMetadata, UserRecord,
 };
 use fold::read;
+pub(crate) use fold::usage;
 
 /// What a transcript record is, from its `type` and `subtype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -315,12 +315,6 @@ impl<'s> RecordView<'s> {
             RecordView::Other(_) => {}
         }
     }
-}
-
-/// `message.usage` as priced tokens (see
-/// [`AssistantRecord::request_tokens`]).
-pub(crate) fn request_tokens(usage: Value<'_>) -> Option<RequestTokens> {
-    fold::usage(usage)
 }
 
 /// The `tool_use` blocks of an assistant record (see

@@ -54,18 +54,10 @@ impl Census {
                 None => ev.raw_type().to_owned(),
             },
         };
-        *self.events.entry(kind.clone()).or_default() += 1;
         let view = ev.view();
-        if let View::Other(_) = view {
-            *self.without_view.entry(kind).or_default() += 1;
-            return;
+        if let Some(mut t) = self.tally(kind, !matches!(view, View::Other(_))) {
+            view.visit_all(&mut t);
         }
-        let mut t = Tally {
-            census: self,
-            kind,
-            stack: Vec::new(),
-        };
-        view.visit_all(&mut t);
     }
 
     /// Count one transcript record: visit its typed view
@@ -91,18 +83,25 @@ impl Census {
             Some(s) => format!("transcript/{}/{s}", rec.raw_type()),
             None => format!("transcript/{}", rec.raw_type()),
         };
-        *self.events.entry(kind.clone()).or_default() += 1;
         let view = rec.view();
-        if let RecordView::Other(_) = view {
-            *self.without_view.entry(kind).or_default() += 1;
-            return;
+        if let Some(mut t) = self.tally(kind, !matches!(view, RecordView::Other(_))) {
+            view.visit_all(&mut t);
         }
-        let mut t = Tally {
+    }
+
+    /// Count one event or record of `kind`; a [`Tally`] to visit its view
+    /// with, or `None` (and counted without a view) when it has none.
+    fn tally(&mut self, kind: String, has_view: bool) -> Option<Tally<'_>> {
+        *self.events.entry(kind.clone()).or_default() += 1;
+        if !has_view {
+            *self.without_view.entry(kind).or_default() += 1;
+            return None;
+        }
+        Some(Tally {
             census: self,
             kind,
             stack: Vec::new(),
-        };
-        view.visit_all(&mut t);
+        })
     }
 
     /// Add another census's tallies.

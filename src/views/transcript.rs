@@ -95,7 +95,7 @@ impl<'d> AssistantRecord<'d> {
     /// 5-minute otherwise), `speed: "fast"` as fast mode. The transcript
     /// fold counts these.
     pub fn request_tokens(&self) -> Option<RequestTokens> {
-        crate::transcript::request_tokens(self.0.get("message")?.get("usage")?)
+        crate::transcript::usage(self.0.get("message")?.get("usage")?)
     }
 
     /// The `tool_use` blocks of this record: each call's `id`, the tool's
