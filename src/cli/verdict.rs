@@ -8,6 +8,11 @@
 //! `docs/accounting.md` (`verdict`, `ok`, `file` first); the records are
 //! composed by the library ([`cctape::report`]).
 //!
+//! A stream's records are written as its runs end: a run long over (a
+//! result, and no line of it in the last [`cctape::run::IDLE_LINES`]) as
+//! the input is read, in the order the runs began, the rest when the input
+//! ends, so one input of many runs is judged in bounded memory.
+//!
 //! Every format is read: JSON arrays and pretty captures give their runs;
 //! a text output is one record, whose verdict is its last line when that
 //! is the CLI's own final error (`Error: Reached max turns (30)`); session
@@ -29,7 +34,7 @@ use cctape::report::{
 };
 use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
-use cctape::time::Day;
+use cctape::time::{Day, DayRange, Zone};
 use cctape::transcript::Record;
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -74,17 +79,94 @@ pub struct Args {
     live: super::watch::LiveArgs,
 }
 
-#[derive(Default)]
-struct VerdictSink {
+/// How the runs of a stream are written as they end: shared by the sinks.
+struct Emit<'a> {
+    json: bool,
+    shown: &'a [String],
+    range: &'a DayRange,
+    zone: &'a Zone,
+}
+
+impl Emit<'_> {
+    /// Kept by `--since`/`--until`: by the day the run started.
+    fn kept(&self, r: &RunSummary) -> bool {
+        self.range.is_all()
+            || self.range.contains(
+                r.started_at
+                    .as_deref()
+                    .and_then(|t| Day::of_timestamp(t, self.zone)),
+            )
+    }
+}
+
+struct VerdictSink<'a> {
+    emit: &'a Emit<'a>,
     folder: RunFolder,
+    since_drain: u32,
+    /// The runs already written (long over, handed out in order while the
+    /// input is read), for the closing line.
+    written: RunTotals,
+    written_not_ok: bool,
     shape: Shape,
     format: Option<Format>,
     finding: Option<NoEvents>,
     transcript: TranscriptPiece,
 }
 
-impl Sink for VerdictSink {
-    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+/// Runs with a result and no line in the last this many lines are written
+/// and dropped while the input is read (the bound `stats` uses), so that
+/// a stream of many runs is judged in bounded memory.
+const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
+
+impl<'a> VerdictSink<'a> {
+    fn new(emit: &'a Emit<'a>) -> VerdictSink<'a> {
+        VerdictSink {
+            emit,
+            folder: RunFolder::new(),
+            since_drain: 0,
+            written: RunTotals::new(),
+            written_not_ok: false,
+            shape: Shape::default(),
+            format: None,
+            finding: None,
+            transcript: TranscriptPiece::default(),
+        }
+    }
+
+    /// Write the runs long over, in order (every 4096 events). Never the
+    /// input's last run, which `--exit-code` may still change.
+    fn drain_idle(&mut self, p: &Piece<'_>, line: u64, out: &mut Vec<u8>) {
+        self.since_drain += 1;
+        if self.since_drain < 4096 {
+            return;
+        }
+        self.since_drain = 0;
+        for r in self
+            .folder
+            .drain_idle_in_order(line.saturating_sub(IDLE_LINES))
+        {
+            if self.emit.kept(&r) {
+                self.written_not_ok |= !r.ok();
+                self.written.add(&r);
+                write_run(self.emit, p, &r, out);
+            }
+        }
+    }
+}
+
+/// One run's record, as JSON or as a line for people.
+fn write_run(emit: &Emit<'_>, p: &Piece<'_>, r: &RunSummary, out: &mut Vec<u8>) {
+    if emit.json {
+        write_json_value(&run_record(r, p.name), out);
+    } else {
+        let shown = emit.shown.get(p.input).map_or(p.name, String::as_str);
+        out.extend_from_slice(human_line(shown, r).as_bytes());
+    }
+}
+
+impl Sink for VerdictSink<'_> {
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+        self.drain_idle(p, ev.line(), out);
         self.folder.push(ev);
     }
 
@@ -332,16 +414,6 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    // With --since/--until, a run is kept by the day it started, and what
-    // has no date (an input without events) is left out, as `stats` counts.
-    let kept = |r: &RunSummary| {
-        range.is_all()
-            || range.contains(
-                r.started_at
-                    .as_deref()
-                    .and_then(|t| Day::of_timestamp(t, &zone)),
-            )
-    };
     let (mut inputs, unreadable) = expand(&args.common);
     args.project.retain(&mut inputs);
     let mut opts = exec::Opts::new(&args.common);
@@ -349,6 +421,12 @@ pub fn run(args: &Args) -> i32 {
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let json_out = args.json || !std::io::stdout().is_terminal();
+    let emit = Emit {
+        json: json_out,
+        shown: &shown,
+        range: &range,
+        zone: &zone,
+    };
     let mut any_not_ok = false;
     // For the closing line on a terminal: the runs as `stats` sums them,
     // and the inputs without events by verdict.
@@ -362,7 +440,7 @@ pub fn run(args: &Args) -> i32 {
     let trouble = exec::run(
         &inputs,
         &opts,
-        VerdictSink::default,
+        || VerdictSink::new(&emit),
         |done: Done<VerdictSink>| {
             let name = &names[done.input];
             let mut out = Vec::new();
@@ -409,19 +487,22 @@ pub fn run(args: &Args) -> i32 {
                 exec::write_out(&mut out);
                 return;
             }
+            // The runs written while it was read, then the rest.
+            any_not_ok |= sink.written_not_ok;
+            seen.merge(&sink.written, 0);
             let mut runs = sink.folder.finish();
             if let (Some(code), Some(last)) = (code, runs.last_mut()) {
                 last.apply_exit_code(code);
             }
-            runs.retain(|r| kept(r));
+            runs.retain(|r| emit.kept(r));
+            let piece = Piece {
+                input: done.input,
+                name,
+            };
             for r in &runs {
                 any_not_ok |= !r.ok();
                 seen.add(r);
-                if json_out {
-                    write_json_value(&run_record(r, name), &mut out);
-                } else {
-                    out.extend_from_slice(human_line(&shown[done.input], r).as_bytes());
-                }
+                write_run(&emit, &piece, r, &mut out);
             }
             exec::write_out(&mut out);
         },

@@ -249,13 +249,8 @@ impl RunFolder {
             if Some(i) == self.current {
                 continue;
             }
-            if self.runs[i].as_ref().is_some_and(RunState::has_result)
-                && let Some(run) = self.runs[i].take()
-            {
-                if let Some(s) = &run.session {
-                    self.by_session.remove(s.as_str());
-                }
-                out.push(run.finish());
+            if self.runs[i].as_ref().is_some_and(RunState::has_result) {
+                out.extend(self.take(i));
             }
         }
         out
@@ -286,6 +281,37 @@ impl RunFolder {
         self.drain_before(before, false)
     }
 
+    /// The runs [`drain_idle`](RunFolder::drain_idle) would hand out, but
+    /// only those that started before every run still held: summaries in
+    /// the order [`finish`](RunFolder::finish) gives, for output that
+    /// streams run by run (`cctape verdict`). The run that started last is
+    /// never among them (the current run is always held), so what applies
+    /// to an input's last run can wait for [`finish`](RunFolder::finish).
+    pub fn drain_idle_in_order(&mut self, before: u64) -> Vec<RunSummary> {
+        let mut out = Vec::new();
+        for i in 0..self.runs.len() {
+            let Some(run) = &self.runs[i] else { continue };
+            if Some(i) == self.current || !(run.has_result() && run.last_line() < before) {
+                break;
+            }
+            out.extend(self.take(i));
+        }
+        if !out.is_empty() {
+            self.compact();
+        }
+        out
+    }
+
+    /// The summary of the run in slot `i`, taken out: its session starts a
+    /// new run if seen again.
+    fn take(&mut self, i: usize) -> Option<RunSummary> {
+        let run = self.runs.get_mut(i)?.take()?;
+        if let Some(s) = &run.session {
+            self.by_session.remove(s.as_str());
+        }
+        Some(run.finish())
+    }
+
     /// Summaries of the runs that have a result and saw no line at or after
     /// line `before`, the current run included: for a live stream whose
     /// lines stopped coming ([`RunReader::idle_for`], `cctape watch
@@ -311,13 +337,8 @@ impl RunFolder {
             if Some(i) == self.current && !current_too {
                 continue;
             }
-            if self.runs[i].as_ref().is_some_and(&done)
-                && let Some(run) = self.runs[i].take()
-            {
-                if let Some(s) = &run.session {
-                    self.by_session.remove(s.as_str());
-                }
-                out.push(run.finish());
+            if self.runs[i].as_ref().is_some_and(&done) {
+                out.extend(self.take(i));
             }
         }
         if !out.is_empty() {

@@ -16,7 +16,9 @@
 //! The harness (running the binary with a time limit, its peak RSS) is
 //! here; the cases are in [`streams`] (1 to 3), [`errors`] (5 to 10),
 //! [`walks`] (11, 12, 14, 16, 17: walks and bounded memory) and
-//! [`odd_inputs`] (4, 17 and the terminal hint).
+//! [`odd_inputs`] (4, 17 and the terminal hint); [`many_names`] and
+//! [`many_runs`] are inputs that once took quadratic time or memory
+//! growing with the input.
 #![cfg(unix)]
 
 use std::io::{Read, Write};
@@ -41,6 +43,7 @@ use scratch_dir::{Scratch, scratch};
 
 mod errors;
 mod many_names;
+mod many_runs;
 mod odd_inputs;
 mod streams;
 mod walks;

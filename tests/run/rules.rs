@@ -506,3 +506,45 @@ fn drain_idle_hands_out_runs_long_over_and_keeps_the_rest() {
     assert_eq!(rest[1].verdict.as_str(), "max_turns");
     assert_eq!(rest[2].verdict.as_str(), "no_result");
 }
+
+#[test]
+fn drain_idle_in_order_stops_at_the_first_run_still_held() {
+    use cctape::run::RunFolder;
+    // "a" has no result and began first: "b" and "c" are long over, but
+    // handing them out before "a" would break the order `finish` gives.
+    let lines = [
+        r#"{"type":"system","subtype":"init","session_id":"a"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"b"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"b"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"c"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"c"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"a"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"d"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"d"}"#,
+    ];
+    let input = lines.join("\n");
+    let mut folder = RunFolder::new();
+    let mut events = cctape::SliceEvents::new(input.as_bytes());
+    let mut drained: Vec<(u64, Vec<String>)> = Vec::new();
+    while let Some(item) = events.next_event() {
+        let ev = item.expect("event");
+        let line = ev.line();
+        folder.push(&ev);
+        let ids = folder
+            .drain_idle_in_order(line)
+            .into_iter()
+            .map(|r| r.session_id.unwrap_or_default())
+            .collect::<Vec<_>>();
+        if !ids.is_empty() {
+            drained.push((line, ids));
+        }
+    }
+    // Nothing while "a" is held; at line 7 (another run current) "a", "b"
+    // and "c" together; "d", current and last, only at the end.
+    assert_eq!(
+        drained,
+        [(7, vec!["a".to_string(), "b".into(), "c".into()])]
+    );
+    let rest: Vec<_> = folder.finish().into_iter().map(|r| r.session_id).collect();
+    assert_eq!(rest, [Some("d".to_string())]);
+}

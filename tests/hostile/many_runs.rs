@@ -1,0 +1,96 @@
+//! One input holding very many short runs (a log appended to by thousands
+//! of `claude -p` calls): `verdict` held every run of an input until the
+//! input ended, 366 MB for 80,000 runs of two lines, 1.2 GB for 240,000.
+//! It now writes each run's record once the run is long over (a result,
+//! and no line of it in the last 50,000 lines, the bound `stats` sums
+//! runs at), in the order the runs began, and keeps the input's last run
+//! for `--exit-code`. Memory is bounded by that window, not by the input.
+
+use crate::{Input, MIB, MINUTE, Output, args, assert_peak, cctape, temp_dir};
+use std::io::{BufRead, Write};
+use std::process::Stdio;
+
+/// `runs` runs of two lines each, sessions `s0`, `s1`, ... in turn.
+fn short_runs(runs: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(runs * 200);
+    for i in 0..runs {
+        writeln!(
+            out,
+            r#"{{"type":"system","subtype":"init","session_id":"s{i}","model":"claude-opus-4-6"}}"#
+        )
+        .unwrap();
+        let (subtype, is_error) = if i % 10 == 3 {
+            ("error_max_turns", true)
+        } else {
+            ("success", false)
+        };
+        writeln!(
+            out,
+            r#"{{"type":"result","subtype":"{subtype}","is_error":{is_error},"result":"ok","total_cost_usd":0.25,"num_turns":1,"session_id":"s{i}"}}"#
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// `verdict --json --exit-code 1` over `runs` runs: every record in
+/// order, the exit code on the last run only; the peak memory.
+fn verdicts_of(runs: usize, jobs: &str) -> Option<u64> {
+    let dir = temp_dir(&format!("many-runs-{runs}{jobs}"));
+    let path = dir.join("runs.jsonl");
+    std::fs::write(&path, short_runs(runs)).expect("write");
+    let out_path = dir.join("verdicts.jsonl");
+    let out = std::fs::File::create(&out_path).expect("create");
+    let r = cctape(
+        &args(&["verdict", "--json", "--exit-code", "1", jobs], &path),
+        Input::Null,
+        Output::Stdio(Stdio::from(out)),
+        MINUTE,
+    );
+    assert_eq!(r.code(), Some(1), "{}", r.stderr);
+    assert_peak(&r, 256 * MIB, &format!("verdict of {runs} runs {jobs}"));
+    let lines = std::io::BufReader::new(std::fs::File::open(&out_path).expect("open"));
+    let mut n = 0;
+    for line in lines.lines() {
+        let line = line.expect("read");
+        let session = format!(r#""session_id":"s{n}""#);
+        assert!(
+            line.contains(&session),
+            "record {n} is not run s{n}: {line:.300}"
+        );
+        let verdict = if n == runs - 1 {
+            // The exit code turns the last run's success into a failure.
+            r#"{"verdict":"error","ok":false,"#
+        } else if n % 10 == 3 {
+            r#"{"verdict":"max_turns","ok":false,"#
+        } else {
+            r#"{"verdict":"success","ok":true,"#
+        };
+        assert!(line.starts_with(verdict), "record {n}: {line:.300}");
+        let code = if n == runs - 1 { "1" } else { "null" };
+        assert!(
+            line.contains(&format!(r#""exit_code":{code},"#)),
+            "record {n}: {line:.300}"
+        );
+        n += 1;
+    }
+    assert_eq!(n, runs);
+    r.peak
+}
+
+#[test]
+#[ignore = "240,000 runs through verdict: run with CCTAPE_BIN=target/release/cctape (CI does)"]
+fn verdict_of_an_input_of_many_runs_writes_them_in_bounded_memory() {
+    for jobs in ["-j1", "-j2"] {
+        let small = verdicts_of(80_000, jobs);
+        let large = verdicts_of(240_000, jobs);
+        if let (Some(small), Some(large)) = (small, large) {
+            assert!(
+                large < small + 64 * MIB,
+                "{jobs}: 240,000 runs peaked at {} MiB, 80,000 at {} MiB",
+                large / MIB,
+                small / MIB
+            );
+        }
+    }
+}
