@@ -10,7 +10,7 @@ use cctape::error::Error;
 use cctape::event::Event;
 use cctape::otel::send::{Config, Outcome, Protocol, Sender};
 use cctape::otel::{
-    RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_request,
+    RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_requests,
 };
 use cctape::run::RunFolder;
 use cctape::sniff::Format;
@@ -45,9 +45,16 @@ pub struct OtlpArgs {
     /// the reading never waits for a slow receiver.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub otlp_queue: usize,
-    /// Runs per request.
+    /// Runs per batch: a metrics request (or line of `--out`'s
+    /// metrics.jsonl) holds at most this many runs' points.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub otlp_batch: usize,
+    /// Spans per trace request (or line of `--out`'s traces.jsonl) at most:
+    /// a long run's spans are split across requests (512 by default, the
+    /// OpenTelemetry SDKs' OTEL_BSP_MAX_EXPORT_BATCH_SIZE; receivers cap a
+    /// request's size).
+    #[arg(long, value_name = "N", default_value_t = cctape::otel::MAX_EXPORT_SPANS)]
+    pub otlp_max_spans: usize,
 }
 
 fn protocol_arg(s: &str) -> Result<String, String> {
@@ -83,6 +90,7 @@ impl OtlpArgs {
         c.retries = self.otlp_retries;
         c.queue = self.otlp_queue.max(1);
         c.batch_runs = self.otlp_batch.max(1);
+        c.max_spans = self.otlp_max_spans.max(1);
         c.headers = self
             .otlp_headers
             .iter()
@@ -126,7 +134,8 @@ pub fn report_outcome(o: &Outcome) -> bool {
 pub struct Args {
     /// Write OTLP JSON files into DIR: traces.jsonl and metrics.jsonl, one
     /// export request a line (the OpenTelemetry Collector's file exporter
-    /// format), each replaced atomically.
+    /// format; at most --otlp-max-spans spans and --otlp-batch runs'
+    /// points a line), each replaced atomically.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -246,14 +255,22 @@ impl OutFile {
 struct OutDir {
     traces: OutFile,
     metrics: OutFile,
+    /// Spans per traces line, runs per metrics line, at most.
+    max_spans: usize,
+    batch_runs: usize,
 }
 
 impl OutDir {
-    fn create(dir: &Path) -> std::io::Result<OutDir> {
+    fn create(dir: &Path, otlp: &OtlpArgs) -> std::io::Result<OutDir> {
         std::fs::create_dir_all(dir)?;
         let traces = OutFile::create(dir, "traces.jsonl")?;
         match OutFile::create(dir, "metrics.jsonl") {
-            Ok(metrics) => Ok(OutDir { traces, metrics }),
+            Ok(metrics) => Ok(OutDir {
+                traces,
+                metrics,
+                max_spans: otlp.otlp_max_spans.max(1),
+                batch_runs: otlp.otlp_batch.max(1),
+            }),
             Err(e) => {
                 traces.abandon();
                 Err(e)
@@ -261,17 +278,22 @@ impl OutDir {
         }
     }
 
-    /// One export request per line for this input's runs.
+    /// One export request per line for this input's runs: at most
+    /// `max_spans` spans a traces line, `batch_runs` runs a metrics line.
     fn write(&mut self, runs: &[RunTelemetry]) -> std::io::Result<()> {
-        if runs.is_empty() {
-            return Ok(());
+        for req in trace_requests(runs, self.max_spans) {
+            self.traces.line(&to_json(&req))?;
         }
-        self.traces.line(&to_json(&trace_request(runs)))?;
-        self.metrics.line(&to_json(&metrics_request(runs)))
+        for batch in runs.chunks(self.batch_runs) {
+            self.metrics.line(&to_json(&metrics_request(batch)))?;
+        }
+        Ok(())
     }
 
     fn commit(self) -> std::io::Result<()> {
-        let OutDir { traces, metrics } = self;
+        let OutDir {
+            traces, metrics, ..
+        } = self;
         match traces.commit() {
             Ok(()) => metrics.commit(),
             Err(e) => {
@@ -337,7 +359,7 @@ pub fn run(args: &Args) -> i32 {
             return 2;
         }
     };
-    let dir = match args.out.as_deref().map(OutDir::create) {
+    let dir = match args.out.as_deref().map(|d| OutDir::create(d, &args.otlp)) {
         None => None,
         Some(Ok(d)) => Some(d),
         Some(Err(e)) => {

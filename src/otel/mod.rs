@@ -46,7 +46,7 @@
 //!
 //! ```
 //! use cctape::{RunFolder, SliceEvents};
-//! use cctape::otel::{run_telemetry, to_json, to_protobuf, trace_request};
+//! use cctape::otel::{MAX_EXPORT_SPANS, run_telemetry, to_json, to_protobuf, trace_requests};
 //!
 //! let input = std::fs::read("corpus/streams/success-basic.jsonl")?;
 //! let mut folder = RunFolder::new();
@@ -62,7 +62,7 @@
 //! let names: Vec<&str> = t.spans.scope_spans[0].spans.iter().map(|s| s.name.as_str()).collect();
 //! assert_eq!(names[0], "invoke_agent claude-code");
 //! assert!(names.iter().any(|n| n.starts_with("chat ")));
-//! let request = trace_request([&t]);
+//! let request = trace_requests(std::slice::from_ref(&t), MAX_EXPORT_SPANS).next().unwrap();
 //! assert!(to_json(&request).starts_with(b"{\"resourceSpans\""));
 //! assert!(!to_protobuf(&request).is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -74,7 +74,7 @@ pub use opentelemetry_proto as proto;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::metrics::v1::ResourceMetrics;
-use opentelemetry_proto::tonic::trace::v1::ResourceSpans;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans};
 
 mod attrs;
 mod metrics;
@@ -129,13 +129,78 @@ pub fn session_telemetry(
     }
 }
 
-/// An OTLP trace export request of these runs' spans.
-pub fn trace_request<'a>(
-    runs: impl IntoIterator<Item = &'a RunTelemetry>,
-) -> ExportTraceServiceRequest {
-    ExportTraceServiceRequest {
-        resource_spans: runs.into_iter().map(|r| r.spans.clone()).collect(),
-    }
+/// Spans an export request holds at most, by default: the OpenTelemetry
+/// SDKs' batch span processor default (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`,
+/// 512). A request of one long run's spans whole would exceed what
+/// receivers take in one request (they cap a request's size), and a line
+/// of `cctape otel --out` with it would be hundreds of megabytes.
+pub const MAX_EXPORT_SPANS: usize = 512;
+
+/// OTLP trace export requests of these runs' spans, in order, each with
+/// at most `max_spans` spans (at least 1): runs go together while they
+/// fit, and a run with more spans is split across requests, each part
+/// under the run's resource and scope. A run is copied into a request
+/// part by part, never whole when split.
+///
+/// ```
+/// use cctape::otel::{RunTelemetry, run_telemetry, trace_requests};
+/// # use cctape::{RunFolder, SliceEvents};
+/// # let input = std::fs::read("corpus/streams/success-basic.jsonl")?;
+/// # let mut folder = RunFolder::new();
+/// # folder.record_calls(true);
+/// # let mut events = SliceEvents::new(&input);
+/// # while let Some(Ok(ev)) = events.next_event() { folder.push(&ev); }
+/// let t = run_telemetry(&folder.finish()[0], "success-basic.jsonl", 0);
+/// let parts: Vec<_> = trace_requests(std::slice::from_ref(&t), 1).collect();
+/// assert_eq!(parts.len(), t.span_count());
+/// assert!(parts.iter().all(|r| r.resource_spans[0].scope_spans[0].spans.len() == 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn trace_requests(
+    runs: &[RunTelemetry],
+    max_spans: usize,
+) -> impl Iterator<Item = ExportTraceServiceRequest> + '_ {
+    let max = max_spans.max(1);
+    // Where the next request starts: run, scope, span.
+    let (mut run, mut scope, mut span) = (0, 0, 0);
+    std::iter::from_fn(move || {
+        let mut req = ExportTraceServiceRequest::default();
+        let mut room = max;
+        while room > 0 && run < runs.len() {
+            let r = &runs[run].spans;
+            if scope == 0 && span == 0 && runs[run].span_count() <= room {
+                // The whole run fits.
+                room -= runs[run].span_count();
+                req.resource_spans.push(r.clone());
+                run += 1;
+                continue;
+            }
+            let mut part = ResourceSpans {
+                resource: r.resource.clone(),
+                scope_spans: Vec::new(),
+                schema_url: r.schema_url.clone(),
+            };
+            while room > 0 && scope < r.scope_spans.len() {
+                let s = &r.scope_spans[scope];
+                let take = (s.spans.len() - span).min(room);
+                part.scope_spans.push(ScopeSpans {
+                    scope: s.scope.clone(),
+                    spans: s.spans[span..span + take].to_vec(),
+                    schema_url: s.schema_url.clone(),
+                });
+                room -= take;
+                span += take;
+                if span == s.spans.len() {
+                    (scope, span) = (scope + 1, 0);
+                }
+            }
+            req.resource_spans.push(part);
+            if scope == r.scope_spans.len() {
+                (run, scope, span) = (run + 1, 0, 0);
+            }
+        }
+        (!req.resource_spans.is_empty()).then_some(req)
+    })
 }
 
 /// An OTLP metrics export request of these runs' points.

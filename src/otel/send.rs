@@ -12,7 +12,9 @@
 //! The HTTP client is ureq (blocking, plain HTTP: no TLS stack is built
 //! in; put a local collector in front of an `https` receiver).
 
-use super::{RunTelemetry, metrics_request, to_json, to_protobuf, trace_request};
+use super::{
+    MAX_EXPORT_SPANS, RunTelemetry, metrics_request, to_json, to_protobuf, trace_requests,
+};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -53,8 +55,11 @@ pub struct Config {
     pub traces: bool,
     /// Send the metric points.
     pub metrics: bool,
-    /// Runs per request (a batch).
+    /// Runs per batch: one metrics request, and trace requests of at most
+    /// [`max_spans`](Config::max_spans) spans each.
     pub batch_runs: usize,
+    /// Spans per trace request at most ([`MAX_EXPORT_SPANS`] by default).
+    pub max_spans: usize,
     /// Batches waiting for the worker before new ones are dropped.
     pub queue: usize,
     /// Retries of a request after the first try.
@@ -69,7 +74,7 @@ pub struct Config {
 
 impl Config {
     /// Defaults for this endpoint: protobuf, traces and metrics, 64 runs a
-    /// batch, 64 batches queued, 5 retries from 250 ms, 10 s per request.
+    /// batch, 512 spans a trace request, 64 batches queued, 5 retries from 250 ms, 10 s per request.
     pub fn new(endpoint: &str) -> Config {
         Config {
             endpoint: endpoint.to_owned(),
@@ -77,6 +82,7 @@ impl Config {
             traces: true,
             metrics: true,
             batch_runs: 64,
+            max_spans: MAX_EXPORT_SPANS,
             queue: 64,
             retries: 5,
             backoff: Duration::from_millis(250),
@@ -232,7 +238,8 @@ impl Sender {
     }
 }
 
-/// The worker: each batch as one traces request and one metrics request.
+/// The worker: each batch as trace requests of at most
+/// [`Config::max_spans`] spans each, and one metrics request.
 fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(config.timeout))
@@ -245,44 +252,64 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
     // unreachable receiver does not cost every batch the whole backoff).
     let mut down = [false, false];
     while let Ok(batch) = rx.recv() {
-        let spans: u64 = batch.runs.iter().map(|r| r.span_count() as u64).sum();
         let pts: u64 = batch.runs.iter().map(points).sum();
-        if config.traces && spans > 0 {
-            let req = trace_request(&batch.runs);
-            let body = encode(config.protocol, &req);
-            match post(&agent, config, &traces_url, &body, down[0], &mut out) {
-                Ok(()) => {
-                    out.sent_spans += spans;
-                    down[0] = false;
+        if config.traces {
+            for req in trace_requests(&batch.runs, config.max_spans) {
+                let spans: u64 = req
+                    .resource_spans
+                    .iter()
+                    .flat_map(|r| &r.scope_spans)
+                    .map(|s| s.spans.len() as u64)
+                    .sum();
+                if spans == 0 {
+                    continue;
                 }
-                Err(e) => {
+                let body = encode(config.protocol, &req);
+                drop(req);
+                if deliver(&agent, config, &traces_url, &body, &mut down[0], &mut out) {
+                    out.sent_spans += spans;
+                } else {
                     out.failed_spans += spans;
-                    if !down[0] {
-                        out.failures.push(format!("{traces_url}: {e}"));
-                    }
-                    down[0] = true;
                 }
             }
         }
         if config.metrics && pts > 0 {
             let req = metrics_request(&batch.runs);
             let body = encode(config.protocol, &req);
-            match post(&agent, config, &metrics_url, &body, down[1], &mut out) {
-                Ok(()) => {
-                    out.sent_points += pts;
-                    down[1] = false;
-                }
-                Err(e) => {
-                    out.failed_points += pts;
-                    if !down[1] {
-                        out.failures.push(format!("{metrics_url}: {e}"));
-                    }
-                    down[1] = true;
-                }
+            if deliver(&agent, config, &metrics_url, &body, &mut down[1], &mut out) {
+                out.sent_points += pts;
+            } else {
+                out.failed_points += pts;
             }
         }
     }
     out
+}
+
+/// [`post`] one request to `url`, which is `down` once its retries ran out
+/// (then tried once, until it answers again): true when it was taken; the
+/// first failure of a URL that was up is said in `out`.
+fn deliver(
+    agent: &ureq::Agent,
+    config: &Config,
+    url: &str,
+    body: &[u8],
+    down: &mut bool,
+    out: &mut Outcome,
+) -> bool {
+    match post(agent, config, url, body, *down, out) {
+        Ok(()) => {
+            *down = false;
+            true
+        }
+        Err(e) => {
+            if !*down {
+                out.failures.push(format!("{url}: {e}"));
+            }
+            *down = true;
+            false
+        }
+    }
 }
 
 fn encode<T: serde::Serialize + prost::Message>(p: Protocol, req: &T) -> Vec<u8> {

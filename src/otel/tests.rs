@@ -197,3 +197,67 @@ fn metrics_are_claude_codes() {
         assert!(json.contains(ty), "{ty} in {json}");
     }
 }
+
+/// The spans of requests in order, each with its run's `session.id`.
+fn spans_of(reqs: &[ExportTraceServiceRequest]) -> Vec<(String, Vec<u8>)> {
+    use opentelemetry_proto::tonic::common::v1::any_value::Value;
+    let session = |r: &ResourceSpans| {
+        let attrs = r.resource.as_ref().map_or(&[][..], |r| &r.attributes[..]);
+        let v = attrs.iter().find(|a| a.key == "session.id");
+        match v.and_then(|a| a.value.as_ref()?.value.as_ref()) {
+            Some(Value::StringValue(s)) => s.clone(),
+            _ => String::new(),
+        }
+    };
+    reqs.iter()
+        .flat_map(|q| &q.resource_spans)
+        .flat_map(|r| {
+            let s = session(r);
+            r.scope_spans
+                .iter()
+                .flat_map(|sc| &sc.spans)
+                .map(move |sp| (s.clone(), sp.span_id.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn trace_requests_split_long_runs_and_pack_short_ones() {
+    let one = runs(NO_TIMES);
+    let other = String::from_utf8(NO_TIMES.to_vec())
+        .unwrap()
+        .replace("\"s1\"", "\"s2\"");
+    let two = runs(other.as_bytes());
+    let ts = [
+        run_telemetry(&one[0], "a.jsonl", 0),
+        run_telemetry(&two[0], "b.jsonl", 0),
+    ];
+    assert_eq!((ts[0].span_count(), ts[1].span_count()), (7, 7));
+    let whole: Vec<_> = trace_requests(&ts, MAX_EXPORT_SPANS).collect();
+    // Both runs fit one request, each whole, as they are.
+    assert_eq!(whole.len(), 1);
+    assert_eq!(
+        whole[0].resource_spans,
+        [ts[0].spans.clone(), ts[1].spans.clone()]
+    );
+    for max in [1, 2, 3, 5, 7, 8, 13, 14] {
+        let parts: Vec<_> = trace_requests(&ts, max).collect();
+        assert_eq!(parts.len(), 14_usize.div_ceil(max), "max {max}");
+        for p in &parts {
+            let n: usize = p
+                .resource_spans
+                .iter()
+                .flat_map(|r| &r.scope_spans)
+                .map(|s| s.spans.len())
+                .sum();
+            assert!(n >= 1 && n <= max, "max {max}: a request of {n} spans");
+            for r in &p.resource_spans {
+                assert!(r.resource.is_some() && !r.scope_spans.is_empty());
+                assert!(r.scope_spans.iter().all(|s| s.scope.is_some()));
+            }
+        }
+        // Every span once, in order, under its own run's resource.
+        assert_eq!(spans_of(&parts), spans_of(&whole), "max {max}");
+    }
+    assert_eq!(trace_requests(&[], 4).count(), 0);
+}
