@@ -35,9 +35,12 @@ pub struct Args {
     common: Common,
 }
 
-#[derive(Default)]
-struct TreeSink {
+struct TreeSink<'a> {
+    /// The inputs' names for people, and whether runs are JSON lines.
+    shown: &'a [String],
+    json: bool,
     folder: RunFolder,
+    since_drain: u32,
     format: Option<Format>,
     transcript: TranscriptPiece,
     /// What an input without events is (it is one run, as everywhere).
@@ -45,8 +48,57 @@ struct TreeSink {
     finding: Option<NoEvents>,
 }
 
-impl Sink for TreeSink {
-    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+impl<'a> TreeSink<'a> {
+    fn new(shown: &'a [String], json: bool) -> TreeSink<'a> {
+        TreeSink {
+            shown,
+            json,
+            folder: RunFolder::new(),
+            since_drain: 0,
+            format: None,
+            transcript: TranscriptPiece::default(),
+            shape: Shape::default(),
+            finding: None,
+        }
+    }
+}
+
+/// One run's tree (`found`: what the input is when it has no events).
+fn write_run(
+    shown: &[String],
+    json: bool,
+    p: &Piece<'_>,
+    r: &RunSummary,
+    found: Option<&NoEvents>,
+    out: &mut Vec<u8>,
+) {
+    if json {
+        write_json_value(&run_json(r, p.name, found), out);
+    } else {
+        let mut text = String::new();
+        run_line(
+            shown.get(p.input).map_or(p.name, String::as_str),
+            r,
+            &mut text,
+        );
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+impl Sink for TreeSink<'_> {
+    /// A run long over (a result, and no line of it in the last
+    /// [`cctape::run::IDLE_LINES`]) is drawn as the input is read, in the
+    /// order the runs began (checked every 4096 events), so that one input
+    /// of many runs is drawn in bounded memory.
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+        self.since_drain += 1;
+        if self.since_drain >= 4096 {
+            self.since_drain = 0;
+            let before = ev.line().saturating_sub(cctape::run::IDLE_LINES);
+            for r in self.folder.drain_idle_in_order(before) {
+                write_run(self.shown, self.json, p, &r, None, out);
+            }
+        }
         self.folder.push(ev);
     }
 
@@ -210,7 +262,8 @@ pub fn run(args: &Args) -> i32 {
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
     let shown: Vec<String> = inputs.iter().map(|i| i.shown()).collect();
     let mut transcripts = Transcripts::default();
-    let trouble = exec::run(&inputs, &opts, TreeSink::default, |done: Done<TreeSink>| {
+    let make = || TreeSink::new(&shown, args.json);
+    let trouble = exec::run(&inputs, &opts, make, |done: Done<TreeSink>| {
         let name = &names[done.input];
         let sink = done.sink;
         if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
@@ -221,8 +274,8 @@ pub fn run(args: &Args) -> i32 {
             // Could not be read, or broke off before any event: no run.
             return;
         }
+        // The runs not drawn while it was read.
         let mut out = Vec::new();
-        let mut text = String::new();
         let mut runs = sink.folder.finish();
         let mut found = None;
         if done.counts.events == 0 {
@@ -231,14 +284,13 @@ pub fn run(args: &Args) -> i32 {
             runs = vec![no_events_run(runs.into_iter().next(), &n, None)];
             found = Some(n);
         }
+        let piece = Piece {
+            input: done.input,
+            name,
+        };
         for r in runs {
-            if args.json {
-                write_json_value(&run_json(&r, name, found.as_ref()), &mut out);
-            } else {
-                run_line(&shown[done.input], &r, &mut text);
-            }
+            write_run(&shown, args.json, &piece, &r, found.as_ref(), &mut out);
         }
-        out.extend_from_slice(text.as_bytes());
         exec::write_out(&mut out);
     });
     if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {

@@ -151,11 +151,15 @@ pub fn read_prefix(rdr: &mut dyn Read, stream: bool) -> Prefix {
 /// The sniffed prefix ([`read_prefix`]), then the error met while reading
 /// it, if one was, then the rest of the input. Once read, the prefix's
 /// buffer is kept for the thread's next [`read_prefix`].
+///
+/// When the prefix is the whole input (its end was read), `inner` is not
+/// read again: a small file costs no read past the one that met its end.
 #[derive(Debug)]
 pub struct Prefixed<R> {
     prefix: Vec<u8>,
     pos: usize,
     error: Option<io::Error>,
+    ended: bool,
     inner: R,
 }
 
@@ -163,6 +167,7 @@ impl<R: Read> Prefixed<R> {
     /// `prefix` as [`read_prefix`] gave it, then `inner`.
     pub fn new(prefix: Prefix, inner: R) -> Prefixed<R> {
         Prefixed {
+            ended: prefix.whole && prefix.error.is_none(),
             prefix: prefix.bytes,
             pos: 0,
             error: prefix.error,
@@ -185,6 +190,9 @@ impl<R: Read> Read for Prefixed<R> {
         }
         if let Some(e) = self.error.take() {
             return Err(e);
+        }
+        if self.ended {
+            return Ok(0);
         }
         self.inner.read(buf)
     }
@@ -251,6 +259,33 @@ mod tests {
         let p = read_prefix(&mut r, false);
         assert_eq!((&p.bytes[..], p.whole), (&small[..], true));
         assert_eq!(all_of(p, b""), small);
+    }
+
+    #[test]
+    fn a_prefix_that_is_the_whole_input_reads_nothing_after_it() {
+        // Its end was read: what comes after it (a file grown since, or
+        // a terminal's next line after Ctrl-D) is not read.
+        let mut r = Trickle {
+            data: b"{\"type\":\"result\"}\n",
+            step: 100,
+            fail: false,
+        };
+        let p = read_prefix(&mut r, false);
+        assert!(p.whole);
+        assert_eq!(
+            all_of(p, b"{\"type\":\"user\"}\n"),
+            b"{\"type\":\"result\"}\n"
+        );
+        // Not the whole input: the rest follows.
+        let big: Vec<u8> = b"{\"type\":\"user\"}\n".repeat(SNIFF_BYTES / 16 + 1);
+        let mut r = Trickle {
+            data: &big,
+            step: 1 << 20,
+            fail: false,
+        };
+        let p = read_prefix(&mut r, false);
+        assert!(!p.whole);
+        assert_eq!(all_of(p, r.data), big);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! and no line of it in the last 50,000 lines, the bound `stats` sums
 //! runs at), in the order the runs began, and keeps the input's last run
 //! for `--exit-code`. Memory is bounded by that window, not by the input.
+//! `tree` held them all too (1.0 GB for 240,000 runs) and draws them so
+//! now.
 
 use crate::{Input, MIB, MINUTE, Output, args, assert_peak, cctape, temp_dir};
 use std::io::{BufRead, Write};
@@ -33,22 +35,23 @@ fn short_runs(runs: usize) -> Vec<u8> {
     out
 }
 
-/// `verdict --json --exit-code 1` over `runs` runs: every record in
-/// order, the exit code on the last run only; the peak memory.
-fn verdicts_of(runs: usize, jobs: &str) -> Option<u64> {
-    let dir = temp_dir(&format!("many-runs-{runs}{jobs}"));
+/// `cctape ARGS` over `runs` runs (exit code `code`, peak under 256 MiB),
+/// each line of its output checked by `check` (its number, the line); the
+/// peak.
+fn each_line_of(cmd: &[&str], runs: usize, code: i32, check: impl Fn(usize, &str)) -> Option<u64> {
+    let dir = temp_dir(&format!("many-runs-{}-{runs}", cmd.join("")));
     let path = dir.join("runs.jsonl");
     std::fs::write(&path, short_runs(runs)).expect("write");
-    let out_path = dir.join("verdicts.jsonl");
+    let out_path = dir.join("out.jsonl");
     let out = std::fs::File::create(&out_path).expect("create");
     let r = cctape(
-        &args(&["verdict", "--json", "--exit-code", "1", jobs], &path),
+        &args(cmd, &path),
         Input::Null,
         Output::Stdio(Stdio::from(out)),
         MINUTE,
     );
-    assert_eq!(r.code(), Some(1), "{}", r.stderr);
-    assert_peak(&r, 256 * MIB, &format!("verdict of {runs} runs {jobs}"));
+    assert_eq!(r.code(), Some(code), "{}", r.stderr);
+    assert_peak(&r, 256 * MIB, &format!("{cmd:?} of {runs} runs"));
     let lines = std::io::BufReader::new(std::fs::File::open(&out_path).expect("open"));
     let mut n = 0;
     for line in lines.lines() {
@@ -58,6 +61,18 @@ fn verdicts_of(runs: usize, jobs: &str) -> Option<u64> {
             line.contains(&session),
             "record {n} is not run s{n}: {line:.300}"
         );
+        check(n, &line);
+        n += 1;
+    }
+    assert_eq!(n, runs);
+    r.peak
+}
+
+/// `verdict --json --exit-code 1` over `runs` runs: every record in
+/// order, the exit code on the last run only; the peak memory.
+fn verdicts_of(runs: usize, jobs: &str) -> Option<u64> {
+    let cmd = ["verdict", "--json", "--exit-code", "1", jobs];
+    each_line_of(&cmd, runs, 1, |n, line| {
         let verdict = if n == runs - 1 {
             // The exit code turns the last run's success into a failure.
             r#"{"verdict":"error","ok":false,"#
@@ -72,10 +87,7 @@ fn verdicts_of(runs: usize, jobs: &str) -> Option<u64> {
             line.contains(&format!(r#""exit_code":{code},"#)),
             "record {n}: {line:.300}"
         );
-        n += 1;
-    }
-    assert_eq!(n, runs);
-    r.peak
+    })
 }
 
 #[test]
@@ -92,5 +104,25 @@ fn verdict_of_an_input_of_many_runs_writes_them_in_bounded_memory() {
                 small / MIB
             );
         }
+    }
+}
+
+/// `tree --json` over `runs` runs: one line per run, in order; the peak.
+fn trees_of(runs: usize) -> Option<u64> {
+    each_line_of(&["tree", "--json"], runs, 0, |_, _| {})
+}
+
+#[test]
+#[ignore = "240,000 runs through tree: run with CCTAPE_BIN=target/release/cctape (CI does)"]
+fn tree_of_an_input_of_many_runs_draws_them_in_bounded_memory() {
+    let small = trees_of(80_000);
+    let large = trees_of(240_000);
+    if let (Some(small), Some(large)) = (small, large) {
+        assert!(
+            large < small + 64 * MIB,
+            "240,000 runs peaked at {} MiB, 80,000 at {} MiB",
+            large / MIB,
+            small / MIB
+        );
     }
 }
