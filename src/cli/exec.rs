@@ -325,11 +325,31 @@ enum Msg<'n, S> {
 /// piece in input order after writing its output; failures and bad lines
 /// are said on stderr here, once, in input order (unless `-s`). Returns
 /// what went wrong, for the exit code ([`Trouble::exit_code`]).
-pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, mut consume: C) -> Trouble
+pub fn run<S, M, C>(inputs: &[Input], opts: &Opts, make: M, consume: C) -> Trouble
 where
     S: Sink,
     M: Fn() -> S + Sync,
     C: FnMut(Done<S>),
+{
+    run_into(inputs, opts, make, consume, write_out)
+}
+
+/// [`run`], the sinks' output handed to `write` (in input order, in the
+/// blocks the sinks wrote, each block whole records; `write` empties the
+/// buffer) instead of stdout: for a command whose output goes elsewhere
+/// (`otel`'s files and receiver).
+pub fn run_into<S, M, C, W>(
+    inputs: &[Input],
+    opts: &Opts,
+    make: M,
+    mut consume: C,
+    mut write: W,
+) -> Trouble
+where
+    S: Sink,
+    M: Fn() -> S + Sync,
+    C: FnMut(Done<S>),
+    W: FnMut(&mut Vec<u8>),
 {
     let progress = Arc::new(Progress::default());
     progress
@@ -359,7 +379,7 @@ where
             Msg::Done(d, b) => (Some(d), b),
         };
         let (bytes, said, unsaid, errors) = block.parts();
-        write_out(bytes);
+        write(bytes);
         say_lines(tally.take(said, unsaid));
         trouble.bad_lines += errors;
         let Some(done) = done else { return };
@@ -445,6 +465,35 @@ where
         }
     });
     trouble
+}
+
+/// The runs of a stream long over (a result, and no line of them in the
+/// last [`cctape::run::IDLE_LINES`]), handed out while the input is read
+/// and in the order the runs began ([`RunFolder::drain_idle_in_order`]):
+/// for the commands that write a record per run (`verdict`, `tree`,
+/// `otel`), so that one input of many runs is read in bounded memory.
+/// Looked for every 4,096 events, as `stats` sums its runs.
+///
+/// [`RunFolder::drain_idle_in_order`]: cctape::run::RunFolder::drain_idle_in_order
+#[derive(Debug, Default)]
+pub struct InOrder {
+    since: u32,
+}
+
+impl InOrder {
+    /// The runs over by the event at `line` (none most of the time).
+    pub fn over(
+        &mut self,
+        folder: &mut cctape::run::RunFolder,
+        line: u64,
+    ) -> Vec<cctape::run::RunSummary> {
+        self.since += 1;
+        if self.since < 4096 {
+            return Vec::new();
+        }
+        self.since = 0;
+        folder.drain_idle_in_order(line.saturating_sub(cctape::run::IDLE_LINES))
+    }
 }
 
 /// Hands out inputs in order, never more than `ahead` past the one being

@@ -2,6 +2,14 @@
 //! OpenTelemetry, in bulk: OTLP JSON files in a folder (`--out DIR`) and/or
 //! OTLP over HTTP to a receiver (`--otlp ENDPOINT`). The mapping is the
 //! library's ([`cctape::otel`]); the runs are the ones `verdict` prints.
+//!
+//! A stream's runs long over are made telemetry while the input is read
+//! and handed, encoded, through the reading's ordered output
+//! ([`exec::run_into`]) to the thread that writes the files and feeds the
+//! sender: one input of many runs is exported in bounded memory. The
+//! files get 64 runs a line (`--otlp-batch`) and at most 512 spans
+//! (`--otlp-max-spans`), whatever the reading's blocks, so they do not
+//! depend on `--jobs`.
 
 use super::exec::{self, BadLine, Done, Piece, Sink, Split};
 use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
@@ -151,6 +159,10 @@ pub struct Args {
 #[derive(Default)]
 struct OtelSink {
     folder: RunFolder,
+    over: exec::InOrder,
+    /// Where the input's runs without timestamps are placed (its
+    /// modification time when it was opened).
+    anchor: i64,
     transcript: TranscriptPiece,
     format: Option<Format>,
 }
@@ -166,8 +178,52 @@ impl OtelSink {
     }
 }
 
+/// A run's telemetry through the reading's ordered output ([`exec::run_into`]):
+/// its spans and its points, each as protobuf after its length (four bytes,
+/// little-endian).
+fn encode_run(t: &RunTelemetry, out: &mut Vec<u8>) {
+    use prost::Message;
+    for len_and_bytes in [t.spans.encode_to_vec(), t.metrics.encode_to_vec()] {
+        out.extend_from_slice(&(len_and_bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&len_and_bytes);
+    }
+}
+
+/// The runs [`encode_run`] wrote into `bytes`, which it empties.
+fn decode_runs(bytes: &mut Vec<u8>) -> Vec<RunTelemetry> {
+    use cctape::otel::proto::tonic::metrics::v1::ResourceMetrics;
+    use cctape::otel::proto::tonic::trace::v1::ResourceSpans;
+    use prost::Message;
+    fn next<'b>(b: &mut &'b [u8]) -> Option<&'b [u8]> {
+        let (len, rest) = b.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let (msg, rest) = (rest.get(..len)?, rest.get(len..)?);
+        *b = rest;
+        Some(msg)
+    }
+    let mut runs = Vec::new();
+    let mut b = &bytes[..];
+    // Written whole by this process just before: a part that does not
+    // decode cannot happen, and would end the list.
+    while let (Some(s), Some(m)) = (next(&mut b), next(&mut b)) {
+        match (ResourceSpans::decode(s), ResourceMetrics::decode(m)) {
+            (Ok(spans), Ok(metrics)) => runs.push(RunTelemetry { spans, metrics }),
+            _ => break,
+        }
+    }
+    bytes.clear();
+    runs
+}
+
 impl Sink for OtelSink {
-    fn event(&mut self, _: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+    /// A run long over is made telemetry as the input is read
+    /// ([`exec::InOrder`]).
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+        for r in self.over.over(&mut self.folder, ev.line()) {
+            if r.events > 0 {
+                encode_run(&run_telemetry(&r, p.name, self.anchor), out);
+            }
+        }
         self.folder.push(ev);
     }
 
@@ -191,6 +247,7 @@ impl Sink for OtelSink {
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
         self.format = Some(format);
+        self.anchor = anchor_of(p.name);
         if format == Format::Transcript {
             self.transcript.begin(p.name);
         }
@@ -319,14 +376,36 @@ struct Outputs {
     dir: Option<OutDir>,
     dir_error: Option<std::io::Error>,
     sender: Option<Sender>,
+    /// Runs not yet written to `dir`: written `batch_runs` at a time, and
+    /// at the end of each input, so that the lines do not depend on how
+    /// the reading handed the runs over.
+    pending: Vec<RunTelemetry>,
+    batch_runs: usize,
     runs: u64,
     spans: u64,
 }
 
 impl Outputs {
     fn put(&mut self, runs: Vec<RunTelemetry>) {
-        self.runs += runs.len() as u64;
-        self.spans += runs.iter().map(|r| r.span_count() as u64).sum::<u64>();
+        for r in runs {
+            self.runs += 1;
+            self.spans += r.span_count() as u64;
+            if self.dir.is_none() {
+                if let Some(s) = &mut self.sender {
+                    s.push(r);
+                }
+                continue;
+            }
+            self.pending.push(r);
+            if self.pending.len() >= self.batch_runs {
+                self.flush();
+            }
+        }
+    }
+
+    /// Write the pending runs (the end of an input), then send them.
+    fn flush(&mut self) {
+        let runs = std::mem::take(&mut self.pending);
         if let Some(d) = &mut self.dir
             && let Err(e) = d.write(&runs)
         {
@@ -374,42 +453,56 @@ pub fn run(args: &Args) -> i32 {
     let mut opts = exec::Opts::new(&args.common);
     opts.format = args.read.input_format.choice();
     let names: Vec<String> = inputs.iter().map(|i| i.name()).collect();
-    let mut out = Outputs {
+    // Shared by the reading's output (the runs drained while an input is
+    // read) and the end of each input (the rest), which never overlap.
+    let out = std::cell::RefCell::new(Outputs {
         dir,
         dir_error: None,
         sender: args.otlp.config().map(Sender::start),
+        pending: Vec::new(),
+        batch_runs: args.otlp.otlp_batch.max(1),
         runs: 0,
         spans: 0,
-    };
+    });
     let mut transcripts = Transcripts::default();
     transcripts.record_calls();
-    let trouble = exec::run(&inputs, &opts, OtelSink::new, |done: Done<OtelSink>| {
-        let name = &names[done.input];
-        let sink = done.sink;
-        if done.unreadable || done.counts.events == 0 {
-            return;
-        }
-        if sink.format == Some(Format::Transcript) {
-            transcripts.add(sink.transcript);
-            return;
-        }
-        let anchor = anchor_of(name);
-        let runs: Vec<RunTelemetry> = sink
-            .folder
-            .finish()
-            .iter()
-            .filter(|r| r.events > 0)
-            .map(|r| run_telemetry(r, name, anchor))
-            .collect();
-        out.put(runs);
-    });
+    let trouble = exec::run_into(
+        &inputs,
+        &opts,
+        OtelSink::new,
+        |done: Done<OtelSink>| {
+            let name = &names[done.input];
+            let sink = done.sink;
+            if done.unreadable || done.counts.events == 0 {
+                return;
+            }
+            if sink.format == Some(Format::Transcript) {
+                transcripts.add(sink.transcript);
+                return;
+            }
+            let runs: Vec<RunTelemetry> = sink
+                .folder
+                .finish()
+                .iter()
+                .filter(|r| r.events > 0)
+                .map(|r| run_telemetry(r, name, sink.anchor))
+                .collect();
+            let mut out = out.borrow_mut();
+            out.put(runs);
+            out.flush();
+        },
+        |bytes: &mut Vec<u8>| out.borrow_mut().put(decode_runs(bytes)),
+    );
+    let mut out = out.into_inner();
     if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
         for (s, &i) in report.sessions.iter().zip(&files) {
             let r = s.to_run();
             let t = session_telemetry(s, &r, &names[i], anchor_of(&names[i]));
             out.put(vec![t]);
+            out.flush();
         }
     }
+    out.flush();
     let mut failed = false;
     if let Some(e) = &out.dir_error {
         exec::note(&format!("otel: --out: {e}"));

@@ -40,7 +40,7 @@ struct TreeSink<'a> {
     shown: &'a [String],
     json: bool,
     folder: RunFolder,
-    since_drain: u32,
+    over: exec::InOrder,
     format: Option<Format>,
     transcript: TranscriptPiece,
     /// What an input without events is (it is one run, as everywhere).
@@ -54,7 +54,7 @@ impl<'a> TreeSink<'a> {
             shown,
             json,
             folder: RunFolder::new(),
-            since_drain: 0,
+            over: exec::InOrder::default(),
             format: None,
             transcript: TranscriptPiece::default(),
             shape: Shape::default(),
@@ -86,18 +86,10 @@ fn write_run(
 }
 
 impl Sink for TreeSink<'_> {
-    /// A run long over (a result, and no line of it in the last
-    /// [`cctape::run::IDLE_LINES`]) is drawn as the input is read, in the
-    /// order the runs began (checked every 4096 events), so that one input
-    /// of many runs is drawn in bounded memory.
+    /// A run long over is drawn as the input is read ([`exec::InOrder`]).
     fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        self.since_drain += 1;
-        if self.since_drain >= 4096 {
-            self.since_drain = 0;
-            let before = ev.line().saturating_sub(cctape::run::IDLE_LINES);
-            for r in self.folder.drain_idle_in_order(before) {
-                write_run(self.shown, self.json, p, &r, None, out);
-            }
+        for r in self.over.over(&mut self.folder, ev.line()) {
+            write_run(self.shown, self.json, p, &r, None, out);
         }
         self.folder.push(ev);
     }

@@ -102,7 +102,7 @@ impl Emit<'_> {
 struct VerdictSink<'a> {
     emit: &'a Emit<'a>,
     folder: RunFolder,
-    since_drain: u32,
+    over: exec::InOrder,
     /// The runs already written (long over, handed out in order while the
     /// input is read), for the closing line.
     written: RunTotals,
@@ -113,17 +113,12 @@ struct VerdictSink<'a> {
     transcript: TranscriptPiece,
 }
 
-/// Runs with a result and no line in the last this many lines are written
-/// and dropped while the input is read (the bound `stats` uses), so that
-/// a stream of many runs is judged in bounded memory.
-const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
-
 impl<'a> VerdictSink<'a> {
     fn new(emit: &'a Emit<'a>) -> VerdictSink<'a> {
         VerdictSink {
             emit,
             folder: RunFolder::new(),
-            since_drain: 0,
+            over: exec::InOrder::default(),
             written: RunTotals::new(),
             written_not_ok: false,
             shape: Shape::default(),
@@ -133,18 +128,10 @@ impl<'a> VerdictSink<'a> {
         }
     }
 
-    /// Write the runs long over, in order (every 4096 events). Never the
+    /// Write the runs long over, in order ([`exec::InOrder`]). Never the
     /// input's last run, which `--exit-code` may still change.
     fn drain_idle(&mut self, p: &Piece<'_>, line: u64, out: &mut Vec<u8>) {
-        self.since_drain += 1;
-        if self.since_drain < 4096 {
-            return;
-        }
-        self.since_drain = 0;
-        for r in self
-            .folder
-            .drain_idle_in_order(line.saturating_sub(IDLE_LINES))
-        {
+        for r in self.over.over(&mut self.folder, line) {
             if self.emit.kept(&r) {
                 self.written_not_ok |= !r.ok();
                 self.written.add(&r);

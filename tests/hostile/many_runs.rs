@@ -126,3 +126,46 @@ fn tree_of_an_input_of_many_runs_draws_them_in_bounded_memory() {
         );
     }
 }
+
+/// `otel --out` over 80,000 runs: every run's telemetry once, in order,
+/// 64 runs a line (`--otlp-batch`); before, 0.9 GB (2.7 GB for 240,000).
+#[test]
+#[ignore = "80,000 runs through otel: run with CCTAPE_BIN=target/release/cctape (CI does)"]
+fn otel_of_an_input_of_many_runs_writes_them_in_bounded_memory() {
+    let runs = 80_000;
+    let dir = temp_dir("many-runs-otel");
+    let path = dir.join("runs.jsonl");
+    std::fs::write(&path, short_runs(runs)).expect("write");
+    let out = dir.join("otel");
+    let out_arg = out.to_str().expect("utf-8 temp path");
+    let r = cctape(
+        &args(&["otel", "--out", out_arg], &path),
+        Input::Null,
+        Output::Keep,
+        MINUTE,
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    assert_peak(&r, 384 * MIB, "otel of 80,000 runs");
+    assert!(
+        r.stderr.contains("otel: 80000 runs, 80000 spans"),
+        "{}",
+        r.stderr
+    );
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).expect("metrics");
+    let mut lines = 0;
+    for (k, line) in metrics.lines().enumerate() {
+        // Each line's first run, its resource's `session.id` first.
+        let first = format!(
+            r#""key":"session.id","value":{{"stringValue":"s{}"}}"#,
+            k * 64
+        );
+        let at = line.find(r#""key":"session.id""#).expect("a session.id");
+        assert!(
+            line[at..].starts_with(&first),
+            "line {k}: {:.200}",
+            &line[at..]
+        );
+        lines += 1;
+    }
+    assert_eq!(lines, runs.div_ceil(64));
+}
