@@ -179,12 +179,12 @@ impl OtelSink {
 }
 
 /// A run's telemetry through the reading's ordered output ([`exec::run_into`]):
-/// its spans and its points, each as protobuf after its length (four bytes,
-/// little-endian).
+/// its spans and its points, each as protobuf after its length (eight
+/// bytes, little-endian: a run's spans may pass 4 GiB).
 fn encode_run(t: &RunTelemetry, out: &mut Vec<u8>) {
     use prost::Message;
     for len_and_bytes in [t.spans.encode_to_vec(), t.metrics.encode_to_vec()] {
-        out.extend_from_slice(&(len_and_bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(len_and_bytes.len() as u64).to_le_bytes());
         out.extend_from_slice(&len_and_bytes);
     }
 }
@@ -195,8 +195,8 @@ fn decode_runs(bytes: &mut Vec<u8>) -> Vec<RunTelemetry> {
     use cctape::otel::proto::tonic::trace::v1::ResourceSpans;
     use prost::Message;
     fn next<'b>(b: &mut &'b [u8]) -> Option<&'b [u8]> {
-        let (len, rest) = b.split_first_chunk::<4>()?;
-        let len = u32::from_le_bytes(*len) as usize;
+        let (len, rest) = b.split_first_chunk::<8>()?;
+        let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
         let (msg, rest) = (rest.get(..len)?, rest.get(len..)?);
         *b = rest;
         Some(msg)
@@ -204,12 +204,21 @@ fn decode_runs(bytes: &mut Vec<u8>) -> Vec<RunTelemetry> {
     let mut runs = Vec::new();
     let mut b = &bytes[..];
     // Written whole by this process just before: a part that does not
-    // decode cannot happen, and would end the list.
+    // decode cannot happen; if it did, it is said, not dropped quietly.
+    let mut lost = false;
     while let (Some(s), Some(m)) = (next(&mut b), next(&mut b)) {
         match (ResourceSpans::decode(s), ResourceMetrics::decode(m)) {
             (Ok(spans), Ok(metrics)) => runs.push(RunTelemetry { spans, metrics }),
-            _ => break,
+            _ => {
+                lost = true;
+                break;
+            }
         }
+    }
+    if lost || !b.is_empty() {
+        exec::note(
+            "otel: internal error: finished runs could not be read back; their telemetry is missing",
+        );
     }
     bytes.clear();
     runs
