@@ -25,8 +25,8 @@
 //! `ccusage session --json` / `daily --json` rows), with the time taken on
 //! stderr.
 
+use cctape::json::Scanner;
 use cctape::pricing::PriceTable;
-use cctape::scan::Scanner;
 use cctape::time::Zone;
 use cctape::transcript::{TranscriptFile, TranscriptFold};
 use std::fmt::Write as _;

@@ -24,8 +24,8 @@
 
 use cctape::event::parse_event;
 use cctape::framing::{DEFAULT_MAX_LINE, Line, LineReader, Lines};
+use cctape::json::{ScanMode, Scanner};
 use cctape::run::RunFolder;
-use cctape::scan::{ScanMode, Scanner};
 use cctape::stats::Stats;
 use std::fs::File;
 use std::time::Instant;

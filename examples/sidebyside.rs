@@ -188,7 +188,7 @@ fn readers() -> Vec<Reader> {
             n
         }),
     ));
-    if let Some(mut sc) = Scanner::with_backend(cctape::scan::Backend::Avx2) {
+    if let Some(mut sc) = Scanner::with_backend(cctape::json::Backend::Avx2) {
         v.push((
             "cctape scan, AVX2 backend forced",
             true,

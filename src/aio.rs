@@ -76,7 +76,7 @@ pub struct OwnedLine {
 
 impl OwnedLine {
     /// A copy of `line`.
-    pub fn copy_of(line: &Line<'_>) -> OwnedLine {
+    pub(crate) fn copy_of(line: &Line<'_>) -> OwnedLine {
         OwnedLine {
             bytes: Bytes::copy_from_slice(line.bytes),
             number: line.number,

@@ -7,7 +7,7 @@
 //! another. This module hands out each element's bytes with its position,
 //! the way [`crate::framing`] hands out lines, so that each element is then
 //! read exactly as a line would be ([`Element::as_line`] feeds the same
-//! [`Scanner`](crate::scan::Scanner) and [`parse_event`](crate::event::parse_event),
+//! [`Scanner`](crate::json::Scanner) and [`parse_event`](crate::event::parse_event),
 //! with the same errors).
 //!
 //! The input is a sequence of top-level values separated by whitespace: an
@@ -74,7 +74,7 @@ pub struct Element<'b> {
 
 impl<'b> Element<'b> {
     /// The element as a line, for the layers that read lines
-    /// ([`Scanner::scan`](crate::scan::Scanner::scan),
+    /// ([`Scanner::scan`](crate::json::Scanner::scan),
     /// [`parse_event`](crate::event::parse_event)): its number is the line
     /// where the element starts, its offset the element's first byte, and it
     /// is unterminated when the element is not complete.
@@ -130,7 +130,7 @@ impl<'b> Element<'b> {
     ///
     /// ```
     /// use cctape::elements::Elements;
-    /// use cctape::scan::Scanner;
+    /// use cctape::json::Scanner;
     ///
     /// let input = b"[\n  {\n    \"type\": \"user\",\n    \"n\": tru\n  }\n]\n";
     /// let el = Elements::new(input).next().unwrap().unwrap();

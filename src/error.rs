@@ -215,7 +215,7 @@ impl Error {
     }
 
     /// An I/O error, at the position the reader had reached.
-    pub fn io(err: std::io::Error, position: Position) -> Error {
+    pub(crate) fn io(err: std::io::Error, position: Position) -> Error {
         Error(Box::new(Inner {
             kind: ErrorKind::Io,
             position,
@@ -226,7 +226,7 @@ impl Error {
 
     /// An I/O error at `position`, with its own short reason (what the
     /// reader was doing, or why the input ended early).
-    pub fn io_with(err: std::io::Error, position: Position, reason: &'static str) -> Error {
+    pub(crate) fn io_with(err: std::io::Error, position: Position, reason: &'static str) -> Error {
         Error(Box::new(Inner {
             kind: ErrorKind::Io,
             position,

@@ -353,7 +353,10 @@ impl<T> Field<T> {
     }
 
     /// Read a field from an optional value with a typed getter.
-    pub fn read<'d>(v: Option<Value<'d>>, get: impl FnOnce(&Value<'d>) -> Option<T>) -> Field<T> {
+    pub(crate) fn read<'d>(
+        v: Option<Value<'d>>,
+        get: impl FnOnce(&Value<'d>) -> Option<T>,
+    ) -> Field<T> {
         match v {
             None => Field::Missing,
             Some(v) if v.is_null() => Field::Null,
@@ -384,7 +387,7 @@ pub struct TokenCounts {
 
 impl TokenCounts {
     /// Read the four counts of a usage object.
-    pub fn from_usage(u: Value<'_>) -> TokenCounts {
+    pub(crate) fn from_usage(u: Value<'_>) -> TokenCounts {
         let n = |k| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
         TokenCounts {
             input_tokens: n("input_tokens"),
@@ -591,7 +594,7 @@ fn told(line: &Line<'_>, e: Error) -> Error {
 impl<'t> Event<'t> {
     /// The event of a line the scanner validated and classified.
     #[inline]
-    pub fn scanned(s: &Scanned<'t>) -> Event<'t> {
+    pub(crate) fn scanned(s: &Scanned<'t>) -> Event<'t> {
         Event::tabled(s.value(), s.line(), s.kind())
     }
 

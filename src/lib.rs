@@ -37,7 +37,6 @@
 //! 3. [`json`]: the validating scanner, the structural index it writes in
 //!    the same pass, and the one lazy value type that reads a line through
 //!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
-//!    [`scan`] and [`parse`] are its former homes, kept for their callers;
 //!    [`error`] is the one error type with its [`Position`], and a private
 //!    `column` module finds where a bad line stops being JSON;
 //! 4. event: [`event`] gives [`EventKind`] from `type`/`subtype` and the hot
@@ -102,12 +101,10 @@ pub mod inputs;
 pub mod json;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod parse;
 pub mod pricing;
 pub mod report;
 pub mod run;
 mod runs;
-pub mod scan;
 pub mod sniff;
 pub mod source;
 pub mod stats;
@@ -120,8 +117,8 @@ pub mod views;
 pub use error::{Error, ErrorKind, Position};
 pub use event::{Event, EventKind, Field, TokenCounts};
 pub use framing::{Line, LineDecoder, LineReader, Lines};
+pub use json::tape::{Document, Parser};
 pub use json::{Number, Value, ValueKind};
-pub use parse::{Document, Parser};
 pub use run::{RunFolder, RunSummary, Verdict};
 pub use runs::runs;
 pub use stream::{Counts, EventReader, SliceEvents};

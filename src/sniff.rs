@@ -626,7 +626,7 @@ pub fn prefix_is_enough(held: &[u8]) -> bool {
 fn transcript_votes(nonblank: &[(&[u8], bool)]) -> i64 {
     let mut votes = 0i64;
     for (l, _) in nonblank.iter().filter(|(l, _)| l.first() == Some(&b'{')) {
-        let root = crate::scan::RawValue::starting(l);
+        let root = crate::json::RawValue::starting(l);
         for (k, v) in root.entries() {
             let is = |name: &str| k.str_eq(name);
             if is("session_id") || is("parent_tool_use_id") {

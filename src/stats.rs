@@ -112,7 +112,7 @@ impl Stats {
 
     /// Give back the memory kept for reading (the key buffer, spare room
     /// in the error list): for stats that are kept, one per input.
-    pub fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         self.key = String::new();
         self.errors.shrink_to_fit();
     }
@@ -147,7 +147,7 @@ impl Stats {
 
     /// Add another set of stats; its errors' file numbers are shifted by
     /// `file_base`.
-    pub fn merge(&mut self, o: &Stats, file_base: usize) {
+    pub(crate) fn merge(&mut self, o: &Stats, file_base: usize) {
         self.files += o.files;
         self.bytes += o.bytes;
         self.counts.add(&o.counts);

@@ -563,7 +563,7 @@ impl<R: Read> ElementEventReader<R> {
     }
 
     /// The element behind the item `next_event` returned last.
-    pub fn last_element(&self) -> Option<crate::elements::Element<'_>> {
+    pub(crate) fn last_element(&self) -> Option<crate::elements::Element<'_>> {
         self.last.map(|s| self.elements.element(s))
     }
 

@@ -323,7 +323,7 @@ impl BlockStart {
 
     /// The block that starts at `millis` (a key printed by `Display`,
     /// parsed back with [`parse_millis`]).
-    pub fn at(millis: i64) -> BlockStart {
+    pub(crate) fn at(millis: i64) -> BlockStart {
         BlockStart(millis)
     }
 }
@@ -359,7 +359,7 @@ impl Blocks {
 
     /// The last instant of the block that starts at `block` (ccusage's
     /// `actualEndTime`); `None` for no such block.
-    pub fn last_instant(&self, block: BlockStart) -> Option<i64> {
+    pub(crate) fn last_instant(&self, block: BlockStart) -> Option<i64> {
         let i = self
             .spans
             .binary_search_by_key(&block.0, |&(start, _)| start)
@@ -449,7 +449,7 @@ impl Day {
     }
 
     /// `YYYY-MM`: the key of ccusage's `monthly` report.
-    pub fn month_key(&self) -> String {
+    pub(crate) fn month_key(&self) -> String {
         format!("{:04}-{:02}", self.year, self.month)
     }
 }

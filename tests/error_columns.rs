@@ -5,8 +5,8 @@
 //! offending byte's; at the end of the input it is the end).
 
 use cctape::framing::Lines;
-use cctape::parse::Parser;
-use cctape::scan::Scanner;
+use cctape::json::Scanner;
+use cctape::json::tape::Parser;
 use cctape::stream::{ElementEventReader, ElementEvents};
 use cctape::{Error, ErrorKind};
 

@@ -3,7 +3,7 @@
 //! global).
 
 use cctape::elements::Elements;
-use cctape::scan::Scanner;
+use cctape::json::Scanner;
 use cctape::stream::{ElementEventReader, ElementEvents};
 use cctape::transcript::{TranscriptFile, TranscriptFold};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -10,7 +10,7 @@
 //! inputs without events.
 
 use cctape::framing::Lines;
-use cctape::parse::Parser;
+use cctape::json::tape::Parser;
 use cctape::run::{ExactSum, Verdict};
 use serde_json::Value;
 use std::collections::BTreeMap;

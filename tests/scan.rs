@@ -3,7 +3,7 @@
 
 use cctape::event::Event;
 use cctape::framing::{Line, Lines};
-use cctape::scan::{Backend, RawStr, Scanned, Scanner};
+use cctape::json::{Backend, RawStr, Scanned, Scanner};
 use cctape::{ErrorKind, EventKind, Field};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -525,9 +525,9 @@ proptest! {
     fn simd_masks_equal_scalar_masks(block in prop::collection::vec(prop::sample::select(
         b"\"\\\x00\x1f\x20\x7f\x80\xffu0a9fFgG/bnrt{}:,".to_vec()), 64)) {
         let block: [u8; 64] = block.try_into().unwrap();
-        let want = cctape::scan::block_masks(Backend::Scalar, &block);
+        let want = cctape::json::block_masks(Backend::Scalar, &block);
         for b in Backend::available() {
-            prop_assert_eq!(cctape::scan::block_masks(b, &block), want, "backend {}", b.name());
+            prop_assert_eq!(cctape::json::block_masks(b, &block), want, "backend {}", b.name());
         }
     }
 
@@ -539,7 +539,7 @@ proptest! {
             if dense {
                 bs |= bs.rotate_left(7) | bs.rotate_left(13);
             }
-            let got = cctape::scan::find_escaped(bs, &mut prev);
+            let got = cctape::json::find_escaped(bs, &mut prev);
             let mut want = 0u64;
             for i in 0..64 {
                 if naive_prev {

@@ -2,7 +2,7 @@
 //! the counting allocator is global).
 
 use cctape::framing::Lines;
-use cctape::scan::Scanner;
+use cctape::json::Scanner;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;

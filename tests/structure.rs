@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 /// Library `pub` lines per 1,000 library lines may not rise above this.
 /// Issue 23's target is 25; memchr, csv-core, csv, simd-json and sonic-rs
 /// have 12 to 18. It was 41.1 before the transcript record views became
-/// tables (39.6 after); lower it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 39.7;
+/// tables (39.6 after), 39.2 before the items no front end, test, doc
+/// example or public signature uses became `pub(crate)` (36.8 after);
+/// lower it as the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 36.8;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).
@@ -132,4 +134,55 @@ fn the_public_surface_stays_under_its_ceiling() {
         "{per_1000:.2} pub lines per 1,000 library lines, over the ceiling of \
          {PUB_PER_1000_CEILING}: make new items pub(crate) unless a front end needs them"
     );
+}
+
+/// The lines of `text` outside its `#[cfg(test)] mod NAME { ... }` blocks
+/// (a block ends at the first `}` in column 0), with their numbers.
+fn lines_outside_test_modules(text: &str) -> Vec<(usize, &str)> {
+    let (mut out, mut in_test, mut marked) = (Vec::new(), false, false);
+    for (i, line) in text.lines().enumerate() {
+        if in_test {
+            in_test = line != "}";
+            continue;
+        }
+        if marked && line.trim_start().starts_with("mod ") && line.trim_end().ends_with('{') {
+            in_test = true;
+            continue;
+        }
+        marked = line.trim() == "#[cfg(test)]";
+        out.push((i + 1, line));
+    }
+    out
+}
+
+/// `.unwrap()` and `.expect(` stay out of the code that input can reach:
+/// every one left in `src/` is in a test (a `tests.rs` file or a
+/// `#[cfg(test)]` module).
+#[test]
+fn no_unwrap_or_expect_outside_tests_in_src() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files: Vec<PathBuf> = realworld_files::all_files(&src)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "tests.rs"))
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "tests"))
+        .collect();
+    assert!(files.len() > 100, "{} files", files.len());
+    let mut found = Vec::new();
+    let mut test_lines = 0;
+    for p in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        let outside = lines_outside_test_modules(&text);
+        test_lines += text.lines().count() - outside.len();
+        for (n, line) in outside {
+            let code = line.trim_start();
+            if !code.starts_with("//") && (code.contains(".unwrap()") || code.contains(".expect("))
+            {
+                found.push(format!("{}:{n}: {code}", p.display()));
+            }
+        }
+    }
+    // The test modules were seen (the split is not vacuous).
+    assert!(test_lines > 1_000, "{test_lines} lines in test modules");
+    assert!(found.is_empty(), "unwrap/expect outside tests: {found:#?}");
 }

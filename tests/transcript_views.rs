@@ -8,7 +8,7 @@
 mod realworld_files;
 
 use cctape::framing::Lines;
-use cctape::scan::Scanner;
+use cctape::json::Scanner;
 use cctape::transcript::{Record, RecordKind, RecordView};
 use cctape::views::{Census, UserContent};
 use serde_json::Value as J;

@@ -16,7 +16,7 @@ use cctape::error::Error;
 use cctape::event::{Event as RsEvent, EventKind, parse_event};
 use cctape::framing::Line;
 use cctape::json::{IndexedLines, Scanner};
-use cctape::scan::Scanned;
+use cctape::json::Scanned;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};

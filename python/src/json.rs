@@ -1,4 +1,4 @@
-//! JSON into Python values: a line's tape (`cctape::parse::Value`) and the
+//! JSON into Python values: a line's tape (`cctape::json::tape::Value`) and the
 //! report records (`serde_json::Value`, keys in their documented order).
 
 use cctape::json::{Number, Value, ValueKind};

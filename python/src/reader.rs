@@ -160,7 +160,7 @@ impl Reader {
     /// Start the workers. Lines are read by the validating scanner (the hot
     /// fields without a tape; other fields are parsed when asked for).
     pub fn start(inputs: Inputs, mut opts: ReadOptions, jobs: usize, on_error: OnError) -> Reader {
-        opts.scan = Some(cctape::scan::ScanMode::Validated);
+        opts.scan = Some(cctape::json::ScanMode::Validated);
         let n = inputs.list.len();
         let jobs = jobs.clamp(1, n.max(1));
         let mut txs = Vec::with_capacity(n);

@@ -7,7 +7,7 @@ use super::output::{CsvRows, write_json, write_json_str};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::parse::ValueKind;
+use cctape::json::ValueKind;
 
 /// Output formats of `cctape fields`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use super::inputs::Input;
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, Field};
-use cctape::scan::{RawStr, ScanMode, Scanned};
+use cctape::json::{RawStr, ScanMode, Scanned};
 use std::collections::HashSet;
 use std::io::IsTerminal;
 

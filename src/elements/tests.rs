@@ -163,7 +163,7 @@ fn an_element_past_the_maximum_is_skipped_with_one_error() {
 fn locate_names_the_physical_line_of_an_error() {
     let input = b"[\n  {\n    \"type\": \"user\",\n    \"n\": tru\n  }\n]\n";
     let el = Elements::new(input).next().unwrap().unwrap();
-    let mut scanner = crate::scan::Scanner::new();
+    let mut scanner = crate::json::Scanner::new();
     let err = el.locate(scanner.scan(&el.as_line()).unwrap_err());
     let p = err.position();
     assert_eq!(err.kind(), ErrorKind::InvalidJson);

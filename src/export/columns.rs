@@ -109,13 +109,13 @@ pub struct StrCol {
 impl StrCol {
     /// Append a value (or a null).
     #[inline]
-    pub fn push(&mut self, v: Option<&str>) {
+    pub(crate) fn push(&mut self, v: Option<&str>) {
         self.push_bytes(v.map(str::as_bytes));
     }
 
     /// Append a value given as bytes (UTF-8 expected) or a null.
     #[inline]
-    pub fn push_bytes(&mut self, v: Option<&[u8]>) {
+    pub(crate) fn push_bytes(&mut self, v: Option<&[u8]>) {
         if let Some(v) = v {
             self.data.extend_from_slice(v);
         }
@@ -199,13 +199,13 @@ pub struct NumCol<T> {
 impl<T: Copy + Default> NumCol<T> {
     /// Append a value (or a null).
     #[inline]
-    pub fn push(&mut self, v: Option<T>) {
+    pub(crate) fn push(&mut self, v: Option<T>) {
         self.vals.push(v.unwrap_or_default());
         self.valid.push(v.is_some());
     }
 
     /// Overwrite row `i`.
-    pub fn set(&mut self, i: usize, v: Option<T>) {
+    pub(crate) fn set(&mut self, i: usize, v: Option<T>) {
         if let (Some(slot), Some(ok)) = (self.vals.get_mut(i), self.valid.get_mut(i)) {
             *slot = v.unwrap_or_default();
             *ok = v.is_some();

@@ -350,14 +350,14 @@ fn to_i64(n: u64) -> i64 {
 impl EventRows {
     /// Append one event's row, its usage columns left empty (see
     /// [`EventRows::set_usage`]).
-    pub fn push_event(&mut self, file: &str, run_line: u64, ev: &Event<'_>, raw: bool) {
+    pub(crate) fn push_event(&mut self, file: &str, run_line: u64, ev: &Event<'_>, raw: bool) {
         self.push_row(file, run_line, ev.session_id(), ev, raw);
     }
 
     /// Append a session transcript record's row: its `sessionId` as the
     /// session, `run_line` 0 (a session's run row has `first_line` 0), no
     /// usage (a transcript's usage is on its session's run row).
-    pub fn push_record(&mut self, file: &str, ev: &Event<'_>, raw: bool) {
+    pub(crate) fn push_record(&mut self, file: &str, ev: &Event<'_>, raw: bool) {
         let session = ev.get("sessionId").and_then(|v| v.as_str());
         self.push_row(file, 0, session, ev, raw);
     }
@@ -462,7 +462,7 @@ impl EventRows {
     }
 
     /// Put a call's usage on row `i`.
-    pub fn set_usage(&mut self, i: usize, t: &TokenCounts) {
+    pub(crate) fn set_usage(&mut self, i: usize, t: &TokenCounts) {
         self.carries_usage.set(i, Some(true));
         self.input_tokens.set(i, Some(to_i64(t.input_tokens)));
         self.output_tokens.set(i, Some(to_i64(t.output_tokens)));
@@ -518,7 +518,7 @@ impl EventRows {
 
 impl RunRows {
     /// Append one run's row.
-    pub fn push_run(&mut self, file: &str, r: &RunSummary) {
+    pub(crate) fn push_run(&mut self, file: &str, r: &RunSummary) {
         let last = r.last_result.as_ref();
         self.file.push(Some(file));
         self.first_line.push(Some(to_i64(r.first_line)));
@@ -611,7 +611,7 @@ impl RunRows {
 
 impl ToolRows {
     /// Append one tool call's row.
-    pub fn push_call(&mut self, file: &str, run: &RunSummary, t: &ToolCall) {
+    pub(crate) fn push_call(&mut self, file: &str, run: &RunSummary, t: &ToolCall) {
         self.push_row(file, run.first_line, run.session_id.as_deref(), t);
         self.record_file.push(None);
         self.agent_id.push(None);
@@ -620,7 +620,7 @@ impl ToolRows {
 
     /// Append one row per tool call of a transcript session, under its
     /// session's own `file` (run_line 0, as its `runs` row).
-    pub fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
+    pub(crate) fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
         for c in &s.calls {
             self.push_row(file, 0, Some(&s.session_id), &c.call);
             self.record_file.push(c.file.as_deref());

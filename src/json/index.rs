@@ -36,15 +36,15 @@ pub(crate) struct Node {
     /// Members: the key's first byte after its opening quote, with
     /// [`FLAG`] set when the key holds an escape. A container's second
     /// node: the parent's node. Elements: not written.
-    pub key: u32,
+    pub(crate) key: u32,
     /// The value's first byte.
-    pub start: u32,
+    pub(crate) start: u32,
     /// One past the value's last byte, with [`FLAG`] set for a string
     /// holding an escape.
-    pub end: u32,
+    pub(crate) end: u32,
     /// Containers: the node after the subtree. Scalars: not written (the
     /// next node is the one after).
-    pub next: u32,
+    pub(crate) next: u32,
 }
 
 impl Node {

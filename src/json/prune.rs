@@ -263,7 +263,7 @@ fn leading_space(b: &[u8]) -> usize {
 mod tests {
     use super::*;
     use crate::framing::Lines;
-    use crate::scan::Scanner;
+    use crate::json::Scanner;
 
     fn pruned(src: &str, max: usize) -> Option<String> {
         let mut sc = Scanner::new();

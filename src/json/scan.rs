@@ -158,18 +158,18 @@ pub enum IndexDepth {
 #[derive(Default)]
 pub(crate) struct Scratch {
     /// How deep the index goes.
-    pub depth: IndexDepth,
+    pub(crate) depth: IndexDepth,
     /// The line's structural index.
-    pub index: Index,
+    pub(crate) index: Index,
     /// Where the validator saw the top-level keys `type` and `subtype`
     /// (node indexes), when [`Scratch::keys_plain`] holds.
-    pub type_at: Option<u32>,
+    pub(crate) type_at: Option<u32>,
     /// As `type_at`, for `subtype`.
-    pub subtype_at: Option<u32>,
+    pub(crate) subtype_at: Option<u32>,
     /// No top-level key was escaped and neither `type` nor `subtype` came
     /// twice: `type_at` and `subtype_at` are the whole answer, no need to
     /// compare every key again.
-    pub keys_plain: bool,
+    pub(crate) keys_plain: bool,
 }
 
 /// Validates and indexes lines, reusing its buffers: after the first lines
@@ -177,7 +177,7 @@ pub(crate) struct Scratch {
 ///
 /// ```
 /// use cctape::framing::Lines;
-/// use cctape::scan::Scanner;
+/// use cctape::json::Scanner;
 /// use cctape::{ErrorKind, EventKind};
 ///
 /// let mut scanner = Scanner::new();

@@ -15,24 +15,24 @@ use super::validate::{self, Outcome};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Masks {
     /// `"`
-    pub quote: u64,
+    pub(crate) quote: u64,
     /// `\`
-    pub backslash: u64,
+    pub(crate) backslash: u64,
     /// bytes below 0x20
-    pub ctrl: u64,
+    pub(crate) ctrl: u64,
     /// bytes 0x80 and above
-    pub high: u64,
+    pub(crate) high: u64,
 }
 
 /// Escape classes of a 64-byte block (only computed where escapes are).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct EscMasks {
     /// bytes that may follow a backslash: `" \ / b f n r t u`
-    pub esc: u64,
+    pub(crate) esc: u64,
     /// hex digits `0-9 A-F a-f`
-    pub hex: u64,
+    pub(crate) hex: u64,
     /// `u`
-    pub u: u64,
+    pub(crate) u: u64,
 }
 
 /// A block classifier. Implementations are zero-sized and `Copy`.

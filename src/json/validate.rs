@@ -70,8 +70,8 @@ pub(crate) trait Sink {
 
 /// The index's slots, written in place: no allocation and no call.
 pub(crate) struct Slots<'a> {
-    pub slots: &'a mut [Node],
-    pub len: usize,
+    pub(crate) slots: &'a mut [Node],
+    pub(crate) len: usize,
 }
 
 impl Sink for Slots<'_> {
@@ -147,7 +147,7 @@ pub(crate) fn find_escaped(backslash: u64, prev: &mut u64) -> u64 {
 /// Past the end come NULs: control characters, so a string running off the
 /// end fails.
 pub(crate) struct Input<'a> {
-    pub b: &'a [u8],
+    pub(crate) b: &'a [u8],
     tail: &'a [u8; 128],
     base: usize,
 }

@@ -289,7 +289,7 @@ impl<'a> Value<'a> {
     /// call it). Counted on a tape's document
     /// ([`tape::Document::type_mismatches`]); nothing is kept otherwise.
     #[inline]
-    pub fn note_mismatch(&self) {
+    pub(crate) fn note_mismatch(&self) {
         if let Repr::Tape(v) = &self.repr {
             v.note_mismatch();
         }

@@ -92,7 +92,7 @@ impl Config {
     }
 
     /// The traces and metrics URLs.
-    pub fn urls(&self) -> (String, String) {
+    pub(crate) fn urls(&self) -> (String, String) {
         let e = self.endpoint.trim_end_matches('/');
         match e.strip_suffix("/v1/traces") {
             Some(base) => (e.to_owned(), format!("{base}/v1/metrics")),

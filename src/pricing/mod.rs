@@ -295,12 +295,12 @@ impl PriceTable {
     }
 
     /// When the prices were taken (`YYYY-MM-DD`; empty when not said).
-    pub fn taken(&self) -> &str {
+    pub(crate) fn taken(&self) -> &str {
         &self.taken
     }
 
     /// Where the prices come from.
-    pub fn source(&self) -> &str {
+    pub(crate) fn source(&self) -> &str {
         &self.source
     }
 

@@ -137,7 +137,7 @@ impl Shape {
 
     /// Take another piece's lines after these (pieces of one input, in
     /// order).
-    pub fn append(&mut self, o: &Shape) {
+    pub(crate) fn append(&mut self, o: &Shape) {
         let room = KEEP.saturating_sub(self.prefix.len());
         self.prefix
             .extend_from_slice(&o.prefix[..o.prefix.len().min(room)]);

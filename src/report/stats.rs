@@ -216,7 +216,7 @@ impl RunFigures {
     /// their own days (blocks), each subagent on the day (block) of its
     /// first request. Returns the run as added (with `--since`/`--until`,
     /// the subagents with a request kept).
-    pub fn add_session(
+    pub(crate) fn add_session(
         &mut self,
         input: usize,
         file: &str,
@@ -341,7 +341,7 @@ impl RunFigures {
     }
 
     /// Add another set of figures.
-    pub fn merge(&mut self, o: &RunFigures) {
+    pub(crate) fn merge(&mut self, o: &RunFigures) {
         if self.without_events.is_none() {
             self.without_events.clone_from(&o.without_events);
         }
@@ -399,7 +399,7 @@ pub struct InputFigures {
 
 impl InputFigures {
     /// Add another piece of the same input (pieces in order).
-    pub fn merge(&mut self, o: &InputFigures) {
+    pub(crate) fn merge(&mut self, o: &InputFigures) {
         self.stats.merge(&o.stats, 0);
         self.runs.merge(&o.runs);
         self.shape.append(&o.shape);

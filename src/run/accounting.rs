@@ -254,11 +254,11 @@ impl<'e> ModelIndex<'e> {
 /// The models of a run, as the roles are decided from.
 pub(crate) struct ModelsSeen<'a> {
     /// `model` of every `system/init`.
-    pub inits: &'a [&'a str],
+    pub(crate) inits: &'a [&'a str],
     /// Models the main agent's messages answer under.
-    pub main: &'a [&'a str],
+    pub(crate) main: &'a [&'a str],
     /// Models subagents' messages answer under.
-    pub subagents: &'a [&'a str],
+    pub(crate) subagents: &'a [&'a str],
 }
 
 /// Give each modelUsage entry its role.
@@ -300,14 +300,14 @@ pub(crate) fn assign_roles(entries: &mut [ModelUsageSummary], seen: &ModelsSeen<
 /// The inputs of the main agent's figure.
 pub(crate) struct MainInputs {
     /// Per-call sums and counts (every call, final or not).
-    pub calls: AgentUsage,
+    pub(crate) calls: AgentUsage,
     /// The sum of the calls that came as whole messages.
-    pub complete: TokenCounts,
+    pub(crate) complete: TokenCounts,
     /// How many such calls.
-    pub complete_calls: u64,
+    pub(crate) complete_calls: u64,
     /// The results' usage, summed over the rounds (or the last one when the
     /// version writes it cumulative), when any result has `usage`.
-    pub reported: Option<TokenCounts>,
+    pub(crate) reported: Option<TokenCounts>,
 }
 
 /// The main agent's figure, by the precedence of [`TokenSource`].
@@ -354,11 +354,11 @@ pub(crate) fn main_figure(inp: MainInputs, entries: &[ModelUsageSummary]) -> Age
 /// The inputs of one subagent's figure.
 pub(crate) struct SubagentInputs<'a> {
     /// Its calls.
-    pub calls: AgentUsage,
+    pub(crate) calls: AgentUsage,
     /// What its Agent/Task tool result reported (`tool_use_result.usage`).
-    pub reported: Option<TokenCounts>,
+    pub(crate) reported: Option<TokenCounts>,
     /// The models its messages answer under.
-    pub models: &'a [&'a str],
+    pub(crate) models: &'a [&'a str],
 }
 
 /// One subagent's figure: final calls, else the larger of its two lower

@@ -248,7 +248,7 @@ impl ExactSum {
     }
 
     /// Add another sum (exactly).
-    pub fn merge(&mut self, o: &ExactSum) {
+    pub(crate) fn merge(&mut self, o: &ExactSum) {
         let mut m = self.wide();
         add_at(&mut m, 0, &o.wide());
         self.words = Words::of(&m);

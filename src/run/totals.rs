@@ -330,7 +330,7 @@ impl RunTotals {
 
     /// Add one run of input number `input` (for the warnings' first
     /// position).
-    pub fn add_from(&mut self, r: &RunSummary, input: usize) {
+    pub(crate) fn add_from(&mut self, r: &RunSummary, input: usize) {
         let mut saturated = self.counts(r, input, true);
         for s in shares(r) {
             saturated |= self.role_slot(s.model, s.role).add_share(&s);
@@ -418,7 +418,7 @@ impl RunTotals {
     /// Count subagents and tasks (and theirs, at any depth): what a run's
     /// [`RunSummary::subagents`] adds. For a part of a run (a transcript
     /// session's day), the subagents that belong to it.
-    pub fn add_subagents(&mut self, nodes: &[SubagentNode]) {
+    pub(crate) fn add_subagents(&mut self, nodes: &[SubagentNode]) {
         let mut stack: Vec<&SubagentNode> = nodes.iter().collect();
         while let Some(n) = stack.pop() {
             if n.is_agent() {
@@ -558,7 +558,7 @@ impl RunTotals {
     }
 
     /// Cost of one role over every model, exact.
-    pub fn role_cost(&self, role: ModelRole) -> ExactSum {
+    pub(crate) fn role_cost(&self, role: ModelRole) -> ExactSum {
         let mut s = ExactSum::new();
         for ((_, r), t) in &self.by_role {
             if *r == role {

@@ -104,7 +104,7 @@ impl Compression {
     /// Wrap `rdr` in the matching decoder (or return it as is). What ends
     /// the compressed data early (trailing garbage, zero padding) ends the
     /// decoded stream and is left in `report`.
-    pub fn decoder<'a, R: Read + 'a>(
+    pub(crate) fn decoder<'a, R: Read + 'a>(
         self,
         rdr: R,
         report: &EndReport,

@@ -289,7 +289,7 @@ impl<'a> Source<'a> {
     }
 
     /// Where the reason the source ended early is left.
-    pub fn report(&self) -> &EndReport {
+    pub(crate) fn report(&self) -> &EndReport {
         &self.report
     }
 

@@ -37,9 +37,9 @@
 use super::{Record, RecordKind, TranscriptFile};
 use crate::error::Error;
 use crate::framing::{Line, LineReader, Lines};
+use crate::json::{RawStr, Scanner};
 use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::intern::Interner;
-use crate::scan::{RawStr, Scanner};
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
 use keys::{KeyHasher, Requests, request_key};
@@ -340,7 +340,7 @@ impl Facts {
 ///
 /// ```
 /// use cctape::pricing::PriceTable;
-/// use cctape::scan::Scanner;
+/// use cctape::json::Scanner;
 /// use cctape::time::Zone;
 /// use cctape::transcript::{TranscriptFile, TranscriptFold};
 ///
@@ -483,7 +483,7 @@ impl TranscriptFold {
     }
 
     /// Records added so far, per kind (kinds with none left out).
-    pub fn records_by_kind(&self) -> Vec<(RecordKind, u64)> {
+    pub(crate) fn records_by_kind(&self) -> Vec<(RecordKind, u64)> {
         let mut n = [0u64; RecordKind::ALL.len()];
         for f in &self.facts {
             for (a, b) in n.iter_mut().zip(f.kinds) {

@@ -25,7 +25,7 @@
 //!
 //! ```
 //! use cctape::framing::Lines;
-//! use cctape::scan::Scanner;
+//! use cctape::json::Scanner;
 //! use cctape::transcript::{Record, RecordKind, RecordView};
 //!
 //! let line = br#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s1","version":"2.1.39","type":"assistant","message":{"id":"msg_1","model":"claude-opus-4-6","usage":{"input_tokens":3,"output_tokens":9,"cache_creation_input_tokens":100,"cache_read_input_tokens":50,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":100}},"stop_reason":"end_turn"},"requestId":"req_1","uuid":"u2","timestamp":"2026-02-11T21:36:41.090Z"}"#;

@@ -80,7 +80,7 @@ impl SessionSummary {
     /// ```
     /// use cctape::pricing::PriceTable;
     /// use cctape::run::{CostSource, TokenSource, Verdict};
-    /// use cctape::scan::Scanner;
+    /// use cctape::json::Scanner;
     /// use cctape::time::Zone;
     /// use cctape::transcript::{TranscriptFile, TranscriptFold};
     ///
@@ -148,7 +148,7 @@ impl SessionSummary {
     /// The session's requests of each day (`None`: not a date), each as a
     /// run holding that day's figures (for `--by day`: a session active on
     /// two days counts on both, its usage where it was spent).
-    pub fn day_runs(&self) -> Vec<(Option<Day>, RunSummary)> {
+    pub(crate) fn day_runs(&self) -> Vec<(Option<Day>, RunSummary)> {
         self.by_day
             .iter()
             .map(|d| (d.day, self.part_run(&d.by_role, &d.tools)))
@@ -158,7 +158,7 @@ impl SessionSummary {
     /// The session's requests of each billing block (`None`: not a date),
     /// each as a run holding that block's figures; empty unless blocks were
     /// asked for.
-    pub fn block_runs(&self) -> Vec<(Option<BlockStart>, RunSummary)> {
+    pub(crate) fn block_runs(&self) -> Vec<(Option<BlockStart>, RunSummary)> {
         self.by_block
             .iter()
             .map(|b| (b.block, self.part_run(&b.by_role, &b.tools)))

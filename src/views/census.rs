@@ -66,7 +66,7 @@ impl Census {
     ///
     /// ```
     /// use cctape::framing::Lines;
-    /// use cctape::scan::Scanner;
+    /// use cctape::json::Scanner;
     /// use cctape::transcript::Record;
     /// use cctape::views::Census;
     ///

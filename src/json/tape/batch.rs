@@ -147,7 +147,7 @@ struct BatchLine {
 ///
 /// ```
 /// use cctape::framing::Lines;
-/// use cctape::parse::{ParsedLines, Parser};
+/// use cctape::json::tape::{ParsedLines, Parser};
 ///
 /// let input = b"{\"type\":\"user\",\"n\":1}\n{\"type\":\"result\",\"n\":2}\n";
 /// let mut parser = Parser::new();

@@ -46,7 +46,7 @@ use std::fmt;
 ///
 /// ```
 /// use cctape::framing::Lines;
-/// use cctape::parse::Parser;
+/// use cctape::json::tape::Parser;
 ///
 /// let mut parser = Parser::new();
 /// for line in Lines::new(b"{\"type\":\"user\",\"n\":[1,2]}\n") {

@@ -268,7 +268,7 @@ impl<'d> Value<'d> {
     /// Note that a typed read found the wrong JSON type here. Views call
     /// this; [`Document::type_mismatches`](super::Document::type_mismatches)
     /// reports the count.
-    pub fn note_mismatch(&self) {
+    pub(crate) fn note_mismatch(&self) {
         self.ctx
             .mismatches
             .set(self.ctx.mismatches.get().saturating_add(1));

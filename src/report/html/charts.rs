@@ -17,39 +17,39 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// One stacked series: its name, colour and a value per category.
 #[derive(Clone, Debug)]
 pub(super) struct Series {
-    pub name: String,
-    pub color: RGBColor,
-    pub values: Vec<f64>,
+    pub(crate) name: String,
+    pub(crate) color: RGBColor,
+    pub(crate) values: Vec<f64>,
 }
 
 /// Stacked bars: the categories (in order) and the series stacked on them.
 #[derive(Clone, Debug)]
 pub(super) struct Bars {
-    pub keys: Vec<String>,
-    pub series: Vec<Series>,
+    pub(crate) keys: Vec<String>,
+    pub(crate) series: Vec<Series>,
     /// The value axis' name.
-    pub unit: String,
+    pub(crate) unit: String,
 }
 
 /// A span (`end > start`) or a tick (`end == start`) in a lane.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Mark {
-    pub start: f64,
-    pub end: f64,
-    pub color: RGBColor,
+    pub(crate) start: f64,
+    pub(crate) end: f64,
+    pub(crate) color: RGBColor,
 }
 
 /// A run's timeline: lanes top to bottom, over an axis of lines or seconds.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Lanes {
-    pub names: Vec<String>,
-    pub marks: Vec<Vec<Mark>>,
+    pub(crate) names: Vec<String>,
+    pub(crate) marks: Vec<Vec<Mark>>,
     /// The axis' name.
-    pub axis: String,
+    pub(crate) axis: String,
     /// Where the axis starts.
-    pub start: f64,
+    pub(crate) start: f64,
     /// The axis counts whole units (lines): labelled at whole numbers.
-    pub whole: bool,
+    pub(crate) whole: bool,
 }
 
 /// Colours that stay apart (Tableau 10), for series without a colour of

@@ -24,20 +24,20 @@ const GROUPS: [GroupBy; 3] = [GroupBy::Day, GroupBy::Week, GroupBy::Version];
 #[derive(Clone, Debug)]
 pub struct KeptRun {
     /// The input it was read from.
-    pub input: usize,
+    pub(crate) input: usize,
     /// The run, as `cctape verdict` reports it; its model and tool calls
     /// are kept only when it failed (they draw its timeline).
-    pub run: RunSummary,
+    pub(crate) run: RunSummary,
     /// The lines of its `system/api_retry` events (streams only).
-    pub retry_lines: Vec<u64>,
+    pub(crate) retry_lines: Vec<u64>,
     /// The transcript session it stands for (its tool calls draw the
     /// timeline of a failed one).
-    pub session: Option<Box<SessionSummary>>,
+    pub(crate) session: Option<Box<SessionSummary>>,
 }
 
 impl KeptRun {
     /// Not a success (counted in `stats`' `failed`).
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         !self.run.verdict.is_ok()
     }
 }
@@ -127,14 +127,14 @@ pub struct ReportFigures {
     /// --json`; its totals are those of `stats --json`).
     pub stats: StatsFigures,
     /// The runs by day (`stats --by day`).
-    pub days: RunFigures,
+    pub(crate) days: RunFigures,
     /// The runs by ISO week (`stats --by week`).
-    pub weeks: RunFigures,
+    pub(crate) weeks: RunFigures,
     /// The runs by Claude Code version (`stats --by version`).
-    pub versions: RunFigures,
+    pub(crate) versions: RunFigures,
     /// Failed runs and runs with subagents, streams in input order, then
     /// transcript sessions in input order.
-    pub runs: Vec<KeptRun>,
+    pub(crate) runs: Vec<KeptRun>,
 }
 
 impl ReportFigures {
@@ -221,7 +221,7 @@ impl ReportFigures {
     }
 
     /// The name of input `i`.
-    pub fn name(&self, i: usize) -> &str {
+    pub(crate) fn name(&self, i: usize) -> &str {
         self.stats.names.get(i).map_or("?", String::as_str)
     }
 }

@@ -64,11 +64,11 @@ fn keyed<'a, T, K: Eq + std::hash::Hash + Copy>(
 /// more entry after it when given (the records of `cctape verdict`).
 pub(crate) struct RunJson<'a> {
     /// The run.
-    pub run: &'a RunSummary,
+    pub(crate) run: &'a RunSummary,
     /// `file`, third, after `ok`.
-    pub file: Option<&'a str>,
+    pub(crate) file: Option<&'a str>,
     /// One more entry, after `file`.
-    pub extra: Option<(&'a str, &'a J)>,
+    pub(crate) extra: Option<(&'a str, &'a J)>,
 }
 
 impl Serialize for RunJson<'_> {
@@ -143,7 +143,7 @@ impl RunSummary {
     }
 
     /// [`to_json`](RunSummary::to_json) with `file` third, after `ok`.
-    pub fn to_json_with_file(&self, file: Option<&str>) -> J {
+    pub(crate) fn to_json_with_file(&self, file: Option<&str>) -> J {
         let view = RunJson {
             run: self,
             file,

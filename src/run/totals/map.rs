@@ -53,7 +53,7 @@ impl<K: Ord, V> SmallMap<K, V> {
     }
 
     /// Entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.repr {
             Repr::Sorted(v) => v.len(),
             Repr::Tree(t) => t.len(),
@@ -80,7 +80,7 @@ impl<K: Ord, V> SmallMap<K, V> {
     }
 
     /// True when `k` has a value.
-    pub fn contains_key<Q: Ord + ?Sized>(&self, k: &Q) -> bool
+    pub(crate) fn contains_key<Q: Ord + ?Sized>(&self, k: &Q) -> bool
     where
         K: Borrow<Q>,
     {

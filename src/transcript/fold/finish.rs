@@ -15,7 +15,7 @@ use std::collections::HashMap;
 impl TranscriptFold {
     /// The instants of the requests folded (each request once, those with a
     /// date on a day in `range`): what [`Blocks`] are made of.
-    pub fn request_instants(&self, zone: &Zone, range: &DayRange) -> Vec<i64> {
+    pub(crate) fn request_instants(&self, zone: &Zone, range: &DayRange) -> Vec<i64> {
         self.requests
             .values()
             .chain(&self.loose)

@@ -261,7 +261,7 @@ fn walk(v: Value<'_>, depth: usize, budget: &mut usize) {
     if !matches!(kind, ValueKind::Array | ValueKind::Object) {
         let _ = format!("{v:?}");
     }
-    assert!(depth <= cctape::parse::MAX_DEPTH + 1);
+    assert!(depth <= cctape::json::MAX_DEPTH + 1);
     match kind {
         ValueKind::Null => assert!(v.is_null()),
         ValueKind::Bool => assert!(v.as_bool().is_some()),

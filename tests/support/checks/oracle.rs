@@ -552,7 +552,7 @@ pub fn differential(line: &[u8], oracle: OracleParse) -> Verdict {
             // past its limit.
             let accepted = got.as_ref().ok();
             assert!(
-                depth <= cctape::parse::MAX_DEPTH || accepted.is_none(),
+                depth <= cctape::json::MAX_DEPTH || accepted.is_none(),
                 "cctape accepted a line nested {depth} deep: {accepted:?}"
             );
             return Verdict::Skipped;
@@ -601,7 +601,7 @@ pub fn differential(line: &[u8], oracle: OracleParse) -> Verdict {
         (Err(g), Ok(w)) => {
             let doc = match g.kind() {
                 ErrorKind::DuplicateKey => top_level_conflict(line, oracle),
-                ErrorKind::TooDeep => depth > cctape::parse::MAX_DEPTH,
+                ErrorKind::TooDeep => depth > cctape::json::MAX_DEPTH,
                 _ => false,
             };
             assert!(

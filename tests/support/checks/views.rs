@@ -29,7 +29,7 @@ impl<'d> ViewVisitor<'d> for WalkAll {
     fn enter(&mut self, _key: &'static str, _view: &'static str, obj: Value<'d>) {
         self.depth += 1;
         self.enters += 1;
-        assert!(self.depth <= cctape::parse::MAX_DEPTH + 2, "enter too deep");
+        assert!(self.depth <= cctape::json::MAX_DEPTH + 2, "enter too deep");
         let _ = obj.kind();
     }
 
@@ -195,7 +195,7 @@ struct ScanFacts {
     nums: [Option<u64>; 3],
 }
 
-fn owned(r: Option<cctape::scan::RawStr<'_>>) -> Option<String> {
+fn owned(r: Option<cctape::json::RawStr<'_>>) -> Option<String> {
     r.map(|r| {
         let mut out = String::new();
         assert!(r.unescape_into(&mut out), "a validated string decodes");
@@ -246,7 +246,7 @@ macro_rules! scan_facts {
 /// on an event the same kind, `type`, `subtype` and hot fields. Trusting
 /// mode never panics and reads the same kind on a valid event.
 pub fn check_scan_line(data: &[u8]) {
-    use cctape::scan::Backend;
+    use cctape::json::Backend;
     let mut tape = cctape::json::tape::Parser::new();
     let mut indexed = Scanner::new();
     for terminated in [true, false] {
