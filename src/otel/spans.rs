@@ -102,27 +102,19 @@ impl Trace {
         mut self,
         resource: Vec<opentelemetry_proto::tonic::common::v1::KeyValue>,
     ) -> ResourceSpans {
-        // A tree: each pass moves a child's bounds up one level, so as many
-        // passes as the deepest chain, and no more than the spans.
-        for _ in 0..self.nodes.len() {
-            let mut changed = false;
-            for i in 0..self.nodes.len() {
-                let Some(p) = self.nodes[i].parent else {
-                    continue;
-                };
-                let (s, e) = (self.nodes[i].start, self.nodes[i].end);
-                let parent = &mut self.nodes[p];
-                if s < parent.start || e > parent.end {
-                    parent.start = parent.start.min(s);
-                    parent.end = parent.end.max(e);
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
+        // Deepest first, each child's bounds into its parent's: one pass,
+        // however deep the spans nest.
+        let order = shallowest_first(&self.nodes);
+        for &i in order.iter().rev() {
+            let Some(p) = self.nodes[i].parent else {
+                continue;
+            };
+            let (s, e) = (self.nodes[i].start, self.nodes[i].end);
+            let parent = &mut self.nodes[p];
+            parent.start = parent.start.min(s);
+            parent.end = parent.end.max(e);
         }
-        settle_empty(&mut self);
+        settle_empty(&mut self, &order);
         let ids: Vec<Vec<u8>> = self.nodes.iter().map(|n| n.span.span_id.clone()).collect();
         let spans = self
             .nodes
@@ -364,29 +356,34 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
 }
 
 /// Spans still without times (a subagent with nothing under it): their
-/// parent's start, zero long.
-fn settle_empty(t: &mut Trace) {
-    // A parent may come after its child (a subagent under its Agent call):
-    // as many passes as it takes, at most one per span.
-    for _ in 0..t.nodes.len() {
-        let mut left = false;
-        for i in 0..t.nodes.len() {
-            if t.nodes[i].start != i64::MAX {
-                continue;
-            }
-            let at = match t.nodes[i].parent {
-                None => Some(t.anchor),
-                Some(p) => Some(t.nodes[p].start).filter(|s| *s != i64::MAX),
-            };
-            match at {
-                Some(at) => (t.nodes[i].start, t.nodes[i].end) = (at, at),
-                None => left = true,
-            }
+/// parent's start, zero long; parents first (`order`), so a parent that
+/// comes after its child (a subagent under its Agent call) is settled
+/// before it.
+fn settle_empty(t: &mut Trace, order: &[usize]) {
+    for &i in order {
+        if t.nodes[i].start != i64::MAX {
+            continue;
         }
-        if !left {
-            break;
+        let at = match t.nodes[i].parent {
+            None => Some(t.anchor),
+            Some(p) => Some(t.nodes[p].start).filter(|s| *s != i64::MAX),
+        };
+        if let Some(at) = at {
+            (t.nodes[i].start, t.nodes[i].end) = (at, at);
         }
     }
+}
+
+/// The nodes in order of depth, roots first (a subagent's spans sit under
+/// the Agent call that launched it, in the agent that made the call, and
+/// so on up the stream's chain, however deep). A parent link that would
+/// close a cycle counts as none here; the spans keep theirs.
+fn shallowest_first(nodes: &[Node]) -> Vec<usize> {
+    let mut parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+    let depth = crate::run::depths_cutting_cycles(&mut parents);
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by_key(|&i| depth[i]);
+    order
 }
 
 /// The spans of a session transcript.

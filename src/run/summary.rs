@@ -69,6 +69,14 @@ pub const WARN_LOST_RESULT: &str = "lost_result";
 /// A number that is not what its field holds: a negative or fractional
 /// count, a count beyond u64, a cost beyond f64. Its text is kept.
 pub const WARN_UNUSUAL_NUMBER: &str = "unusual_number";
+/// Subagents nested deeper than the tree keeps (32 levels, far past the
+/// two or three Claude Code writes) are drawn at its last level, under
+/// the ancestor there: every figure is unchanged (`subagent_check`'s
+/// `seen_max_depth` is the depth the stream gives), no walk over the tree
+/// (the JSON record, `tree`, the spans, dropping it) goes deeper than
+/// that, however the input nests, and the record stays within the
+/// nesting JSON readers take (serde_json's 128 levels).
+pub const WARN_DEEP_SUBAGENTS: &str = "subagents_nested_too_deep";
 /// A transcript's requests of a model the price table has no price for:
 /// they cost nothing in the sums (`--pricing FILE` adds prices).
 pub const WARN_UNPRICED_MODEL: &str = "unpriced_model";

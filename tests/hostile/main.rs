@@ -18,7 +18,7 @@
 //! [`walks`] (11, 12, 14, 16, 17: walks and bounded memory) and
 //! [`odd_inputs`] (4, 17 and the terminal hint); [`many_names`] and
 //! [`many_runs`] are inputs that once took quadratic time or memory
-//! growing with the input.
+//! growing with the input; [`deep_agents`] one that overflowed the stack.
 #![cfg(unix)]
 
 use std::io::{Read, Write};
@@ -41,6 +41,7 @@ fn temp_dir(name: &str) -> Scratch {
 mod scratch_dir;
 use scratch_dir::{Scratch, scratch};
 
+mod deep_agents;
 mod errors;
 mod many_names;
 mod many_runs;

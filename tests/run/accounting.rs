@@ -392,6 +392,87 @@ fn subagent_cycles_in_hostile_input_do_not_loop() {
     assert_eq!(r[0].usage.subagents.messages, 3);
 }
 
+/// `depth` Agent calls, each inside the subagent the one before launched.
+fn nested_agents(depth: usize) -> String {
+    let mut s = String::from(r#"{"type":"system","subtype":"init","session_id":"s","model":"x"}"#);
+    for i in 0..depth {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"t{}\"", i - 1)
+        };
+        s.push_str(&format!(
+            "\n{{\"type\":\"assistant\",\"message\":{{\"id\":\"m{i}\",\"model\":\"x\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"Agent\",\"input\":{{}}}}],\"usage\":{{\"input_tokens\":1,\"output_tokens\":2}}}},\"parent_tool_use_id\":{parent},\"session_id\":\"s\"}}"
+        ));
+    }
+    s.push_str("\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\",\"session_id\":\"s\",\"subagent_stats\":{\"spawned\":1}}\n");
+    s
+}
+
+/// The deepest level of a subagent tree, walked without recursion.
+fn tree_depth(ns: &[cctape::run::SubagentNode]) -> usize {
+    let mut stack: Vec<(&cctape::run::SubagentNode, usize)> = ns.iter().map(|n| (n, 1)).collect();
+    let mut deepest = 0;
+    while let Some((n, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        stack.extend(n.children.iter().map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
+#[test]
+fn subagents_nested_past_the_trees_levels_are_drawn_at_its_last() {
+    use cctape::run::WARN_DEEP_SUBAGENTS;
+    // 20,000 levels: the record's serialization, the tree's drop and every
+    // recursive walk over it overflowed the stack before the tree kept at
+    // most 32 (a 2 MiB test thread gave out well before).
+    let input = nested_agents(20_000);
+    let r = runs_of_slice(input.as_bytes());
+    let run = &r[0];
+    assert_eq!(
+        run.subagent_count(),
+        20_000,
+        "every subagent is still counted"
+    );
+    assert_eq!(tree_depth(&run.subagents), 32);
+    let check = run
+        .subagent_check
+        .as_ref()
+        .expect("subagent_stats was given");
+    assert_eq!(check.seen_max_depth, 20_000, "the depth the stream gives");
+    assert_eq!(run.usage.subagents.messages, 19_999);
+    let w = run
+        .warnings
+        .iter()
+        .find(|w| w.code == WARN_DEEP_SUBAGENTS)
+        .expect("the warning");
+    assert_eq!(
+        w.line,
+        Some(34),
+        "the tool use of the first subagent moved (t32, line 34)"
+    );
+    assert!(
+        w.message
+            .starts_with("19968 subagents nested deeper than 32 levels"),
+        "{}",
+        w.message
+    );
+    // The record writes, and its tree is as deep as the one kept.
+    let json = serde_json::to_string(&cctape::report::run_record(run, "deep.jsonl")).unwrap();
+    // Levels 1 to 31 have children; the 19,969 nodes at level 32 are leaves.
+    assert_eq!(json.matches("\"children\":[{").count(), 31);
+    assert_eq!(json.matches("\"children\":[]").count(), 19_969);
+    // serde_json reads it back (its limit is 128 levels).
+    let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(back["subagent_count"], 20_000);
+    assert!(json.contains("\"subagent_count\":20000"));
+
+    // 32 levels are kept as they are, with no warning.
+    let r = runs_of_slice(nested_agents(32).as_bytes());
+    assert_eq!(tree_depth(&r[0].subagents), 32);
+    assert!(!r[0].has_warning(WARN_DEEP_SUBAGENTS));
+}
+
 #[test]
 fn totals_over_runs_for_stats() {
     use cctape::run::RunTotals;

@@ -263,7 +263,7 @@ impl RunState {
             ));
         }
         let is_agent = SubagentNode::is_agent;
-        let (parents, depth_of) = parents_and_depths(&flat);
+        let (mut parents, mut depth_of) = parents_and_depths(&flat);
         let (mut seen_spawned, mut seen_completed) = (0, 0);
         for (_, _, n) in &flat {
             if is_agent(n) {
@@ -280,6 +280,21 @@ impl RunState {
             .map(|(_, d)| *d)
             .max()
             .unwrap_or(0);
+        if let Some((n, first)) = cap_nesting(&mut parents, &mut depth_of, MAX_NESTING) {
+            // The line of the first moved node's tool use, if it has one.
+            let line = flat[first]
+                .0
+                .and_then(|id| self.tool_by_id.get(&id))
+                .map_or(self.last_line, |&i| self.tools[i as usize].line);
+            warnings.push(Warning {
+                code: WARN_DEEP_SUBAGENTS,
+                message: format!(
+                    "{n} subagents nested deeper than {MAX_NESTING} levels (the stream nests them \
+                     {seen_max_depth} deep) are drawn at level {MAX_NESTING}"
+                ),
+                line: Some(line),
+            });
+        }
         let subagents = build_tree(flat, &parents, &depth_of);
         let subagent_check = self
             .last_result
@@ -455,7 +470,16 @@ fn parents_and_depths(
         .enumerate()
         .map(|(i, (_, p, _))| p.and_then(|p| index.get(&p).copied()).filter(|&pi| pi != i))
         .collect();
-    let n = flat.len();
+    let depth = depths_cutting_cycles(&mut parent);
+    (parent, depth)
+}
+
+/// Each node's depth in the forest `parent` draws (1 for a root), the
+/// links that would close a cycle cut (set to none) on the way; a link
+/// out of range counts as none. Linear time, no recursion, however deep
+/// the forest (the subagent tree here, a run's spans in `otel`).
+pub(crate) fn depths_cutting_cycles(parent: &mut [Option<usize>]) -> Vec<u64> {
+    let n = parent.len();
     let mut depth = vec![0u64; n];
     // 0 unvisited, 1 on the current path, 2 depth known.
     let mut state = vec![0u8; n];
@@ -478,8 +502,11 @@ fn parents_and_depths(
             state[cur] = 1;
             path.push(cur);
             match parent[cur] {
-                Some(p) => cur = p,
-                None => break,
+                Some(p) if p < n => cur = p,
+                _ => {
+                    parent[cur] = None;
+                    break;
+                }
             }
         }
         for &i in path.iter().rev() {
@@ -487,7 +514,39 @@ fn parents_and_depths(
             state[i] = 2;
         }
     }
-    (parent, depth)
+    depth
+}
+
+/// The deepest level of the subagent tree: a node below it is drawn at it
+/// ([`WARN_DEEP_SUBAGENTS`]), so that every walk over the tree, recursive
+/// ones among them (serde's, drop's), stays within a bounded stack.
+const MAX_NESTING: u64 = 32;
+
+/// Parents and depths with no node deeper than `max`: a node whose
+/// launcher is at level `max` or below goes under the launcher's own
+/// (capped) parent, at level `max`. How many nodes moved, with the first
+/// of them, if any did. Linear time after a sort by depth.
+fn cap_nesting(parent: &mut [Option<usize>], depth: &mut [u64], max: u64) -> Option<(u64, usize)> {
+    if depth.iter().all(|&d| d <= max) {
+        return None;
+    }
+    // Shallowest first: a launcher's parent is capped before its nodes'.
+    let mut order: Vec<usize> = (0..depth.len()).collect();
+    order.sort_by_key(|&i| depth[i]);
+    let mut moved = (0u64, usize::MAX);
+    for &i in &order {
+        if depth[i] <= max {
+            continue;
+        }
+        if let Some(p) = parent[i]
+            && depth[p] >= max
+        {
+            parent[i] = parent[p];
+        }
+        depth[i] = max;
+        moved = (moved.0 + 1, moved.1.min(i));
+    }
+    Some(moved)
 }
 
 /// Nest nodes under the node whose tool_use launched them; nodes whose
