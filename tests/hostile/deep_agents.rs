@@ -8,7 +8,7 @@
 //! last, with the warning `subagents_nested_too_deep`; every count is
 //! unchanged), and the spans are stretched in one pass.
 
-use crate::{Input, MINUTE, Output, args, cctape, temp_dir};
+use crate::{Input, MINUTE, Output, args, cctape, succeeds, temp_dir};
 use std::io::Write;
 
 /// The run: an init, `depth` nested Agent calls, a result.
@@ -46,13 +46,7 @@ fn subagents_nested_100000_deep_are_read_by_every_command() {
     let path = dir.join("deep.jsonl");
     std::fs::write(&path, nested(depth)).expect("write");
 
-    let r = cctape(
-        &args(&["verdict", "--json"], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let r = succeeds(&["verdict", "--json"], &path);
     let v = r.json();
     assert_eq!(v["subagent_count"], depth as u64);
     assert_eq!(v["verdict"], "success");
@@ -67,13 +61,7 @@ fn subagents_nested_100000_deep_are_read_by_every_command() {
     let r = cctape(&args(&["tree"], &path), Input::Null, Output::Count, MINUTE);
     assert_eq!(r.code(), Some(0), "{}", r.stderr);
 
-    let r = cctape(
-        &args(&["stats", "--json"], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let r = succeeds(&["stats", "--json"], &path);
     assert_eq!(
         r.json()["subagents"]["count"],
         depth as u64,
@@ -83,13 +71,7 @@ fn subagents_nested_100000_deep_are_read_by_every_command() {
 
     let out = dir.join("otel");
     let out_arg = out.to_str().expect("utf-8 temp path");
-    let r = cctape(
-        &args(&["otel", "--out", out_arg], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let r = succeeds(&["otel", "--out", out_arg], &path);
     // The run's span, and an agent, a tool and a chat span per Agent call.
     let spans = 1 + 3 * depth;
     assert!(
@@ -100,12 +82,6 @@ fn subagents_nested_100000_deep_are_read_by_every_command() {
 
     let html = dir.join("deep.html");
     let html_arg = html.to_str().expect("utf-8 temp path");
-    let r = cctape(
-        &args(&["report", "--html", html_arg], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    succeeds(&["report", "--html", html_arg], &path);
     assert!(std::fs::metadata(&html).expect("the page").len() > 1_000_000);
 }

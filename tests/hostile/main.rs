@@ -254,6 +254,13 @@ fn cctape(args: &[&str], input: Input<'_>, output: Output, limit: Duration) -> R
 const MINUTE: Duration = Duration::from_secs(60);
 const MIB: u64 = 1 << 20;
 
+/// `cctape LIST PATH`, its stdout kept, which must exit 0 within a minute.
+fn succeeds(list: &[&str], path: &Path) -> Ran {
+    let r = cctape(&args(list, path), Input::Null, Output::Keep, MINUTE);
+    assert_eq!(r.code(), Some(0), "{list:?}: {}", r.stderr);
+    r
+}
+
 fn args<'a>(list: &[&'a str], path: &'a Path) -> Vec<&'a str> {
     let mut v = list.to_vec();
     v.push(path.to_str().expect("utf-8 temp path"));

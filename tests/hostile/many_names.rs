@@ -4,7 +4,7 @@
 //! models 16.5 s; this input, 150,000 of both, took minutes). Now they are
 //! linear; the minute the test allows is a hang guard, not a timing.
 
-use crate::{Input, MINUTE, Output, args, cctape, temp_dir};
+use crate::{succeeds, temp_dir};
 use std::io::Write;
 
 const NAMES: usize = 150_000;
@@ -47,26 +47,14 @@ fn a_run_naming_150000_tools_and_models_is_folded_in_linear_time() {
     let path = dir.join("names.jsonl");
     std::fs::write(&path, many_names_stream()).expect("write");
 
-    let r = cctape(
-        &args(&["stats", "--json"], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let r = succeeds(&["stats", "--json"], &path);
     let s = r.json();
     let tools = s["tools"].as_object().expect("tools");
     assert_eq!(tools.len(), NAMES);
     assert!(tools.values().all(|t| t["calls"] == 1));
     assert_eq!(s["runs"], 1);
 
-    let r = cctape(
-        &args(&["verdict", "--json"], &path),
-        Input::Null,
-        Output::Keep,
-        MINUTE,
-    );
-    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let r = succeeds(&["verdict", "--json"], &path);
     let v = r.json();
     let by_model = v["usage"]["by_model"].as_object().expect("by_model");
     let priced = NAMES.div_ceil(PRICED_EVERY);
