@@ -530,7 +530,9 @@ fn cap_nesting(parent: &mut [Option<usize>], depth: &mut [u64], max: u64) -> Opt
     if depth.iter().all(|&d| d <= max) {
         return None;
     }
-    // Shallowest first: a launcher's parent is capped before its nodes'.
+    // Shallowest first: a node's launcher is placed (at level `max` at
+    // most) before the node, which then takes the launcher's parent and
+    // sits beside it at level `max`.
     let mut order: Vec<usize> = (0..depth.len()).collect();
     order.sort_by_key(|&i| depth[i]);
     let mut moved = (0u64, usize::MAX);
@@ -538,9 +540,7 @@ fn cap_nesting(parent: &mut [Option<usize>], depth: &mut [u64], max: u64) -> Opt
         if depth[i] <= max {
             continue;
         }
-        if let Some(p) = parent[i]
-            && depth[p] >= max
-        {
+        if let Some(p) = parent[i] {
             parent[i] = parent[p];
         }
         depth[i] = max;
