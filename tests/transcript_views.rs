@@ -7,9 +7,10 @@
 #[path = "support/realworld.rs"]
 mod realworld_files;
 
+use cctape::EventKind;
 use cctape::framing::Lines;
 use cctape::json::Scanner;
-use cctape::transcript::{Record, RecordKind, RecordView};
+use cctape::transcript::{Record, RecordView};
 use cctape::views::{Census, UserContent};
 use serde_json::Value as J;
 use std::path::PathBuf;
@@ -78,7 +79,7 @@ fn real_transcripts_read_through_their_views_as_serde_reads_them() {
             assert_eq!(h.is_sidechain(), o["isSidechain"].as_bool(), "{at}");
             match rec.view() {
                 RecordView::Assistant(a) => {
-                    assert_eq!(rec.kind(), RecordKind::Assistant);
+                    assert_eq!(rec.kind(), EventKind::Assistant);
                     assert_eq!(a.request_id(), s(&o["requestId"]), "{at}");
                     assert_eq!(a.version(), s(&o["version"]), "{at}");
                     let m = a.message().unwrap();
@@ -190,7 +191,7 @@ fn real_transcripts_read_through_their_views_as_serde_reads_them() {
                     assert_eq!(r.tool_use_id(), s(&o["toolUseId"]), "{at}");
                 }
                 RecordView::Other(_) => {
-                    assert_eq!(rec.kind(), RecordKind::Unknown, "{at}");
+                    assert_eq!(rec.kind(), EventKind::Unknown, "{at}");
                 }
                 _ => {}
             }

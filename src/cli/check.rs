@@ -15,7 +15,7 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::json::Value;
-use cctape::transcript::{Record, RecordKind};
+use cctape::transcript::Record;
 use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -361,7 +361,7 @@ impl Sink for CheckSink {
             Some(sub) => format!("{}/{sub}", rec.raw_type()),
             None => rec.raw_type().to_string(),
         };
-        if matches!(rec.kind(), RecordKind::Unknown | RecordKind::SystemOther) {
+        if matches!(rec.kind(), EventKind::Unknown | EventKind::SystemOther) {
             self.add(
                 Category::UnknownKind,
                 &kind(),
@@ -371,7 +371,7 @@ impl Sink for CheckSink {
                 pos.offset,
             );
         }
-        if matches!(rec.kind(), RecordKind::User | RecordKind::Assistant)
+        if matches!(rec.kind(), EventKind::User | EventKind::Assistant)
             && let Some(content) = rec.get_path("message.content")
         {
             for block in content.elements() {

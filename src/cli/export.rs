@@ -26,10 +26,8 @@ use super::output::{human_bytes, print_json, thousands};
 use super::reading::{Costing, ReadAsInput, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::{Event, parse_event};
+use cctape::event::Event;
 use cctape::export::{AbortHandle, Batch, ExportOptions, InputRows, TableReport, Writer};
-use cctape::framing::Line;
-use cctape::json::Scanner;
 use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::sniff::Format as InputFormat;
 use cctape::transcript::Record;
@@ -91,7 +89,6 @@ struct ExportSink<'a> {
     /// Lines that were not events: reported, not dropped silently.
     bad: super::shape::BadLines,
     transcript: TranscriptPiece,
-    parser: Scanner,
     /// What the input was read as, and what it is when it holds no event
     /// (then it is one `runs` row, as it is one run everywhere).
     format: Option<InputFormat>,
@@ -142,20 +139,8 @@ impl Sink for ExportSink<'_> {
     /// A transcript record: folded into its session, and its `events` row.
     fn record(&mut self, piece: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
         self.transcript.add(rec);
-        let s = rec.scanned();
-        let p = s.position();
-        let line = Line {
-            bytes: s.raw(),
-            number: p.line,
-            offset: p.offset,
-            terminated: true,
-        };
-        if let Ok(ev) = parse_event(&mut self.parser, &line) {
-            let (raw, (dir, bytes)) = (self.raw, self.spill);
-            self.rows
-                .get_or_insert_with(|| InputRows::new(piece.name, raw).spill_to(dir, bytes))
-                .push_record(&ev);
-        }
+        // The record's own event: the line is not scanned again.
+        self.rows(piece).push_record(&rec.event());
     }
 
     fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
@@ -279,7 +264,6 @@ pub fn run(args: &Args) -> i32 {
                 spill: (&spill_dir, spill_bytes),
                 bad: Default::default(),
                 transcript: TranscriptPiece::default(),
-                parser: Scanner::new(),
                 format: None,
                 shape: Shape::default(),
                 finding: None,

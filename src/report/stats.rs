@@ -16,7 +16,7 @@
 //! at a time.
 
 use super::shape::{NoEvents, Shape};
-use crate::event::TokenCounts;
+use crate::event::{EventKind, TokenCounts};
 use crate::pricing::PriceTable;
 use crate::run::{ModelRole, RunSummary, RunTotals, SumValue, Verdict, tokens_json};
 use crate::sniff::Format;
@@ -24,7 +24,7 @@ use crate::stats::Stats;
 use crate::time::{
     BLOCK_MILLIS, BlockStart, Blocks, Day, DayRange, Zone, format_millis, parse_millis,
 };
-use crate::transcript::{RecordKind, Report, SessionSummary, TranscriptFold};
+use crate::transcript::{Report, SessionSummary, TranscriptFold};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -807,9 +807,9 @@ pub const CSV_COLUMNS: [&str; 13] = [
 
 /// A record kind's name in counts: `type` or `type/subtype`, `system` for
 /// other system subtypes, `other` for other types.
-pub(crate) fn kind_name(k: RecordKind) -> &'static str {
+pub(crate) fn kind_name(k: EventKind) -> &'static str {
     k.name().unwrap_or(match k {
-        RecordKind::SystemOther => "system",
+        EventKind::SystemOther => "system",
         _ => "other",
     })
 }

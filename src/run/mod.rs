@@ -87,6 +87,7 @@ mod totals;
 mod verdict;
 
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
+#[cfg(feature = "otel")]
 pub(crate) use state::depths_cutting_cycles;
 pub use sum::{ExactSum, SumValue};
 pub use summary::*;

@@ -34,8 +34,9 @@
 //! calls; `finish`, the pricing and grouping at the end; `summary`, the
 //! report's types.
 
-use super::{Record, RecordKind, TranscriptFile};
+use super::{Record, TranscriptFile};
 use crate::error::Error;
+use crate::event::EventKind;
 use crate::framing::{Line, LineReader, Lines};
 use crate::json::{RawStr, Scanner};
 use crate::pricing::{PriceTable, RequestTokens};
@@ -52,6 +53,17 @@ mod finish;
 mod keys;
 pub(super) mod read;
 mod summary;
+
+/// Counts indexed by [`EventKind::index`] as the kinds records are given,
+/// in [`EventKind::RECORDS`]' order; kinds with none left out.
+fn records_by_kind(n: &[u64; EventKind::ALL.len()]) -> Vec<(EventKind, u64)> {
+    EventKind::RECORDS
+        .iter()
+        .map(|k| (*k, n[k.index()]))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -154,7 +166,7 @@ struct Facts {
     first_ms: Option<i64>,
     last_ms: Option<i64>,
     versions: Vec<u32>,
-    kinds: [u64; RecordKind::ALL.len()],
+    kinds: [u64; EventKind::ALL.len()],
     sidechain_records: u64,
     /// (timestamp or MIN, order seen, stop reason) of the latest main-chain
     /// assistant record with a stop reason.
@@ -202,7 +214,7 @@ impl Default for Facts {
             first_ms: None,
             last_ms: None,
             versions: Vec::new(),
-            kinds: [0; RecordKind::ALL.len()],
+            kinds: [0; EventKind::ALL.len()],
             sidechain_records: 0,
             last_stop: None,
             api_errors: 0,
@@ -483,19 +495,14 @@ impl TranscriptFold {
     }
 
     /// Records added so far, per kind (kinds with none left out).
-    pub(crate) fn records_by_kind(&self) -> Vec<(RecordKind, u64)> {
-        let mut n = [0u64; RecordKind::ALL.len()];
+    pub(crate) fn records_by_kind(&self) -> Vec<(EventKind, u64)> {
+        let mut n = [0u64; EventKind::ALL.len()];
         for f in &self.facts {
             for (a, b) in n.iter_mut().zip(f.kinds) {
                 *a += b;
             }
         }
-        RecordKind::ALL
-            .iter()
-            .zip(n)
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| (*k, n))
-            .collect()
+        records_by_kind(&n)
     }
 
     fn session_of(&mut self, session: Option<RawStr<'_>>, file: &TranscriptFile) -> u32 {
@@ -573,7 +580,7 @@ impl TranscriptFold {
         };
         let at = (ms.unwrap_or(i64::MIN), order);
         match rec.kind() {
-            RecordKind::Assistant => {
+            EventKind::Assistant => {
                 let api_error = bool_at(top::API_ERROR).unwrap_or(false);
                 if api_error {
                     f.api_errors += 1;
@@ -647,7 +654,7 @@ impl TranscriptFold {
                     });
                 }
             }
-            RecordKind::User => {
+            EventKind::User => {
                 let content = top.get(top::MESSAGE).and_then(|m| m.get("content"));
                 let text = read::user_text(content);
                 let interrupt = read::is_interrupt(text);
@@ -688,23 +695,23 @@ impl TranscriptFold {
                     }
                 }
             }
-            RecordKind::SystemCompactBoundary => f.compactions += 1,
-            RecordKind::SystemTurnDuration => {
+            EventKind::SystemCompactBoundary => f.compactions += 1,
+            EventKind::SystemTurnDuration => {
                 f.turn_duration_ms += top.get(top::DURATION).and_then(|v| v.as_u64()).unwrap_or(0);
             }
-            RecordKind::SystemApiError => {
+            EventKind::SystemApiError => {
                 f.api_errors += 1;
                 if !sidechain {
                     f.ended(at, End::ApiError);
                 }
             }
-            RecordKind::Summary => {
+            EventKind::Summary => {
                 if let Some(t) = str_at(top::SUMMARY) {
                     let t = self.strings.id_raw(t, &mut self.buf);
                     self.facts[sid as usize].summary = t;
                 }
             }
-            RecordKind::Progress => {
+            EventKind::Progress => {
                 let Some(data) = top.get(top::DATA) else {
                     return;
                 };

@@ -11,8 +11,8 @@
 //! `file-history-snapshot`, `progress`, `queue-operation`, a `result`
 //! holding a `toolUseId`). This module owns:
 //!
-//! - [`RecordKind`] and [`Record`], a lazy view over a scanned line (no
-//!   allocation), with [`Record::view`] giving a typed view per kind real
+//! - [`Record`], an [`Event`] read in this dialect (its kind from
+//!   [`EventKind::from_record_type`]; no allocation), with [`Record::view`] giving a typed view per kind real
 //!   files carry ([`RecordView`]; the views' tables are in
 //!   [`crate::views`], beside the stream's);
 //! - [`TranscriptFile`], what a file's path says (project, session, agent);
@@ -26,13 +26,14 @@
 //! ```
 //! use cctape::framing::Lines;
 //! use cctape::json::Scanner;
-//! use cctape::transcript::{Record, RecordKind, RecordView};
+//! use cctape::EventKind;
+//! use cctape::transcript::{Record, RecordView};
 //!
 //! let line = br#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s1","version":"2.1.39","type":"assistant","message":{"id":"msg_1","model":"claude-opus-4-6","usage":{"input_tokens":3,"output_tokens":9,"cache_creation_input_tokens":100,"cache_read_input_tokens":50,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":100}},"stop_reason":"end_turn"},"requestId":"req_1","uuid":"u2","timestamp":"2026-02-11T21:36:41.090Z"}"#;
 //! let mut scanner = Scanner::new();
 //! let l = Lines::new(line).next().unwrap();
 //! let rec = Record::new(scanner.scan(&l).unwrap());
-//! assert_eq!(rec.kind(), RecordKind::Assistant);
+//! assert_eq!(rec.kind(), EventKind::Assistant);
 //! assert_eq!(rec.header().version(), Some("2.1.39"));
 //! let RecordView::Assistant(a) = rec.view() else { panic!() };
 //! let u = a.request_tokens().unwrap();
@@ -54,7 +55,8 @@ pub use fold::{
 };
 
 use crate::error::Position;
-use crate::event::Event;
+use crate::event::{Event, EventKind};
+use crate::framing::Line;
 use crate::json::{Scanned, Value};
 use crate::views::{Answer, ObjectView, Visitor};
 pub use crate::views::{
@@ -65,133 +67,43 @@ pub use crate::views::{
 use fold::read;
 pub(crate) use fold::usage;
 
-/// What a transcript record is, from its `type` and `subtype`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum RecordKind {
-    /// `user`: a prompt, a tool result, an interrupt notice, a compaction
-    /// summary.
-    User,
-    /// `assistant`: one content block of a model response (repeated per
-    /// block with the same `message.id` and `requestId`).
-    Assistant,
-    /// `system/stop_hook_summary`: what the Stop hooks did.
-    SystemStopHookSummary,
-    /// `system/turn_duration`: how long a turn took.
-    SystemTurnDuration,
-    /// `system/compact_boundary`: the conversation was compacted.
-    SystemCompactBoundary,
-    /// `system/local_command`: a slash command run locally (`/model`).
-    SystemLocalCommand,
-    /// `system/api_error`: an API request failed.
-    SystemApiError,
-    /// A `system` record with another subtype, or none.
-    SystemOther,
-    /// `summary`: a title for a conversation (`leafUuid`).
-    Summary,
-    /// `file-history-snapshot`: files backed up before an edit.
-    FileHistorySnapshot,
-    /// `progress`: hook, Bash, agent or task progress (`data.type`).
-    Progress,
-    /// `queue-operation`: a prompt queued or dequeued while busy.
-    QueueOperation,
-    /// `result`: a tool's result kept apart (`toolUseId`, `content`); not a
-    /// run's result.
-    Result,
-    /// Any other type.
-    Unknown,
-}
-
-impl RecordKind {
-    /// The kind for a `type` and optional `subtype`.
-    pub fn from_type(ty: &str, subtype: Option<&str>) -> RecordKind {
-        match ty {
-            "user" => RecordKind::User,
-            "assistant" => RecordKind::Assistant,
-            "system" => match subtype {
-                Some("stop_hook_summary") => RecordKind::SystemStopHookSummary,
-                Some("turn_duration") => RecordKind::SystemTurnDuration,
-                Some("compact_boundary") => RecordKind::SystemCompactBoundary,
-                Some("local_command") => RecordKind::SystemLocalCommand,
-                Some("api_error") => RecordKind::SystemApiError,
-                _ => RecordKind::SystemOther,
-            },
-            "summary" => RecordKind::Summary,
-            "file-history-snapshot" => RecordKind::FileHistorySnapshot,
-            "progress" => RecordKind::Progress,
-            "queue-operation" => RecordKind::QueueOperation,
-            "result" => RecordKind::Result,
-            _ => RecordKind::Unknown,
-        }
-    }
-
-    /// Every kind, in declaration order.
-    pub const ALL: [RecordKind; 14] = [
-        RecordKind::User,
-        RecordKind::Assistant,
-        RecordKind::SystemStopHookSummary,
-        RecordKind::SystemTurnDuration,
-        RecordKind::SystemCompactBoundary,
-        RecordKind::SystemLocalCommand,
-        RecordKind::SystemApiError,
-        RecordKind::SystemOther,
-        RecordKind::Summary,
-        RecordKind::FileHistorySnapshot,
-        RecordKind::Progress,
-        RecordKind::QueueOperation,
-        RecordKind::Result,
-        RecordKind::Unknown,
-    ];
-
-    /// `type` or `type/subtype` (`system/turn_duration`); `None` for the
-    /// kinds that stand for several names.
-    pub fn name(self) -> Option<&'static str> {
-        Some(match self {
-            RecordKind::User => "user",
-            RecordKind::Assistant => "assistant",
-            RecordKind::SystemStopHookSummary => "system/stop_hook_summary",
-            RecordKind::SystemTurnDuration => "system/turn_duration",
-            RecordKind::SystemCompactBoundary => "system/compact_boundary",
-            RecordKind::SystemLocalCommand => "system/local_command",
-            RecordKind::SystemApiError => "system/api_error",
-            RecordKind::Summary => "summary",
-            RecordKind::FileHistorySnapshot => "file-history-snapshot",
-            RecordKind::Progress => "progress",
-            RecordKind::QueueOperation => "queue-operation",
-            RecordKind::Result => "result",
-            RecordKind::SystemOther | RecordKind::Unknown => return None,
-        })
-    }
-
-    /// Position in [`RecordKind::ALL`].
-    pub fn index(self) -> usize {
-        RecordKind::ALL.iter().position(|&k| k == self).unwrap_or(0)
-    }
-}
-
-/// A transcript record: a scanned line read in the transcript dialect.
-/// Every field is read lazily from the line's bytes; nothing is copied.
+/// A transcript record: an [`Event`] classified in the transcript dialect
+/// ([`EventKind::from_record_type`]), with the record's typed views. It is
+/// the event's parts (root, line, kind), so that [`Record::event`] is the
+/// same line read as an event (as csv's `StringRecord` is a `ByteRecord`
+/// with a promise): every field is read lazily through the line's index;
+/// nothing is copied.
 #[derive(Clone, Copy, Debug)]
 pub struct Record<'s> {
-    line: Scanned<'s>,
-    kind: RecordKind,
+    root: Value<'s>,
+    line: Line<'s>,
+    kind: EventKind,
 }
 
 impl<'s> Record<'s> {
     /// The record a scanned line holds.
+    #[inline]
     pub fn new(line: Scanned<'s>) -> Record<'s> {
-        let kind = RecordKind::from_type(line.raw_type(), line.raw_subtype());
-        Record { line, kind }
+        Record {
+            root: line.value(),
+            line: line.line(),
+            kind: EventKind::from_record_type(line.raw_type(), line.raw_subtype()),
+        }
     }
 
-    /// What the record is.
-    pub fn kind(&self) -> RecordKind {
+    /// What the record is (one of [`EventKind::RECORDS`]).
+    #[inline]
+    pub fn kind(&self) -> EventKind {
         self.kind
     }
 
-    /// The scanned line (raw bytes, position, every field).
-    pub fn scanned(&self) -> &Scanned<'s> {
-        &self.line
+    /// The line read as an event (the same line, the same index, the same
+    /// kind): raw bytes, position, and the readers that take events, such
+    /// as the `events` rows of an export.
+    pub fn event(&self) -> Event<'s> {
+        // Without the member tables: a record is read a few fields at a
+        // time, through the transcript views and the fold's tables.
+        Event::from_parts(self.root, self.line, self.kind)
     }
 
     /// The line's position.
@@ -201,28 +113,18 @@ impl<'s> Record<'s> {
 
     /// `type`.
     pub fn raw_type(&self) -> &'s str {
-        self.line.raw_type()
+        self.event().raw_type()
     }
 
     /// `subtype`.
     pub fn raw_subtype(&self) -> Option<&'s str> {
-        self.line.raw_subtype()
-    }
-
-    /// The line read as a stream event (the same line, the same index):
-    /// for the readers that take events, such as the `events` rows of an
-    /// export.
-    pub fn event(&self) -> Event<'s> {
-        // Without the member tables: `Event::scanned`, the stream readers'
-        // hot path, stays inlined where they call it (a second caller made
-        // the compiler outline it), and a record's event is read a few
-        // fields at a time.
-        Event::from_parts(self.line.value(), self.line.line(), self.line.kind())
+        self.event().raw_subtype()
     }
 
     /// The root object, read through the line's index.
+    #[inline]
     pub fn root(&self) -> Value<'s> {
-        self.line.value()
+        self.root
     }
 
     /// A top-level field (the first, should the line give it twice).
@@ -250,23 +152,18 @@ impl<'s> Record<'s> {
     /// The typed view for the record's kind.
     pub fn view(self) -> RecordView<'s> {
         let v = self.root();
-        match self.kind {
-            RecordKind::User => RecordView::User(UserRecord::new(v)),
-            RecordKind::Assistant => RecordView::Assistant(AssistantRecord::new(v)),
-            RecordKind::SystemStopHookSummary
-            | RecordKind::SystemTurnDuration
-            | RecordKind::SystemCompactBoundary
-            | RecordKind::SystemLocalCommand
-            | RecordKind::SystemApiError
-            | RecordKind::SystemOther => RecordView::System(SystemRecord::new(v)),
-            RecordKind::Summary => RecordView::Summary(SummaryRecord::new(v)),
-            RecordKind::FileHistorySnapshot => {
+        match self.kind() {
+            EventKind::User => RecordView::User(UserRecord::new(v)),
+            EventKind::Assistant => RecordView::Assistant(AssistantRecord::new(v)),
+            k if k.is_system() => RecordView::System(SystemRecord::new(v)),
+            EventKind::Summary => RecordView::Summary(SummaryRecord::new(v)),
+            EventKind::FileHistorySnapshot => {
                 RecordView::FileHistorySnapshot(FileHistorySnapshotRecord::new(v))
             }
-            RecordKind::Progress => RecordView::Progress(ProgressRecord::new(v)),
-            RecordKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord::new(v)),
-            RecordKind::Result => RecordView::Result(ResultRecord::new(v)),
-            RecordKind::Unknown => RecordView::Other(self),
+            EventKind::Progress => RecordView::Progress(ProgressRecord::new(v)),
+            EventKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord::new(v)),
+            EventKind::ToolResultRecord => RecordView::Result(ResultRecord::new(v)),
+            _ => RecordView::Other(self),
         }
     }
 }

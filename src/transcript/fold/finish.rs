@@ -8,7 +8,6 @@ use super::{At, End, Facts, NONE, Request, TranscriptFold};
 use crate::pricing::PriceTable;
 use crate::run::{ModelRole, ToolCall};
 use crate::time::{BlockStart, Blocks, Day, DayRange, Zone};
-use crate::transcript::RecordKind;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 
@@ -347,12 +346,7 @@ impl TranscriptFold {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
                     versions,
-                    records: RecordKind::ALL
-                        .iter()
-                        .zip(f.kinds)
-                        .filter(|(_, n)| *n > 0)
-                        .map(|(k, n)| (*k, n))
-                        .collect(),
+                    records: super::records_by_kind(&f.kinds),
                     sidechain_records: f.sidechain_records,
                     last_stop_reason: f.last_stop.and_then(|(_, _, r)| name(r)),
                     api_errors: f.api_errors,

@@ -1,10 +1,10 @@
 //! What a transcript fold's report holds: sessions, days, models, roles,
 //! agents, tool calls, each with its totals.
 
+use crate::event::EventKind;
 use crate::pricing::RequestTokens;
 use crate::run::{ModelRole, ToolCall, Verdict};
 use crate::time::{BlockStart, Day};
-use crate::transcript::RecordKind;
 use std::collections::BTreeMap;
 
 /// Tokens, requests and cost added up.
@@ -277,7 +277,7 @@ pub struct SessionFacts {
     /// The Claude Code versions that wrote the records, oldest first.
     pub versions: Vec<String>,
     /// Records per kind.
-    pub records: Vec<(RecordKind, u64)>,
+    pub records: Vec<(EventKind, u64)>,
     /// Records of subagents (`isSidechain`, `agentId`).
     pub sidechain_records: u64,
     /// The stop reason of the main chain's last assistant record that has
