@@ -117,6 +117,36 @@ fn runs_of_a_path_are_verdicts_records() {
     }
 }
 
+/// `runs` reads through the library's one reader (`inputs::read_path`):
+/// every file of the shipped corpus and of wave3 (a harness's text
+/// output, a JSON value that is not an event, server tools, newer system
+/// subtypes) gives the CLI's records.
+#[test]
+fn runs_of_every_corpus_file_and_wave3_capture_are_verdicts_records() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in ["reference", "run", "streams"] {
+        for e in std::fs::read_dir(root().join("corpus").join(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    let corpus = files.len();
+    if let Some(rw) = realworld() {
+        for e in std::fs::read_dir(rw.join("wave3")).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+        assert_eq!(files.len() - corpus, 5, "wave3 holds five captures");
+    }
+    files.sort();
+    assert!(corpus > 40, "{corpus} corpus files");
+    for f in &files {
+        let runs = same_as_verdict(f);
+        assert!(!runs.is_empty(), "{}", f.display());
+    }
+}
+
 #[test]
 fn runs_of_text_and_empty_inputs_are_verdicts_records() {
     let dir = scratch("runs-text");
