@@ -27,7 +27,7 @@
 use cctape::event::{Event, EventKind, parse_event};
 use cctape::framing::Lines;
 use cctape::json::tape::Parser;
-use cctape::json::{Paths, Scanned, Scanner, Value};
+use cctape::json::{Paths, Scanner, Value};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -121,31 +121,6 @@ fn hot_of_event(h: &mut Hot, e: &Event<'_>) {
     }
 }
 
-fn hot_of_scan(h: &mut Hot, e: &Scanned<'_>) {
-    h.events += 1;
-    h.ids += u64::from(e.session_id().is_some()) + u64::from(e.uuid().is_some());
-    h.subagent += u64::from(e.parent_tool_use_id().value().is_some());
-    match e.kind() {
-        EventKind::Assistant => {
-            h.ids += u64::from(e.message_id().is_some()) + u64::from(e.model().is_some());
-            h.output_tokens += e.usage().unwrap_or_default().output_tokens;
-            h.tool_uses += u64::from(e.tool_use_id().is_some() && e.tool_name().is_some());
-        }
-        EventKind::User => {
-            h.ids += u64::from(e.tool_result_id().is_some());
-            h.tool_errors += u64::from(e.tool_result_is_error() == Some(true));
-        }
-        k if k.is_result() => {
-            h.results += 1;
-            h.ids += u64::from(e.is_error().is_some())
-                + u64::from(e.num_turns().is_some())
-                + u64::from(e.duration_ms().is_some())
-                + u64::from(e.total_cost_usd().is_some());
-        }
-        _ => {}
-    }
-}
-
 /// A line read the tape's way (the opt-in backend): parsed into a tape,
 /// classified, read through the event accessors over the tape.
 fn with_tape_event<R>(
@@ -204,7 +179,7 @@ fn scan_hot(s: &mut Scanner, data: &[u8]) -> Hot {
     let mut h = Hot::default();
     for line in Lines::new(data) {
         let e = s.scan(&line).expect("valid corpus");
-        hot_of_scan(&mut h, &e);
+        hot_of_event(&mut h, &e.event());
     }
     h
 }

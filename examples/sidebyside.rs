@@ -210,7 +210,7 @@ fn readers() -> Vec<Reader> {
             let mut n = 0;
             let mut tokens = 0u64;
             for line in Lines::new(d) {
-                let e = sc.scan(&line).expect("valid");
+                let e = sc.scan(&line).expect("valid").event();
                 black_box(e.session_id());
                 black_box(e.uuid());
                 black_box(e.parent_tool_use_id());

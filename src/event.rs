@@ -298,6 +298,29 @@ fn told(line: &Line<'_>, e: Error) -> Error {
     }
 }
 
+/// A scanned line read as an event (here, not in [`crate::json`], which
+/// knows nothing of events but their kind).
+impl<'s> Scanned<'s> {
+    /// The line read as an event, with this scan's kind: every field
+    /// through the one reader of fields, [`Event`], without its member
+    /// tables (a scanned line's readers ask for a few fields) (through the index when
+    /// validated, from the unchecked bytes in trusting mode).
+    ///
+    /// ```
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"assistant","session_id":"s1","message":{"model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash"}]}}"#).next().unwrap();
+    /// let ev = scanner.scan(&line).unwrap().event();
+    /// assert_eq!((ev.session_id(), ev.model(), ev.tool_name()), (Some("s1"), Some("m"), Some("Bash")));
+    /// ```
+    #[inline]
+    pub fn event(&self) -> Event<'s> {
+        Event::from_parts(self.value(), self.line(), self.kind())
+    }
+}
+
 impl<'t> Event<'t> {
     /// The event of a line the scanner validated and classified.
     #[inline]
@@ -327,6 +350,7 @@ impl<'t> Event<'t> {
     /// check): for the opt-in tape backend in differential tests, whose
     /// events then read through the same accessors.
     #[doc(hidden)]
+    #[inline]
     pub fn from_parts(root: Value<'t>, line: Line<'t>, kind: EventKind) -> Event<'t> {
         Event {
             root,
@@ -385,19 +409,23 @@ impl<'t> Event<'t> {
     /// The top-level value of `key`.
     #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'t>> {
-        match (&self.top, top_slot(key.as_bytes())) {
-            (Some(t), Some(i)) => self.root.member(t, i),
-            _ => self.root.get(key),
+        if let Some(t) = &self.top
+            && let Some(i) = top_slot(key.as_bytes())
+        {
+            return self.root.member(t, i);
         }
+        self.root.get(key)
     }
 
     /// The value of `key` in `message` (on assistant and user events).
     #[inline]
     pub(crate) fn message_get(&self, key: &str) -> Option<Value<'t>> {
-        match (&self.msg, msg_slot(key.as_bytes())) {
-            (Some(t), Some(i)) => self.message()?.member(t, i),
-            _ => self.message()?.get(key),
+        if let Some(t) = &self.msg
+            && let Some(i) = msg_slot(key.as_bytes())
+        {
+            return self.message()?.member(t, i);
         }
+        self.message()?.get(key)
     }
 
     /// The value at a dotted path (`"message.usage.output_tokens"`).

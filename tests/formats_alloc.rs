@@ -123,7 +123,7 @@ fn element_reader_and_scanner_allocate_nothing_per_element_once_warm() {
         }
         let el = el.unwrap();
         if let Ok(s) = scanner.scan(&el.as_line()) {
-            black_box(s.usage());
+            black_box(s.event().usage());
         }
     }
     // Scan errors are boxed too; count only what the successes cost.

@@ -127,8 +127,9 @@ fn pass(sc: &mut Scanner, paths: &Paths, data: &[u8], buf: &mut String) -> (u64,
             .and_then(|x| x.as_u64())
             .unwrap_or(0);
         sum += walk(v, buf, 0);
-        sum += e.usage().unwrap_or_default().output_tokens;
-        sum += u64::from(e.tool_use_id().is_some() || e.tool_result_id().is_some());
+        let ev = e.event();
+        sum += ev.usage().unwrap_or_default().output_tokens;
+        sum += u64::from(ev.tool_use_id().is_some() || ev.tool_result_id().is_some());
     }
     (lines, sum)
 }

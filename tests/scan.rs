@@ -3,7 +3,7 @@
 
 use cctape::event::Event;
 use cctape::framing::{Line, Lines};
-use cctape::json::{Backend, RawStr, Scanned, Scanner};
+use cctape::json::{Backend, Scanned, Scanner};
 use cctape::{ErrorKind, EventKind, Field};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -31,18 +31,6 @@ struct Facts {
     total_cost_usd: Option<u64>,
 }
 
-fn s(r: Option<RawStr<'_>>) -> Option<String> {
-    r.map(|r| {
-        let mut out = String::new();
-        assert!(r.unescape_into(&mut out));
-        if let Some(t) = r.as_str() {
-            assert_eq!(t, out);
-        }
-        assert!(r.str_eq(&out));
-        out
-    })
-}
-
 fn facts_of_event(e: &Event<'_>) -> Facts {
     let o = |x: Option<&str>| x.map(str::to_owned);
     Facts {
@@ -67,30 +55,14 @@ fn facts_of_event(e: &Event<'_>) -> Facts {
     }
 }
 
+/// A scanned line's facts: its kind, `type` and `subtype` as the scan
+/// found them, every other field through the line's event.
 fn facts_of_scan(e: &Scanned<'_>) -> Facts {
     Facts {
         kind: e.kind(),
         ty: e.raw_type().to_owned(),
         subtype: e.raw_subtype().map(str::to_owned),
-        session_id: s(e.session_id()),
-        uuid: s(e.uuid()),
-        parent: match e.parent_tool_use_id() {
-            Field::Missing => Field::Missing,
-            Field::Null => Field::Null,
-            Field::Value(v) => Field::Value(s(Some(v)).unwrap()),
-        },
-        message_id: s(e.message_id()),
-        model: s(e.model()),
-        usage: e.usage(),
-        block_type: s(e.content_block_type()),
-        tool_use_id: s(e.tool_use_id()),
-        tool_name: s(e.tool_name()),
-        tool_result_id: s(e.tool_result_id()),
-        tool_result_is_error: e.tool_result_is_error(),
-        is_error: e.is_error(),
-        num_turns: e.num_turns(),
-        duration_ms: e.duration_ms(),
-        total_cost_usd: e.total_cost_usd().map(f64::to_bits),
+        ..facts_of_event(&e.event())
     }
 }
 

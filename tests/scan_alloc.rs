@@ -68,14 +68,15 @@ fn input() -> Vec<u8> {
 fn pass(sc: &mut Scanner, data: &[u8]) -> (u64, u64) {
     let (mut ok, mut fields) = (0u64, 0u64);
     for line in Lines::new(data) {
-        let Ok(e) = sc.scan(&line) else { continue };
+        let Ok(s) = sc.scan(&line) else { continue };
+        let e = s.event();
         ok += 1;
         fields += u64::from(e.session_id().is_some());
         fields += e.usage().unwrap_or_default().input_tokens;
         fields += u64::from(e.tool_use_id().is_some() || e.tool_result_id().is_some());
         fields += e.num_turns().unwrap_or(0);
         black_box(e.total_cost_usd());
-        black_box(e.raw_subtype());
+        black_box(s.raw_subtype());
     }
     (ok, fields)
 }

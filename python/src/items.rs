@@ -196,14 +196,7 @@ impl Batch {
         let ty = self.put_str(sc.raw_type());
         let subtype = sc.raw_subtype().map(|s| self.put_str(s));
         let name = self.kind_name(kind, &ty, &subtype);
-        let session_id = sc.session_id().map(|s| match s.as_str() {
-            Some(plain) => self.put_str(plain),
-            None => {
-                let start = self.strs.len();
-                s.unescape_into(&mut self.strs);
-                start..self.strs.len()
-            }
-        });
+        let session_id = sc.event().session_id().map(|s| self.put_str(s));
         let raw = self.put_raw(sc.raw());
         let slot = self.keep_index(&sc.value(), sc.raw());
         let p = sc.position();

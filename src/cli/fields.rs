@@ -147,7 +147,8 @@ impl Sink for FieldsSink<'_> {
     }
 
     fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        if !self.matcher.matches(ev) {
+        let m = &mut self.matcher;
+        if !(m.passes_all() || m.matches(ev, || ev.raw_type(), || ev.raw_subtype())) {
             return;
         }
         self.rows += 1;

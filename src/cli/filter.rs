@@ -13,7 +13,7 @@ use super::inputs::Input;
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, Field};
-use cctape::json::{RawStr, ScanMode, Scanned};
+use cctape::json::{ScanMode, Scanned};
 use std::collections::HashSet;
 use std::io::IsTerminal;
 
@@ -80,137 +80,24 @@ pub enum ToolBlock<'a> {
     Neither,
 }
 
-/// What the tests read of an event: the scanner's lazy view (`filter`) or
-/// an event (`fields`).
-pub trait Probe {
-    /// `type`.
-    fn event_type(&self) -> &str;
-    /// `subtype`.
-    fn event_subtype(&self) -> Option<&str>;
-    /// `session_id` is one of `any`.
-    fn session_in(&self, any: &[String]) -> bool;
-    /// A transcript record's `sessionId` is one of `any`.
-    fn record_session_in(&self, any: &[String]) -> bool;
-    /// A transcript record is on a side chain (`isSidechain`: a subagent's).
-    fn on_sidechain(&self) -> bool;
-    /// The model (`message.model`, or `model` of init) is one of `any`.
-    fn model_in(&self, any: &[String]) -> bool;
-    /// `parent_tool_use_id` is set.
-    fn in_subagent(&self) -> bool;
-    /// The first content block as a tool call or result; `scratch` holds an
-    /// id that had to be unescaped.
-    fn tool_block<'a>(&'a self, names: &[String], scratch: &'a mut String) -> ToolBlock<'a>;
-}
-
-fn text<'a>(r: RawStr<'a>, buf: &'a mut String) -> &'a str {
-    match r.as_str() {
-        Some(s) => s,
-        None => {
-            buf.clear();
-            r.unescape_into(buf);
-            buf.as_str()
+/// The first content block of `ev` as a call of one of `names` (with its
+/// id) or a tool's result.
+fn tool_block<'a>(ev: &Event<'a>, names: &[String]) -> ToolBlock<'a> {
+    if let Some(name) = ev.tool_name() {
+        ToolBlock::Use {
+            wanted: names.iter().any(|n| n == name),
+            id: ev.tool_use_id(),
         }
+    } else if let Some(id) = ev.tool_result_id() {
+        ToolBlock::Result(id)
+    } else {
+        ToolBlock::Neither
     }
 }
 
-fn any_eq(r: Option<RawStr<'_>>, any: &[String]) -> bool {
-    r.is_some_and(|r| any.iter().any(|s| r.str_eq(s)))
-}
-
-impl Probe for Scanned<'_> {
-    fn event_type(&self) -> &str {
-        self.raw_type()
-    }
-
-    fn event_subtype(&self) -> Option<&str> {
-        self.raw_subtype()
-    }
-
-    fn session_in(&self, any: &[String]) -> bool {
-        any_eq(self.session_id(), any)
-    }
-
-    fn record_session_in(&self, any: &[String]) -> bool {
-        any_eq(self.get("sessionId").and_then(|v| v.as_raw_str()), any)
-    }
-
-    fn on_sidechain(&self) -> bool {
-        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
-    }
-
-    fn model_in(&self, any: &[String]) -> bool {
-        match self.model() {
-            Some(r) => any.iter().any(|m| r.str_eq(m)),
-            None => any_eq(self.get("model").and_then(|v| v.as_raw_str()), any),
-        }
-    }
-
-    fn in_subagent(&self) -> bool {
-        matches!(self.parent_tool_use_id(), Field::Value(_))
-    }
-
-    fn tool_block<'a>(&'a self, names: &[String], scratch: &'a mut String) -> ToolBlock<'a> {
-        if let Some(name) = self.tool_name() {
-            ToolBlock::Use {
-                wanted: names.iter().any(|n| name.str_eq(n)),
-                id: self.tool_use_id().map(|id| text(id, scratch)),
-            }
-        } else if let Some(id) = self.tool_result_id() {
-            ToolBlock::Result(text(id, scratch))
-        } else {
-            ToolBlock::Neither
-        }
-    }
-}
-
-impl Probe for Event<'_> {
-    fn event_type(&self) -> &str {
-        self.raw_type()
-    }
-
-    fn event_subtype(&self) -> Option<&str> {
-        self.raw_subtype()
-    }
-
-    fn session_in(&self, any: &[String]) -> bool {
-        self.session_id()
-            .is_some_and(|s| any.iter().any(|x| x == s))
-    }
-
-    fn record_session_in(&self, any: &[String]) -> bool {
-        self.get("sessionId")
-            .and_then(|v| v.as_str())
-            .is_some_and(|s| any.iter().any(|x| x == s))
-    }
-
-    fn on_sidechain(&self) -> bool {
-        self.get("isSidechain").and_then(|v| v.as_bool()) == Some(true)
-    }
-
-    fn model_in(&self, any: &[String]) -> bool {
-        let model = match self.model() {
-            Some(m) => Some(m),
-            None => self.get("model").and_then(|v| v.as_str()),
-        };
-        model.is_some_and(|m| any.iter().any(|x| x == m))
-    }
-
-    fn in_subagent(&self) -> bool {
-        matches!(self.parent_tool_use_id(), Field::Value(_))
-    }
-
-    fn tool_block<'a>(&'a self, names: &[String], _: &'a mut String) -> ToolBlock<'a> {
-        if let Some(name) = self.tool_name() {
-            ToolBlock::Use {
-                wanted: names.iter().any(|n| n == name),
-                id: self.tool_use_id(),
-            }
-        } else if let Some(id) = self.tool_result_id() {
-            ToolBlock::Result(id)
-        } else {
-            ToolBlock::Neither
-        }
-    }
+/// `s` is one of `any`.
+fn one_of(s: Option<&str>, any: &[String]) -> bool {
+    s.is_some_and(|s| any.iter().any(|x| x == s))
 }
 
 /// [`Filters`] applied to the events of one input (or chunk), in order.
@@ -221,7 +108,6 @@ pub struct Matcher<'f> {
     pub transcript: bool,
     /// Ids of the calls of the wanted tools seen so far (only with --tool).
     tool_ids: HashSet<Box<str>>,
-    scratch: String,
 }
 
 impl<'f> Matcher<'f> {
@@ -231,17 +117,54 @@ impl<'f> Matcher<'f> {
             filters,
             transcript: false,
             tool_ids: HashSet::new(),
-            scratch: String::new(),
         }
     }
 
-    /// True when the event passes every flag given.
-    pub fn matches(&mut self, p: &impl Probe) -> bool {
+    /// True when no flag was given: every event passes, none need be read.
+    pub fn passes_all(&self) -> bool {
+        let f = self.filters;
+        f.types.is_empty()
+            && f.subtypes.is_empty()
+            && f.sessions.is_empty()
+            && f.tools.is_empty()
+            && f.models.is_empty()
+            && !f.main
+            && !f.subagent
+    }
+
+    /// False when an event of this `type` and `subtype` cannot pass (with
+    /// no `--tool`, whose calls must be seen whatever else is asked), so
+    /// that a scanned line is not read further.
+    pub fn may_match(&self, ty: &str, subtype: Option<&str>) -> bool {
+        !self.filters.tools.is_empty() || self.named(|| ty, || subtype)
+    }
+
+    /// The `--type` and `--subtype` tests (each name read only when its
+    /// flag was given).
+    fn named<'e>(
+        &self,
+        ty: impl FnOnce() -> &'e str,
+        subtype: impl FnOnce() -> Option<&'e str>,
+    ) -> bool {
+        let f = self.filters;
+        let one_of = |s: &str, any: &[String]| any.iter().any(|x| x == s);
+        (f.types.is_empty() || one_of(ty(), &f.types))
+            && (f.subtypes.is_empty() || subtype().is_some_and(|s| one_of(s, &f.subtypes)))
+    }
+
+    /// True when the event passes every flag given; `ty` and `subtype`
+    /// give its `type` and `subtype` (a scanned line has them at hand).
+    pub fn matches<'e>(
+        &mut self,
+        ev: &Event<'e>,
+        ty: impl FnOnce() -> &'e str,
+        subtype: impl FnOnce() -> Option<&'e str>,
+    ) -> bool {
         let f = self.filters;
         // First, so that a call is remembered even when another test turns
         // it down: its result answers a call of the tool all the same.
         if !f.tools.is_empty() {
-            let tool_ok = match p.tool_block(&f.tools, &mut self.scratch) {
+            let tool_ok = match tool_block(ev, &f.tools) {
                 ToolBlock::Use { wanted, id } => {
                     if wanted
                         && let Some(id) = id
@@ -258,32 +181,29 @@ impl<'f> Matcher<'f> {
                 return false;
             }
         }
-        if !f.types.is_empty() && !f.types.iter().any(|t| t == p.event_type()) {
-            return false;
-        }
-        if !f.subtypes.is_empty()
-            && !p
-                .event_subtype()
-                .is_some_and(|s| f.subtypes.iter().any(|x| x == s))
-        {
+        if !self.named(ty, subtype) {
             return false;
         }
         if !f.sessions.is_empty() {
             let ok = match self.transcript {
-                true => p.record_session_in(&f.sessions),
-                false => p.session_in(&f.sessions),
+                true => one_of(ev.get("sessionId").and_then(|v| v.as_str()), &f.sessions),
+                false => one_of(ev.session_id(), &f.sessions),
             };
             if !ok {
                 return false;
             }
         }
-        if !f.models.is_empty() && !p.model_in(&f.models) {
+        let model = || {
+            ev.model()
+                .or_else(|| ev.get("model").and_then(|v| v.as_str()))
+        };
+        if !f.models.is_empty() && !one_of(model(), &f.models) {
             return false;
         }
         if f.main || f.subagent {
             let in_subagent = match self.transcript {
-                true => p.on_sidechain(),
-                false => p.in_subagent(),
+                true => ev.get("isSidechain").and_then(|v| v.as_bool()) == Some(true),
+                false => matches!(ev.parent_tool_use_id(), Field::Value(_)),
             };
             if in_subagent != f.subagent {
                 return false;
@@ -477,7 +397,10 @@ impl Sink for FilterSink<'_> {
     fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
         // The matcher sees every event (a --tool test follows calls), then
         // the answer is inverted for -v.
-        let selected = self.matcher.matches(s) != self.conf.args.invert_match;
+        let (m, ty, subtype) = (&mut self.matcher, s.raw_type(), s.raw_subtype());
+        let passes = m.passes_all()
+            || (m.may_match(ty, subtype) && m.matches(&s.event(), || ty, || subtype));
+        let selected = passes != self.conf.args.invert_match;
         if self.conf.args.errors || !selected || !self.conf.room(self.matched) {
             return;
         }

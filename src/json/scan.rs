@@ -39,11 +39,12 @@
 //! let input = br#"{"type":"assistant","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":5}},"session_id":"s1"}"#;
 //! let mut scanner = Scanner::new();
 //! let line = Lines::new(input).next().unwrap();
-//! let ev = scanner.scan(&line).unwrap();
-//! assert_eq!(ev.kind(), EventKind::Assistant);
-//! assert_eq!(ev.session_id().and_then(|s| s.as_str()), Some("s1"));
+//! let scanned = scanner.scan(&line).unwrap();
+//! assert_eq!(scanned.kind(), EventKind::Assistant);
+//! let ev = scanned.event();
+//! assert_eq!(ev.session_id(), Some("s1"));
 //! assert_eq!(ev.usage().unwrap().output_tokens, 5);
-//! assert!(ev.value().get_path("message.id").unwrap().str_eq("msg_1"));
+//! assert!(scanned.value().get_path("message.id").unwrap().str_eq("msg_1"));
 //! ```
 
 use super::index::{Index, Node, is_container, key_end};
@@ -54,7 +55,7 @@ use super::strings::Strings;
 use super::validate::{self, Outcome};
 use super::value::Value;
 use crate::error::{Error, ErrorKind, Position};
-use crate::event::{EventKind, Field, TokenCounts};
+use crate::event::EventKind;
 use crate::framing::Line;
 use std::fmt;
 
@@ -185,7 +186,7 @@ pub(crate) struct Scratch {
 /// let ok = lines.next().unwrap();
 /// let ev = scanner.scan(&ok).unwrap();
 /// assert_eq!(ev.kind(), EventKind::ResultSuccess);
-/// assert_eq!(ev.num_turns(), Some(2));
+/// assert_eq!(ev.event().num_turns(), Some(2));
 /// let bad = lines.next().unwrap();
 /// assert_eq!(scanner.scan(&bad).unwrap_err().kind(), ErrorKind::InvalidJson);
 /// ```
@@ -690,6 +691,7 @@ impl<'s> Scanned<'s> {
     }
 
     /// The line (bytes, number, offset).
+    #[inline]
     pub fn line(&self) -> Line<'s> {
         self.line
     }
@@ -752,146 +754,6 @@ impl<'s> Scanned<'s> {
                 ScanMode::Validated => None,
             },
         }
-    }
-
-    /// The top-level value of `key` (the first, if given twice).
-    #[inline]
-    pub fn get(&self, key: &str) -> Option<RawValue<'s>> {
-        match self.mode {
-            ScanMode::Validated => self.value().get(key)?.as_raw_value(),
-            ScanMode::Trusting => self.root().get(key),
-        }
-    }
-
-    /// The value at a dotted path (`"message.usage.output_tokens"`), read
-    /// through the index when the line was validated.
-    pub fn get_path(&self, path: &str) -> Option<RawValue<'s>> {
-        self.value().get_path(path)?.as_raw_value()
-    }
-
-    /// The value at a path of keys, through the index when validated.
-    #[inline]
-    fn at(&self, steps: &[&str]) -> Option<Value<'s>> {
-        self.value().pointer(steps)
-    }
-
-    fn str_at(&self, steps: &[&str]) -> Option<RawStr<'s>> {
-        self.at(steps)?.as_raw_str()
-    }
-
-    /// `session_id`.
-    pub fn session_id(&self) -> Option<RawStr<'s>> {
-        self.str_at(&["session_id"])
-    }
-
-    /// `uuid`.
-    pub fn uuid(&self) -> Option<RawStr<'s>> {
-        self.str_at(&["uuid"])
-    }
-
-    /// `timestamp`.
-    pub fn timestamp(&self) -> Option<RawStr<'s>> {
-        self.str_at(&["timestamp"])
-    }
-
-    /// `parent_tool_use_id`: null on the main agent, a string inside a
-    /// subagent, missing (or of the wrong type) otherwise.
-    pub fn parent_tool_use_id(&self) -> Field<RawStr<'s>> {
-        match self.at(&["parent_tool_use_id"]) {
-            None => Field::Missing,
-            Some(v) if v.is_null() => Field::Null,
-            Some(v) => v.as_raw_str().map_or(Field::Missing, Field::Value),
-        }
-    }
-
-    /// `message`.
-    pub fn message(&self) -> Option<RawValue<'s>> {
-        self.get("message")
-    }
-
-    /// `message.id`.
-    pub fn message_id(&self) -> Option<RawStr<'s>> {
-        self.str_at(&["message", "id"])
-    }
-
-    /// `message.model`.
-    pub fn model(&self) -> Option<RawStr<'s>> {
-        self.str_at(&["message", "model"])
-    }
-
-    /// `message.usage` as the four token counts (missing counts read 0).
-    pub fn usage(&self) -> Option<TokenCounts> {
-        let u = self.at(&["message", "usage"])?;
-        let n = |k| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-        Some(TokenCounts {
-            input_tokens: n("input_tokens"),
-            output_tokens: n("output_tokens"),
-            cache_read_input_tokens: n("cache_read_input_tokens"),
-            cache_creation_input_tokens: n("cache_creation_input_tokens"),
-        })
-    }
-
-    fn first_block(&self) -> Option<Value<'s>> {
-        self.at(&["message", "content"])?.index(0)
-    }
-
-    /// `message.content[0]`, when `content` is an array.
-    pub fn content_block(&self) -> Option<RawValue<'s>> {
-        self.first_block()?.as_raw_value()
-    }
-
-    /// `message.content[0].type`.
-    pub fn content_block_type(&self) -> Option<RawStr<'s>> {
-        self.first_block()?.get("type")?.as_raw_str()
-    }
-
-    fn block_of(&self, ty: &str) -> Option<Value<'s>> {
-        let b = self.first_block()?;
-        b.get("type")?.str_eq(ty).then_some(b)
-    }
-
-    /// For a `tool_use` block: its `id`.
-    pub fn tool_use_id(&self) -> Option<RawStr<'s>> {
-        self.block_of("tool_use")?.get("id")?.as_raw_str()
-    }
-
-    /// For a `tool_use` block: the tool's `name`.
-    pub fn tool_name(&self) -> Option<RawStr<'s>> {
-        self.block_of("tool_use")?.get("name")?.as_raw_str()
-    }
-
-    /// For a `tool_result` block: the `tool_use_id` it answers.
-    pub fn tool_result_id(&self) -> Option<RawStr<'s>> {
-        self.block_of("tool_result")?
-            .get("tool_use_id")?
-            .as_raw_str()
-    }
-
-    /// For a `tool_result` block: `is_error`.
-    pub fn tool_result_is_error(&self) -> Option<bool> {
-        self.block_of("tool_result")?.get("is_error")?.as_bool()
-    }
-
-    /// `is_error` of a result.
-    pub fn is_error(&self) -> Option<bool> {
-        self.at(&["is_error"])?.as_bool()
-    }
-
-    /// `num_turns` of a result.
-    pub fn num_turns(&self) -> Option<u64> {
-        self.at(&["num_turns"])?.as_u64()
-    }
-
-    /// `duration_ms` of a result.
-    pub fn duration_ms(&self) -> Option<u64> {
-        self.at(&["duration_ms"])?.as_u64()
-    }
-
-    /// `total_cost_usd` of a result, or the older `cost_usd` / `total_cost`.
-    pub fn total_cost_usd(&self) -> Option<f64> {
-        ["total_cost_usd", "cost_usd", "total_cost"]
-            .iter()
-            .find_map(|k| self.at(&[k]).and_then(|v| v.as_f64()))
     }
 }
 

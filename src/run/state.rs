@@ -18,6 +18,7 @@ use crate::event::{Event, EventKind, Field, TokenCounts};
 use crate::json::{Number, Value, ValueKind};
 
 mod finish;
+#[cfg(feature = "otel")]
 pub(crate) use finish::depths_cutting_cycles;
 mod result;
 mod tools;

@@ -55,7 +55,7 @@ fn check(bytes: &[u8]) -> usize {
             ("data.message.message", "data.message.message"),
         ];
         for (path, raw_path) in paths {
-            let (Some(m), Some(r)) = (root.get_path(path), s.get_path(raw_path)) else {
+            let (Some(m), Some(r)) = (root.get_path(path), s.root().get_path(raw_path)) else {
                 continue;
             };
             let read = Message::of(m);

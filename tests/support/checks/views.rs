@@ -195,15 +195,8 @@ struct ScanFacts {
     nums: [Option<u64>; 3],
 }
 
-fn owned(r: Option<cctape::json::RawStr<'_>>) -> Option<String> {
-    r.map(|r| {
-        let mut out = String::new();
-        assert!(r.unescape_into(&mut out), "a validated string decodes");
-        out
-    })
-}
-
-/// The same accessors on an [`Event`] or a scanned line, as [`ScanFacts`]:
+/// The accessors of an [`Event`] (the tape's, the index's, a scanned
+/// line's), as [`ScanFacts`]:
 /// `own` turns a string accessor's answer into an owned one.
 macro_rules! scan_facts {
     ($e:expr, $own:expr) => {{
@@ -268,7 +261,7 @@ pub fn check_scan_line(data: &[u8]) {
             let mut sc = Scanner::with_backend(backend).expect("an available backend");
             let got = sc
                 .scan(&line)
-                .map(|e| scan_facts!(&e, owned))
+                .map(|e| scan_facts!(&e.event(), |s: Option<&str>| s.map(str::to_owned)))
                 .map_err(|e| (e.kind(), e.position().line, e.position().offset));
             assert_eq!(got, want, "backend {} on {}", backend.name(), show(data));
             let trusting = sc.scan_trusting(&line).map(|e| e.kind());
