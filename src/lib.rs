@@ -39,7 +39,8 @@
 //!    it (a simd-json tape per line, buffers reused, as an opt-in backend);
 //!    [`error`] is the one error type with its [`Position`], and a private
 //!    `column` module finds where a bad line stops being JSON;
-//! 4. event: [`event`] gives [`EventKind`] from `type`/`subtype` and the hot
+//! 4. event: [`event`] gives [`EventKind`] from `type`/`subtype` (one kind
+//!    for both dialects: stream events and transcript records) and the hot
 //!    fields, read lazily through the line's index without allocating;
 //!    [`views`] a typed, borrowed view per event kind, every field of the
 //!    reference reachable, and per transcript record type; [`stream`] puts

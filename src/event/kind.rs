@@ -10,7 +10,8 @@
 /// subtype not listed is [`SystemOther`](EventKind::SystemOther) or
 /// [`ResultOther`](EventKind::ResultOther) (a result is still a result);
 /// any other type is [`Unknown`](EventKind::Unknown). Neither is an error:
-/// [`Event::raw_type`] and [`Event::raw_subtype`] give the names.
+/// [`Event::raw_type`](super::Event::raw_type) and
+/// [`Event::raw_subtype`](super::Event::raw_subtype) give the names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum EventKind {
