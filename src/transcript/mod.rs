@@ -12,9 +12,9 @@
 //! holding a `toolUseId`). This module owns:
 //!
 //! - [`Record`], an [`Event`] read in this dialect (its kind from
-//!   [`EventKind::from_record_type`]; no allocation), with [`Record::view`] giving a typed view per kind real
-//!   files carry ([`RecordView`]; the views' tables are in
-//!   [`crate::views`], beside the stream's);
+//!   [`EventKind::from_record_type`]; no allocation), with [`Record::view`]
+//!   giving a typed view per kind real files carry ([`RecordView`]; the
+//!   views' tables are in [`crate::views`], beside the stream's);
 //! - [`TranscriptFile`], what a file's path says (project, session, agent);
 //! - [`TranscriptFold`], which folds records into sessions (one per
 //!   `sessionId`, subagent files tied to their parent session), counts usage
