@@ -3,9 +3,8 @@
 //! This module owns [`EventKind`] (from `type` and `subtype`, whatever their
 //! position among the keys; one kind for the stream's events and the
 //! transcripts' records), [`Event`] (a parsed line known to be an event, in
-//! either dialect)
-//! and [`Field`] (missing, null or a value). An event reads its line
-//! through the structural index the validating scan wrote
+//! either dialect) and [`Field`] (missing, null or a value). An event reads
+//! its line through the structural index the validating scan wrote
 //! ([`crate::json::Value`]): nothing here allocates, every accessor jumps
 //! through the index and borrows from the line (or from the arena its
 //! escaped strings are unescaped into, [`crate::json::Strings`]).
