@@ -271,7 +271,7 @@ impl LineDecoder {
     /// an LF is held past the lines taken, or the input ended with bytes
     /// left. A live reader hands its output on when this is false, before
     /// it waits for more input.
-    pub fn has_line(&self) -> bool {
+    pub(crate) fn has_line(&self) -> bool {
         let from = self.scanned.max(self.start);
         (self.eof && self.start < self.end)
             || memchr::memchr(b'\n', &self.buf[from..self.end]).is_some()
@@ -576,7 +576,7 @@ impl<R: Read> LineReader<R> {
 
     /// True when a line can be taken without reading (see
     /// [`LineDecoder::has_line`]).
-    pub fn has_line(&self) -> bool {
+    pub(crate) fn has_line(&self) -> bool {
         self.dec.has_line()
     }
 

@@ -2,7 +2,10 @@
 //! front end (the command, the Python package) does with the paths it is
 //! given: directories walked for stream files ([`Walk`]), names shown
 //! safely ([`shown_path`], [`escape_bytes`]), and one input read from its
-//! first byte to its last the way its format is read ([`read_source`]):
+//! first byte to its last the way its format is read ([`read_source`],
+//! through [`Sniffed`] and [`LineRead`], the one reader, which the command
+//! and `watch` also drive for the readings they frame themselves: chunks on
+//! a pool, lines read ahead, bytes pushed as they arrive):
 //! decompressed, sniffed ([`crate::sniff`]), then lines of stream-json or
 //! JSON elements as events, each bad line an error with its position and
 //! the bytes it held, and why the input ended early, if it did, as the
@@ -35,15 +38,14 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use crate::elements::LogValues;
 use crate::error::{Error, ErrorKind, Position};
-use crate::event::{Event, parse_event};
-use crate::framing::{DEFAULT_MAX_LINE, DEFAULT_READ_SIZE, LineReader};
-use crate::json::{ScanMode, Scanned, Scanner};
+use crate::event::Event;
+use crate::framing::DEFAULT_MAX_LINE;
+use crate::json::{IndexDepth, ScanMode, Scanned};
 use crate::report::Shape;
-use crate::sniff::{Format, FormatChoice, Reading};
-use crate::source::{EndReport, LfWatch, Source};
-use crate::stream::{Counts, ElementEventReader};
+use crate::sniff::{Format, FormatChoice};
+use crate::source::{EndReport, Source};
+use crate::stream::Counts;
 use crate::transcript::Record;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
@@ -439,6 +441,11 @@ pub struct ReadOptions {
     /// [`Item::Record`] (scanned and validated) instead of as events.
     /// Default false.
     pub records: bool,
+    /// How deep a line read with [`scan`](ReadOptions::scan) is indexed:
+    /// [`IndexDepth::TopLevel`] for readers of `type`, `subtype` and
+    /// top-level fields, whose nested reads then walk validated bytes.
+    /// Default [`IndexDepth::Full`].
+    pub scan_depth: IndexDepth,
 }
 
 impl Default for ReadOptions {
@@ -448,6 +455,7 @@ impl Default for ReadOptions {
             max_line: DEFAULT_MAX_LINE,
             scan: None,
             records: false,
+            scan_depth: IndexDepth::Full,
         }
     }
 }
@@ -545,13 +553,15 @@ pub fn ended_early(e: io::Error, line: u64, offset: u64) -> Error {
 
 mod prefix;
 pub use prefix::{Prefix, Prefixed, read_prefix};
+mod read;
+pub use read::{Items, LineRead, Sniffed, read_slice};
 
 /// Read one opened input whole, the way its format is read, handing every
 /// item to `f` in input order, as `cctape` reads it: the format is told
 /// from the first decoded bytes ([`FormatChoice::resolve`]); JSON arrays
-/// and pretty JSON are read as elements ([`ElementEventReader`]), a
+/// and pretty JSON are read as elements ([`crate::elements`]), a
 /// logger's output as the JSON values behind its prefixes
-/// ([`LogValues`]); the lines of stream-json as events (scanned with
+/// ([`crate::elements::LogValues`]); the lines of stream-json as events (scanned with
 /// [`ReadOptions::scan`]); a session transcript's lines as records with
 /// [`ReadOptions::records`] (else as events); an input that holds no
 /// events (text, empty, cut lines) as one [`Item::NotEvents`] once it was
@@ -566,251 +576,9 @@ pub use prefix::{Prefix, Prefixed, read_prefix};
 pub fn read_source(
     src: Source<'_>,
     opts: &ReadOptions,
-    f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
+    mut f: impl FnMut(Item<'_, '_>) -> ControlFlow<()>,
 ) -> InputEnd {
-    let stream = src.kind().size().is_none();
-    let report = src.report().clone();
-    let mut raw = src.into_reader();
-    let prefix = read_prefix(&mut raw, stream);
-    let format = prefix.decide(opts.format);
-    let reading = format.reading();
-    // Kept to say what an input without events is.
-    let shown = match reading {
-        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => prefix.shown(),
-        _ => Vec::new(),
-    };
-    let rdr = Prefixed::new(prefix, raw);
-    let max_line = opts.max_line.max(1);
-    // An endless line (/dev/zero) ends a line-read input instead of being
-    // skipped for ever; elements have their own limit.
-    let lf_limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-    let mut h = Hand {
-        f,
-        failure: None,
-        stopped: false,
-    };
-    let (mut counts, bytes) = match reading {
-        Reading::StreamElements => h.elements(rdr, max_line, &shown, format),
-        Reading::LoggedElements => h.elements(LogValues::new(rdr), max_line, &shown, format),
-        Reading::NotEvents => h.not_events(LfWatch::new(rdr, lf_limit), max_line, &shown, format),
-        _ => {
-            let take = if reading == Reading::TranscriptLines && opts.records {
-                Take::Record
-            } else if let Some(mode) = opts.scan {
-                Take::Scan(mode)
-            } else {
-                Take::Event
-            };
-            h.lines(LfWatch::new(rdr, lf_limit), max_line, take)
-        }
-    };
-    let Hand {
-        mut f,
-        mut failure,
-        stopped,
-    } = h;
-    let unreadable = counts.lines == 0 && bytes == 0;
-    if let Some(e) = &failure
-        && !unreadable
-    {
-        let _ = f(Item::Error {
-            error: e,
-            bytes: None,
-        });
-    }
-    if failure.is_none()
-        && !stopped
-        && let Some(e) = report.take()
-    {
-        counts.errors += 1;
-        let e = ended_early(e, counts.lines + 1, bytes);
-        let _ = f(Item::Error {
-            error: &e,
-            bytes: None,
-        });
-        failure = Some(e);
-    }
-    InputEnd {
-        counts,
-        bytes,
-        format: Some(format),
-        unreadable: failure.is_some() && unreadable,
-        failure,
-        stopped,
-    }
-}
-
-/// How the lines of a line-read input are taken.
-#[derive(Clone, Copy)]
-enum Take {
-    /// Parsed: [`Item::Event`].
-    Event,
-    /// Scanned: [`Item::Scanned`].
-    Scan(ScanMode),
-    /// Scanned, validated, as a transcript record: [`Item::Record`].
-    Record,
-}
-
-/// The caller's callback, the fatal error kept for the end, and whether
-/// the caller stopped.
-struct Hand<F> {
-    f: F,
-    failure: Option<Error>,
-    stopped: bool,
-}
-
-/// The longest last line kept for a finding.
-const LAST_LINE_KEPT: usize = 4 << 10;
-
-impl<F: FnMut(Item<'_, '_>) -> ControlFlow<()>> Hand<F> {
-    /// Hand out an item, noting a stop.
-    fn item(&mut self, item: Item<'_, '_>) {
-        self.stopped = (self.f)(item).is_break();
-    }
-
-    /// One error of a reader: a fatal one is kept for the end, a per-line
-    /// one is handed out with its bytes.
-    fn error(&mut self, e: Error, bytes: Option<&[u8]>) {
-        if e.is_fatal() {
-            self.failure = Some(e);
-        } else {
-            let e = explain_line_error(e, bytes);
-            self.item(Item::Error { error: &e, bytes });
-        }
-    }
-
-    /// Lines, each taken as `take` says; a bad line gets the tape
-    /// parser's error whichever way it was read.
-    fn lines(&mut self, rdr: impl Read, max_line: usize, take: Take) -> (Counts, u64) {
-        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        let (mut scanner, mut parser) = (Scanner::new(), Scanner::new());
-        let mut counts = Counts::default();
-        while !self.stopped {
-            let span = match lines.next_span() {
-                None => break,
-                Some(Ok(span)) => span,
-                Some(Err(e)) => {
-                    counts.errors += 1;
-                    if !e.is_fatal() {
-                        counts.lines += 1;
-                    }
-                    // A line past the maximum: its bytes are not kept.
-                    self.error(e, None);
-                    continue;
-                }
-            };
-            let line = lines.line(span);
-            counts.lines += 1;
-            if line.is_blank() {
-                counts.blank_lines += 1;
-                continue;
-            }
-            let read = match take {
-                Take::Event => {
-                    parse_event(&mut parser, &line).map(|ev| self.item(Item::Event(&ev)))
-                }
-                Take::Scan(mode) => scanner
-                    .scan_with(&line, mode)
-                    .map(|s| self.item(Item::Scanned(&s))),
-                Take::Record => scanner
-                    .scan_with(&line, ScanMode::Validated)
-                    .map(|s| self.item(Item::Record(&Record::new(s)))),
-            };
-            match read {
-                Ok(()) => counts.events += 1,
-                Err(e) => {
-                    counts.errors += 1;
-                    // A scanned line's error is the tape parser's (its
-                    // reason and column), so that a bad line reads the same
-                    // whichever way it was read (bad lines are rare); so is
-                    // a record's when the scanner only says the JSON is
-                    // invalid (not what was expected), as the command
-                    // reports it.
-                    let e = match take {
-                        Take::Scan(_) => parse_event(&mut parser, &line).err().unwrap_or(e),
-                        Take::Record if e.kind() == ErrorKind::InvalidJson => {
-                            parse_event(&mut parser, &line).err().unwrap_or(e)
-                        }
-                        Take::Event | Take::Record => e,
-                    };
-                    self.error(e, Some(line.bytes));
-                }
-            }
-        }
-        (counts, lines.bytes_read())
-    }
-
-    /// JSON elements as events; no element at all is one finding.
-    fn elements(
-        &mut self,
-        rdr: impl Read,
-        max_line: usize,
-        prefix: &[u8],
-        format: Format,
-    ) -> (Counts, u64) {
-        let mut events = ElementEventReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        while !self.stopped {
-            let err = match events.next_event() {
-                None => break,
-                Some(Ok(ev)) => {
-                    self.stopped = (self.f)(Item::Event(&ev)).is_break();
-                    continue;
-                }
-                Some(Err(e)) => e,
-            };
-            let bytes = events.last_element().map(|e| e.bytes);
-            self.error(err, bytes);
-        }
-        let counts = events.counts();
-        if counts.events == 0 && counts.errors == 0 && !self.stopped {
-            self.item(Item::NotEvents(&Shape::of_input(prefix, format, None)));
-        }
-        (counts, events.bytes_read())
-    }
-
-    /// An input that holds no events, read to its end for its lines and
-    /// its last non-blank line: one finding.
-    fn not_events(
-        &mut self,
-        rdr: impl Read,
-        max_line: usize,
-        prefix: &[u8],
-        format: Format,
-    ) -> (Counts, u64) {
-        let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, max_line);
-        let mut counts = Counts::default();
-        let mut last: Vec<u8> = Vec::new();
-        while let Some(item) = lines.next_span() {
-            match item {
-                Ok(span) => {
-                    counts.lines += 1;
-                    let line = lines.line(span);
-                    if line.is_blank() {
-                        counts.blank_lines += 1;
-                    } else {
-                        last.clear();
-                        last.extend_from_slice(&line.bytes[..line.bytes.len().min(LAST_LINE_KEPT)]);
-                    }
-                }
-                Err(e) => {
-                    counts.errors += 1;
-                    if !e.is_fatal() {
-                        counts.lines += 1;
-                    }
-                    let fatal = e.is_fatal();
-                    self.error(e, None);
-                    if fatal || self.stopped {
-                        break;
-                    }
-                }
-            }
-        }
-        if !self.stopped {
-            let shape = Shape::of_input(prefix, format, (!last.is_empty()).then_some(&last[..]));
-            self.item(Item::NotEvents(&shape));
-        }
-        (counts, lines.bytes_read())
-    }
+    Sniffed::new(src, opts.format).read(opts, &mut f)
 }
 
 /// Open `path` and read it with [`read_source`]; a file that cannot be

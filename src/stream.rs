@@ -236,12 +236,6 @@ impl<R: Read> EventReader<R> {
         self.lines.bytes_read()
     }
 
-    /// True when an item can be taken without reading (see
-    /// [`LineDecoder::has_line`](crate::framing::LineDecoder::has_line)).
-    pub fn has_line(&self) -> bool {
-        self.lines.has_line()
-    }
-
     /// As [`next_event`](EventReader::next_event), `Pending` when a read
     /// timed out and the reader waits on timeouts (see
     /// [`crate::run::RunReader::idle_for`]).
@@ -515,7 +509,6 @@ pub struct ElementEventReader<R> {
     elements: crate::elements::ElementReader<R>,
     parser: Scanner,
     counts: Counts,
-    last: Option<crate::elements::ElementSpan>,
 }
 
 impl<R: Read> ElementEventReader<R> {
@@ -531,13 +524,11 @@ impl<R: Read> ElementEventReader<R> {
             elements: crate::elements::ElementReader::with_capacity(rdr, read_size, max),
             parser: Scanner::new(),
             counts: Counts::default(),
-            last: None,
         }
     }
 
     /// The next event or error; an I/O error is the last item.
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, Error>> {
-        self.last = None;
         let item = self.elements.next_span();
         self.counts.lines = self.elements.lines();
         let span = match item? {
@@ -547,7 +538,6 @@ impl<R: Read> ElementEventReader<R> {
                 return Some(Err(e));
             }
         };
-        self.last = Some(span);
         let el = self.elements.element(span);
         Some(element_event(&mut self.parser, el, &mut self.counts))
     }
@@ -560,11 +550,6 @@ impl<R: Read> ElementEventReader<R> {
     /// Bytes read from the underlying reader.
     pub fn bytes_read(&self) -> u64 {
         self.elements.bytes_read()
-    }
-
-    /// The element behind the item `next_event` returned last.
-    pub(crate) fn last_element(&self) -> Option<crate::elements::Element<'_>> {
-        self.last.map(|s| self.elements.element(s))
     }
 
     /// The element buffer's capacity (what the reader holds in memory).

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 /// tables (39.6 after), 39.2 before the items no front end, test, doc
 /// example or public signature uses became `pub(crate)` (36.8 after), 36.7
 /// once the transcript's `RecordKind` became `EventKind`'s, 36.3 once
-/// `Scanned` stopped repeating `Event`'s accessors; lower it as the surface
+/// `Scanned` stopped repeating `Event`'s accessors, 36.3 with the one
+/// reader's `Sniffed`, `LineRead` and `Items`; lower it as the surface
 /// shrinks.
 const PUB_PER_1000_CEILING: f64 = 36.4;
 

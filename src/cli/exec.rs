@@ -25,14 +25,17 @@
 //! the chunks, cut after an LF, to a pool: each byte is still read once.
 //!
 //! [`open_input`] is the one place where an input is opened and classified
-//! (regular file or stream, compression); [`Ctx::read_input`] then tells its
-//! format from its first bytes ([`cctape::sniff`], or `--format`) and reads
-//! it the way the format is read: lines of stream-json, JSON elements (an
+//! (regular file or stream, compression); [`Ctx::read_input`] then has the
+//! library's reader tell its format from its first bytes
+//! ([`cctape::inputs::Sniffed`], or `--format`) and read it the way the
+//! format is read ([`cctape::inputs::LineRead`], for a whole input, a chunk
+//! and a line read ahead alike): lines of stream-json, JSON elements (an
 //! array, pretty objects one after another) as events with their
 //! positions, lines of a session transcript as records for the sinks that
 //! read them ([`Sink::reads_records`]; the others see the records as
 //! events), and an input that holds no events (text, empty) as one finding
-//! ([`Sink::not_events`]), read to its end for its last line.
+//! ([`Sink::not_events`]), read to its end for its last line. What it hands
+//! out becomes a sink's call in one place (`read::Route`).
 //!
 //! Every per-line error goes through one place ([`read::Out::bad`]): told
 //! to the sink, and said on stderr and counted for the exit code as
@@ -50,7 +53,8 @@ use super::said::Tally;
 pub use super::said::{BadLine, Trouble};
 use cctape::error::Error;
 use cctape::event::Event;
-use cctape::framing::{DEFAULT_MAX_LINE, Line};
+use cctape::framing::DEFAULT_MAX_LINE;
+use cctape::inputs::Sniffed;
 use cctape::json::{ScanMode, Scanned};
 use cctape::report::Shape;
 use cctape::sniff::{Format, FormatChoice, Reading};
@@ -58,7 +62,7 @@ use cctape::source::{EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::Counts;
 use cctape::transcript::Record;
 pub use read::CR_LINE_ENDS;
-use read::{Out, Prefixed, Take, read_elements, read_not_events, read_prefix, read_stream};
+use read::{Out, read_options, read_sniffed, reads_events};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
@@ -112,43 +116,13 @@ pub trait Sink: Send {
         let _ = (piece, s, out);
     }
 
-    /// True: the driver hands each non-blank line to [`line`](Sink::line)
-    /// and the sink reads it as it likes.
-    fn reads_lines(&self) -> bool {
-        false
-    }
-
-    /// One non-blank line (see [`reads_lines`](Sink::reads_lines)): `Ok` when
-    /// it was an event, the error otherwise (the driver counts it and calls
-    /// [`error`](Sink::error)).
-    fn line(&mut self, piece: &Piece<'_>, line: &Line<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
-        let _ = (piece, line, out);
-        Ok(())
-    }
-
     /// True: a large plain file may be validated and indexed ahead on the
-    /// pool, chunk by chunk ([`cctape::stats::ReadAhead`]), and handed to
-    /// [`line_ahead`](Sink::line_ahead) in input order on one thread: a
+    /// pool, chunk by chunk ([`cctape::stats::ReadAhead`]), and its events
+    /// handed to [`event`](Sink::event) in input order on one thread: a
     /// sink that folds in order ([`Split::Never`]) still uses every core on
     /// one file, and reads each byte once.
     fn reads_ahead(&self) -> bool {
         false
-    }
-
-    /// One non-blank line and the event a [`cctape::stats::ReadAhead`]
-    /// made of it (see [`reads_ahead`](Sink::reads_ahead)); the contract
-    /// of [`line`](Sink::line). By default the event goes to
-    /// [`event`](Sink::event).
-    fn line_ahead(
-        &mut self,
-        piece: &Piece<'_>,
-        line: &Line<'_>,
-        event: Event<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<(), Error> {
-        let _ = line;
-        self.event(piece, &event, out);
-        Ok(())
     }
 
     /// True once the sink wants no more of this input (`filter -m`, `-l`):
@@ -600,85 +574,39 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let plain = src.is_plain_file();
         let size = src.kind().size().unwrap_or(0);
         let stream = src.kind().size().is_none();
-        let mut raw = src.into_reader();
-        let prefix = read_prefix(&mut raw, stream);
-        let format = prefix.decide(self.opts.format);
-        let reading = format.reading();
+        let sniffed = Sniffed::new(src, self.opts.format);
+        let format = sniffed.format();
         let mut sink = (self.make)();
         sink.format(&piece, format);
-        let max_line = self.opts.max_line;
-        // An endless line (/dev/zero) ends a line-read input instead of
-        // being skipped for ever; elements have their own limit.
-        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
-        let shown_prefix = match reading {
-            Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => {
-                prefix.shown()
-            }
-            _ => Vec::new(),
-        };
-        let rdr = Prefixed::new(prefix, raw);
+        let ropts = read_options(&sink, self.opts.format, self.opts.max_line);
         let mut out = self.out(&piece);
         (out.live, out.each) = (stream, self.opts.line_buffered);
-        match reading {
-            Reading::StreamElements => {
-                read_elements(
-                    &piece,
-                    sink,
-                    rdr,
-                    &report,
-                    max_line,
-                    &shown_prefix,
-                    format,
-                    out,
-                    emit,
-                );
-            }
-            Reading::LoggedElements => {
-                let rdr = cctape::elements::LogValues::new(rdr);
-                read_elements(
-                    &piece,
-                    sink,
-                    rdr,
-                    &report,
-                    max_line,
-                    &shown_prefix,
-                    format,
-                    out,
-                    emit,
-                );
-            }
-            Reading::NotEvents => {
-                let rdr = LfWatch::new(rdr, limit);
-                read_not_events(
-                    &piece,
-                    sink,
-                    rdr,
-                    &report,
-                    max_line,
-                    &shown_prefix,
-                    format,
-                    out,
-                    emit,
-                );
-            }
-            _ => {
-                let split = self.opts.jobs > 1
-                    && plain
-                    && sink.split() == Split::Anywhere
-                    && size >= self.opts.split_at;
-                let ahead = self.opts.jobs > 1
-                    && plain
-                    && size >= self.opts.split_at
-                    && matches!(Take::of(&sink, format), Some(Take::Line) | None);
-                let rdr = LfWatch::new(rdr, limit);
-                if split {
-                    self.read_chunked(rdr, &report, &piece, format, emit);
-                } else if ahead && sink.reads_ahead() {
-                    self.read_ahead(sink, rdr, &report, &piece, format, out, emit);
-                } else {
-                    read_stream(&piece, sink, rdr, &report, max_line, format, out, emit);
-                }
-            }
+        // A large plain file of lines is read on the pool: in chunks for a
+        // sink that looks at each line alone, ahead of the fold for one
+        // that folds events in order.
+        let large = self.opts.jobs > 1
+            && plain
+            && size >= self.opts.split_at
+            && matches!(
+                format.reading(),
+                Reading::StreamLines | Reading::TranscriptLines
+            );
+        let split = large && sink.split() == Split::Anywhere;
+        let ahead = large && !split && sink.reads_ahead() && reads_events(&sink, format);
+        let pool = if split || ahead { self.pool() } else { None };
+        let Some(pool) = pool else {
+            read_sniffed(&piece, sink, sniffed, &ropts, out, emit);
+            return;
+        };
+        let (rdr, report) = sniffed.into_reader();
+        // An endless line (/dev/zero) ends the input instead of being
+        // skipped for ever.
+        let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let rdr = LfWatch::new(rdr, limit);
+        if split {
+            self.read_chunked(pool, rdr, &report, &piece, &ropts, format, emit);
+        } else {
+            self.read_ahead(pool, sink, rdr, &report, &piece, format, out, emit);
         }
     }
 

@@ -16,9 +16,7 @@ use super::project::{Project, shown_project};
 use super::reading::{Costing, Days, ReadAs};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::{Event, parse_event};
-use cctape::framing::Line;
-use cctape::json::Scanner;
+use cctape::event::Event;
 use cctape::pricing::PriceTable;
 use cctape::report::{
     GroupBy, Grouping, InputFigures, RunFigures, Shape, StatsFigures, StatsReport,
@@ -159,7 +157,7 @@ struct StatsSink<T: Tap = ()> {
     paths: Arc<[Option<std::path::PathBuf>]>,
     stats: Stats,
     runs: RunFolder,
-    scanner: Scanner,
+
     grouping: Grouping,
     /// Runs already summed (drained when long over, or at the end).
     figures: RunFigures,
@@ -198,7 +196,6 @@ impl<T: Tap> StatsSink<T> {
             paths: Arc::clone(paths),
             stats: Stats::new(),
             runs,
-            scanner: Scanner::new(),
             grouping,
             figures: RunFigures::default(),
             since_drain: 0,
@@ -237,39 +234,17 @@ impl<T: Tap> StatsSink<T> {
 }
 
 impl<T: Tap> Sink for StatsSink<T> {
-    fn reads_lines(&self) -> bool {
-        true
-    }
-
-    /// Every line validated and indexed by the scanner once, every field
-    /// read through that index.
-    fn line(&mut self, p: &Piece<'_>, line: &Line<'_>, _: &mut Vec<u8>) -> Result<(), Error> {
-        self.drain_idle(p, line.number);
-        let ev = parse_event(&mut self.scanner, line)?;
-        self.stats.record_event(&ev);
-        self.runs.push(&ev);
-        self.tap.event(&ev);
-        Ok(())
+    /// Every line validated and indexed by the library's reader once,
+    /// every field read through that index.
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+        self.drain_idle(p, ev.line());
+        self.stats.record_event(ev);
+        self.runs.push(ev);
+        self.tap.event(ev);
     }
 
     fn reads_ahead(&self) -> bool {
         true
-    }
-
-    /// The line as [`line`](Sink::line) reads it, scanned ahead on another
-    /// thread.
-    fn line_ahead(
-        &mut self,
-        p: &Piece<'_>,
-        line: &Line<'_>,
-        ev: Event<'_>,
-        _: &mut Vec<u8>,
-    ) -> Result<(), Error> {
-        self.drain_idle(p, line.number);
-        self.stats.record_event(&ev);
-        self.runs.push(&ev);
-        self.tap.event(&ev);
-        Ok(())
     }
 
     /// The report lists errors with their positions (the first 100, and

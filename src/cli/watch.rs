@@ -25,15 +25,16 @@ use super::reading::{Costing, ReadAs};
 use super::said::{self, SAID_PER_INPUT, Tally, Trouble};
 use cctape::elements::ElementDecoder;
 use cctape::error::Error;
-use cctape::event::{EventKind, Field, parse_event};
+use cctape::event::{EventKind, Field};
 use cctape::framing::{Line, LineDecoder};
-use cctape::json::Scanner;
+use cctape::inputs::{Item, Items, LineRead, ReadOptions};
 use cctape::report::{Shape, no_events_record, no_events_run, run_record, session_record};
 use cctape::run::{RunFolder, RunSummary};
 use cctape::sniff::{Format, Reading};
-use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
+use cctape::transcript::{TranscriptFile, TranscriptFold};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// Arguments of `cctape watch`.
@@ -269,25 +270,24 @@ impl Status {
 enum Reader {
     /// Bytes held until the format is told.
     Sniffing(Vec<u8>),
-    /// Lines: stream-json events, transcript records, or text.
-    Lines(LineDecoder),
-    /// JSON elements read as events.
-    Elements(ElementDecoder),
+    /// Lines: stream-json events, transcript records, or text; each read
+    /// by the library's reader.
+    Lines(LineDecoder, LineRead),
+    /// JSON elements read as events, by the library's reader.
+    Elements(ElementDecoder, LineRead),
 }
 
 /// Everything the input is folded into.
 struct Fold {
     format: Format,
-    parser: Scanner,
-    scanner: Scanner,
     folder: RunFolder,
     status: Status,
     shape: Shape,
     transcripts: TranscriptFold,
     file: TranscriptFile,
-    /// The first bytes and the last non-blank line of a text input.
+    /// The first bytes of an input of elements or text, to say what it
+    /// is when it holds no events.
     prefix: Vec<u8>,
-    last_line: Vec<u8>,
     /// Messages about bad lines not yet written (see [`super::said`]).
     said: Vec<u8>,
     /// Bad lines past [`SAID_PER_INPUT`], counted only.
@@ -324,55 +324,70 @@ fn fold_event(status: &mut Status, folder: &mut RunFolder, ev: &cctape::Event<'_
 
 impl Fold {
     /// A bad line: counted in its run, said as every command says it.
-    fn bad(&mut self, e: Error, line: Option<&[u8]>) {
-        let e = cctape::inputs::explain_line_error(e, line);
-        self.folder.push_error(&e);
+    fn bad(&mut self, e: &Error, line: Option<&[u8]>) {
+        self.folder.push_error(e);
         if line.is_some() {
             self.shape.note(line);
         }
         if !self.messages {
         } else if self.written < SAID_PER_INPUT {
-            said::message(&self.name, &e, &mut self.said);
+            said::message(&self.name, e, &mut self.said);
             self.written += 1;
         } else {
             self.unsaid += 1;
         }
     }
 
-    fn line(&mut self, line: &Line<'_>) {
+    /// What is noted of a line before it is read: the idle clock's line,
+    /// and where a run that starts with it starts.
+    fn before(&mut self, line: &Line<'_>) {
         self.seen = line.number;
-        if line.is_blank() {
-            return;
+        if !line.is_blank()
+            && !matches!(
+                self.format.reading(),
+                Reading::TranscriptLines | Reading::NotEvents
+            )
+            && self.folder.is_empty()
+        {
+            self.run_start = Some(line.offset);
         }
-        match self.format.reading() {
-            Reading::TranscriptLines => match self.scanner.scan(line) {
-                Ok(s) => self.transcripts.add(&Record::new(s), &self.file),
-                Err(e) => self.bad(e, Some(line.bytes)),
-            },
-            Reading::NotEvents => {
-                self.last_line.clear();
-                self.last_line
-                    .extend_from_slice(&line.bytes[..line.bytes.len().min(4 << 10)]);
-            }
-            _ => {
-                if self.folder.is_empty() {
-                    self.run_start = Some(line.offset);
-                }
-                let bad = match parse_event(&mut self.parser, line) {
-                    Ok(ev) => {
-                        if fold_event(&mut self.status, &mut self.folder, &ev) {
-                            self.init = true;
-                            self.init_offset = line.offset;
-                        }
-                        None
+    }
+}
+
+/// The fold as the library's reader hands it items: a line's (its offset)
+/// or an element's.
+struct Took<'f> {
+    fold: &'f mut Fold,
+    /// The line's offset; `None` for an element.
+    line_offset: Option<u64>,
+}
+
+impl Items for Took<'_> {
+    fn item(&mut self, item: Item<'_, '_>) -> ControlFlow<()> {
+        let fold = &mut *self.fold;
+        match item {
+            Item::Event(ev) => {
+                let init = fold_event(&mut fold.status, &mut fold.folder, ev);
+                match self.line_offset {
+                    Some(offset) if init => {
+                        fold.init = true;
+                        fold.init_offset = offset;
                     }
-                    Err(e) => Some(e),
-                };
-                if let Some(e) = bad {
-                    self.bad(e, Some(line.bytes));
+                    Some(_) => {}
+                    None => {
+                        fold.seen = ev.line();
+                        fold.init |= init;
+                    }
                 }
             }
+            Item::Record(rec) => fold.transcripts.add(rec, &fold.file),
+            Item::Error { error, bytes } => {
+                fold.bad(error, bytes.filter(|_| self.line_offset.is_some()));
+            }
+            Item::NotEvents(shape) => fold.shape = shape.clone(),
+            _ => {}
         }
+        ControlFlow::Continue(())
     }
 }
 
@@ -380,33 +395,47 @@ impl Fold {
 fn drain(reader: &mut Reader, fold: &mut Fold) {
     match reader {
         Reader::Sniffing(_) => {}
-        Reader::Lines(dec) => {
+        Reader::Lines(dec, taker) => {
             while let Some(item) = dec.next_line() {
-                match item {
-                    Ok(l) => fold.line(&l),
-                    Err(e) => fold.bad(e, None),
-                }
+                let _ = match item {
+                    Ok(l) => {
+                        fold.before(&l);
+                        let line_offset = Some(l.offset);
+                        taker.line(&l, &mut Took { fold, line_offset })
+                    }
+                    Err(e) => taker.framing_error(
+                        e,
+                        &mut Took {
+                            fold,
+                            line_offset: Some(0),
+                        },
+                    ),
+                };
             }
         }
-        Reader::Elements(dec) => {
+        Reader::Elements(dec, taker) => {
             while let Some(item) = dec.next_element() {
-                match item {
-                    Ok(el) => {
-                        let bad = match parse_event(&mut fold.parser, &el.as_line()) {
-                            Ok(ev) => {
-                                fold.seen = ev.line();
-                                fold.init |= fold_event(&mut fold.status, &mut fold.folder, &ev);
-                                None
-                            }
-                            Err(e) => Some(el.locate(e)),
-                        };
-                        if let Some(e) = bad {
-                            fold.bad(e, None);
-                        }
-                    }
-                    Err(e) => fold.bad(e, None),
-                }
+                let took = &mut Took {
+                    fold,
+                    line_offset: None,
+                };
+                let _ = match item {
+                    Ok(el) => taker.element(&el, took),
+                    Err(e) => taker.framing_error(e, took),
+                };
             }
+        }
+    }
+}
+
+/// The end of the input: an input without events (text, no element) gets
+/// its finding from the library's reader.
+fn end_reading(reader: &mut Reader, fold: &mut Fold) {
+    match std::mem::replace(reader, Reader::Sniffing(Vec::new())) {
+        Reader::Sniffing(_) => {}
+        Reader::Lines(_, taker) | Reader::Elements(_, taker) => {
+            let (prefix, line_offset) = (std::mem::take(&mut fold.prefix), None);
+            let _ = taker.finish(&prefix, &mut Took { fold, line_offset });
         }
     }
 }
@@ -424,19 +453,27 @@ fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatCho
     }
     let held = std::mem::take(held);
     fold.format = choice.decide(&held, end);
-    if fold.format.reading() == Reading::NotEvents {
+    if matches!(
+        fold.format.reading(),
+        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents
+    ) {
         fold.prefix = held[..held.len().min(cctape::sniff::SNIFF_BYTES)].to_vec();
     }
+    let opts = ReadOptions {
+        records: true,
+        ..ReadOptions::default()
+    };
+    let taker = LineRead::new(&opts, fold.format);
     *reader = match fold.format.reading() {
         Reading::StreamElements => {
             let mut dec = ElementDecoder::new();
             dec.push(&held);
-            Reader::Elements(dec)
+            Reader::Elements(dec, taker)
         }
         _ => {
             let mut dec = LineDecoder::new();
             dec.push(&held);
-            Reader::Lines(dec)
+            Reader::Lines(dec, taker)
         }
     };
 }
@@ -586,8 +623,6 @@ impl Stream {
             reader: Reader::Sniffing(Vec::new()),
             fold: Fold {
                 format: Format::Empty,
-                parser: Scanner::new(),
-                scanner: Scanner::new(),
                 folder,
                 status: Status::default(),
                 shape: Shape::default(),
@@ -597,7 +632,6 @@ impl Stream {
                     ..TranscriptFile::default()
                 },
                 prefix: Vec::new(),
-                last_line: Vec::new(),
                 said: Vec::new(),
                 unsaid: 0,
                 written: 0,
@@ -626,8 +660,8 @@ impl Stream {
         self.pushed += bytes.len() as u64;
         match &mut self.reader {
             Reader::Sniffing(held) => held.extend_from_slice(bytes),
-            Reader::Lines(dec) => dec.push(bytes),
-            Reader::Elements(dec) => dec.push(bytes),
+            Reader::Lines(dec, _) => dec.push(bytes),
+            Reader::Elements(dec, _) => dec.push(bytes),
         }
     }
 
@@ -858,10 +892,11 @@ fn finish_stream(
     decide(reader, fold, choice, true);
     match reader {
         Reader::Sniffing(_) => {}
-        Reader::Lines(dec) => dec.finish(),
-        Reader::Elements(dec) => dec.finish(),
+        Reader::Lines(dec, _) => dec.finish(),
+        Reader::Elements(dec, _) => dec.finish(),
     }
     drain(reader, fold);
+    end_reading(reader, fold);
     say_bad(fold, &mut st.tally, mode.status);
     let name = fold.name.clone();
     if let Some(rest) = st.tally.end(&name) {
@@ -889,10 +924,6 @@ fn finish_stream(
     } else if runs.is_empty() && said_runs == 0 {
         // No events: what the process wrote is passed through above; its
         // last line may be the CLI's own final error.
-        if fold.format.reading() == Reading::NotEvents {
-            let last = (!fold.last_line.is_empty()).then_some(&fold.last_line[..]);
-            fold.shape = Shape::of_input(&fold.prefix, fold.format, last);
-        }
         let n = fold.shape.describe();
         let r = no_events_run(bad.into_iter().next(), &n, None);
         any_not_ok |= !r.ok();
@@ -913,7 +944,9 @@ fn finish_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cctape::event::parse_event;
     use cctape::framing::Lines;
+    use cctape::json::Scanner;
 
     /// 2.1.41 writes no task_started: the Task call alone says a subagent
     /// runs (`TomOfekKafka__ThePerfectSnake__claude-stream@4873604.jsonl`).

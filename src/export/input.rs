@@ -62,7 +62,7 @@ impl Batch {
 
     /// Rows waiting in spill files, all tables together (see
     /// [`InputRows::spill_to`]).
-    pub fn spilled_rows(&self) -> usize {
+    pub(crate) fn spilled_rows(&self) -> usize {
         self.spilled.as_ref().map_or(0, |s| {
             s.events.as_ref().map_or(0, Spill::rows)
                 + s.runs.as_ref().map_or(0, Spill::rows)

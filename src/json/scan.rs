@@ -84,7 +84,7 @@ impl Backend {
     }
 
     /// True when this CPU can run this backend.
-    pub fn is_available(self) -> bool {
+    pub(crate) fn is_available(self) -> bool {
         simd::available(self)
     }
 

@@ -98,11 +98,6 @@ impl Verdict {
     pub fn is_ok(self) -> bool {
         matches!(self, Verdict::Success | Verdict::Ended)
     }
-
-    /// True when the run has no verdict of its own: [`Verdict::NoResult`].
-    pub fn is_undecided(self) -> bool {
-        self == Verdict::NoResult
-    }
 }
 
 impl fmt::Display for Verdict {

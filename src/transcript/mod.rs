@@ -143,12 +143,6 @@ impl<'s> Record<'s> {
         RecordHeader::new(self.root())
     }
 
-    /// `timestamp` as milliseconds since the Unix epoch; `None` when absent
-    /// or not a date.
-    pub fn timestamp_millis(&self) -> Option<i64> {
-        crate::time::parse_millis(self.header().timestamp()?)
-    }
-
     /// The typed view for the record's kind.
     pub fn view(self) -> RecordView<'s> {
         let v = self.root();

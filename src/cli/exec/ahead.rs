@@ -22,13 +22,13 @@
 //! The sink sees every line in order, on one thread at a time, so the
 //! result is the one-job result by construction.
 
-use super::read::{Out, Taken, count_line, finish_input, read_stream};
+use super::read::{Out, Route, finish_input, read_options};
 use super::{AHEAD_CHUNK, Ctx, Msg, Piece, Sink};
 use cctape::error::{Error, Position};
+use cctape::inputs::LineRead;
 use cctape::sniff::Format;
 use cctape::source::{Chunk, ChunkReader, EndReport};
 use cctape::stats::{AheadLine, ReadAhead};
-use cctape::stream::Counts;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
 use std::sync::{Condvar, Mutex, MutexGuard, mpsc};
@@ -90,7 +90,8 @@ struct Queue {
 /// The folding side: the sink and what it has counted and written.
 struct Fold<'a, S> {
     sink: S,
-    counts: Counts,
+    /// Counts each line and hands it to the sink as every reading does.
+    taker: LineRead,
     /// The LF-ended lines of the chunks folded: the reading thread does
     /// not count a chunk's lines ([`ChunkReader::without_line_count`]), so
     /// the numbers it gives are this many lines short.
@@ -178,25 +179,34 @@ impl<S: Sink> Shared<'_, '_, S> {
     fn fold_one(&self, fold: &mut Fold<'_, S>, p: Parsed) -> Back {
         let Fold {
             sink,
-            counts,
+            taker,
             lfs,
             out,
             send_out,
         } = fold;
+        let mut route = Route {
+            sink,
+            piece: self.piece,
+            out,
+            emit: None,
+        };
         let back = match p {
             Parsed::End => Back::End,
             Parsed::TooLong(e) => {
-                counts.lines += 1;
-                counts.errors += 1;
-                let e = later(e, *lfs);
-                out.bad(sink, self.piece, &e, None);
+                let _ = taker.framing_error(later(e, *lfs), &mut route);
                 Back::Nothing
             }
             Parsed::Chunk(parsed) => {
                 let (chunk, mut ahead) = *parsed;
                 ahead.shift_lines(*lfs);
                 *lfs += ahead.lf_lines();
-                take_ahead(sink, self.piece, &mut ahead, chunk.bytes(), counts, out);
+                for (line, item) in ahead.lines(chunk.bytes()) {
+                    let _ = match item {
+                        AheadLine::Blank | AheadLine::TooLong => taker.line(&line, &mut route),
+                        AheadLine::Event(ev) => taker.read_ahead(&line, Ok(ev), &mut route),
+                        AheadLine::Failed(e) => taker.read_ahead(&line, Err(e), &mut route),
+                    };
+                }
                 Back::Buffers((ahead, chunk.into_buffer()))
             }
         };
@@ -280,11 +290,13 @@ impl<S: Sink> Shared<'_, '_, S> {
 
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that folds in order and reads ahead
-    /// ([`Sink::reads_ahead`]): see the module's doc. Counts and errors are
-    /// the ones [`read_stream`] gives.
+    /// ([`Sink::reads_ahead`]): see the module's doc. Each line is counted
+    /// and handed out by the library's [`LineRead`], so counts and errors
+    /// are the ones a reading on one thread gives.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn read_ahead(
         &self,
+        pool: &rayon::ThreadPool,
         sink: S,
         src: impl Read,
         report: &EndReport,
@@ -294,10 +306,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
         let max_line = self.opts.max_line;
-        let Some(pool) = self.pool() else {
-            read_stream(piece, sink, src, report, max_line, format, out, emit);
-            return;
-        };
+        let opts = read_options(&sink, self.opts.format, max_line);
         let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
         let bound = self.opts.jobs + BOUND_OVER_JOBS;
         let behind_at = self.opts.jobs + 1;
@@ -314,7 +323,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             moved: Condvar::new(),
             fold: Mutex::new(Fold {
                 sink,
-                counts: Counts::default(),
+                taker: LineRead::new(&opts, format),
                 lfs: 0,
                 out,
                 send_out,
@@ -390,7 +399,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         }
         let Fold {
             mut sink,
-            mut counts,
+            mut taker,
             lfs,
             mut out,
             ..
@@ -398,25 +407,18 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             .fold
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let failure = failure.map(|e| later(e, lfs));
-        if let Some(e) = &failure {
-            // As a stream read says it: after every line before it.
-            counts.errors += 1;
-            if counts.lines > 0 || chunks.bytes_read() > 0 {
-                out.bad(&mut sink, piece, e, None);
-            }
-        }
-        finish_input(
+        let mut route = Route {
+            sink: &mut sink,
             piece,
-            sink,
-            counts,
-            chunks.bytes_read(),
-            failure,
-            report,
-            format,
-            out,
-            emit,
-        );
+            out: &mut out,
+            emit: None,
+        };
+        if let Some(e) = failure {
+            // As a stream read says it: after every line before it.
+            let _ = taker.framing_error(later(e, lfs), &mut route);
+        }
+        let end = taker.end(&[], chunks.bytes_read(), false, report, &mut route);
+        finish_input(piece, sink, end, out, emit);
     }
 }
 
@@ -427,26 +429,4 @@ fn later(e: Error, lfs: u64) -> Error {
         line: p.line + lfs,
         ..p
     })
-}
-
-/// One parsed chunk's lines to `sink`, in order.
-fn take_ahead<S: Sink>(
-    sink: &mut S,
-    piece: &Piece<'_>,
-    ahead: &mut ReadAhead,
-    bytes: &[u8],
-    counts: &mut Counts,
-    out: &mut Out<'_>,
-) {
-    for (line, item) in ahead.lines(bytes) {
-        let taken = match item {
-            AheadLine::Blank => Taken::Blank,
-            AheadLine::TooLong => Taken::TooLong,
-            AheadLine::Event(event) => {
-                Taken::Read(sink.line_ahead(piece, &line, event, &mut out.bytes))
-            }
-            AheadLine::Failed(e) => Taken::Read(Err(e)),
-        };
-        count_line(sink, piece, counts, &line, taken, out);
-    }
 }

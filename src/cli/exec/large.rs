@@ -4,9 +4,10 @@
 //! counts, errors and what is said of them are the ones a stream read
 //! gives.
 
-use super::read::{Out, ended_early, piece_done, read_slice, read_stream};
+use super::read::{Out, ended_early, piece_done, read_slice};
 use super::{CHUNK, Ctx, Done, Msg, Piece, Sink};
 use cctape::error::Error;
+use cctape::inputs::ReadOptions;
 use cctape::sniff::Format;
 use cctape::source::{ChunkReader, EndReport};
 use cctape::stream::Counts;
@@ -17,11 +18,14 @@ use std::sync::mpsc;
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that looks at lines alone: chunks read
     /// here in order, read by the pool, handed out in order.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn read_chunked(
         &self,
+        pool: &rayon::ThreadPool,
         src: impl Read,
         report: &EndReport,
         piece: &Piece<'_>,
+        opts: &ReadOptions,
         format: Format,
         emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
@@ -29,20 +33,6 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             let mut sink = (self.make)();
             sink.format(piece, format);
             sink
-        };
-        let Some(pool) = self.pool() else {
-            let out = self.out(piece);
-            read_stream(
-                piece,
-                make(),
-                src,
-                report,
-                self.opts.max_line,
-                format,
-                out,
-                emit,
-            );
-            return;
         };
         let max_line = self.opts.max_line;
         let size = self.opts.chunk.unwrap_or(CHUNK);
@@ -94,7 +84,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                                 sink,
                                 chunk.bytes(),
                                 (chunk.offset, chunk.first_line),
-                                max_line,
+                                opts,
                                 format,
                                 &mut out,
                             );

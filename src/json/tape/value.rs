@@ -273,11 +273,6 @@ impl<'d> Value<'d> {
             .mismatches
             .set(self.ctx.mismatches.get().saturating_add(1));
     }
-
-    /// The line this value was read from, exactly as read.
-    pub fn raw_line(&self) -> &'d [u8] {
-        self.ctx.raw
-    }
 }
 
 /// Iterator over an object's `(key, value)` pairs; from [`Value::entries`].

@@ -1,0 +1,341 @@
+//! One reader (issue 23, item 6): an input read from a `Read`
+//! (`read_source`), from memory (`read_slice`, as the command reads a
+//! chunk of a large file) and from bytes pushed as they arrive (a decoder
+//! handing each line or element to `LineRead`, as `watch` does) gives the
+//! same items, in the same order, with the same counts, for every file of
+//! the shipped corpus and of the real captures, and for hand-made inputs
+//! with every kind of bad line. `Items::pause` hears when the reader has
+//! no complete line left.
+
+use cctape::elements::ElementDecoder;
+use cctape::framing::LineDecoder;
+use cctape::inputs::{
+    Item, Items, LineRead, ReadOptions, Sniffed, read_slice, read_source, stream_source,
+};
+use cctape::json::ScanMode;
+use cctape::sniff::{Format, FormatChoice, Reading};
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+#[path = "support/realworld_present.rs"]
+mod realworld_present;
+
+/// An item as text: what it is, where, and its bytes' length.
+fn describe(item: &Item<'_, '_>) -> String {
+    match item {
+        Item::Event(ev) => format!("event {} {} {}", ev.line(), ev.raw_type(), ev.raw().len()),
+        Item::Scanned(s) => format!(
+            "scanned {} {} {}",
+            s.position(),
+            s.raw_type(),
+            s.raw().len()
+        ),
+        Item::Record(r) => {
+            let ev = r.event();
+            format!("record {} {:?} {}", ev.line(), ev.kind(), ev.raw().len())
+        }
+        Item::NotEvents(shape) => format!("not events: {:?}", shape.describe()),
+        Item::Error { error, bytes } => format!(
+            "error {:?} {} {}: {:?}",
+            error.kind(),
+            error.position(),
+            error.reason(),
+            bytes.map(<[u8]>::len)
+        ),
+        _ => "other".to_string(),
+    }
+}
+
+/// The items `read_source` gives for `bytes`, and the format.
+fn from_read(bytes: &[u8], opts: &ReadOptions) -> (Vec<String>, Option<Format>) {
+    let mut seen = Vec::new();
+    let src = stream_source(bytes).expect("a reader over memory opens");
+    let end = read_source(src, opts, |item| {
+        seen.push(describe(&item));
+        ControlFlow::Continue(())
+    });
+    (seen, end.format)
+}
+
+/// The items of `bytes` pushed to a decoder `step` bytes at a time and
+/// read by a `LineRead`, as `watch` reads them.
+fn from_pushes(bytes: &[u8], format: Format, opts: &ReadOptions, step: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut items = |item: Item<'_, '_>| {
+        seen.push(describe(&item));
+        ControlFlow::Continue(())
+    };
+    let mut taker = LineRead::new(opts, format);
+    if format.reading() == Reading::StreamElements {
+        let mut dec = ElementDecoder::with_max(opts.max_line);
+        for (i, chunk) in bytes.chunks(step).enumerate() {
+            dec.push(chunk);
+            if (i + 1) * step >= bytes.len() {
+                dec.finish();
+            }
+            while let Some(item) = dec.next_element() {
+                let _ = match item {
+                    Ok(el) => taker.element(&el, &mut items),
+                    Err(e) => taker.framing_error(e, &mut items),
+                };
+            }
+        }
+    } else {
+        let mut dec = LineDecoder::with_max_line(opts.max_line);
+        for (i, chunk) in bytes.chunks(step).enumerate() {
+            dec.push(chunk);
+            if (i + 1) * step >= bytes.len() {
+                dec.finish();
+            }
+            while let Some(item) = dec.next_line() {
+                let _ = match item {
+                    Ok(l) => taker.line(&l, &mut items),
+                    Err(e) => taker.framing_error(e, &mut items),
+                };
+            }
+        }
+    }
+    let shown = &bytes[..bytes.len().min(cctape::inputs::SNIFF_BYTES)];
+    let shown = match format.reading() {
+        Reading::StreamElements | Reading::NotEvents => shown,
+        _ => &[],
+    };
+    let _ = taker.finish(shown, &mut items);
+    seen
+}
+
+/// The items of a line-read input read as one slice.
+fn from_slice(bytes: &[u8], format: Format, opts: &ReadOptions) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut items = |item: Item<'_, '_>| {
+        seen.push(describe(&item));
+        ControlFlow::Continue(())
+    };
+    read_slice(bytes, (0, 1), opts, format, &mut items);
+    seen
+}
+
+/// Every way of reading `bytes` gives the items `read_source` gives; the
+/// number of items compared.
+fn same_items(name: &str, bytes: &[u8]) -> usize {
+    let mut n = 0;
+    let records = ReadOptions {
+        records: true,
+        ..ReadOptions::default()
+    };
+    let scans = ReadOptions {
+        scan: Some(ScanMode::Validated),
+        ..ReadOptions::default()
+    };
+    for opts in [ReadOptions::default(), records, scans] {
+        let (want, format) = from_read(bytes, &opts);
+        let Some(format) = format else {
+            panic!("{name}: no format");
+        };
+        // A logger's output is read through its prefixes only from a
+        // `Read`; bytes pushed are read as lines.
+        if format.reading() == Reading::LoggedElements {
+            continue;
+        }
+        for step in [1 << 20, 4096, 7] {
+            if step == 7 && bytes.len() > 200_000 {
+                continue;
+            }
+            assert_eq!(
+                from_pushes(bytes, format, &opts, step),
+                want,
+                "{name}: pushed {step} bytes at a time, {opts:?}"
+            );
+        }
+        if matches!(
+            format.reading(),
+            Reading::StreamLines | Reading::TranscriptLines
+        ) {
+            assert_eq!(from_slice(bytes, format, &opts), want, "{name}: one slice");
+        }
+        n += want.len();
+    }
+    n
+}
+
+fn plain_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            plain_files(&p, out);
+        } else if p.extension().is_some_and(|e| {
+            ["jsonl", "json", "ndjson", "txt", "log"].contains(&e.to_str().unwrap_or(""))
+        }) {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_framing_gives_the_same_items_on_the_corpus_and_the_captures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    plain_files(&root.join("corpus"), &mut files);
+    let corpus = files.len();
+    // Without the captures (see realworld_present.rs) the corpus alone.
+    plain_files(&root.join("../shared/realworld"), &mut files);
+    assert!(corpus >= 40, "{corpus} corpus files");
+    let mut items = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).expect("a listed file reads");
+        items += same_items(&path.display().to_string(), &bytes);
+    }
+    assert!(items > 10_000, "{items} items compared");
+}
+
+#[test]
+fn every_framing_gives_the_same_items_on_bad_lines() {
+    let inputs: &[&[u8]] = &[
+        b"{\"type\":\"system\",\"subtype\":\"init\"}\n\n  \n{\"type\":\"user\",\"x\":}\n[1]\n{\"type\":\"result\"",
+        b"{\"type\":\"user\"}\r{\"type\":\"user\"}\r\n{\"no\":\"type\"}\n",
+        b"[{\"type\":\"system\",\"subtype\":\"init\"},\n {bad},\n {\"type\":\"result\",\"subtype\":\"success\"}]\n",
+        b"[]\n",
+        b"Error: the model is overloaded\nplease retry\n\n",
+        b"",
+        b"{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"u\"}\n{\"type\":\"user\",\"sessionId\":\"a\",\"uuid\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"user\",\"sessionId\":\"a\",\"message\":{oops}}\n",
+    ];
+    for (i, bytes) in inputs.iter().enumerate() {
+        same_items(&format!("input {i}"), bytes);
+    }
+    // A line past the maximum: an error without its bytes, in its place.
+    let long = [
+        &b"{\"type\":\"user\"}\n{\"type\":\"user\",\"pad\":\""[..],
+        &[b'x'; 300][..],
+        b"\"}\n{\"type\":\"result\"}\n",
+    ]
+    .concat();
+    let opts = ReadOptions {
+        max_line: 100,
+        ..ReadOptions::default()
+    };
+    let (want, format) = from_read(&long, &opts);
+    assert_eq!(want.len(), 3, "{want:?}");
+    assert!(want[1].starts_with("error LineTooLong"), "{want:?}");
+    let format = format.expect("a format");
+    assert_eq!(from_pushes(&long, format, &opts, 64), want);
+    assert_eq!(from_slice(&long, format, &opts), want);
+}
+
+/// A reader that hands out at most `n` bytes a read.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    n: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.n.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// Counts items, and the pauses at which no complete line was held.
+#[derive(Default)]
+struct Pauses {
+    items: usize,
+    caught_up: Vec<usize>,
+}
+
+impl Items for Pauses {
+    fn item(&mut self, _: Item<'_, '_>) -> ControlFlow<()> {
+        self.items += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pause(&mut self, buffered: impl FnOnce() -> bool) {
+        if !buffered() {
+            self.caught_up.push(self.items);
+        }
+    }
+}
+
+#[test]
+fn pause_hears_when_no_complete_line_is_held() {
+    // Two lines a read: the reader is caught up after every second line.
+    let line = b"{\"type\":\"user\"}\n";
+    let bytes = line.repeat(6);
+    let rdr = Trickle {
+        bytes: &bytes,
+        n: 2 * line.len(),
+    };
+    let src = stream_source(rdr).expect("opens");
+    let mut pauses = Pauses::default();
+    let end = Sniffed::new(src, FormatChoice::Auto).read(&ReadOptions::default(), &mut pauses);
+    assert_eq!(end.counts.events, 6);
+    assert_eq!(pauses.items, 6);
+    // The first read is the sniffer's (it holds what it read); after it,
+    // each read holds two lines.
+    assert!(pauses.caught_up.contains(&6), "{:?}", pauses.caught_up);
+    assert!(
+        pauses.caught_up.iter().all(|&n| n % 2 == 0),
+        "{:?}",
+        pauses.caught_up
+    );
+    assert!(pauses.caught_up.len() >= 2, "{:?}", pauses.caught_up);
+}
+
+/// The reader asks the tape parser for a scanned line's error only when
+/// the scanner says the JSON is invalid (without what was expected): every
+/// other error of the scanner is already the parser's, kind, position and
+/// reason, on every cut of real lines and on lines that are not events.
+#[test]
+fn scan_errors_other_than_invalid_json_are_the_parsers() {
+    use cctape::event::parse_event;
+    use cctape::framing::Lines;
+    use cctape::json::Scanner;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(root.join("corpus/run/tools-server.jsonl")).expect("corpus file");
+    let mut lines: Vec<Vec<u8>> = Lines::new(&bytes).map(|l| l.bytes.to_vec()).collect();
+    lines.extend(
+        [
+            &b"[1,2]"[..],
+            b"{\"no\":\"type\"}",
+            b"{\"type\":1}",
+            b"\"text\"",
+            b"{\"type\":\"user\"} x",
+            b"{\"type\":\"user\",\"s\":\"\\ud800\"}",
+            b"{\"type\":\"user\",\"s\":\"\xff\"}",
+        ]
+        .map(<[u8]>::to_vec),
+    );
+    let (mut scanner, mut parser) = (Scanner::new(), Scanner::new());
+    let mut compared = 0;
+    for full in &lines {
+        for (cut, terminated) in (1..=full.len()).flat_map(|c| [(c, true), (c, false)]) {
+            let line = cctape::framing::Line {
+                bytes: &full[..cut],
+                number: 3,
+                offset: 100,
+                terminated,
+            };
+            let Err(scanned) = scanner.scan_with(&line, ScanMode::Validated) else {
+                continue;
+            };
+            if scanned.kind() == cctape::ErrorKind::InvalidJson {
+                continue;
+            }
+            let parsed = parse_event(&mut parser, &line).err();
+            let parsed = parsed.expect("the parser fails where the scanner does");
+            assert_eq!(
+                (scanned.kind(), scanned.position(), scanned.reason()),
+                (parsed.kind(), parsed.position(), parsed.reason()),
+                "{:?}",
+                String::from_utf8_lossy(line.bytes)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000, "{compared} errors compared");
+}
