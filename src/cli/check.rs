@@ -7,7 +7,7 @@
 //! record: record types and system subtypes without a typed view, unknown
 //! content blocks, and lines that are not records.
 
-use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
 use super::human::{Align, Table, clean, version_order};
 use super::output::{print_json, thousands};
 use super::reading::ReadAs;
@@ -241,7 +241,32 @@ impl<'d> Visitor<'d> for Drift {
 }
 
 impl Sink for CheckSink {
-    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
+    /// Whole events, parsed ahead on the pool for a large file; the
+    /// version and the tool-use ids follow the input in order.
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
+    }
+
+    #[inline(always)]
+    fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, _: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => self.event(p, ev),
+            Item::Record(rec) => self.record(p, rec),
+            Item::Error { error, .. } => self.bad(p, error),
+            _ => {}
+        }
+    }
+
+    /// A bad line is a finding (`not_an_event`, `truncated`,
+    /// `cr_line_ends`): said, and the exit code is the census's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
+    }
+}
+
+impl CheckSink {
+    /// An event: its kind, drift, uuid and content blocks.
+    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>) {
         let (line, offset) = (ev.line(), ev.offset());
         if ev.kind() == EventKind::SystemInit
             && let Some(v) = ev.get("claude_code_version").and_then(|v| v.as_str())
@@ -312,13 +337,8 @@ impl Sink for CheckSink {
         }
     }
 
-    /// A bad line is a finding (`not_an_event`, `truncated`,
-    /// `cr_line_ends`): said, and the exit code is the census's.
-    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
-        BadLine::Counted
-    }
-
-    fn error(&mut self, p: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
+    /// A bad line: a finding by its kind.
+    fn bad(&mut self, p: &Piece<'_>, e: &Error) {
         if e.is_fatal() {
             // A broken input is not drift: reported on stderr, exit 2.
             return;
@@ -334,23 +354,9 @@ impl Sink for CheckSink {
         self.add(cat, e.kind().name(), String::new(), p, pos.line, pos.offset);
     }
 
-    /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    fn split(&self) -> Split {
-        // The version and the tool-use ids follow the input in order.
-        Split::Never
-    }
-
-    fn reads_records(&self) -> bool {
-        true
-    }
-
     /// A transcript record: its `version`, a type without a typed view, its
     /// content blocks.
-    fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
+    fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>) {
         let pos = rec.position();
         match rec.header().version() {
             Some(v) => v.clone_into(&mut self.version),

@@ -15,7 +15,7 @@
 //!
 //! Sinks that fold runs ([`Split::Never`]) see one input in order on one
 //! thread. A large plain file is still read on several cores when the sink
-//! reads ahead ([`Sink::reads_ahead`]): this worker reads its chunks, it
+//! reads ahead ([`Reads::ahead`]): this worker reads its chunks, it
 //! and `jobs - 1` helpers on the pool parse them into owned batches
 //! ([`cctape::stats::ReadAhead`]), and whichever thread is free hands their
 //! lines to the sink in input order, one thread at a time
@@ -32,9 +32,9 @@
 //! and a line read ahead alike): lines of stream-json, JSON elements (an
 //! array, pretty objects one after another) as events with their
 //! positions, lines of a session transcript as records for the sinks that
-//! read them ([`Sink::reads_records`]; the others see the records as
+//! read them ([`Reads::records`]; the others see the records as
 //! events), and an input that holds no events (text, empty) as one finding
-//! ([`Sink::not_events`]), read to its end for its last line. What it hands
+//! ([`Item::NotEvents`]), read to its end for its last line. What it hands
 //! out becomes a sink's call in one place (`read::Route`).
 //!
 //! Every per-line error goes through one place ([`read::Out::bad`]): told
@@ -52,15 +52,13 @@ use super::progress::{Bar, Progress};
 use super::said::Tally;
 pub use super::said::{BadLine, Trouble};
 use cctape::error::Error;
-use cctape::event::Event;
 use cctape::framing::DEFAULT_MAX_LINE;
+pub use cctape::inputs::Item;
 use cctape::inputs::Sniffed;
-use cctape::json::{ScanMode, Scanned};
-use cctape::report::Shape;
+use cctape::json::ScanMode;
 use cctape::sniff::{Format, FormatChoice, Reading};
 use cctape::source::{EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::Counts;
-use cctape::transcript::Record;
 pub use read::CR_LINE_ENDS;
 use read::{Out, read_options, read_sniffed, reads_events};
 use std::collections::HashMap;
@@ -78,51 +76,40 @@ pub struct Piece<'a> {
     pub name: &'a str,
 }
 
-/// What a command does with events.
+/// What a command does with what the library's reader hands out
+/// ([`Item`]): five methods, as grep-searcher's `Sink` has a handful.
 pub trait Sink: Send {
-    /// One event (sinks that read with the scanner do not get these).
-    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        let _ = (piece, ev, out);
+    /// How this sink reads its inputs; asked once an input's format is
+    /// known.
+    fn reads(&self) -> Reads {
+        Reads::default()
     }
-    /// One per-line error; `line` holds the bad line's bytes when known
-    /// (not for a line past the maximum, whose bytes are not kept). A fatal
-    /// error (the input broke off) comes here too, unless the input failed
-    /// before its first byte (see [`Done::failure`]).
-    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>);
+
+    /// The format the input is read as, before its first line or finding
+    /// (every piece of a chunked input is told).
+    fn format(&mut self, piece: &Piece<'_>, format: Format) {
+        let _ = (piece, format);
+    }
+
+    /// One item of the input, in input order: an event, a scanned line
+    /// ([`Reads::scan`]), a transcript record ([`Reads::records`]), the
+    /// finding of an input that holds no events (text, empty, cut lines;
+    /// once, after it was read to its end, instead of an error per line),
+    /// or a bad line (`bytes` hold it when known, not for a line past the
+    /// maximum; a fatal error, the input broke off, comes here too unless
+    /// the input failed before its first byte, see [`Done::failure`]).
+    /// Implementations are `#[inline(always)]`, as the routing that calls
+    /// them: as calls they cost 0.2% to 0.7% on token-dense streams
+    /// (BENCHMARKS.md, "One kind, one event type, one reader").
+    fn item(&mut self, piece: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>);
 
     /// What this command's output does with a bad line (see
     /// [`super::said`]): by default it is missing from it, an error (said
-    /// on stderr, exit 2). Asked before [`error`](Sink::error) of each
-    /// per-line error; `line` holds its bytes when known.
+    /// on stderr, exit 2). Asked before the bad line's
+    /// [`item`](Sink::item); `line` holds its bytes when known.
     fn bad_line(&self, e: &Error, line: Option<&[u8]>) -> BadLine {
         let _ = (e, line);
         BadLine::Error
-    }
-    /// Where this sink can see an input cut into chunks that are merged in
-    /// order afterwards.
-    fn split(&self) -> Split {
-        Split::Anywhere
-    }
-
-    /// `Some(mode)` reads lines with the lazy scanner (no tape) and calls
-    /// [`scanned`](Sink::scanned) instead of [`event`](Sink::event): for
-    /// commands that need only hot fields.
-    fn scan_mode(&self) -> Option<ScanMode> {
-        None
-    }
-
-    /// One line read by the scanner (see [`scan_mode`](Sink::scan_mode)).
-    fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
-        let _ = (piece, s, out);
-    }
-
-    /// True: a large plain file may be validated and indexed ahead on the
-    /// pool, chunk by chunk ([`cctape::stats::ReadAhead`]), and its events
-    /// handed to [`event`](Sink::event) in input order on one thread: a
-    /// sink that folds in order ([`Split::Never`]) still uses every core on
-    /// one file, and reads each byte once.
-    fn reads_ahead(&self) -> bool {
-        false
     }
 
     /// True once the sink wants no more of this input (`filter -m`, `-l`):
@@ -132,36 +119,43 @@ pub trait Sink: Send {
     fn has_enough(&self) -> bool {
         false
     }
+}
 
-    /// The format the input is read as, before its first line or finding
-    /// (every piece of a chunked input is told).
-    fn format(&mut self, piece: &Piece<'_>, format: Format) {
-        let _ = (piece, format);
-    }
+/// How a sink reads its inputs ([`Sink::reads`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reads {
+    /// `Some(mode)`: lines are read by the lazy scanner (no tape), handed
+    /// out as [`Item::Scanned`]: for commands that need only hot fields.
+    pub scan: Option<ScanMode>,
+    /// The lines of a session transcript are handed out as
+    /// [`Item::Record`] instead of as events.
+    pub records: bool,
+    /// Where a large input may be cut for reading in parallel.
+    pub split: Split,
+    /// A large plain file may be validated and indexed ahead on the pool,
+    /// chunk by chunk ([`cctape::stats::ReadAhead`]), and its events handed
+    /// to the sink in input order on one thread: a sink that folds in
+    /// order ([`Split::Never`]) still uses every core on one file, and
+    /// reads each byte once.
+    pub ahead: bool,
+}
 
-    /// True: the lines of a session transcript go to
-    /// [`record`](Sink::record), scanned and validated, instead of being
-    /// read as events.
-    fn reads_records(&self) -> bool {
-        false
-    }
-
-    /// One transcript record (see [`reads_records`](Sink::reads_records)).
-    fn record(&mut self, piece: &Piece<'_>, rec: &Record<'_>, out: &mut Vec<u8>) {
-        let _ = (piece, rec, out);
-    }
-
-    /// An input that holds no events (text, empty, cut lines): one finding,
-    /// once it was read to its end, instead of an error per line.
-    fn not_events(&mut self, piece: &Piece<'_>, shape: &Shape, out: &mut Vec<u8>) {
-        let _ = (piece, shape, out);
-    }
+impl Reads {
+    /// A sink that folds runs: events in input order, transcripts as
+    /// records, a large file read ahead.
+    pub const FOLDS: Reads = Reads {
+        scan: None,
+        records: true,
+        split: Split::Never,
+        ahead: true,
+    };
 }
 
 /// Where a large input may be cut for reading in parallel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Split {
     /// At any LF: the sink looks at each line alone.
+    #[default]
     Anywhere,
     /// Never: the sink follows the input in order from its first line (it
     /// folds runs, or follows ids across lines).
@@ -578,7 +572,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let format = sniffed.format();
         let mut sink = (self.make)();
         sink.format(&piece, format);
-        let ropts = read_options(&sink, self.opts.format, self.opts.max_line);
+        let reads = sink.reads();
+        let ropts = read_options(reads, self.opts.format, self.opts.max_line);
         let mut out = self.out(&piece);
         (out.live, out.each) = (stream, self.opts.line_buffered);
         // A large plain file of lines is read on the pool: in chunks for a
@@ -591,8 +586,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 format.reading(),
                 Reading::StreamLines | Reading::TranscriptLines
             );
-        let split = large && sink.split() == Split::Anywhere;
-        let ahead = large && !split && sink.reads_ahead() && reads_events(&sink, format);
+        let split = large && reads.split == Split::Anywhere;
+        let ahead = large && !split && reads.ahead && reads_events(reads, format);
         let pool = if split || ahead { self.pool() } else { None };
         let Some(pool) = pool else {
             read_sniffed(&piece, sink, sniffed, &ropts, out, emit);

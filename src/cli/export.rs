@@ -21,16 +21,13 @@
 //! of the session under the same key (docs/export-schema.md says which
 //! columns are null for transcripts).
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, Done, Item, Piece, Reads, Sink};
 use super::output::{human_bytes, print_json, thousands};
 use super::reading::{Costing, ReadAsInput, TranscriptPiece, Transcripts};
 use super::{Common, expand};
-use cctape::error::Error;
-use cctape::event::Event;
 use cctape::export::{AbortHandle, Batch, ExportOptions, InputRows, TableReport, Writer};
 use cctape::report::{NoEvents, Shape, no_events_run};
 use cctape::sniff::Format as InputFormat;
-use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::io;
@@ -105,24 +102,10 @@ impl ExportSink<'_> {
 }
 
 impl Sink for ExportSink<'_> {
-    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
-        self.rows(piece).push(ev);
-    }
-
-    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.rows(piece).push_error(e);
-        self.bad.note(piece.name, e, line);
-        self.shape.note(line);
-    }
-
-    /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    fn split(&self) -> Split {
-        // Runs are followed across lines; inputs still run in parallel.
-        Split::Never
+    /// Runs are followed across lines (inputs still run in parallel):
+    /// whole events, parsed ahead on the pool for a large file.
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
     }
 
     fn format(&mut self, p: &Piece<'_>, format: InputFormat) {
@@ -132,20 +115,28 @@ impl Sink for ExportSink<'_> {
         }
     }
 
-    fn reads_records(&self) -> bool {
-        true
-    }
-
-    /// A transcript record: folded into its session, and its `events` row.
-    fn record(&mut self, piece: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
-        self.transcript.add(rec);
-        // The record's own event: the line is not scanned again.
-        self.rows(piece).push_record(&rec.event());
-    }
-
-    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
-        self.bad.finding(shape);
-        self.finding = Some(shape.describe());
+    #[inline(always)]
+    fn item(&mut self, piece: &Piece<'_>, item: Item<'_, '_>, _: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => self.rows(piece).push(ev),
+            // A transcript record: folded into its session, and its
+            // `events` row from the record's own event (the line is not
+            // scanned again).
+            Item::Record(rec) => {
+                self.transcript.add(rec);
+                self.rows(piece).push_record(&rec.event());
+            }
+            Item::Error { error, bytes } => {
+                self.rows(piece).push_error(error);
+                self.bad.note(piece.name, error, bytes);
+                self.shape.note(bytes);
+            }
+            Item::NotEvents(shape) => {
+                self.bad.finding(shape);
+                self.finding = Some(shape.describe());
+            }
+            _ => {}
+        }
     }
 }
 

@@ -1,11 +1,10 @@
 //! `cctape fields`: one row per event with the fields named by path, as TSV,
 //! CSV or NDJSON, for the events that pass the filters `filter` takes.
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, Done, Item, Piece, Reads, Sink};
 use super::filter::{Filters, Matcher, select_exit_code};
 use super::output::{CsvRows, write_json, write_json_str};
 use super::{Common, expand};
-use cctape::error::Error;
 use cctape::event::Event;
 use cctape::json::ValueKind;
 
@@ -146,7 +145,26 @@ impl Sink for FieldsSink<'_> {
         self.matcher.transcript = format == cctape::sniff::Format::Transcript;
     }
 
-    fn event(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
+    fn reads(&self) -> Reads {
+        Reads {
+            split: self.args.filters.split(),
+            ..Reads::default()
+        }
+    }
+
+    /// An event's row; bad lines are said by the driver.
+    #[inline(always)]
+    fn item(&mut self, piece: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
+        if let Item::Event(ev) = item {
+            self.row(piece, ev, out);
+        }
+    }
+}
+
+impl FieldsSink<'_> {
+    /// One event's row, when it passes the filters.
+    #[inline]
+    fn row(&mut self, piece: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
         let m = &mut self.matcher;
         if !(m.passes_all() || m.matches(ev, || ev.raw_type(), || ev.raw_subtype())) {
             return;
@@ -185,12 +203,6 @@ impl Sink for FieldsSink<'_> {
             Format::Ndjson => out.extend_from_slice(b"}\n"),
             Format::Tsv => out.push(b'\n'),
         }
-    }
-
-    fn error(&mut self, _: &Piece<'_>, _: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {}
-
-    fn split(&self) -> Split {
-        self.args.filters.split()
     }
 }
 

@@ -8,7 +8,7 @@
 //! The tests themselves ([`Filters`], [`Matcher`]) are shared with `cctape
 //! fields`: OR among the values of one flag, AND across flags.
 
-use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink, Split};
 use super::inputs::Input;
 use super::{Common, expand};
 use cctape::error::Error;
@@ -386,14 +386,56 @@ struct FilterSink<'c> {
 }
 
 impl Sink for FilterSink<'_> {
-    fn scan_mode(&self) -> Option<ScanMode> {
-        Some(if self.conf.args.trust {
-            ScanMode::Trusting
-        } else {
-            ScanMode::Validated
-        })
+    fn reads(&self) -> Reads {
+        let args = self.conf.args;
+        Reads {
+            scan: Some(if args.trust {
+                ScanMode::Trusting
+            } else {
+                ScanMode::Validated
+            }),
+            // The first NUM lines of an input are known only in order, and
+            // reading stops there (or at the first line, for a listing).
+            split: if args.max_count.is_some() || args.lists_inputs() {
+                Split::Never
+            } else {
+                args.filters.split()
+            },
+            ..Reads::default()
+        }
     }
 
+    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
+        self.matcher.transcript = format == cctape::sniff::Format::Transcript;
+    }
+
+    #[inline(always)]
+    fn item(&mut self, piece: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
+        match item {
+            Item::Scanned(s) => self.scanned(piece, s, out),
+            Item::Error { error, bytes } => self.bad(piece, error, bytes, out),
+            _ => {}
+        }
+    }
+
+    /// With `--errors`, bad lines are what is printed; one whose bytes are
+    /// not kept (past the maximum) cannot be, and is an error.
+    fn bad_line(&self, _: &Error, line: Option<&[u8]>) -> BadLine {
+        if self.conf.args.errors && line.is_some() {
+            BadLine::Listed
+        } else {
+            BadLine::Error
+        }
+    }
+
+    fn has_enough(&self) -> bool {
+        self.conf.enough(self.matched)
+    }
+}
+
+impl FilterSink<'_> {
+    /// One scanned line: selected or not.
+    #[inline]
     fn scanned(&mut self, piece: &Piece<'_>, s: &Scanned<'_>, out: &mut Vec<u8>) {
         // The matcher sees every event (a --tool test follows calls), then
         // the answer is inverted for -v.
@@ -410,21 +452,8 @@ impl Sink for FilterSink<'_> {
         }
     }
 
-    fn format(&mut self, _: &Piece<'_>, format: cctape::sniff::Format) {
-        self.matcher.transcript = format == cctape::sniff::Format::Transcript;
-    }
-
-    /// With `--errors`, bad lines are what is printed; one whose bytes are
-    /// not kept (past the maximum) cannot be, and is an error.
-    fn bad_line(&self, _: &Error, line: Option<&[u8]>) -> BadLine {
-        if self.conf.args.errors && line.is_some() {
-            BadLine::Listed
-        } else {
-            BadLine::Error
-        }
-    }
-
-    fn error(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
+    /// A bad line: printed with `--errors`.
+    fn bad(&mut self, piece: &Piece<'_>, e: &Error, line: Option<&[u8]>, out: &mut Vec<u8>) {
         if !self.conf.args.errors || e.is_fatal() {
             // A broken input is reported by the driver; it is not a line.
             return;
@@ -437,21 +466,6 @@ impl Sink for FilterSink<'_> {
         self.matched += 1;
         if !self.conf.counting() {
             self.conf.line(piece.input, e.position().line, line, out);
-        }
-    }
-
-    fn has_enough(&self) -> bool {
-        self.conf.enough(self.matched)
-    }
-
-    fn split(&self) -> Split {
-        let args = self.conf.args;
-        if args.max_count.is_some() || args.lists_inputs() {
-            // The first NUM lines of an input are known only in order, and
-            // reading stops there (or at the first line, for a listing).
-            Split::Never
-        } else {
-            self.conf.args.filters.split()
         }
     }
 }

@@ -11,18 +11,16 @@
 //! (`--otlp-max-spans`), whatever the reading's blocks, so they do not
 //! depend on `--jobs`.
 
-use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
 use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::Event;
 use cctape::otel::send::{Config, Outcome, Protocol, Sender};
 use cctape::otel::{
     RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_requests,
 };
 use cctape::run::RunFolder;
 use cctape::sniff::Format;
-use cctape::transcript::Record;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -225,33 +223,8 @@ fn decode_runs(bytes: &mut Vec<u8>) -> Vec<RunTelemetry> {
 }
 
 impl Sink for OtelSink {
-    /// A run long over is made telemetry as the input is read
-    /// ([`exec::InOrder`]).
-    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        for r in self.over.over(&mut self.folder, ev.line()) {
-            if r.events > 0 {
-                encode_run(&run_telemetry(&r, p.name, self.anchor), out);
-            }
-        }
-        self.folder.push(ev);
-    }
-
-    /// A bad line is counted in its run (its record in `verdict`), said on
-    /// stderr.
-    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
-        BadLine::Counted
-    }
-
-    fn error(&mut self, _: &Piece<'_>, e: &Error, _: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.folder.push_error(e);
-    }
-
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    fn split(&self) -> Split {
-        Split::Never
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
@@ -262,12 +235,29 @@ impl Sink for OtelSink {
         }
     }
 
-    fn reads_records(&self) -> bool {
-        true
+    /// A run long over is made telemetry as the input is read
+    /// ([`exec::InOrder`]); a bad line is counted in its run.
+    #[inline(always)]
+    fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => {
+                for r in self.over.over(&mut self.folder, ev.line()) {
+                    if r.events > 0 {
+                        encode_run(&run_telemetry(&r, p.name, self.anchor), out);
+                    }
+                }
+                self.folder.push(ev);
+            }
+            Item::Record(rec) => self.transcript.add(rec),
+            Item::Error { error, .. } => self.folder.push_error(error),
+            _ => {}
+        }
     }
 
-    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
-        self.transcript.add(rec);
+    /// A bad line is counted in its run (its record in `verdict`), said on
+    /// stderr.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
     }
 }
 

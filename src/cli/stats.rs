@@ -9,7 +9,7 @@
 //! JSON are composed by the library ([`cctape::report`]); this module reads
 //! and prints.
 
-use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
 use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, thousands};
 use super::project::{Project, shown_project};
@@ -25,7 +25,7 @@ use cctape::run::{RoleTotals, RunFolder, RunSummary, RunTotals, SumValue, Verdic
 use cctape::sniff::Format;
 use cctape::stats::Stats;
 use cctape::time::Day;
-use cctape::transcript::{Record, TranscriptFile, TranscriptFold};
+use cctape::transcript::{TranscriptFile, TranscriptFold};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -234,37 +234,10 @@ impl<T: Tap> StatsSink<T> {
 }
 
 impl<T: Tap> Sink for StatsSink<T> {
-    /// Every line validated and indexed by the library's reader once,
-    /// every field read through that index.
-    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, _: &mut Vec<u8>) {
-        self.drain_idle(p, ev.line());
-        self.stats.record_event(ev);
-        self.runs.push(ev);
-        self.tap.event(ev);
-    }
-
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    /// The report lists errors with their positions (the first 100, and
-    /// how many): not said again on stderr.
-    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
-        BadLine::Listed
-    }
-
-    fn error(&mut self, p: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.stats.record_error(p.input, e);
-        if self.format != Some(Format::Transcript) {
-            self.runs.push_error(e);
-        }
-        self.shape.note(line);
-    }
-
-    fn split(&self) -> Split {
-        // Runs are folded in order on one thread (a large file read ahead
-        // on the pool, see exec).
-        Split::Never
+    /// Runs are folded in order on one thread (a large file read ahead on
+    /// the pool, see exec).
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
@@ -277,16 +250,34 @@ impl<T: Tap> Sink for StatsSink<T> {
         }
     }
 
-    fn reads_records(&self) -> bool {
-        true
+    /// Every line validated and indexed by the library's reader once,
+    /// every field read through that index.
+    #[inline(always)]
+    fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, _: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => {
+                self.drain_idle(p, ev.line());
+                self.stats.record_event(ev);
+                self.runs.push(ev);
+                self.tap.event(ev);
+            }
+            Item::Record(rec) => self.transcripts.add(rec, &self.file),
+            Item::Error { error, bytes } => {
+                self.stats.record_error(p.input, error);
+                if self.format != Some(Format::Transcript) {
+                    self.runs.push_error(error);
+                }
+                self.shape.note(bytes);
+            }
+            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
+            _ => {}
+        }
     }
 
-    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
-        self.transcripts.add(rec, &self.file);
-    }
-
-    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
-        self.finding = Some(shape.describe());
+    /// The report lists errors with their positions (the first 100, and
+    /// how many): not said again on stderr.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Listed
     }
 }
 

@@ -7,17 +7,14 @@
 //! that spawned it and its requests' tokens; sessions are drawn once every
 //! input is read (a session's subagent files are other inputs).
 
-use super::exec::{self, Done, Piece, Sink, Split};
+use super::exec::{self, Done, Item, Piece, Reads, Sink};
 use super::human::{clean, count, money, seconds};
 use super::output::write_json_value;
 use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
-use cctape::error::Error;
-use cctape::event::Event;
 use cctape::report::{NoEvents, Shape, no_events_run, node_figures, node_label};
 use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
 use cctape::sniff::Format;
-use cctape::transcript::Record;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
@@ -86,26 +83,9 @@ fn write_run(
 }
 
 impl Sink for TreeSink<'_> {
-    /// A run long over is drawn as the input is read ([`exec::InOrder`]).
-    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        for r in self.over.over(&mut self.folder, ev.line()) {
-            write_run(self.shown, self.json, p, &r, None, out);
-        }
-        self.folder.push(ev);
-    }
-
-    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.folder.push_error(e);
-        self.shape.note(line);
-    }
-
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    fn split(&self) -> Split {
-        Split::Never
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
@@ -115,16 +95,24 @@ impl Sink for TreeSink<'_> {
         }
     }
 
-    fn reads_records(&self) -> bool {
-        true
-    }
-
-    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
-        self.transcript.add(rec);
-    }
-
-    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
-        self.finding = Some(shape.describe());
+    /// A run long over is drawn as the input is read ([`exec::InOrder`]).
+    #[inline(always)]
+    fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => {
+                for r in self.over.over(&mut self.folder, ev.line()) {
+                    write_run(self.shown, self.json, p, &r, None, out);
+                }
+                self.folder.push(ev);
+            }
+            Item::Record(rec) => self.transcript.add(rec),
+            Item::Error { error, bytes } => {
+                self.folder.push_error(error);
+                self.shape.note(bytes);
+            }
+            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
+            _ => {}
+        }
     }
 }
 

@@ -20,7 +20,7 @@
 //! other inputs) and each session's record comes after every input is
 //! read.
 
-use super::exec::{self, BadLine, Done, Piece, Sink, Split};
+use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
 use super::human::{clean, count, money_sum, seconds};
 use super::inputs::shown_path;
 use super::output::{thousands, write_json_value};
@@ -28,14 +28,12 @@ use super::project::Project;
 use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
-use cctape::event::Event;
 use cctape::report::{
     NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
 use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
 use cctape::time::{Day, DayRange, Zone};
-use cctape::transcript::Record;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -152,29 +150,9 @@ fn write_run(emit: &Emit<'_>, p: &Piece<'_>, r: &RunSummary, out: &mut Vec<u8>) 
 }
 
 impl Sink for VerdictSink<'_> {
-    fn event(&mut self, p: &Piece<'_>, ev: &Event<'_>, out: &mut Vec<u8>) {
-        self.drain_idle(p, ev.line(), out);
-        self.folder.push(ev);
-    }
-
-    /// A bad line is in its run's record (`bad_lines`, a `bad_line` or
-    /// `truncated` warning): said, and the exit code is the verdict's.
-    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
-        BadLine::Counted
-    }
-
-    fn error(&mut self, _: &Piece<'_>, e: &Error, line: Option<&[u8]>, _: &mut Vec<u8>) {
-        self.folder.push_error(e);
-        self.shape.note(line);
-    }
-
     /// Whole events, parsed ahead on the pool for a large file.
-    fn reads_ahead(&self) -> bool {
-        true
-    }
-
-    fn split(&self) -> Split {
-        Split::Never
+    fn reads(&self) -> Reads {
+        Reads::FOLDS
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
@@ -184,16 +162,27 @@ impl Sink for VerdictSink<'_> {
         }
     }
 
-    fn reads_records(&self) -> bool {
-        true
+    #[inline(always)]
+    fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
+        match item {
+            Item::Event(ev) => {
+                self.drain_idle(p, ev.line(), out);
+                self.folder.push(ev);
+            }
+            Item::Record(rec) => self.transcript.add(rec),
+            Item::Error { error, bytes } => {
+                self.folder.push_error(error);
+                self.shape.note(bytes);
+            }
+            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
+            _ => {}
+        }
     }
 
-    fn record(&mut self, _: &Piece<'_>, rec: &Record<'_>, _: &mut Vec<u8>) {
-        self.transcript.add(rec);
-    }
-
-    fn not_events(&mut self, _: &Piece<'_>, shape: &Shape, _: &mut Vec<u8>) {
-        self.finding = Some(shape.describe());
+    /// A bad line is in its run's record (`bad_lines`, a `bad_line` or
+    /// `truncated` warning): said, and the exit code is the verdict's.
+    fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {
+        BadLine::Counted
     }
 }
 

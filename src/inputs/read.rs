@@ -137,6 +137,9 @@ impl LineRead {
     }
 
     /// One line: counted, read, handed out.
+    // Always inlined, as `read` is: fat LTO left both as calls, about 50
+    // instructions a line on token-dense streams (BENCHMARKS.md, "One
+    // kind, one event type, one reader").
     #[inline(always)]
     pub fn line(&mut self, line: &Line<'_>, items: &mut impl Items) -> ControlFlow<()> {
         self.counts.lines += 1;

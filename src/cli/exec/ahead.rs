@@ -290,7 +290,7 @@ impl<S: Sink> Shared<'_, '_, S> {
 
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that folds in order and reads ahead
-    /// ([`Sink::reads_ahead`]): see the module's doc. Each line is counted
+    /// ([`super::Reads::ahead`]): see the module's doc. Each line is counted
     /// and handed out by the library's [`LineRead`], so counts and errors
     /// are the ones a reading on one thread gives.
     #[allow(clippy::too_many_arguments)]
@@ -306,7 +306,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
         let max_line = self.opts.max_line;
-        let opts = read_options(&sink, self.opts.format, max_line);
+        let opts = read_options(sink.reads(), self.opts.format, max_line);
         let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
         let bound = self.opts.jobs + BOUND_OVER_JOBS;
         let behind_at = self.opts.jobs + 1;

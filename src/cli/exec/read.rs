@@ -3,7 +3,7 @@
 //! bad line told through [`Out::bad`], the one place where what the
 //! command says about it is decided ([`super::super::said`]).
 
-use super::{Done, FLUSH_AT, Msg, Piece, Sink};
+use super::{Done, FLUSH_AT, Msg, Piece, Reads, Sink};
 use crate::cli::said::{self, BadLine, SAID_PER_INPUT};
 use cctape::error::Error;
 use cctape::inputs::{InputEnd, Item, Items, ReadOptions, Sniffed};
@@ -91,7 +91,11 @@ impl<'n> Out<'n> {
         line: Option<&[u8]>,
     ) {
         let rule = sink.bad_line(e, line);
-        sink.error(piece, e, line, &mut self.bytes);
+        let item = Item::Error {
+            error: e,
+            bytes: line,
+        };
+        sink.item(piece, item, &mut self.bytes);
         if e.is_fatal() || rule == BadLine::Listed {
             return;
         }
@@ -129,14 +133,9 @@ pub(super) struct Route<'r, 'n, S: Sink> {
 impl<S: Sink> Items for Route<'_, '_, S> {
     #[inline(always)]
     fn item(&mut self, item: Item<'_, '_>) -> ControlFlow<()> {
-        let (sink, piece, bytes) = (&mut *self.sink, self.piece, &mut self.out.bytes);
         match item {
-            Item::Event(ev) => sink.event(piece, ev, bytes),
-            Item::Scanned(s) => sink.scanned(piece, s, bytes),
-            Item::Record(r) => sink.record(piece, r, bytes),
-            Item::NotEvents(shape) => sink.not_events(piece, shape, bytes),
-            Item::Error { error, bytes } => bad(self.out, sink, piece, error, bytes),
-            _ => {}
+            Item::Error { error, bytes } => bad(self.out, self.sink, self.piece, error, bytes),
+            item => self.sink.item(self.piece, item, &mut self.out.bytes),
         }
         // Only an input read in order on one worker stops early
         // ([`Sink::has_enough`]).
@@ -171,28 +170,23 @@ fn bad<S: Sink>(
     out.bad(sink, piece, e, line);
 }
 
-/// How `sink` reads an input, in the library's terms.
-pub(super) fn read_options<S: Sink>(
-    sink: &S,
-    format: FormatChoice,
-    max_line: usize,
-) -> ReadOptions {
+/// How a sink reads an input, in the library's terms.
+pub(super) fn read_options(reads: Reads, format: FormatChoice, max_line: usize) -> ReadOptions {
     ReadOptions {
         format,
         max_line,
-        scan: sink.scan_mode(),
-        records: sink.reads_records(),
+        scan: reads.scan,
+        records: reads.records,
         // The scanner's sinks read type, subtype and top-level fields; the
         // rest is read from its validated bytes.
         scan_depth: IndexDepth::TopLevel,
     }
 }
 
-/// True when `sink` reads an input in `format` as events (not scanned,
+/// True when a sink reads an input in `format` as events (not scanned,
 /// not as records): what reading ahead gives.
-pub(super) fn reads_events<S: Sink>(sink: &S, format: Format) -> bool {
-    sink.scan_mode().is_none()
-        && !(format.reading() == Reading::TranscriptLines && sink.reads_records())
+pub(super) fn reads_events(reads: Reads, format: Format) -> bool {
+    reads.scan.is_none() && !(format.reading() == Reading::TranscriptLines && reads.records)
 }
 
 pub(super) fn piece_done<S>(
