@@ -7,157 +7,19 @@
 //! with every kind of bad line. `Items::pause` hears when the reader has
 //! no complete line left.
 
-use cctape::elements::ElementDecoder;
-use cctape::framing::LineDecoder;
-use cctape::inputs::{
-    Item, Items, LineRead, ReadOptions, Sniffed, read_slice, read_source, stream_source,
-};
+use cctape::inputs::{Item, Items, ReadOptions, Sniffed, stream_source};
 use cctape::json::ScanMode;
-use cctape::sniff::{Format, FormatChoice, Reading};
+use cctape::sniff::FormatChoice;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+#[path = "support/checks.rs"]
+mod checks;
+use checks::{check_one_reader, pushed_items, read_items, slice_read_items};
+
 #[path = "support/realworld_present.rs"]
 mod realworld_present;
-
-/// An item as text: what it is, where, and its bytes' length.
-fn describe(item: &Item<'_, '_>) -> String {
-    match item {
-        Item::Event(ev) => format!("event {} {} {}", ev.line(), ev.raw_type(), ev.raw().len()),
-        Item::Scanned(s) => format!(
-            "scanned {} {} {}",
-            s.position(),
-            s.raw_type(),
-            s.raw().len()
-        ),
-        Item::Record(r) => {
-            let ev = r.event();
-            format!("record {} {:?} {}", ev.line(), ev.kind(), ev.raw().len())
-        }
-        Item::NotEvents(shape) => format!("not events: {:?}", shape.describe()),
-        Item::Error { error, bytes } => format!(
-            "error {:?} {} {}: {:?}",
-            error.kind(),
-            error.position(),
-            error.reason(),
-            bytes.map(<[u8]>::len)
-        ),
-        _ => "other".to_string(),
-    }
-}
-
-/// The items `read_source` gives for `bytes`, and the format.
-fn from_read(bytes: &[u8], opts: &ReadOptions) -> (Vec<String>, Option<Format>) {
-    let mut seen = Vec::new();
-    let src = stream_source(bytes).expect("a reader over memory opens");
-    let end = read_source(src, opts, |item| {
-        seen.push(describe(&item));
-        ControlFlow::Continue(())
-    });
-    (seen, end.format)
-}
-
-/// The items of `bytes` pushed to a decoder `step` bytes at a time and
-/// read by a `LineRead`, as `watch` reads them.
-fn from_pushes(bytes: &[u8], format: Format, opts: &ReadOptions, step: usize) -> Vec<String> {
-    let mut seen = Vec::new();
-    let mut items = |item: Item<'_, '_>| {
-        seen.push(describe(&item));
-        ControlFlow::Continue(())
-    };
-    let mut taker = LineRead::new(opts, format);
-    if format.reading() == Reading::StreamElements {
-        let mut dec = ElementDecoder::with_max(opts.max_line);
-        for (i, chunk) in bytes.chunks(step).enumerate() {
-            dec.push(chunk);
-            if (i + 1) * step >= bytes.len() {
-                dec.finish();
-            }
-            while let Some(item) = dec.next_element() {
-                let _ = match item {
-                    Ok(el) => taker.element(&el, &mut items),
-                    Err(e) => taker.framing_error(e, &mut items),
-                };
-            }
-        }
-    } else {
-        let mut dec = LineDecoder::with_max_line(opts.max_line);
-        for (i, chunk) in bytes.chunks(step).enumerate() {
-            dec.push(chunk);
-            if (i + 1) * step >= bytes.len() {
-                dec.finish();
-            }
-            while let Some(item) = dec.next_line() {
-                let _ = match item {
-                    Ok(l) => taker.line(&l, &mut items),
-                    Err(e) => taker.framing_error(e, &mut items),
-                };
-            }
-        }
-    }
-    let shown = &bytes[..bytes.len().min(cctape::inputs::SNIFF_BYTES)];
-    let shown = match format.reading() {
-        Reading::StreamElements | Reading::NotEvents => shown,
-        _ => &[],
-    };
-    let _ = taker.finish(shown, &mut items);
-    seen
-}
-
-/// The items of a line-read input read as one slice.
-fn from_slice(bytes: &[u8], format: Format, opts: &ReadOptions) -> Vec<String> {
-    let mut seen = Vec::new();
-    let mut items = |item: Item<'_, '_>| {
-        seen.push(describe(&item));
-        ControlFlow::Continue(())
-    };
-    read_slice(bytes, (0, 1), opts, format, &mut items);
-    seen
-}
-
-/// Every way of reading `bytes` gives the items `read_source` gives; the
-/// number of items compared.
-fn same_items(name: &str, bytes: &[u8]) -> usize {
-    let mut n = 0;
-    let records = ReadOptions {
-        records: true,
-        ..ReadOptions::default()
-    };
-    let scans = ReadOptions {
-        scan: Some(ScanMode::Validated),
-        ..ReadOptions::default()
-    };
-    for opts in [ReadOptions::default(), records, scans] {
-        let (want, format) = from_read(bytes, &opts);
-        let Some(format) = format else {
-            panic!("{name}: no format");
-        };
-        // A logger's output is read through its prefixes only from a
-        // `Read`; bytes pushed are read as lines.
-        if format.reading() == Reading::LoggedElements {
-            continue;
-        }
-        for step in [1 << 20, 4096, 7] {
-            if step == 7 && bytes.len() > 200_000 {
-                continue;
-            }
-            assert_eq!(
-                from_pushes(bytes, format, &opts, step),
-                want,
-                "{name}: pushed {step} bytes at a time, {opts:?}"
-            );
-        }
-        if matches!(
-            format.reading(),
-            Reading::StreamLines | Reading::TranscriptLines
-        ) {
-            assert_eq!(from_slice(bytes, format, &opts), want, "{name}: one slice");
-        }
-        n += want.len();
-    }
-    n
-}
 
 fn plain_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -188,7 +50,8 @@ fn every_framing_gives_the_same_items_on_the_corpus_and_the_captures() {
     let mut items = 0;
     for path in &files {
         let bytes = std::fs::read(path).expect("a listed file reads");
-        items += same_items(&path.display().to_string(), &bytes);
+        let step = if bytes.len() > 200_000 { 4096 } else { 7 };
+        items += check_one_reader(&bytes, step, cctape::framing::DEFAULT_MAX_LINE);
     }
     assert!(items > 10_000, "{items} items compared");
 }
@@ -204,8 +67,11 @@ fn every_framing_gives_the_same_items_on_bad_lines() {
         b"",
         b"{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"u\"}\n{\"type\":\"user\",\"sessionId\":\"a\",\"uuid\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"user\",\"sessionId\":\"a\",\"message\":{oops}}\n",
     ];
-    for (i, bytes) in inputs.iter().enumerate() {
-        same_items(&format!("input {i}"), bytes);
+    for bytes in inputs {
+        for step in [1, 3, 4096] {
+            check_one_reader(bytes, step, 64);
+            check_one_reader(bytes, step, cctape::framing::DEFAULT_MAX_LINE);
+        }
     }
     // A line past the maximum: an error without its bytes, in its place.
     let long = [
@@ -218,12 +84,12 @@ fn every_framing_gives_the_same_items_on_bad_lines() {
         max_line: 100,
         ..ReadOptions::default()
     };
-    let (want, format) = from_read(&long, &opts);
+    let (want, format) = read_items(&long, &[], &opts);
     assert_eq!(want.len(), 3, "{want:?}");
     assert!(want[1].starts_with("error LineTooLong"), "{want:?}");
     let format = format.expect("a format");
-    assert_eq!(from_pushes(&long, format, &opts, 64), want);
-    assert_eq!(from_slice(&long, format, &opts), want);
+    assert_eq!(pushed_items(&long, format, &opts, 64), want);
+    assert_eq!(slice_read_items(&long, format, &opts), want);
 }
 
 /// A reader that hands out at most `n` bytes a read.

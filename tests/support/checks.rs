@@ -29,13 +29,16 @@
 //!   (gzip, zstd, xz, bzip2, LZ4 and its legacy frames) read through
 //!   [`Source`](cctape::source::Source) to their end, an error or a cap,
 //!   and never past it.
+//! - [`check_one_reader`]: an input read from a `Read`, pushed to a
+//!   decoder and read as one slice, through the library's one reader
+//!   ([`LineRead`](cctape::inputs::LineRead)): the same items.
 //!
 //! The checks are in `checks/`, one file a topic, each re-exported here so
 //! that every name is `checks::NAME` as before:
 //! [`line`] (framing, one line), [`oracle`] (the hot fields, serde_json's
 //! reading, [`differential`]), [`streams`] (every source, cut streams,
-//! compressed inputs), [`views`] (views, the scanner), [`folds`] (the run
-//! fold, the stats path).
+//! compressed inputs), [`readers`] (the one reader's framings), [`views`]
+//! (views, the scanner), [`folds`] (the run fold, the stats path).
 #![allow(dead_code)]
 
 /// The UTF-8 byte order mark.
@@ -58,6 +61,8 @@ mod folds;
 mod line;
 #[path = "checks/oracle.rs"]
 mod oracle;
+#[path = "checks/readers.rs"]
+mod readers;
 #[path = "checks/streams.rs"]
 mod streams;
 #[path = "checks/views.rs"]
@@ -71,6 +76,8 @@ pub use folds::*;
 pub use line::*;
 #[allow(unused_imports)]
 pub use oracle::*;
+#[allow(unused_imports)]
+pub use readers::*;
 #[allow(unused_imports)]
 pub use streams::*;
 #[allow(unused_imports)]
