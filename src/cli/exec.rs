@@ -444,13 +444,13 @@ where
 ///
 /// [`RunFolder::drain_idle_in_order`]: cctape::run::RunFolder::drain_idle_in_order
 #[derive(Debug, Default)]
-pub struct InOrder {
+struct InOrder {
     since: u32,
 }
 
 impl InOrder {
     /// The runs over by the event at `line` (none most of the time).
-    pub fn over(
+    fn over(
         &mut self,
         folder: &mut cctape::run::RunFolder,
         line: u64,
@@ -461,6 +461,55 @@ impl InOrder {
         }
         self.since = 0;
         folder.drain_idle_in_order(line.saturating_sub(cctape::run::IDLE_LINES))
+    }
+}
+
+/// What the commands that write a record per run (`verdict`, `tree`,
+/// `otel`) keep of an input while it is read: its runs, a transcript's
+/// records, its format, and what it is when it holds no events.
+#[derive(Default)]
+pub struct PerRun {
+    /// The input's runs.
+    pub folder: cctape::run::RunFolder,
+    over: InOrder,
+    /// The input's format, once told.
+    pub format: Option<Format>,
+    /// A transcript's records.
+    pub transcript: super::reading::TranscriptPiece,
+    /// The bad lines' bytes, to say what an input without events is.
+    pub shape: cctape::report::Shape,
+    /// What the reader found an input without events to be.
+    pub finding: Option<cctape::report::NoEvents>,
+}
+
+impl PerRun {
+    /// The input `p` is read as `format`.
+    pub fn format(&mut self, p: &Piece<'_>, format: Format) {
+        self.format = Some(format);
+        if format == Format::Transcript {
+            self.transcript.begin(p.name);
+        }
+    }
+
+    /// Fold `item`; the runs long over by an event ([`InOrder`]) go to
+    /// `over` first, in the order they began.
+    #[inline(always)]
+    pub fn item(&mut self, item: Item<'_, '_>, mut over: impl FnMut(cctape::run::RunSummary)) {
+        match item {
+            Item::Event(ev) => {
+                for r in self.over.over(&mut self.folder, ev.line()) {
+                    over(r);
+                }
+                self.folder.push(ev);
+            }
+            Item::Record(rec) => self.transcript.add(rec),
+            Item::Error { error, bytes } => {
+                self.folder.push_error(error);
+                self.shape.note(bytes);
+            }
+            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
+            _ => {}
+        }
     }
 }
 

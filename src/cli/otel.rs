@@ -12,14 +12,13 @@
 //! depend on `--jobs`.
 
 use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
-use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
+use super::reading::{Costing, ReadAs, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::otel::send::{Config, Outcome, Protocol, Sender};
 use cctape::otel::{
     RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_requests,
 };
-use cctape::run::RunFolder;
 use cctape::sniff::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -156,23 +155,17 @@ pub struct Args {
 
 #[derive(Default)]
 struct OtelSink {
-    folder: RunFolder,
-    over: exec::InOrder,
+    runs: exec::PerRun,
     /// Where the input's runs without timestamps are placed (its
     /// modification time when it was opened).
     anchor: i64,
-    transcript: TranscriptPiece,
-    format: Option<Format>,
 }
 
 impl OtelSink {
     fn new() -> OtelSink {
-        let mut folder = RunFolder::new();
-        folder.record_calls(true);
-        OtelSink {
-            folder,
-            ..OtelSink::default()
-        }
+        let mut sink = OtelSink::default();
+        sink.runs.folder.record_calls(true);
+        sink
     }
 }
 
@@ -228,30 +221,20 @@ impl Sink for OtelSink {
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
-        self.format = Some(format);
         self.anchor = anchor_of(p.name);
-        if format == Format::Transcript {
-            self.transcript.begin(p.name);
-        }
+        self.runs.format(p, format);
     }
 
     /// A run long over is made telemetry as the input is read
     /// ([`exec::InOrder`]); a bad line is counted in its run.
     #[inline(always)]
     fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
-        match item {
-            Item::Event(ev) => {
-                for r in self.over.over(&mut self.folder, ev.line()) {
-                    if r.events > 0 {
-                        encode_run(&run_telemetry(&r, p.name, self.anchor), out);
-                    }
-                }
-                self.folder.push(ev);
+        let anchor = self.anchor;
+        self.runs.item(item, |r| {
+            if r.events > 0 {
+                encode_run(&run_telemetry(&r, p.name, anchor), out);
             }
-            Item::Record(rec) => self.transcript.add(rec),
-            Item::Error { error, .. } => self.folder.push_error(error),
-            _ => {}
-        }
+        });
     }
 
     /// A bad line is counted in its run (its record in `verdict`), said on
@@ -471,7 +454,7 @@ pub fn run(args: &Args) -> i32 {
         OtelSink::new,
         |done: Done<OtelSink>| {
             let name = &names[done.input];
-            let sink = done.sink;
+            let (sink, anchor) = (done.sink.runs, done.sink.anchor);
             if done.unreadable || done.counts.events == 0 {
                 return;
             }
@@ -484,7 +467,7 @@ pub fn run(args: &Args) -> i32 {
                 .finish()
                 .iter()
                 .filter(|r| r.events > 0)
-                .map(|r| run_telemetry(r, name, sink.anchor))
+                .map(|r| run_telemetry(r, name, anchor))
                 .collect();
             let mut out = out.borrow_mut();
             out.put(runs);

@@ -10,10 +10,10 @@
 use super::exec::{self, Done, Item, Piece, Reads, Sink};
 use super::human::{clean, count, money, seconds};
 use super::output::write_json_value;
-use super::reading::{Costing, ReadAs, TranscriptPiece, Transcripts};
+use super::reading::{Costing, ReadAs, Transcripts};
 use super::{Common, expand};
-use cctape::report::{NoEvents, Shape, no_events_run, node_figures, node_label};
-use cctape::run::{AgentUsage, RunFolder, RunSummary, SubagentNode, agent_json};
+use cctape::report::{NoEvents, no_events_run, node_figures, node_label};
+use cctape::run::{AgentUsage, RunSummary, SubagentNode, agent_json};
 use cctape::sniff::Format;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
@@ -36,13 +36,9 @@ struct TreeSink<'a> {
     /// The inputs' names for people, and whether runs are JSON lines.
     shown: &'a [String],
     json: bool,
-    folder: RunFolder,
-    over: exec::InOrder,
-    format: Option<Format>,
-    transcript: TranscriptPiece,
-    /// What an input without events is (it is one run, as everywhere).
-    shape: Shape,
-    finding: Option<NoEvents>,
+    /// The input's runs; an input without events is one run, as
+    /// everywhere.
+    runs: exec::PerRun,
 }
 
 impl<'a> TreeSink<'a> {
@@ -50,12 +46,7 @@ impl<'a> TreeSink<'a> {
         TreeSink {
             shown,
             json,
-            folder: RunFolder::new(),
-            over: exec::InOrder::default(),
-            format: None,
-            transcript: TranscriptPiece::default(),
-            shape: Shape::default(),
-            finding: None,
+            runs: exec::PerRun::default(),
         }
     }
 }
@@ -89,30 +80,15 @@ impl Sink for TreeSink<'_> {
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
-        self.format = Some(format);
-        if format == Format::Transcript {
-            self.transcript.begin(p.name);
-        }
+        self.runs.format(p, format);
     }
 
-    /// A run long over is drawn as the input is read ([`exec::InOrder`]).
+    /// A run long over is drawn as the input is read ([`exec::PerRun`]).
     #[inline(always)]
     fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
-        match item {
-            Item::Event(ev) => {
-                for r in self.over.over(&mut self.folder, ev.line()) {
-                    write_run(self.shown, self.json, p, &r, None, out);
-                }
-                self.folder.push(ev);
-            }
-            Item::Record(rec) => self.transcript.add(rec),
-            Item::Error { error, bytes } => {
-                self.folder.push_error(error);
-                self.shape.note(bytes);
-            }
-            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
-            _ => {}
-        }
+        let (shown, json) = (self.shown, self.json);
+        self.runs
+            .item(item, |r| write_run(shown, json, p, &r, None, out));
     }
 }
 
@@ -245,7 +221,7 @@ pub fn run(args: &Args) -> i32 {
     let make = || TreeSink::new(&shown, args.json);
     let trouble = exec::run(&inputs, &opts, make, |done: Done<TreeSink>| {
         let name = &names[done.input];
-        let sink = done.sink;
+        let sink = done.sink.runs;
         if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
             transcripts.add(sink.transcript);
             return;

@@ -25,13 +25,13 @@ use super::human::{clean, count, money_sum, seconds};
 use super::inputs::shown_path;
 use super::output::{thousands, write_json_value};
 use super::project::Project;
-use super::reading::{Costing, Days, ReadAs, TranscriptPiece, Transcripts};
+use super::reading::{Costing, Days, ReadAs, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::report::{
-    NoEvents, Shape, no_events_record, no_events_run, run_record, session_record, unreadable_record,
+    NoEvents, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
-use cctape::run::{RunFolder, RunSummary, RunTotals, Verdict};
+use cctape::run::{RunSummary, RunTotals, Verdict};
 use cctape::sniff::Format;
 use cctape::time::{Day, DayRange, Zone};
 use std::collections::HashMap;
@@ -99,42 +99,20 @@ impl Emit<'_> {
 
 struct VerdictSink<'a> {
     emit: &'a Emit<'a>,
-    folder: RunFolder,
-    over: exec::InOrder,
+    runs: exec::PerRun,
     /// The runs already written (long over, handed out in order while the
     /// input is read), for the closing line.
     written: RunTotals,
     written_not_ok: bool,
-    shape: Shape,
-    format: Option<Format>,
-    finding: Option<NoEvents>,
-    transcript: TranscriptPiece,
 }
 
 impl<'a> VerdictSink<'a> {
     fn new(emit: &'a Emit<'a>) -> VerdictSink<'a> {
         VerdictSink {
             emit,
-            folder: RunFolder::new(),
-            over: exec::InOrder::default(),
+            runs: exec::PerRun::default(),
             written: RunTotals::new(),
             written_not_ok: false,
-            shape: Shape::default(),
-            format: None,
-            finding: None,
-            transcript: TranscriptPiece::default(),
-        }
-    }
-
-    /// Write the runs long over, in order ([`exec::InOrder`]). Never the
-    /// input's last run, which `--exit-code` may still change.
-    fn drain_idle(&mut self, p: &Piece<'_>, line: u64, out: &mut Vec<u8>) {
-        for r in self.over.over(&mut self.folder, line) {
-            if self.emit.kept(&r) {
-                self.written_not_ok |= !r.ok();
-                self.written.add(&r);
-                write_run(self.emit, p, &r, out);
-            }
         }
     }
 }
@@ -156,27 +134,23 @@ impl Sink for VerdictSink<'_> {
     }
 
     fn format(&mut self, p: &Piece<'_>, format: Format) {
-        self.format = Some(format);
-        if format == Format::Transcript {
-            self.transcript.begin(p.name);
-        }
+        self.runs.format(p, format);
     }
 
+    /// A run long over is written as the input is read
+    /// ([`exec::PerRun`]); never the input's last run, which
+    /// `--exit-code` may still change.
     #[inline(always)]
     fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
-        match item {
-            Item::Event(ev) => {
-                self.drain_idle(p, ev.line(), out);
-                self.folder.push(ev);
+        let (emit, written, written_not_ok) =
+            (self.emit, &mut self.written, &mut self.written_not_ok);
+        self.runs.item(item, |r| {
+            if emit.kept(&r) {
+                *written_not_ok |= !r.ok();
+                written.add(&r);
+                write_run(emit, p, &r, out);
             }
-            Item::Record(rec) => self.transcript.add(rec),
-            Item::Error { error, bytes } => {
-                self.folder.push_error(error);
-                self.shape.note(bytes);
-            }
-            Item::NotEvents(shape) => self.finding = Some(shape.describe()),
-            _ => {}
-        }
+        });
     }
 
     /// A bad line is in its run's record (`bad_lines`, a `bad_line` or
@@ -436,7 +410,8 @@ pub fn run(args: &Args) -> i32 {
                 return;
             }
             let code = exit_code_of(name);
-            let sink = done.sink;
+            let (written, written_not_ok) = (done.sink.written, done.sink.written_not_ok);
+            let sink = done.sink.runs;
             if sink.format == Some(Format::Transcript) && done.counts.events > 0 {
                 // Its sessions' records come once every input is read.
                 transcripts.add(sink.transcript);
@@ -464,8 +439,8 @@ pub fn run(args: &Args) -> i32 {
                 return;
             }
             // The runs written while it was read, then the rest.
-            any_not_ok |= sink.written_not_ok;
-            seen.merge(&sink.written, 0);
+            any_not_ok |= written_not_ok;
+            seen.merge(&written, 0);
             let mut runs = sink.folder.finish();
             if let (Some(code), Some(last)) = (code, runs.last_mut()) {
                 last.apply_exit_code(code);
