@@ -170,6 +170,7 @@ impl<'b> Element<'b> {
 mod log;
 mod split;
 
+use log::LogState;
 pub use log::{LogValues, compact_into};
 use split::{Splitter, Step};
 
@@ -275,6 +276,11 @@ impl ElementSpan {
 pub struct ElementDecoder {
     buf: Vec<u8>,
     end: usize,
+    /// The bytes before this are the splitter's to read: all of them, but
+    /// in a log, whose line starts wait for their prefix to be seen.
+    ready: usize,
+    /// A log's prefixes are blanked as bytes come ([`logged`](ElementDecoder::logged)).
+    log: Option<LogState>,
     /// Absolute offset of `buf[0]`.
     base: u64,
     split: Splitter,
@@ -299,10 +305,38 @@ impl ElementDecoder {
         ElementDecoder {
             buf: Vec::new(),
             end: 0,
+            ready: 0,
+            log: None,
             base: 0,
             split: Splitter::new(max),
             eof: false,
         }
+    }
+
+    /// The decoder for a log whose lines carry a logger's prefix: the JSON
+    /// values in it, as [`LogValues`] reads them from a [`Read`] (the same
+    /// elements, lines and offsets, whatever the chunking).
+    ///
+    /// ```
+    /// use cctape::elements::ElementDecoder;
+    ///
+    /// let log = b"[2025-10-13T01:16:00Z] [INFO] starting\n[2025-10-13T01:16:01Z] [INFO] {\"type\":\"result\",\n[2025-10-13T01:16:01Z] [INFO] \"subtype\":\"success\"}\n";
+    /// let mut dec = ElementDecoder::new().logged();
+    /// let mut got = Vec::new();
+    /// for chunk in log.chunks(7) {
+    ///     dec.push(chunk);
+    ///     while let Some(el) = dec.next_element() {
+    ///         let el = el.unwrap();
+    ///         got.push((el.line, el.offset));
+    ///     }
+    /// }
+    /// dec.finish();
+    /// assert!(dec.next_element().is_none());
+    /// assert_eq!(got, [(2, 69)]);
+    /// ```
+    pub fn logged(mut self) -> ElementDecoder {
+        self.log = Some(LogState::new());
+        self
     }
 
     /// Bytes pushed so far.
@@ -342,11 +376,22 @@ impl ElementDecoder {
     /// Mark `n` bytes written into [`spare`](ElementDecoder::spare) as data.
     pub fn commit(&mut self, n: usize) {
         self.end = (self.end + n).min(self.buf.len());
+        self.strip();
     }
 
     /// Say that no more bytes will come.
     pub fn finish(&mut self) {
         self.eof = true;
+        self.strip();
+    }
+
+    /// Hand the bytes committed to the splitter: in a log, once their
+    /// prefixes are blanked.
+    fn strip(&mut self) {
+        match &mut self.log {
+            None => self.ready = self.end,
+            Some(log) => self.ready += log.strip(&mut self.buf[self.ready..self.end], self.eof),
+        }
     }
 
     /// True once [`finish`](ElementDecoder::finish) was called and every
@@ -356,18 +401,19 @@ impl ElementDecoder {
     }
 
     fn compact(&mut self) {
-        let keep = self.split.keep_from().min(self.bytes_pushed());
+        let keep = self.split.keep_from().min(self.base + self.ready as u64);
         if keep <= self.base {
             return;
         }
         self.split.count_lines(
-            &self.buf[..self.end],
+            &self.buf[..self.ready],
             self.base,
             keep.max(self.split.counted),
         );
         let drop = (keep - self.base) as usize;
         self.buf.copy_within(drop..self.end, 0);
         self.end -= drop;
+        self.ready -= drop;
         self.base = keep;
     }
 
@@ -391,7 +437,8 @@ impl ElementDecoder {
             // Nothing of an element past the maximum is kept.
             self.compact();
         }
-        match self.split.step(&self.buf[..self.end], self.base, self.eof) {
+        let eof = self.eof && self.ready == self.end;
+        match self.split.step(&self.buf[..self.ready], self.base, eof) {
             Step::Element(found) => Some(Ok(found.span(self.base))),
             Step::Error(e) => Some(Err(e)),
             Step::More | Step::Done => None,

@@ -66,6 +66,9 @@ fn every_framing_gives_the_same_items_on_bad_lines() {
         b"Error: the model is overloaded\nplease retry\n\n",
         b"",
         b"{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"u\"}\n{\"type\":\"user\",\"sessionId\":\"a\",\"uuid\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"user\",\"sessionId\":\"a\",\"message\":{oops}}\n",
+        // A logger's output: its text, a pretty value, a value cut between
+        // tokens and one cut inside a string.
+        b"[2025-10-13T01:16:00Z] [INFO] starting\n[2025-10-13T01:16:01Z] [INFO] {\"type\":\"system\",\"subtype\":\"init\"}\n[2025-10-13T01:16:01Z] [INFO] {\n[2025-10-13T01:16:01Z] [INFO]   \"type\": \"user\"\n[2025-10-13T01:16:01Z] [INFO] }\n[2025-10-13T01:16:02Z] [INFO] {\"type\":\"result\",\n[2025-10-13T01:16:02Z] [INFO] \"subtype\":\"success\"}\n[2025-10-13T01:16:03Z] [WARN] {\"type\":\"assis\n[2025-10-13T01:16:03Z] [WARN] tant\"}\n[2025-10-13T01:16:04Z] [INFO] done",
     ];
     for bytes in inputs {
         for step in [1, 3, 4096] {
@@ -204,4 +207,79 @@ fn scan_errors_other_than_invalid_json_are_the_parsers() {
         }
     }
     assert!(compared > 1000, "{compared} errors compared");
+}
+
+/// The verdict records a command writes (one JSON object a line), each
+/// without its `file` (`<stdin>` for `watch`).
+fn records(stream: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stream)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON record");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("file");
+            }
+            v
+        })
+        .collect()
+}
+
+/// `watch`, which reads the bytes as they are pushed, gives the verdicts
+/// `verdict` gives reading the same input whole (each run's record once it
+/// is over, so in another order), on every file of the
+/// corpus and of the captures: logger-prefixed logs (two of the captures),
+/// arrays, pretty JSON and transcripts included. Before `watch` read a log
+/// through its prefixes, it called each of those two logs a
+/// `startup_failure` with thousands of bad lines, where `verdict` says
+/// `success` with eight.
+#[test]
+fn watch_gives_the_verdicts_of_verdict_on_every_file() {
+    use std::process::{Command, Stdio};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    plain_files(&root.join("corpus"), &mut files);
+    plain_files(&root.join("../shared/realworld"), &mut files);
+    let exe = env!("CARGO_BIN_EXE_cctape");
+    let (mut compared, mut logged) = (0, 0);
+    for path in &files {
+        let input = || std::fs::File::open(path).expect("a listed file opens");
+        let watch = Command::new(exe)
+            .args(["watch", "--json", "-q", "-s"])
+            .stdin(Stdio::from(input()))
+            .output()
+            .expect("watch runs");
+        let verdict = Command::new(exe)
+            .args(["verdict", "--json", "-s"])
+            .stdin(Stdio::from(input()))
+            .output()
+            .expect("verdict runs");
+        // `watch` says a run once it is over, `verdict` in the order the
+        // runs began: the same records, compared in one order.
+        let sorted = |mut r: Vec<serde_json::Value>| {
+            r.sort_by_cached_key(|v| v.to_string());
+            r
+        };
+        let (w, v) = (
+            sorted(records(&watch.stderr)),
+            sorted(records(&verdict.stdout)),
+        );
+        assert!(!v.is_empty(), "{}: no verdict", path.display());
+        assert_eq!(w, v, "{}", path.display());
+        assert_eq!(
+            watch.status.code(),
+            verdict.status.code(),
+            "{}",
+            path.display()
+        );
+        compared += v.len();
+        let head = std::fs::read(path).expect("a listed file reads");
+        let head = &head[..head.len().min(cctape::inputs::SNIFF_BYTES)];
+        logged +=
+            usize::from(cctape::sniff::sniff_format(head) == cctape::sniff::Format::LoggerPrefixed);
+    }
+    assert!(compared >= 100, "{compared} records compared");
+    if root.join("../shared/realworld").is_dir() {
+        assert!(logged >= 2, "{logged} logger-prefixed captures");
+    }
 }

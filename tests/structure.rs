@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 /// example or public signature uses became `pub(crate)` (36.8 after), 36.7
 /// once the transcript's `RecordKind` became `EventKind`'s, 36.3 once
 /// `Scanned` stopped repeating `Event`'s accessors, 36.3 with the one
-/// reader's `Sniffed`, `LineRead` and `Items`; lower it as the surface
-/// shrinks.
-const PUB_PER_1000_CEILING: f64 = 36.4;
+/// reader's `Sniffed`, `LineRead` and `Items`, 36.2 with
+/// `ElementDecoder::logged` (a log's pushed bytes, for `watch`); lower it
+/// as the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 36.3;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).

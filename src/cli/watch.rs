@@ -273,8 +273,9 @@ enum Reader {
     /// Lines: stream-json events, transcript records, or text; each read
     /// by the library's reader.
     Lines(LineDecoder, LineRead),
-    /// JSON elements read as events, by the library's reader.
-    Elements(ElementDecoder, LineRead),
+    /// JSON elements read as events, by the library's reader (those of a
+    /// log behind its logger's prefixes included).
+    Elements(Box<ElementDecoder>, LineRead),
 }
 
 /// Everything the input is folded into.
@@ -465,10 +466,13 @@ fn decide(reader: &mut Reader, fold: &mut Fold, choice: cctape::sniff::FormatCho
     };
     let taker = LineRead::new(&opts, fold.format);
     *reader = match fold.format.reading() {
-        Reading::StreamElements => {
+        reading @ (Reading::StreamElements | Reading::LoggedElements) => {
             let mut dec = ElementDecoder::new();
+            if reading == Reading::LoggedElements {
+                dec = dec.logged();
+            }
             dec.push(&held);
-            Reader::Elements(dec, taker)
+            Reader::Elements(Box::new(dec), taker)
         }
         _ => {
             let mut dec = LineDecoder::new();

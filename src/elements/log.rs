@@ -38,6 +38,14 @@ pub struct LogValues<R> {
     start: usize,
     end: usize,
     eof: bool,
+    state: LogState,
+}
+
+/// Where a log's reading is between two bytes: what [`LogValues`] and a
+/// logged [`ElementDecoder`](super::ElementDecoder) (bytes pushed, as
+/// `watch` reads a live log) share, so that both blank the same bytes.
+#[derive(Clone, Debug)]
+pub(crate) struct LogState {
     /// The next byte starts a line.
     line_start: bool,
     /// The rest of the current line is the log's own text.
@@ -45,6 +53,108 @@ pub struct LogValues<R> {
     depth: u64,
     in_string: bool,
     escaped: bool,
+}
+
+impl LogState {
+    /// The state at a log's first byte.
+    pub(crate) fn new() -> LogState {
+        LogState {
+            line_start: true,
+            text: false,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
+
+    /// Whether a line starting at `rest`'s first byte can be told yet: its
+    /// first [`PREFIX_LOOK`] bytes or its LF are there, or no more will come.
+    fn line_is_seen(rest: &[u8], eof: bool) -> bool {
+        eof || rest.len() >= PREFIX_LOOK || memchr::memchr(b'\n', rest).is_some()
+    }
+
+    /// At a line start: blank the line's prefix (looked for in its first
+    /// [`PREFIX_LOOK`] bytes, never past its LF), and mark the line as the
+    /// log's own text when, between values, it does not start one.
+    fn start_line(&mut self, line: &mut [u8]) {
+        let head = &line[..line.len().min(PREFIX_LOOK)];
+        let head = memchr::memchr(b'\n', head).map_or(head, |i| &head[..=i]);
+        let prefix = crate::sniff::logger_prefix_len(head).unwrap_or(0);
+        line[..prefix].fill(b' ');
+        if self.depth == 0 && !self.in_string {
+            let rest = &line[prefix..];
+            let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
+            self.text = !matches!(first, Some(b'{' | b'[') | Some(b'\n') | None);
+        }
+        self.line_start = false;
+    }
+
+    /// Pass over `bytes` up to the end of the current line (its LF
+    /// included) at most, blanking the log's own text: how many bytes were
+    /// passed. The log's text and a string's plain bytes are crossed with
+    /// `memchr` (a log line of JSON is mostly strings); the bytes between
+    /// strings one at a time.
+    #[inline]
+    fn pass(&mut self, bytes: &mut [u8]) -> usize {
+        let len = bytes.len();
+        let mut n = 0;
+        while n < len {
+            if self.text {
+                let end = memchr::memchr(b'\n', &bytes[n..]).map_or(len, |i| n + i);
+                bytes[n..end].fill(b' ');
+                n = end;
+                if n == len {
+                    break;
+                }
+            } else if self.in_string && !self.escaped {
+                match memchr::memchr3(b'"', b'\\', b'\n', &bytes[n..]) {
+                    Some(i) => n += i,
+                    None => return len,
+                }
+            }
+            let b = bytes[n];
+            n += 1;
+            if b == b'\n' {
+                self.text = false;
+                self.line_start = true;
+                break;
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// Blank the prefixes and the log's own text in `bytes`, as far as they
+    /// can be told (a line start waits for its first bytes unless `eof`):
+    /// how many bytes from the first are done.
+    pub(crate) fn strip(&mut self, bytes: &mut [u8], eof: bool) -> usize {
+        let mut done = 0;
+        while done < bytes.len() {
+            if self.line_start {
+                if !LogState::line_is_seen(&bytes[done..], eof) {
+                    break;
+                }
+                self.start_line(&mut bytes[done..]);
+            }
+            done += self.pass(&mut bytes[done..]);
+        }
+        done
+    }
 }
 
 impl<R: Read> LogValues<R> {
@@ -56,11 +166,7 @@ impl<R: Read> LogValues<R> {
             start: 0,
             end: 0,
             eof: false,
-            line_start: true,
-            text: false,
-            depth: 0,
-            in_string: false,
-            escaped: false,
+            state: LogState::new(),
         }
     }
 
@@ -89,30 +195,6 @@ impl<R: Read> LogValues<R> {
             }
         }
     }
-
-    /// At a line start: blank its prefix, and the whole line when, between
-    /// values, it does not start one.
-    fn start_line(&mut self) -> std::io::Result<()> {
-        // Enough of the line to see its prefix and what follows it.
-        loop {
-            let seen = &self.buf[self.start..self.end];
-            let enough = seen.len() >= PREFIX_LOOK || memchr::memchr(b'\n', seen).is_some();
-            if enough || self.eof || !self.fill()? {
-                break;
-            }
-        }
-        let line = &mut self.buf[self.start..self.end];
-        let head = &line[..line.len().min(PREFIX_LOOK)];
-        let prefix = crate::sniff::logger_prefix_len(head).unwrap_or(0);
-        line[..prefix].fill(b' ');
-        if self.depth == 0 && !self.in_string {
-            let rest = &line[prefix..];
-            let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
-            self.text = !matches!(first, Some(b'{' | b'[') | Some(b'\n') | None);
-        }
-        self.line_start = false;
-        Ok(())
-    }
 }
 
 impl<R: Read> Read for LogValues<R> {
@@ -123,40 +205,18 @@ impl<R: Read> Read for LogValues<R> {
         if self.start == self.end && (self.eof || !self.fill()?) {
             return Ok(0);
         }
-        if self.line_start {
-            self.start_line()?;
-        }
-        let avail = &mut self.buf[self.start..self.end];
-        let mut n = 0;
-        while n < avail.len().min(out.len()) {
-            let b = avail[n];
-            n += 1;
-            if b == b'\n' {
-                self.text = false;
-                self.line_start = true;
-                break;
-            }
-            if self.text {
-                avail[n - 1] = b' ';
-                continue;
-            }
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                } else if b == b'\\' {
-                    self.escaped = true;
-                } else if b == b'"' {
-                    self.in_string = false;
+        if self.state.line_start {
+            // Enough of the line to see its prefix and what follows it.
+            while !LogState::line_is_seen(&self.buf[self.start..self.end], self.eof) {
+                if !self.fill()? {
+                    break;
                 }
-                continue;
             }
-            match b {
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
-                _ => {}
-            }
+            self.state.start_line(&mut self.buf[self.start..self.end]);
         }
+        let take = (self.end - self.start).min(out.len());
+        let avail = &mut self.buf[self.start..self.start + take];
+        let n = self.state.pass(avail);
         out[..n].copy_from_slice(&avail[..n]);
         self.start += n;
         Ok(n)

@@ -10,23 +10,25 @@ use crate::error::ErrorKind;
 type Item = Result<(Vec<u8>, u64, u64, u64, bool), (ErrorKind, Position)>;
 
 fn items(input: &[u8]) -> Vec<Item> {
-    Elements::new(input)
-        .map(|r| {
-            r.map(|e| (e.bytes.to_vec(), e.index, e.line, e.offset, e.complete))
-                .map_err(|e| (e.kind(), e.position()))
-        })
-        .collect()
+    Elements::new(input).map(owned).collect()
+}
+
+/// An element or error owned, to compare.
+fn owned(r: Result<Element<'_>, Error>) -> Item {
+    r.map(|e| (e.bytes.to_vec(), e.index, e.line, e.offset, e.complete))
+        .map_err(|e| (e.kind(), e.position()))
 }
 
 fn chunked(input: &[u8], size: usize, max: usize) -> Vec<Item> {
-    let mut dec = ElementDecoder::with_max(max);
+    pushed(ElementDecoder::with_max(max), input, size)
+}
+
+/// The items of `input` pushed into `dec` `size` bytes at a time.
+fn pushed(mut dec: ElementDecoder, input: &[u8], size: usize) -> Vec<Item> {
     let mut out = Vec::new();
     let mut take = |dec: &mut ElementDecoder| {
         while let Some(r) = dec.next_element() {
-            out.push(
-                r.map(|e| (e.bytes.to_vec(), e.index, e.line, e.offset, e.complete))
-                    .map_err(|e| (e.kind(), e.position())),
-            );
+            out.push(owned(r));
         }
     };
     for c in input.chunks(size.max(1)) {
@@ -178,4 +180,88 @@ fn locate_names_the_physical_line_of_an_error() {
     let at = p.byte() as usize;
     assert_eq!((&input[at - 3..at], input[at]), (&b"tru"[..], b'\n'));
     assert_eq!(p.column, Some(12));
+}
+
+/// The items of a log read from a `Read` handing out `size` bytes a call
+/// ([`LogValues`] under an [`ElementReader`]).
+fn log_read(input: &[u8], size: usize) -> Vec<Item> {
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(out.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let mut r = ElementReader::new(LogValues::new(Trickle(input, size.max(1))));
+    let mut out = Vec::new();
+    while let Some(el) = r.next_element() {
+        out.push(owned(el));
+    }
+    out
+}
+
+/// The items of a log pushed `size` bytes at a time into a logged decoder.
+fn log_pushed(input: &[u8], size: usize) -> Vec<Item> {
+    pushed(ElementDecoder::new().logged(), input, size)
+}
+
+#[test]
+fn a_log_pushed_gives_what_it_gives_read_at_every_chunking() {
+    let long_text = format!("[2025-10-13T01:16:00Z] [INFO] {}\n", "x".repeat(400));
+    let cases: Vec<Vec<u8>> = vec![
+        b"[2025-10-13T01:16:00Z] [INFO] starting\n[2025-10-13T01:16:01Z] [INFO] {\n[2025-10-13T01:16:01Z] [INFO]   \"type\": \"user\"\n[2025-10-13T01:16:01Z] [INFO] }\n".to_vec(),
+        b"[2025-10-13T01:16:02Z] [INFO] {\"type\":\"result\",\n[2025-10-13T01:16:02Z] [INFO] \"subtype\":\"success\"}\n[t] [WARN] done\n".to_vec(),
+        // Cut inside a string: the value is damaged, an error at its line.
+        b"[a] [INFO] {\"type\":\"assis\n[a] [INFO] tant\"}\n[a] [INFO] {\"type\":\"user\"}".to_vec(),
+        // The log's own text, long lines of it, and no LF at the end.
+        [long_text.as_bytes(), b"[b] [INFO] [{\"a\":1},\n[b] [INFO] {\"b\":\"]\\\\\"}]"].concat(),
+        // A bracket on one line, its close on the next: not a prefix.
+        b"[2025-10-13\n] [INFO] {\"a\":1}\n".to_vec(),
+        b"".to_vec(),
+        b"\n\n".to_vec(),
+    ];
+    for input in &cases {
+        let whole = log_read(input, usize::MAX);
+        assert!(
+            input.len() < 10 || !whole.is_empty(),
+            "{}",
+            String::from_utf8_lossy(input)
+        );
+        for size in [1, 2, 3, 7, 31, 64, 159, 160, 161, 400, 4096] {
+            assert_eq!(log_read(input, size), whole, "read {size}");
+            assert_eq!(log_pushed(input, size), whole, "pushed {size}");
+        }
+    }
+}
+
+#[test]
+fn a_log_gives_its_values_at_their_lines() {
+    let log = b"[2025-10-13T01:16:00Z] [INFO] starting\n[2025-10-13T01:16:01Z] [INFO] {\n[2025-10-13T01:16:01Z] [INFO]   \"type\": \"user\"\n[2025-10-13T01:16:01Z] [INFO] }\n[2025-10-13\n] [INFO] {\"a\":1}\n";
+    let got: Vec<String> = log_pushed(log, 5)
+        .into_iter()
+        .map(|i| match i {
+            Ok((bytes, _, line, offset, complete)) => format!(
+                "{line}:{offset}:{complete}:{}",
+                String::from_utf8_lossy(&bytes)
+                    .split_whitespace()
+                    .collect::<String>()
+            ),
+            Err((kind, pos)) => format!("{kind:?} at {}:{}", pos.line, pos.offset),
+        })
+        .collect();
+    // The pretty object from line 2; the `[2025-10-13` line is not a
+    // prefix (its `]` is on the next line, where a prefix never reaches),
+    // so it is an array whose element is the bad number `2025-10-13`, and
+    // `[INFO]` another; the layer above reports both as bad values.
+    assert_eq!(
+        got,
+        [
+            "2:69:true:{\"type\":\"user\"}",
+            "5:151:true:2025-10-13",
+            "6:165:true:INFO",
+            "6:171:true:{\"a\":1}"
+        ]
+    );
 }

@@ -68,8 +68,12 @@ pub fn pushed_items(bytes: &[u8], format: Format, opts: &ReadOptions, step: usiz
     let chunks = bytes
         .chunks(step)
         .chain(bytes.is_empty().then_some(&[][..]));
-    if format.reading() == Reading::StreamElements {
+    let reading = format.reading();
+    if matches!(reading, Reading::StreamElements | Reading::LoggedElements) {
         let mut dec = ElementDecoder::with_max(opts.max_line);
+        if reading == Reading::LoggedElements {
+            dec = dec.logged();
+        }
         for (i, chunk) in chunks.enumerate() {
             dec.push(chunk);
             if i == last {
@@ -98,8 +102,8 @@ pub fn pushed_items(bytes: &[u8], format: Format, opts: &ReadOptions, step: usiz
         }
     }
     let shown = &bytes[..bytes.len().min(cctape::inputs::SNIFF_BYTES)];
-    let shown = match format.reading() {
-        Reading::StreamElements | Reading::NotEvents => shown,
+    let shown = match reading {
+        Reading::StreamElements | Reading::LoggedElements | Reading::NotEvents => shown,
         _ => &[],
     };
     let _ = taker.finish(shown, &mut items);
@@ -158,18 +162,14 @@ pub fn check_one_reader(bytes: &[u8], step: usize, max_line: usize) -> usize {
         if short_format == Some(format) {
             assert_eq!(short, want, "reads of {step} bytes, {opts:?}");
         }
-        // A logger's output is read through its prefixes only from a
-        // `Read`; bytes pushed are read as lines.
         if endless || !plain {
             continue;
         }
-        if format.reading() != Reading::LoggedElements {
-            assert_eq!(
-                pushed_items(bytes, format, &opts, step),
-                want,
-                "pushed {step} bytes at a time, {opts:?}"
-            );
-        }
+        assert_eq!(
+            pushed_items(bytes, format, &opts, step),
+            want,
+            "pushed {step} bytes at a time, {opts:?}"
+        );
         if matches!(
             format.reading(),
             Reading::StreamLines | Reading::TranscriptLines
