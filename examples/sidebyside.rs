@@ -24,7 +24,10 @@ use cctape::json::{Paths, Scanner};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "support/clock.rs"]
+mod clock;
+use clock::{cpu_ns, median, timed};
 
 #[derive(Deserialize)]
 struct TypeOnly<'a> {
@@ -429,37 +432,8 @@ fn fields_readers(v: &mut Vec<Reader>) {
     ));
 }
 
-/// Nanoseconds this thread has run on a CPU, where Linux says.
-fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
-/// Seconds `f` takes: thread CPU time where available, else wall time.
-fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let (c0, t0) = (cpu_ns(), Instant::now());
-    let r = f();
-    let wall = t0.elapsed().as_secs_f64();
-    let secs = match (c0, cpu_ns()) {
-        (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
-        _ => wall,
-    };
-    (r, secs)
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let path = args
-        .next()
-        .expect("usage: sidebyside FILE [ROUNDS] [FILTER]");
-    let rounds: usize = args.next().map_or(9, |r| r.parse().expect("rounds"));
-    let filter = args.next();
-    let data = std::fs::read(&path).expect("read FILE");
+    let (path, data, rounds, filter) = clock::args("sidebyside");
     let mb = data.len() as f64 / 1e6;
     let mut rs = readers();
     if let Some(f) = &filter {
