@@ -10,13 +10,12 @@
 //! - `scan_classify`: framing + validated scan (every line checked as JSON);
 //! - `scan_hot`: the same + hot fields read from the raw bytes;
 //! - `trusting_classify`: framing + trusting scan (type/subtype only);
-//! - `index_path` / `raw_path` / `tape_path`: framing, the validated scan
-//!   (or the tape) and `message.usage.output_tokens` read through the
-//!   structural index (`json::Value`), the byte navigator (`RawValue`) and
-//!   the tape;
-//! - `index_many` / `index_paths` / `raw_paths` / `tape_paths`: a fold's
-//!   dozen fields, through the index with `get_many` and with a `get_path`
-//!   each, through the byte navigator and through the tape.
+//! - `index_path` / `tape_path`: framing, the validated scan (or the tape)
+//!   and `message.usage.output_tokens` read through the structural index
+//!   (`json::Value`) and the tape;
+//! - `index_many` / `index_paths` / `tape_paths`: a fold's dozen fields,
+//!   through the index with `get_many` and with a `get_path` each, and
+//!   through the tape.
 //!
 //! Input: `CCTAPE_BENCH_FILE` (one file, used for both profile names), or
 //! `corpus/generated/{archive,partial}.jsonl`, generated on first use with
@@ -129,7 +128,7 @@ fn with_tape_event<R>(
     f: impl FnOnce(&Event<'_>) -> R,
 ) -> R {
     let doc = p.parse(line).expect("valid corpus");
-    let root = Value::from(doc.root());
+    let root = doc.value();
     let ty = root
         .get("type")
         .and_then(|v| v.as_str())
@@ -229,18 +228,6 @@ fn index_path(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
     f
 }
 
-fn raw_path(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
-    let mut f = (0, 0);
-    for line in Lines::new(data) {
-        let e = s.scan(&line).expect("valid corpus");
-        if let Some(v) = e.root().get_path(PATH) {
-            f.0 += 1;
-            f.1 += v.as_u64().unwrap_or(0);
-        }
-    }
-    f
-}
-
 fn tape_path(p: &mut Parser, data: &[u8]) -> (u64, u64) {
     let mut f = (0, 0);
     for line in Lines::new(data) {
@@ -275,21 +262,6 @@ fn index_paths(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
     f
 }
 
-fn raw_paths(s: &mut Scanner, data: &[u8]) -> (u64, u64) {
-    let mut f = (0, 0);
-    for line in Lines::new(data) {
-        let e = s.scan(&line).expect("valid corpus");
-        let root = e.root();
-        for p in FIELDS {
-            if let Some(v) = root.get_path(p) {
-                f.0 += 1;
-                f.1 += v.as_u64().unwrap_or(0);
-            }
-        }
-    }
-    f
-}
-
 fn tape_paths(p: &mut Parser, data: &[u8]) -> (u64, u64) {
     let mut f = (0, 0);
     for line in Lines::new(data) {
@@ -317,11 +289,9 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     let paths = Paths::new(FIELDS);
     let one = tape_path(&mut parser, &data);
     assert_eq!(index_path(&mut scanner, &data), one);
-    assert_eq!(raw_path(&mut scanner, &data), one);
     let dozen = tape_paths(&mut parser, &data);
     assert_eq!(index_many(&mut scanner, &paths, &data), dozen);
     assert_eq!(index_paths(&mut scanner, &data), dozen);
-    assert_eq!(raw_paths(&mut scanner, &data), dozen);
 
     let mut g = c.benchmark_group(profile);
     g.throughput(Throughput::Bytes(data.len() as u64));
@@ -352,9 +322,6 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     g.bench_function("index_path", |b| {
         b.iter(|| assert_eq!(index_path(&mut scanner, black_box(&data)), one))
     });
-    g.bench_function("raw_path", |b| {
-        b.iter(|| assert_eq!(raw_path(&mut scanner, black_box(&data)), one))
-    });
     g.bench_function("tape_path", |b| {
         b.iter(|| assert_eq!(tape_path(&mut parser, black_box(&data)), one))
     });
@@ -363,9 +330,6 @@ fn bench_profile(c: &mut Criterion, profile: &str) {
     });
     g.bench_function("index_paths", |b| {
         b.iter(|| assert_eq!(index_paths(&mut scanner, black_box(&data)), dozen))
-    });
-    g.bench_function("raw_paths", |b| {
-        b.iter(|| assert_eq!(raw_paths(&mut scanner, black_box(&data)), dozen))
     });
     g.bench_function("tape_paths", |b| {
         b.iter(|| assert_eq!(tape_paths(&mut parser, black_box(&data)), dozen))

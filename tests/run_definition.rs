@@ -43,7 +43,7 @@ fn exact_costs(bytes: &[u8]) -> Vec<Option<f64>> {
         .filter(|l| !l.bytes.is_empty())
         .map(|l| {
             let doc = p.parse(&l).expect("a JSON line");
-            doc.root().get("total_cost_usd").and_then(|v| v.as_f64())
+            doc.value().get("total_cost_usd").and_then(|v| v.as_f64())
         })
         .collect()
 }

@@ -227,7 +227,7 @@ fn check_lines(
         // counts them on its document).
         let mut tape = cctape::json::tape::Parser::new();
         let doc = tape.parse(&line_of(&ev)).expect("the tape reads it");
-        View::new(ev.kind(), Value::from(doc.root())).visit_all(&mut Checker::new());
+        View::new(ev.kind(), doc.value()).visit_all(&mut Checker::new());
         let mismatches = doc.type_mismatches();
         if mismatches != 0 {
             errors.push(format!(
@@ -465,7 +465,7 @@ fn both_backends(line: &str, f: impl Fn(&cctape::Event<'_>)) -> u32 {
     let l = cctape::framing::Lines::new(line.as_bytes()).next().unwrap();
     let mut p = cctape::json::tape::Parser::new();
     let doc = p.parse(&l).unwrap();
-    f(&cctape::Event::from_parts(Value::from(doc.root()), l, kind));
+    f(&cctape::Event::from_parts(doc.value(), l, kind));
     doc.type_mismatches()
 }
 

@@ -1,5 +1,6 @@
-//! JSON into Python values: a line's tape (`cctape::json::tape::Value`) and the
-//! report records (`serde_json::Value`, keys in their documented order).
+//! JSON into Python values: a line's value (`cctape::json::Value`, through
+//! its index or its tape) and the report records (`serde_json::Value`, keys
+//! in their documented order).
 
 use cctape::json::{Number, Value, ValueKind};
 use pyo3::IntoPyObjectExt;
@@ -18,7 +19,7 @@ fn big_number<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// A tape value as Python values. An object's duplicate key keeps its first
+/// A value as Python values. An object's duplicate key keeps its first
 /// value (as every cctape accessor reads it).
 pub fn value_to_py<'py>(py: Python<'py>, v: &Value<'_>) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v.kind() {

@@ -19,9 +19,10 @@
 //! - the simd-json tape ([`tape`]), an opt-in backend behind the same value
 //!   type for owned documents, whole-document filters and differential
 //!   tests;
-//! - the byte navigator ([`RawValue`], [`RawStr`]) that reads bytes nobody
-//!   indexed (trusting mode) and the prune of long tool payloads
-//!   ([`prune_into`]);
+//! - a string's text as the line holds it ([`RawStr`]: unescaped only when
+//!   asked), what [`Value`] hands out for keys and strings; underneath, a
+//!   crate-private navigator reads the bytes nobody indexed (trusting mode)
+//!   through the same [`Value`];
 //! - what every backend reads alike: [`ValueKind`], [`Number`] (big numbers
 //!   kept as their text), [`MAX_DEPTH`].
 //!
@@ -48,7 +49,6 @@ mod batch;
 mod index;
 mod number;
 mod paths;
-mod prune;
 mod raw;
 mod scan;
 #[allow(unsafe_code)]
@@ -62,8 +62,8 @@ pub use batch::IndexedLines;
 pub use index::Index;
 pub use number::{Number, NumberError, ValueKind};
 pub use paths::Paths;
-pub use prune::prune_into;
-pub use raw::{RawElements, RawEntries, RawStr, RawValue};
+pub use raw::RawStr;
+pub(crate) use raw::RawValue;
 pub use scan::{Backend, IndexDepth, ScanMode, Scanned, Scanner, block_masks, find_escaped};
 pub use strings::Strings;
 pub use value::{Elements, Entries, Value};

@@ -1,4 +1,7 @@
-//! The lazy navigator: JSON values read from their raw bytes.
+//! The lazy navigator: JSON values read from their raw bytes, where no
+//! index was written (trusting mode, a format's sniffing), always behind
+//! [`super::Value`] outside this module; and [`RawStr`], a string as the
+//! line holds it, which `Value` hands out.
 //!
 //! Nothing is decoded until asked for: [`RawValue::get`] compares keys as
 //! raw bytes and skips the values it passes over (strings 64 bytes at a
@@ -369,7 +372,7 @@ fn decode(raw: &[u8], mut f: impl FnMut(&[u8]) -> bool) -> bool {
 /// In an object with a key given twice, lookups find the first occurrence,
 /// as on the tape.
 #[derive(Clone, Copy)]
-pub struct RawValue<'s> {
+pub(crate) struct RawValue<'s> {
     /// Starts at the value's first byte; may run past its end (to the end of
     /// the enclosing value) unless `exact`.
     src: &'s [u8],
@@ -406,7 +409,7 @@ impl<'s> RawValue<'s> {
     /// The JSON type, from the first byte; `None` when the bytes do not
     /// start a JSON value (possible only in trusting mode).
     #[inline]
-    pub fn kind(&self) -> Option<ValueKind> {
+    pub(crate) fn kind(&self) -> Option<ValueKind> {
         Some(match at(self.src, 0) {
             b'"' => ValueKind::String,
             b'{' => ValueKind::Object,
@@ -419,7 +422,7 @@ impl<'s> RawValue<'s> {
     }
 
     /// The value's bytes exactly as written.
-    pub fn raw(&self) -> &'s [u8] {
+    pub(crate) fn raw(&self) -> &'s [u8] {
         if self.exact {
             return self.src;
         }
@@ -429,13 +432,13 @@ impl<'s> RawValue<'s> {
 
     /// True for `null`.
     #[inline]
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         self.src.starts_with(b"null")
     }
 
     /// The boolean, if this is `true` or `false`.
     #[inline]
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match at(self.src, 0) {
             b't' if self.src.starts_with(b"true") => Some(true),
             b'f' if self.src.starts_with(b"false") => Some(false),
@@ -445,7 +448,7 @@ impl<'s> RawValue<'s> {
 
     /// The string, raw, if this is a string.
     #[inline]
-    pub fn as_raw_str(&self) -> Option<RawStr<'s>> {
+    pub(crate) fn as_raw_str(&self) -> Option<RawStr<'s>> {
         if at(self.src, 0) != b'"' {
             return None;
         }
@@ -461,21 +464,8 @@ impl<'s> RawValue<'s> {
         Some(RawStr::new(&self.src[1..end - 1], escaped))
     }
 
-    /// The string, if this is a string without escapes; see
-    /// [`as_raw_str`](RawValue::as_raw_str) for the others.
-    #[inline]
-    pub fn as_str(&self) -> Option<&'s str> {
-        self.as_raw_str()?.as_str()
-    }
-
-    /// True when this is a string whose unescaped text equals `s`.
-    #[inline]
-    pub fn str_eq(&self, s: &str) -> bool {
-        self.as_raw_str().is_some_and(|r| r.str_eq(s))
-    }
-
     /// The number's text, if this is a number.
-    pub fn number_text(&self) -> Option<&'s str> {
+    pub(crate) fn number_text(&self) -> Option<&'s str> {
         if !matches!(at(self.src, 0), b'-' | b'0'..=b'9') {
             return None;
         }
@@ -487,85 +477,20 @@ impl<'s> RawValue<'s> {
         std::str::from_utf8(self.src.get(..end)?).ok()
     }
 
-    /// The number as u64, if it is an integer that fits (as on the tape,
-    /// `1.0` and `1e2` are not integers; `-0` is 0).
-    #[inline]
-    pub fn as_u64(&self) -> Option<u64> {
-        let t = self.number_text()?.as_bytes();
-        let (neg, digits) = match t.split_first() {
-            Some((b'-', d)) => (true, d),
-            _ => (false, t),
-        };
-        if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let mut v: u64 = 0;
-        for &d in digits {
-            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-        }
-        if neg && v != 0 {
-            return None;
-        }
-        Some(v)
-    }
-
-    /// The number as i64, if it is an integer that fits.
-    pub fn as_i64(&self) -> Option<i64> {
-        let t = self.number_text()?;
-        if t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
-            return None;
-        }
-        t.parse().ok()
-    }
-
     /// Any number as f64 (an out-of-range one as infinity, as on the tape).
     #[inline]
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         self.number_text()?.parse().ok()
     }
 
     /// The value of `key` in this object (the first, if given twice).
-    pub fn get(&self, key: &str) -> Option<RawValue<'s>> {
+    pub(crate) fn get(&self, key: &str) -> Option<RawValue<'s>> {
         self.entries().find(|(k, _)| k.str_eq(key)).map(|(_, v)| v)
-    }
-
-    /// The `i`th element of this array.
-    pub fn index(&self, i: usize) -> Option<RawValue<'s>> {
-        self.elements().nth(i)
-    }
-
-    /// Follow a dotted path: object keys, and array indexes as numbers
-    /// (`"message.content.0.type"`).
-    pub fn get_path(&self, path: &str) -> Option<RawValue<'s>> {
-        if path.is_empty() {
-            return Some(*self);
-        }
-        let mut v = *self;
-        for part in path.split('.') {
-            v = v.step(part)?;
-        }
-        Some(v)
-    }
-
-    /// Follow a path given as separate keys (numbers index arrays).
-    pub fn pointer(&self, keys: &[&str]) -> Option<RawValue<'s>> {
-        let mut v = *self;
-        for k in keys {
-            v = v.step(k)?;
-        }
-        Some(v)
-    }
-
-    fn step(&self, part: &str) -> Option<RawValue<'s>> {
-        match at(self.src, 0) {
-            b'[' => self.index(part.parse().ok()?),
-            _ => self.get(part),
-        }
     }
 
     /// The entries of this object, in order (duplicates included); empty for
     /// anything else.
-    pub fn entries(&self) -> RawEntries<'s> {
+    pub(crate) fn entries(&self) -> RawEntries<'s> {
         let obj = at(self.src, 0) == b'{';
         RawEntries {
             src: self.src,
@@ -575,7 +500,7 @@ impl<'s> RawValue<'s> {
     }
 
     /// The elements of this array; empty for anything else.
-    pub fn elements(&self) -> RawElements<'s> {
+    pub(crate) fn elements(&self) -> RawElements<'s> {
         let arr = at(self.src, 0) == b'[';
         RawElements {
             src: self.src,
@@ -588,7 +513,7 @@ impl<'s> RawValue<'s> {
 /// Iterator over an object's `(key, value)` pairs; from
 /// [`RawValue::entries`].
 #[derive(Clone, Debug)]
-pub struct RawEntries<'s> {
+pub(crate) struct RawEntries<'s> {
     src: &'s [u8],
     i: usize,
     first: bool,
@@ -642,7 +567,7 @@ impl<'s> Iterator for RawEntries<'s> {
 
 /// Iterator over an array's elements; from [`RawValue::elements`].
 #[derive(Clone, Debug)]
-pub struct RawElements<'s> {
+pub(crate) struct RawElements<'s> {
     src: &'s [u8],
     i: usize,
     first: bool,

@@ -49,7 +49,7 @@
 
 use super::index::{Index, Node, is_container, key_end};
 use super::number::{ValueKind, kind_of_first};
-use super::raw::{RawEntries, RawStr, RawValue};
+use super::raw::{RawStr, RawValue};
 use super::simd;
 use super::strings::Strings;
 use super::validate::{self, Outcome};
@@ -730,8 +730,9 @@ impl<'s> Scanned<'s> {
         self.nodes
     }
 
-    /// The root object, as the byte navigator reads it.
-    pub fn root(&self) -> RawValue<'s> {
+    /// The root object, as the byte navigator reads it (trusting mode's
+    /// value).
+    fn root(&self) -> RawValue<'s> {
         let b = self.line.bytes;
         RawValue::starting(&b[validate::skip_ws(b, 0).min(b.len())..])
     }
@@ -741,61 +742,6 @@ impl<'s> Scanned<'s> {
     pub fn index_len(&self) -> usize {
         top_level(self.line.bytes, self.nodes).count()
     }
-
-    /// The top-level entries in order (from the index when validated).
-    pub fn entries(&self) -> impl Iterator<Item = (RawStr<'s>, RawValue<'s>)> + 's {
-        TopEntries {
-            b: self.line.bytes,
-            nodes: self.nodes,
-            j: 2,
-            end: self.nodes.first().map_or(0, |r| r.next as usize),
-            walked: match self.mode {
-                ScanMode::Trusting => Some(self.root().entries()),
-                ScanMode::Validated => None,
-            },
-        }
-    }
-}
-
-/// The top-level members of a scanned line: from its index, then (in
-/// trusting mode, where nothing is indexed) from its bytes. One struct
-/// rather than a chain of adapters: the transcript fold iterates every
-/// member of every record.
-struct TopEntries<'s> {
-    b: &'s [u8],
-    nodes: &'s [Node],
-    j: usize,
-    end: usize,
-    walked: Option<RawEntries<'s>>,
-}
-
-impl<'s> Iterator for TopEntries<'s> {
-    type Item = (RawStr<'s>, RawValue<'s>);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.j < self.end {
-            let n = self.nodes.get(self.j)?;
-            self.j = if is_container(self.b.get(n.start as usize).copied().unwrap_or(0)) {
-                n.next as usize
-            } else {
-                self.j + 1
-            };
-            return Some(entry_pair(self.b, n));
-        }
-        self.walked.as_mut()?.next()
-    }
-}
-
-#[inline(always)]
-fn entry_pair<'s>(b: &'s [u8], e: &Node) -> (RawStr<'s>, RawValue<'s>) {
-    let start = e.start as usize;
-    let key = b.get(e.key_start()..key_end(b, start)).unwrap_or_default();
-    let value = b.get(start..e.end()).unwrap_or_default();
-    (
-        RawStr::new(key, e.key_escaped()),
-        RawValue::exact(value, e.escaped()),
-    )
 }
 
 #[doc(hidden)]

@@ -213,7 +213,8 @@ impl fmt::Debug for Value<'_> {
 }
 
 impl<'a> From<tape::Value<'a>> for Value<'a> {
-    /// The tape backend: a value of a line parsed into a simd-json tape.
+    /// The tape backend: a value of a line parsed into a simd-json tape
+    /// (made by [`tape::Document::value`]).
     fn from(v: tape::Value<'a>) -> Value<'a> {
         Value {
             repr: Repr::Tape(v),
@@ -793,25 +794,6 @@ impl<'a> Value<'a> {
                 Some(n.start as usize..n.end())
             }
             _ => None,
-        }
-    }
-
-    /// The same value as the byte navigator [`RawValue`] reads it, for code
-    /// written against it (`None` over a tape).
-    ///
-    /// ```
-    /// # use cctape::{framing::Lines, json::Scanner};
-    /// # let mut scanner = Scanner::new();
-    /// # let line = Lines::new(br#"{"type":"x","u":{"a":1}}"#).next().unwrap();
-    /// # let root = scanner.scan(&line).unwrap().value();
-    /// let raw = root.get("u").unwrap().as_raw_value().unwrap();
-    /// assert_eq!(raw.get("a").and_then(|v| v.as_u64()), Some(1));
-    /// ```
-    pub fn as_raw_value(&self) -> Option<RawValue<'a>> {
-        match &self.repr {
-            Repr::Index(x) => Some(RawValue::exact(x.raw(), x.node().escaped())),
-            Repr::Tape(_) => None,
-            Repr::Bytes(r, _) => Some(*r),
         }
     }
 }

@@ -158,7 +158,7 @@ struct BatchLine {
 /// }
 /// let batch = std::thread::spawn(move || batch).join().unwrap();
 /// let doc = batch.document(1, lines[1].bytes);
-/// assert_eq!(doc.root().get("n").and_then(|v| v.as_u64()), Some(2));
+/// assert_eq!(doc.value().get("n").and_then(|v| v.as_u64()), Some(2));
 /// assert_eq!(doc.line(), 2);
 /// ```
 #[derive(Default)]

@@ -4,7 +4,8 @@
 //!
 //! This module owns the [`Parser`] (a padded scratch buffer, simd-json's
 //! buffers and the tape's storage, all kept from line to line) and the
-//! borrowed [`Value`] that reads a parsed line. simd-json's own types stay
+//! crate-private value that reads a parsed line behind the one value type,
+//! [`crate::json::Value`] ([`Document::value`]). simd-json's own types stay
 //! inside: its tape and errors change between 0.x releases.
 //!
 //! **Why a copy.** simd-json unescapes strings in place, so it needs mutable
@@ -23,7 +24,8 @@
 //! When simd-json rejects a line for either reason, the parser copies the
 //! line again, rewrites each lone surrogate escape to `\uFFFD` (same length)
 //! and each out-of-range number to a same-length placeholder string whose
-//! position it records, and parses once more. [`Value::number`] then returns
+//! position it records, and parses once more. The value's
+//! [`number`](crate::json::Value::number) then returns
 //! [`Number::Big`](crate::json::Number::Big) with the number's original
 //! text. This path runs only on lines that need it.
 
@@ -32,7 +34,7 @@ mod repair;
 mod value;
 
 pub use batch::ParsedLines;
-pub use value::{ArrayElements, Entries, Value};
+pub(crate) use value::{ArrayElements, Entries, Value};
 
 use super::MAX_DEPTH;
 use crate::error::{Error, ErrorKind, Position};
@@ -51,8 +53,8 @@ use std::fmt;
 /// let mut parser = Parser::new();
 /// for line in Lines::new(b"{\"type\":\"user\",\"n\":[1,2]}\n") {
 ///     let doc = parser.parse(&line).unwrap();
-///     assert_eq!(doc.root().get("type").and_then(|v| v.as_str()), Some("user"));
-///     assert_eq!(doc.root().get_path("n.1").and_then(|v| v.as_u64()), Some(2));
+///     assert_eq!(doc.value().get("type").and_then(|v| v.as_str()), Some("user"));
+///     assert_eq!(doc.value().get_path("n.1").and_then(|v| v.as_u64()), Some(2));
 /// }
 /// ```
 pub struct Parser {
@@ -291,8 +293,9 @@ impl fmt::Debug for Document<'_> {
 }
 
 impl<'t> Document<'t> {
-    /// The root object.
-    pub fn root(&self) -> Value<'_> {
+    /// The root object, as the tape's own value (behind
+    /// [`crate::json::Value`] outside this module).
+    pub(crate) fn root(&self) -> Value<'_> {
         Value {
             nodes: self.nodes(),
             ctx: &self.ctx,
@@ -373,7 +376,7 @@ mod tests {
         let mut p = Parser::new();
         let l = line(br#"{"a":"x\ny","n":[1,-2,2.5,{"k":true}],"z":null}"#);
         let d = p.parse(&l).unwrap();
-        let r = d.root();
+        let r = d.value();
         assert_eq!(r.get("a").unwrap().as_str(), Some("x\ny"));
         assert_eq!(r.get_path("n.0").unwrap().as_u64(), Some(1));
         assert_eq!(r.get_path("n.1").unwrap().as_i64(), Some(-2));
@@ -384,7 +387,6 @@ mod tests {
         let keys: Vec<_> = r.entries().map(|(k, _)| k).collect();
         assert_eq!(keys, ["a", "n", "z"]);
         assert_eq!(r.get("n").unwrap().elements().count(), 4);
-        assert_eq!(r.depth(), 3);
     }
 
     #[test]

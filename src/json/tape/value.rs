@@ -10,7 +10,7 @@ use std::fmt;
 /// Strings are already unescaped (a lone surrogate escape reads as U+FFFD).
 /// In an object with a key given twice, lookups find the first occurrence.
 #[derive(Clone, Copy)]
-pub struct Value<'d> {
+pub(crate) struct Value<'d> {
     pub(super) nodes: &'d [Node<'d>],
     pub(super) ctx: &'d Ctx<'d>,
 }
@@ -54,7 +54,7 @@ impl<'d> Value<'d> {
     }
 
     /// The JSON type of this value.
-    pub fn kind(&self) -> ValueKind {
+    pub(crate) fn kind(&self) -> ValueKind {
         match self.head() {
             Node::String(_) if self.big_text().is_some() => ValueKind::Number,
             Node::String(_) => ValueKind::String,
@@ -67,7 +67,7 @@ impl<'d> Value<'d> {
     }
 
     /// True for `null`.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self.head(), Node::Static(StaticNode::Null))
     }
 
@@ -90,7 +90,7 @@ impl<'d> Value<'d> {
 
     /// The string, if this is a string.
     #[inline]
-    pub fn as_str(&self) -> Option<&'d str> {
+    pub(crate) fn as_str(&self) -> Option<&'d str> {
         match self.head() {
             Node::String(s) if self.ctx.bigs.is_empty() || self.big_text().is_none() => Some(s),
             _ => None,
@@ -99,7 +99,7 @@ impl<'d> Value<'d> {
 
     /// The boolean, if this is `true` or `false`.
     #[inline]
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self.head() {
             Node::Static(StaticNode::Bool(b)) => Some(*b),
             _ => None,
@@ -107,7 +107,7 @@ impl<'d> Value<'d> {
     }
 
     /// The number, if this is a number.
-    pub fn number(&self) -> Option<Number<'d>> {
+    pub(crate) fn number(&self) -> Option<Number<'d>> {
         match self.head() {
             Node::Static(StaticNode::U64(v)) => Some(Number::U64(*v)),
             Node::Static(StaticNode::I64(v)) if *v >= 0 => Some(Number::U64(*v as u64)),
@@ -120,7 +120,7 @@ impl<'d> Value<'d> {
 
     /// The number as u64, if it is an integer that fits.
     #[inline]
-    pub fn as_u64(&self) -> Option<u64> {
+    pub(crate) fn as_u64(&self) -> Option<u64> {
         match self.head() {
             Node::Static(StaticNode::U64(v)) => Some(*v),
             Node::Static(StaticNode::I64(v)) => u64::try_from(*v).ok(),
@@ -130,7 +130,7 @@ impl<'d> Value<'d> {
 
     /// The number as i64, if it is an integer that fits.
     #[inline]
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self.head() {
             Node::Static(StaticNode::U64(v)) => i64::try_from(*v).ok(),
             Node::Static(StaticNode::I64(v)) => Some(*v),
@@ -140,7 +140,7 @@ impl<'d> Value<'d> {
 
     /// Any number as f64.
     #[inline]
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self.head() {
             Node::Static(StaticNode::F64(v)) => Some(*v),
             Node::Static(StaticNode::U64(v)) => Some(*v as f64),
@@ -150,21 +150,16 @@ impl<'d> Value<'d> {
     }
 
     /// Number of elements (array) or entries (object); 0 otherwise.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self.head() {
             Node::Object { len, .. } | Node::Array { len, .. } => *len,
             _ => 0,
         }
     }
 
-    /// True when [`len`](Value::len) is 0.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The value of `key` in this object (the first, if given twice).
     #[inline]
-    pub fn get(&self, key: &str) -> Option<Value<'d>> {
+    pub(crate) fn get(&self, key: &str) -> Option<Value<'d>> {
         let Node::Object { len, .. } = self.head() else {
             return None;
         };
@@ -187,7 +182,7 @@ impl<'d> Value<'d> {
     }
 
     /// The `i`th element of this array.
-    pub fn index(&self, idx: usize) -> Option<Value<'d>> {
+    pub(crate) fn index(&self, idx: usize) -> Option<Value<'d>> {
         let Node::Array { len, .. } = self.head() else {
             return None;
         };
@@ -197,38 +192,9 @@ impl<'d> Value<'d> {
         self.elements().nth(idx)
     }
 
-    /// Follow a dotted path: object keys, and array indexes as numbers
-    /// (`"message.content.0.type"`). A key that itself holds a dot cannot be
-    /// reached this way; use [`get`](Value::get).
-    pub fn get_path(&self, path: &str) -> Option<Value<'d>> {
-        let mut v = *self;
-        if path.is_empty() {
-            return Some(v);
-        }
-        for part in path.split('.') {
-            v = match v.head() {
-                Node::Array { .. } => v.index(part.parse().ok()?)?,
-                _ => v.get(part)?,
-            };
-        }
-        Some(v)
-    }
-
-    /// Follow a path given as separate keys.
-    pub fn pointer(&self, keys: &[&str]) -> Option<Value<'d>> {
-        let mut v = *self;
-        for k in keys {
-            v = match v.head() {
-                Node::Array { .. } => v.index(k.parse().ok()?)?,
-                _ => v.get(k)?,
-            };
-        }
-        Some(v)
-    }
-
     /// The entries of this object in their order (duplicates included);
     /// empty for anything else.
-    pub fn entries(&self) -> Entries<'d> {
+    pub(crate) fn entries(&self) -> Entries<'d> {
         let (left, i) = match self.head() {
             Node::Object { len, .. } => (*len, 1),
             _ => (0, 1),
@@ -237,7 +203,7 @@ impl<'d> Value<'d> {
     }
 
     /// The elements of this array; empty for anything else.
-    pub fn elements(&self) -> ArrayElements<'d> {
+    pub(crate) fn elements(&self) -> ArrayElements<'d> {
         let left = match self.head() {
             Node::Array { len, .. } => *len,
             _ => 0,
@@ -247,22 +213,6 @@ impl<'d> Value<'d> {
             i: 1,
             left,
         }
-    }
-
-    /// The largest nesting depth inside this value (a scalar is 0, `{}` 1).
-    pub fn depth(&self) -> usize {
-        let mut max = 0;
-        let mut ends: Vec<usize> = Vec::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            while ends.last().is_some_and(|&e| e <= i) {
-                ends.pop();
-            }
-            if let Node::Object { count, .. } | Node::Array { count, .. } = n {
-                ends.push(i + count + 1);
-                max = max.max(ends.len());
-            }
-        }
-        max
     }
 
     /// Note that a typed read found the wrong JSON type here. Views call
@@ -277,7 +227,7 @@ impl<'d> Value<'d> {
 
 /// Iterator over an object's `(key, value)` pairs; from [`Value::entries`].
 #[derive(Clone)]
-pub struct Entries<'d> {
+pub(crate) struct Entries<'d> {
     v: Value<'d>,
     i: usize,
     left: usize,
@@ -308,7 +258,7 @@ impl<'d> Iterator for Entries<'d> {
 /// Iterator over the elements of a parsed array; from [`Value::elements`]
 /// (the elements of an array still in bytes are [`crate::elements::Elements`]).
 #[derive(Clone)]
-pub struct ArrayElements<'d> {
+pub(crate) struct ArrayElements<'d> {
     v: Value<'d>,
     i: usize,
     left: usize,

@@ -8,23 +8,25 @@ use crate::time::Blocks;
 use read::Message;
 
 type Seen = (
-    Option<Vec<u8>>,
-    Option<Vec<u8>>,
-    Option<Vec<u8>>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
     Option<RequestTokens>,
 );
 
-fn raw(v: Option<crate::json::Value<'_>>) -> Option<Vec<u8>> {
-    v.and_then(|v| v.as_raw_str()).map(|s| s.raw().to_vec())
+/// A string's text (unescaped), whichever backend read it.
+fn text(v: Option<crate::json::Value<'_>>) -> Option<String> {
+    v.and_then(|v| v.as_raw_str())
+        .map(|s| s.to_cow().into_owned())
 }
 
-/// A usage object read by the byte navigator, a key at a time (the
-/// oracle of the table the fold reads it through).
-fn usage_walked(m: crate::json::RawValue<'_>) -> Option<RequestTokens> {
+/// A usage object read key by key from the simd-json tape (the oracle of
+/// the table the fold reads it through).
+fn usage_walked(m: crate::json::Value<'_>) -> Option<RequestTokens> {
     use crate::json::ValueKind::Object;
-    let u = m.get("usage").filter(|u| u.kind() == Some(Object))?;
-    let n = |v: Option<crate::json::RawValue<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
-    let (m5, h1) = match u.get("cache_creation").filter(|c| c.kind() == Some(Object)) {
+    let u = m.get("usage").filter(|u| u.kind() == Object)?;
+    let n = |v: Option<crate::json::Value<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+    let (m5, h1) = match u.get("cache_creation").filter(|c| c.kind() == Object) {
         Some(c) => (
             n(c.get("ephemeral_5m_input_tokens")),
             n(c.get("ephemeral_1h_input_tokens")),
@@ -42,39 +44,39 @@ fn usage_walked(m: crate::json::RawValue<'_>) -> Option<RequestTokens> {
 }
 
 /// Every message of `bytes` (a record's, and one relayed by a subagent's
-/// progress): what the fold reads through the index is what the byte
-/// navigator finds walking its bytes. Returns how many.
+/// progress): what the fold reads through the index is what the simd-json
+/// tape of the same line holds. Returns how many.
 fn check(bytes: &[u8]) -> usize {
     let mut scanner = Scanner::new();
+    let mut parser = crate::json::tape::Parser::new();
     let mut n = 0;
     for line in Lines::new(bytes) {
         let Ok(s) = scanner.scan(&line) else { continue };
+        let Ok(doc) = parser.parse(&line) else {
+            panic!("line {}: the scan took what the tape refuses", line.number)
+        };
         let root = s.value();
-        let paths = [
-            ("message", "message"),
-            ("data.message.message", "data.message.message"),
-        ];
-        for (path, raw_path) in paths {
-            let (Some(m), Some(r)) = (root.get_path(path), s.root().get_path(raw_path)) else {
+        let tape = doc.value();
+        for path in ["message", "data.message.message"] {
+            let (Some(m), Some(r)) = (root.get_path(path), tape.get_path(path)) else {
                 continue;
             };
             let read = Message::of(m);
             let got: Seen = (
-                raw(read.id),
-                raw(read.model),
-                raw(read.stop_reason),
+                text(read.id),
+                text(read.model),
+                text(read.stop_reason),
                 read.usage,
             );
-            let s = |k: &str| {
-                r.get(k)
-                    .and_then(|v| v.as_raw_str())
-                    .map(|s| s.raw().to_vec())
-            };
+            let s = |k: &str| text(r.get(k));
             let want: Seen = (s("id"), s("model"), s("stop_reason"), usage_walked(r));
             assert_eq!(got, want, "line {}", line.number);
+            let shape = |c: Option<crate::json::Value<'_>>| {
+                c.map(|c| (c.kind(), c.elements().count(), c.entries().count()))
+            };
             assert_eq!(
-                read.content.and_then(|c| c.raw()),
-                r.get("content").map(|c| c.raw()),
+                shape(read.content),
+                shape(r.get("content")),
                 "line {}",
                 line.number
             );
@@ -145,8 +147,8 @@ fn a_key_given_twice_is_read_as_get_reads_it() {
     let l = Lines::new(line).next().unwrap();
     let s = scanner.scan(&l).unwrap();
     let m = Message::of(s.value().get("message").unwrap());
-    assert_eq!(raw(m.id).as_deref(), Some(&b"x"[..]));
-    assert_eq!(raw(m.stop_reason).as_deref(), Some(&b"a"[..]));
+    assert_eq!(text(m.id).as_deref(), Some("x"));
+    assert_eq!(text(m.stop_reason).as_deref(), Some("a"));
     let u = m.usage.unwrap();
     assert_eq!((u.output, u.input, u.fast), (2, 5, true));
 }

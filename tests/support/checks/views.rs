@@ -118,7 +118,7 @@ pub fn check_views(data: &[u8]) {
         panic!("the tape refuses a line the scanner took");
     };
     let m0 = doc.type_mismatches();
-    let view = View::new(ev.kind(), Value::from(doc.root()));
+    let view = View::new(ev.kind(), doc.value());
     let _ = (view.name(), format!("{view:?}"));
     assert_eq!(view.to_owned_json(), ev.view().to_owned_json());
 
