@@ -57,28 +57,8 @@ bin=$PWD/target/release/cctape
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The python loop: events (JSON objects with a string `type`) by
-# type/subtype, as cctape stats names them. Also the oracle.
-cat >"$tmp/loop.py" <<'PY'
-import json, sys
-counts = {}
-for path in open(sys.argv[1]).read().splitlines():
-    with open(path, "rb") as f:
-        for line in f:
-            try:
-                d = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(d, dict):
-                continue
-            t = d.get("type")
-            if not isinstance(t, str):
-                continue
-            st = d.get("subtype")
-            k = t + "/" + st if isinstance(st, str) and t in ("system", "result") else t
-            counts[k] = counts.get(k, 0) + 1
-print(json.dumps(counts, sort_keys=True))
-PY
+# The python loop (benches/typecount.py), also the oracle.
+cp benches/typecount.py "$tmp/loop.py"
 
 # DuckDB counting by type/subtype: THREADS FILELIST MODE (strict|lenient).
 cat >"$tmp/duck.py" <<'PY'

@@ -1,0 +1,91 @@
+"""One-core CPU of whole processes side by side: `cctape stats` and
+`cctape filter --count` against jq, a python json.loads loop and DuckDB,
+each counting events by type/subtype (the loop is `benches/typecount.py`,
+processes.sh's oracle; DuckDB also sums `total_cost_usd`,
+as issue 23's gate words it) over one JSONL file.
+
+    python3 benches/onecore.py FILE [ROUNDS] [CCTAPE_BIN]
+
+Every process is pinned with `taskset -c 1`; its CPU is the user + system
+time `wait4` reports for it. The commands run in turn, ROUNDS times
+(default 9) after one warm-up round; the table gives medians and the
+ratios issue 23's gates use. `duckdb (import)` is the same interpreter
+importing duckdb and doing nothing: what DuckDB's row costs before it reads.
+Needs jq on PATH and the `duckdb` package in this interpreter.
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+JQ_COUNT = (
+    'as $e ({}; .[$e.type + (if ($e.type == "system" or $e.type == "result") '
+    'and ($e.subtype | type) == "string" then "/" + $e.subtype else "" end)] += 1)'
+)
+JQ_PROG = 'reduce (inputs | objects | select(.type | type == "string")) ' + JQ_COUNT
+
+DUCK = r"""
+import sys, duckdb
+con = duckdb.connect()
+con.execute("SET threads=1")
+con.execute("SET enable_progress_bar=false")
+path = sys.argv[1].replace("'", "''")
+q = ("SELECT type, subtype, count(*), sum(total_cost_usd) FROM read_json('" + path + "', "
+     "format='newline_delimited', columns={type:'VARCHAR', subtype:'VARCHAR', "
+     "total_cost_usd:'DOUBLE'}) GROUP BY ALL")
+print(con.execute(q).fetchall())
+"""
+
+
+def cpu(cmd):
+    p = subprocess.Popen(["taskset", "-c", "1"] + cmd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        sys.exit(f"onecore.py: {cmd[0]} failed ({status})")
+    return ru.ru_utime + ru.ru_stime
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    path = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 9
+    cctape = sys.argv[3] if len(sys.argv) > 3 else "target/release/cctape"
+    py = sys.executable
+    here = os.path.dirname(os.path.abspath(__file__))
+    listed = tempfile.NamedTemporaryFile("w", suffix=".list", delete=False)
+    listed.write(path + "\n")
+    listed.close()
+    cmds = {
+        "cctape stats -j1": [cctape, "stats", "-j1", path],
+        "cctape filter --count -j1": [cctape, "filter", "--count", "--type", "result", "-j1", path],
+        "jq reduce by type/subtype": ["jq", "-n", JQ_PROG, path],
+        "python json.loads loop": [py, os.path.join(here, "typecount.py"), listed.name],
+        "duckdb read_json (1 thread)": [py, "-c", DUCK, path],
+        "duckdb (import)": [py, "-c", "import duckdb"],
+    }
+    for c in cmds.values():
+        cpu(c)
+    times = {k: [] for k in cmds}
+    for _ in range(rounds):
+        for k, c in cmds.items():
+            times[k].append(cpu(c))
+    os.unlink(listed.name)
+    m = {k: statistics.median(v) for k, v in times.items()}
+    stats = m["cctape stats -j1"]
+    print(f"{path}: one-core CPU, medians of {rounds} rounds")
+    print("| command | s CPU | x stats |")
+    print("|---|--:|--:|")
+    for k, v in m.items():
+        print(f"| {k} | {v:.3f} | {v / stats:.2f} |")
+    print(f"stats: {m['jq reduce by type/subtype'] / stats:.2f}x jq, "
+          f"{m['python json.loads loop'] / stats:.2f}x python, "
+          f"{stats / m['duckdb read_json (1 thread)']:.3f} of DuckDB's CPU, "
+          f"{m['cctape filter --count -j1'] / stats:.2f} of classification's speed")
+
+
+if __name__ == "__main__":
+    main()
