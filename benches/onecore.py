@@ -39,8 +39,9 @@ print(con.execute(q).fetchall())
 """
 
 
-def cpu(cmd):
-    p = subprocess.Popen(["taskset", "-c", "1"] + cmd,
+def cpu(cmd, env=None):
+    """User + system CPU seconds of `cmd` run to its end on core 1."""
+    p = subprocess.Popen(["taskset", "-c", "1"] + cmd, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     if status != 0:
@@ -48,12 +49,20 @@ def cpu(cmd):
     return ru.ru_utime + ru.ru_stime
 
 
+def arguments(doc, *defaults):
+    """INPUT [ROUNDS] [CCTAPE_BIN] [more...]: the first is required (else
+    the usage, `doc`), ROUNDS an int (default 9), the rest as given or
+    their defaults."""
+    argv = sys.argv[1:]
+    if not argv:
+        sys.exit(doc)
+    rest = list(defaults)
+    rest[:len(argv) - 1] = argv[1:len(defaults) + 1]
+    return [argv[0], int(rest[0])] + rest[1:]
+
+
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    path = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 9
-    cctape = sys.argv[3] if len(sys.argv) > 3 else "target/release/cctape"
+    path, rounds, cctape = arguments(__doc__, 9, "target/release/cctape")
     py = sys.executable
     here = os.path.dirname(os.path.abspath(__file__))
     listed = tempfile.NamedTemporaryFile("w", suffix=".list", delete=False)
