@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 JQ_COUNT = (
     'as $e ({}; .[$e.type + (if ($e.type == "system" or $e.type == "result") '
@@ -39,14 +40,20 @@ print(con.execute(q).fetchall())
 """
 
 
-def cpu(cmd, env=None):
-    """User + system CPU seconds of `cmd` run to its end on core 1."""
-    p = subprocess.Popen(["taskset", "-c", "1"] + cmd, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def run(cmd, env=None):
+    """Wall and CPU (user + system) seconds of `cmd` run to its end."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
     if status != 0:
-        sys.exit(f"onecore.py: {cmd[0]} failed ({status})")
-    return ru.ru_utime + ru.ru_stime
+        sys.exit(f"{cmd[0]} failed ({status})")
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def cpu(cmd, env=None):
+    """CPU seconds of `cmd` run on core 1."""
+    return run(["taskset", "-c", "1"] + cmd, env)[1]
 
 
 def arguments(doc, *defaults):
