@@ -90,6 +90,55 @@ fn sub_at(m: &mut [u64; WORDS], w: usize, part: &[u64]) {
     }
 }
 
+/// Add (or subtract, `neg`) the two words `part` at word `at` of an inline
+/// sum whose words start at `lo`, in place, when they land inside its
+/// words with a word to spare and the result still fits them; false (and
+/// `w` untouched) otherwise, for the wide path. A sum of costs takes this
+/// path for all but its first values: 30 instructions, not 800 (the
+/// transcript fold adds each request to six or seven totals).
+#[inline]
+fn add_inline(lo: usize, w: &mut [u64; INLINE], at: usize, part: [u64; 2], neg: bool) -> bool {
+    if at < lo || at + 2 >= lo + INLINE {
+        return false;
+    }
+    // The part as a signed number of the inline words (negated in two's
+    // complement to subtract), then one addition with its carries.
+    let mut add = [0u64; INLINE];
+    add[at - lo] = part[0];
+    add[at - lo + 1] = part[1];
+    if neg {
+        let mut carry = true;
+        for a in &mut add {
+            let (s, c) = (!*a).overflowing_add(u64::from(carry));
+            *a = s;
+            carry = c;
+        }
+    }
+    add_words(w, &add)
+}
+
+/// `w += add` on inline words, both two's complement, when the sum fits
+/// them; false (and `w` untouched) on an overflow.
+#[inline]
+fn add_words(w: &mut [u64; INLINE], add: &[u64; INLINE]) -> bool {
+    let mut out = [0u64; INLINE];
+    let mut carry = false;
+    for i in 0..INLINE {
+        let (s1, c1) = w[i].overflowing_add(add[i]);
+        let (s2, c2) = s1.overflowing_add(u64::from(carry));
+        out[i] = s2;
+        carry = c1 | c2;
+    }
+    // Two's complement overflow: two operands of one sign gave a sum of
+    // the other.
+    let sign = |x: &[u64; INLINE]| x[INLINE - 1] >> 63 == 1;
+    if sign(w) == sign(add) && sign(&out) != sign(w) {
+        return false;
+    }
+    *w = out;
+    true
+}
+
 /// The exact sum of `f64` values, read correctly rounded.
 ///
 /// ```
@@ -215,6 +264,7 @@ impl ExactSum {
 
     /// Add `x` exactly. NaN and infinities are not added; they are counted
     /// in [`skipped`](ExactSum::skipped).
+    #[inline]
     pub fn add(&mut self, x: f64) {
         if !x.is_finite() {
             self.skipped += 1;
@@ -238,22 +288,52 @@ impl ExactSum {
         if b > 0 {
             part[1] = mant >> (64 - b);
         }
+        if let Words::Inline { lo, w: words } = &mut self.words
+            && add_inline(usize::from(*lo), words, w, [part[0], part[1]], x < 0.0)
+        {
+            return;
+        }
+        self.add_wide(w, &part, x < 0.0);
+    }
+
+    /// [`add`](ExactSum::add)'s part at word `w`, through every word.
+    #[inline(never)]
+    fn add_wide(&mut self, w: usize, part: &[u64; 3], neg: bool) {
         let mut m = self.wide();
-        if x.is_sign_negative() {
-            sub_at(&mut m, w, &part);
+        if neg {
+            sub_at(&mut m, w, part);
         } else {
-            add_at(&mut m, w, &part);
+            add_at(&mut m, w, part);
         }
         self.words = Words::of(&m);
     }
 
     /// Add another sum (exactly).
     pub(crate) fn merge(&mut self, o: &ExactSum) {
+        self.count += o.count;
+        self.skipped += o.skipped;
+        // Inline sums of one window add in place; a zero one takes the
+        // other's words.
+        if let (Words::Inline { lo, w }, Words::Inline { lo: olo, w: ow }) =
+            (&mut self.words, &o.words)
+        {
+            if *w == [0; INLINE] {
+                (*lo, *w) = (*olo, *ow);
+                return;
+            }
+            if lo == olo && add_words(w, ow) {
+                return;
+            }
+        }
+        self.merge_wide(o);
+    }
+
+    /// [`merge`](ExactSum::merge)'s words through every word (the counts
+    /// are the caller's).
+    fn merge_wide(&mut self, o: &ExactSum) {
         let mut m = self.wide();
         add_at(&mut m, 0, &o.wide());
         self.words = Words::of(&m);
-        self.count += o.count;
-        self.skipped += o.skipped;
     }
 
     /// Every word of the accumulator.
@@ -277,6 +357,17 @@ impl ExactSum {
         match &self.words {
             Words::Wide(m) => m[WORDS - 1] >> 63 == 1,
             Words::Inline { w, .. } => w[INLINE - 1] >> 63 == 1,
+        }
+    }
+
+    /// True when the sum is beyond the largest `f64` (read as
+    /// [`SumValue::Beyond`]); cheap while the sum is far below it.
+    pub(crate) fn beyond_f64(&self) -> bool {
+        // 2^1024 is bit 2098 of the accumulator (word 32): a sum whose
+        // words all lie below word 32 is below 2^974.
+        match &self.words {
+            Words::Inline { lo, .. } if usize::from(*lo) + INLINE <= 32 => false,
+            _ => matches!(self.value(), SumValue::Beyond(_)),
         }
     }
 
@@ -315,10 +406,14 @@ impl ExactSum {
             f64::from_bits(m[0])
         } else {
             let lo = p - 52;
-            let mut mant = 0u64;
-            for i in (lo..=p).rev() {
-                mant = (mant << 1) | bit(i);
+            // Bits lo..=p: from word lo / 64, and the next when they
+            // cross into it.
+            let (w, b) = (lo / 64, lo % 64);
+            let mut mant = m[w] >> b;
+            if b > 11 {
+                mant |= m[w + 1] << (64 - b);
             }
+            mant &= (1u64 << 53) - 1;
             let round = bit(lo - 1) == 1;
             // Any bit below the round bit.
             let k = lo - 1;
@@ -431,6 +526,104 @@ mod tests {
         ba.merge(&a);
         assert_eq!(ab.value(), ba.value());
         assert_eq!(ab.count(), 6);
+    }
+
+    /// Marsaglia's xorshift64 from `seed` (not 0).
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    /// The in-place path (`add_inline`) against the wide one
+    /// (`merge_wide`), after every addition: costs of both signs over
+    /// twelve decades, exact cancellations to zero, carries across words
+    /// and sums that change sign.
+    #[test]
+    fn inline_additions_equal_wide_ones() {
+        let mut next = xorshift(11);
+        let mut fast = ExactSum::new();
+        let mut wide = ExactSum::new();
+        let mut inline_steps = 0;
+        let mut seen: Vec<f64> = Vec::new();
+        for step in 0..20_000 {
+            let r = next();
+            let x = match r % 8 {
+                // Undo an earlier value exactly.
+                0 if !seen.is_empty() => -seen[(r >> 8) as usize % seen.len()],
+                // Every mantissa bit set, at costs' scales: long carries.
+                1 => ((1u64 << 53) - 1) as f64 * 2f64.powi((r >> 8) as i32 % 40 - 80),
+                _ => {
+                    let mag = (r >> 11) as f64 / (1u64 << 53) as f64;
+                    let v = mag * 10f64.powi((r % 12) as i32 - 8);
+                    if next().is_multiple_of(3) { -v } else { v }
+                }
+            };
+            seen.push(x);
+            let before = fast.is_inline();
+            fast.add(x);
+            inline_steps += usize::from(before && fast.is_inline());
+            let mut one = ExactSum::new();
+            one.add(x);
+            wide.merge_wide(&one);
+            wide.count += 1;
+            assert_eq!(fast.wide(), wide.wide(), "step {step}: {x:e}");
+            assert_eq!(fast.value(), wide.value(), "step {step}");
+            assert_eq!(fast.count(), wide.count());
+        }
+        assert!(inline_steps > 15_000, "{inline_steps}");
+    }
+
+    /// Merges in place (`add_words`, or a zero sum taking the other's
+    /// words) against merges through every word, on sums of costs of both
+    /// signs, of one window and of others.
+    #[test]
+    fn inline_merges_equal_wide_ones() {
+        let mut next = xorshift(5);
+        let mut in_place = 0;
+        for _ in 0..2_000 {
+            let mut a = ExactSum::new();
+            let mut b = ExactSum::new();
+            for s in [&mut a, &mut b] {
+                for _ in 0..(next() % 4) {
+                    let r = next();
+                    let v = (r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 8) as i32 - 6);
+                    s.add(if next().is_multiple_of(4) { -v } else { v });
+                }
+            }
+            let mut fast = a.clone();
+            fast.merge(&b);
+            let mut wide = a.clone();
+            wide.merge_wide(&b);
+            wide.count += b.count;
+            assert_eq!(fast.wide(), wide.wide());
+            assert_eq!(fast.value(), wide.value());
+            assert_eq!(fast.count(), a.count() + b.count());
+            in_place += usize::from(a.is_inline() && b.is_inline() && fast.is_inline());
+        }
+        assert!(in_place > 1_500, "{in_place}");
+    }
+
+    /// `add_inline` declines what would not fit its four words: a carry
+    /// into the top word's sign bit, a borrow out of it, a part at the top
+    /// or below the words.
+    #[test]
+    fn inline_additions_that_do_not_fit_go_wide() {
+        let top = i64::MAX as u64;
+        let mut w = [0, !0, !0, top];
+        assert!(!add_inline(16, &mut w, 17, [1, 0], false));
+        assert_eq!(w, [0, !0, !0, top]);
+        assert!(add_inline(16, &mut w, 17, [1, 0], true));
+        assert_eq!(w, [0, !0 - 1, !0, top]);
+        let mut n = [0, 0, 0, 1 << 63];
+        assert!(!add_inline(16, &mut n, 17, [1, 0], true));
+        assert!(add_inline(16, &mut n, 17, [1, 0], false));
+        assert_eq!(n, [0, 1, 0, 1 << 63]);
+        assert!(!add_inline(16, &mut n, 18, [1, 0], false));
+        assert!(!add_inline(16, &mut n, 15, [1, 0], false));
     }
 
     #[test]

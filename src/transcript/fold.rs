@@ -23,8 +23,10 @@
 //!   request in the subagent's own file, under the relayed message's time;
 //! - a request whose `timestamp` is not a date still counts in its session;
 //!   it has no day (the report's `undated` totals);
-//! - sums are made in one order (session, time, request), so the report does
-//!   not depend on the order files were read in.
+//! - requests are taken in one order (session, time, request), and costs
+//!   are exact sums ([`ExactSum`](crate::run::ExactSum), read rounded once
+//!   at the end), so the report depends neither on the order files were
+//!   read in nor on how its requests are grouped.
 //!
 //! Nothing is allocated per line once the sessions, models and requests seen
 //! are known: new names and new requests are the only allocations.

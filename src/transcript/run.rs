@@ -57,22 +57,6 @@ fn agent(t: &Totals) -> AgentUsage {
     }
 }
 
-fn add_totals(a: &mut Totals, b: &Totals) {
-    // Saturating, as every token sum (crate::run::WARN_SUM_SATURATED).
-    a.input = a.input.saturating_add(b.input);
-    a.output = a.output.saturating_add(b.output);
-    a.cache_read = a.cache_read.saturating_add(b.cache_read);
-    a.cache_write_5m = a.cache_write_5m.saturating_add(b.cache_write_5m);
-    a.cache_write_1h = a.cache_write_1h.saturating_add(b.cache_write_1h);
-    a.requests += b.requests;
-    a.cost_usd += b.cost_usd;
-    a.cost_from_records_usd += b.cost_from_records_usd;
-    a.unpriced_requests += b.unpriced_requests;
-    a.stated_requests += b.stated_requests;
-    a.priced_requests += b.priced_requests;
-    a.cost_priced_usd += b.cost_priced_usd;
-}
-
 impl SessionSummary {
     /// The session as one run of the accounting model (see the module
     /// doc).
@@ -207,18 +191,18 @@ impl SessionSummary {
             (Totals::default(), Totals::default(), Totals::default());
         let mut main_model: Option<(&str, u64)> = None;
         for row in rows {
-            add_totals(&mut all, &row.totals);
+            all.add(&row.totals);
             if row.model == SYNTHETIC {
                 r.usage.synthetic_messages += row.totals.requests;
                 continue;
             }
             if row.role == ModelRole::Main {
-                add_totals(&mut main, &row.totals);
+                main.add(&row.totals);
                 if main_model.is_none_or(|(_, n)| row.totals.requests > n) {
                     main_model = Some((&row.model, row.totals.requests));
                 }
             } else {
-                add_totals(&mut subs, &row.totals);
+                subs.add(&row.totals);
             }
             r.usage.by_role.push(RoleUsage {
                 model: row.model.clone(),
@@ -250,6 +234,9 @@ impl SessionSummary {
                     line: None,
                 });
             }
+        }
+        for t in [&mut main, &mut subs, &mut all] {
+            t.settle();
         }
         r.model = main_model.map(|(m, _)| m.to_owned());
         r.usage.main = agent(&main);

@@ -175,25 +175,31 @@ impl TranscriptFold {
                 });
             }
             let mut saturated = false;
-            let mut add = |t: &mut Totals| {
-                saturated |= t.add_request(&r.usage, cost, r.cost_usd.is_some(), priced)
+            // The costs are summed into the session's total (whose running
+            // sum says when it leaves f64), its (day, model, role) rows, its
+            // blocks and agents; the totals made of whole rows take their
+            // rows' sums after the loop (`Totals::add_costs`), a fraction
+            // of the additions.
+            let stated = r.cost_usd.is_some();
+            let mut add = |t: &mut Totals, sum_cost: bool| {
+                saturated |= t.add_request(&r.usage, cost, stated, priced, sum_cost)
             };
-            add(&mut s.totals);
-            add(s.models.entry(model).or_default());
+            add(&mut s.totals, true);
+            add(s.models.entry(model).or_default(), false);
             let role = if r.sidechain {
                 ModelRole::Subagent
             } else {
                 ModelRole::Main
             };
-            add(s.roles.entry((model, role)).or_default());
+            add(s.roles.entry((model, role)).or_default(), false);
             let day = r.millis.map(|ms| Day::of_millis(ms, zone));
-            add(s.days.entry((day, model, role)).or_default());
+            add(s.days.entry((day, model, role)).or_default(), true);
             if let Some(b) = blocks {
                 let block = r.millis.and_then(|ms| b.block_of(ms));
-                add(s.blocks.entry((block, model, role)).or_default());
+                add(s.blocks.entry((block, model, role)).or_default(), true);
             }
             if r.agent != NONE {
-                add(s.agents.entry(r.agent).or_default());
+                add(s.agents.entry(r.agent).or_default(), true);
                 if let Some(ms) = r.millis {
                     let first = s.agent_first.entry(r.agent).or_insert(ms);
                     *first = (*first).min(ms);
@@ -202,25 +208,51 @@ impl TranscriptFold {
             match day {
                 Some(day) => {
                     let d = by_day.entry(day).or_default();
-                    add(&mut d.0);
-                    add(d.1.entry(model).or_default());
+                    add(&mut d.0, false);
+                    add(d.1.entry(model).or_default(), false);
                 }
                 None => {
-                    add(&mut undated);
-                    add(&mut s.undated);
+                    add(&mut undated, false);
+                    add(&mut s.undated, false);
                 }
             }
-            add(&mut total);
+            add(&mut total, false);
             // The first request whose tokens saturated a sum, or whose cost
             // no f64 holds (a price of 1e308), in the session's order.
             let at = |a: At| (name(a.file).unwrap_or_default(), a.line);
             if saturated && s.saturated_at.is_none() {
                 s.saturated_at = Some(at(r.at));
             }
-            if (cost.is_some_and(|c| !c.is_finite()) || !s.totals.cost_usd.is_finite())
+            if (cost.is_some_and(|c| !c.is_finite()) || s.totals.cost_beyond_f64())
                 && s.cost_beyond_f64_at.is_none()
             {
                 s.cost_beyond_f64_at = Some(at(r.at));
+            }
+        }
+        // The costs of the totals made of whole (day, model, role) rows.
+        for s in &mut by_session {
+            for ((day, model, role), row) in &s.days {
+                if let Some(t) = s.models.get_mut(model) {
+                    t.add_costs(row);
+                }
+                if let Some(t) = s.roles.get_mut(&(*model, *role)) {
+                    t.add_costs(row);
+                }
+                match day {
+                    Some(day) => {
+                        if let Some(d) = by_day.get_mut(day) {
+                            d.0.add_costs(row);
+                            if let Some(t) = d.1.get_mut(model) {
+                                t.add_costs(row);
+                            }
+                        }
+                    }
+                    None => {
+                        s.undated.add_costs(row);
+                        undated.add_costs(row);
+                    }
+                }
+                total.add_costs(row);
             }
         }
         let models = |m: BTreeMap<&str, Totals>| {
@@ -363,7 +395,7 @@ impl TranscriptFold {
             });
         }
         out_sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-        Report {
+        let mut report = Report {
             sessions: out_sessions,
             days: by_day
                 .into_iter()
@@ -378,7 +410,9 @@ impl TranscriptFold {
             unpriced_models: unpriced.into_keys().collect(),
             prices_taken: prices.taken().to_owned(),
             prices_source: prices.source().to_owned(),
-        }
+        };
+        report.settle();
+        report
     }
 }
 

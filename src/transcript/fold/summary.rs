@@ -3,7 +3,7 @@
 
 use crate::event::EventKind;
 use crate::pricing::RequestTokens;
-use crate::run::{ModelRole, ToolCall, Verdict};
+use crate::run::{ExactSum, ModelRole, SumValue, ToolCall, Verdict};
 use crate::time::{BlockStart, Day};
 use std::collections::BTreeMap;
 
@@ -36,44 +36,180 @@ pub struct Totals {
     pub priced_requests: u64,
     /// The part of [`cost_usd`](Totals::cost_usd) priced from the table.
     pub cost_priced_usd: f64,
+    /// The three costs' exact sums, which the `f64` fields are read from,
+    /// rounded once (as every cost of the run layer is summed): a total
+    /// does not depend on how its requests were grouped or ordered.
+    exact: CostSums,
+}
+
+/// [`Totals`]' costs, summed exactly ([`ExactSum`]): the stated costs and
+/// the priced ones (a request is one or the other, or costs nothing, so
+/// the whole cost is their sum); each with the sum of the values no exact
+/// sum takes (NaN, infinities: a price of 1e308), kept apart so that they
+/// still show in the total as `f64` arithmetic has them.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct CostSums {
+    records: ExactSum,
+    priced: ExactSum,
+    not_finite: [f64; 2],
+}
+
+/// An exact sum read as an `f64`: infinite beyond the largest `f64`.
+fn read(sum: &ExactSum, not_finite: f64) -> f64 {
+    let v = match sum.value() {
+        SumValue::Finite(f) => f,
+        SumValue::Beyond(t) if t.starts_with('-') => f64::NEG_INFINITY,
+        SumValue::Beyond(_) => f64::INFINITY,
+    };
+    v + not_finite
+}
+
+impl CostSums {
+    #[inline]
+    fn add(&mut self, stated: bool, x: f64) {
+        let (sum, i) = match stated {
+            true => (&mut self.records, 0),
+            false => (&mut self.priced, 1),
+        };
+        sum.add(x);
+        if !x.is_finite() {
+            self.not_finite[i] += x;
+        }
+    }
+
+    fn merge(&mut self, o: &CostSums) {
+        self.records.merge(&o.records);
+        self.priced.merge(&o.priced);
+        self.not_finite[0] += o.not_finite[0];
+        self.not_finite[1] += o.not_finite[1];
+    }
+
+    /// The whole cost's exact sum.
+    fn all(&self) -> ExactSum {
+        let mut all = self.records.clone();
+        all.merge(&self.priced);
+        all
+    }
+
+    /// (all, stated, priced) as `f64`s.
+    fn read(&self) -> (f64, f64, f64) {
+        let [r, p] = self.not_finite;
+        let all = match (self.records.count(), self.priced.count()) {
+            (0, _) => read(&self.priced, r + p),
+            (_, 0) => read(&self.records, r + p),
+            _ => read(&self.all(), r + p),
+        };
+        (all, read(&self.records, r), read(&self.priced, p))
+    }
+
+    /// True when the whole cost is no finite `f64`.
+    fn beyond_f64(&self) -> bool {
+        let [r, p] = self.not_finite;
+        if r + p != 0.0 {
+            return true;
+        }
+        match (self.records.count(), self.priced.count()) {
+            (0, _) => self.priced.beyond_f64(),
+            (_, 0) => self.records.beyond_f64(),
+            _ => self.all().beyond_f64(),
+        }
+    }
 }
 
 impl Totals {
     /// Add one request; true when a count saturated (sums stop at
     /// `u64::MAX`, as every token sum does: see
-    /// [`WARN_SUM_SATURATED`](crate::run::WARN_SUM_SATURATED)).
+    /// [`WARN_SUM_SATURATED`](crate::run::WARN_SUM_SATURATED)). Its cost
+    /// is summed with `sum_cost`; without it the caller adds the costs of
+    /// whole rows later ([`add_costs`](Totals::add_costs)).
+    #[inline]
     pub(super) fn add_request(
         &mut self,
         u: &RequestTokens,
         cost: Option<f64>,
         stated: bool,
         priced: bool,
+        sum_cost: bool,
     ) -> bool {
-        let mut saturated = false;
-        for (a, b) in [
-            (&mut self.input, u.input),
-            (&mut self.output, u.output),
-            (&mut self.cache_read, u.cache_read),
-            (&mut self.cache_write_5m, u.cache_write_5m),
-            (&mut self.cache_write_1h, u.cache_write_1h),
-        ] {
-            saturated |= a.checked_add(b).is_none();
-            *a = a.saturating_add(b);
-        }
+        let saturated = self.add_tokens([
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write_5m,
+            u.cache_write_1h,
+        ]);
         self.requests += 1;
-        let c = cost.unwrap_or(0.0);
-        self.cost_usd += c;
+        if let Some(c) = cost
+            && sum_cost
+        {
+            self.exact.add(stated, c);
+        }
         if stated {
-            self.cost_from_records_usd += c;
             self.stated_requests += 1;
         } else if cost.is_some() {
-            self.cost_priced_usd += c;
             self.priced_requests += 1;
         }
         if !priced {
             self.unpriced_requests += 1;
         }
         saturated
+    }
+
+    /// Add the five token counts (input, output, cache reads, 5-minute and
+    /// 1-hour cache writes), saturating; true when one saturated.
+    #[inline]
+    fn add_tokens(&mut self, b: [u64; 5]) -> bool {
+        let mut saturated = false;
+        let sums = [
+            &mut self.input,
+            &mut self.output,
+            &mut self.cache_read,
+            &mut self.cache_write_5m,
+            &mut self.cache_write_1h,
+        ];
+        for (a, b) in sums.into_iter().zip(b) {
+            saturated |= a.checked_add(b).is_none();
+            *a = a.saturating_add(b);
+        }
+        saturated
+    }
+
+    /// Add another's requests (token sums saturating, as every token sum;
+    /// costs exactly, read once [`settle`](Totals::settle)d).
+    pub(crate) fn add(&mut self, o: &Totals) {
+        self.add_tokens([
+            o.input,
+            o.output,
+            o.cache_read,
+            o.cache_write_5m,
+            o.cache_write_1h,
+        ]);
+        self.requests += o.requests;
+        self.unpriced_requests += o.unpriced_requests;
+        self.stated_requests += o.stated_requests;
+        self.priced_requests += o.priced_requests;
+        self.exact.merge(&o.exact);
+    }
+
+    /// Add another's costs only (its requests' tokens and counts are
+    /// already in): a total made of whole rows takes their sums.
+    pub(super) fn add_costs(&mut self, o: &Totals) {
+        self.exact.merge(&o.exact);
+    }
+
+    /// Read the costs from their exact sums (`add_request` leaves them
+    /// to the end: a rounding per request would cost more than the sum).
+    pub(crate) fn settle(&mut self) {
+        (
+            self.cost_usd,
+            self.cost_from_records_usd,
+            self.cost_priced_usd,
+        ) = self.exact.read();
+    }
+
+    /// True when the cost so far is no finite `f64`.
+    pub(super) fn cost_beyond_f64(&self) -> bool {
+        self.exact.beyond_f64()
     }
 
     /// Cache writes of both lifetimes (saturating).
@@ -401,4 +537,29 @@ pub struct Report {
     pub prices_taken: String,
     /// Where the prices used come from.
     pub prices_source: String,
+}
+
+impl Report {
+    /// Read every total's costs from its exact sums: the one place the
+    /// fold's totals are rounded, once each, at its end.
+    pub(super) fn settle(&mut self) {
+        let rows =
+            |rows: &mut Vec<ModelRoleTotals>| rows.iter_mut().for_each(|r| r.totals.settle());
+        let models = |m: &mut Vec<ModelTotals>| m.iter_mut().for_each(|m| m.totals.settle());
+        for s in &mut self.sessions {
+            s.totals.settle();
+            s.undated.settle();
+            models(&mut s.models);
+            rows(&mut s.by_role);
+            s.by_day.iter_mut().for_each(|d| rows(&mut d.by_role));
+            s.by_block.iter_mut().for_each(|b| rows(&mut b.by_role));
+            s.facts.agents.iter_mut().for_each(|a| a.totals.settle());
+        }
+        for d in &mut self.days {
+            d.totals.settle();
+            models(&mut d.models);
+        }
+        self.undated.settle();
+        self.total.settle();
+    }
 }

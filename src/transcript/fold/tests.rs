@@ -284,3 +284,129 @@ fn a_user_texts_start_is_read_unescaped() {
     assert_eq!(by("s2").facts.ending, None);
     assert_eq!(by("s3").facts.ending, Some(SessionEnd::AwaitingReply));
 }
+
+/// The exact sum of `xs`, rounded once: Shewchuk's partials (Python's
+/// `math.fsum` recipe), written apart from `ExactSum` to be its oracle.
+fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    for mut x in xs {
+        let mut kept = 0;
+        for i in 0..partials.len() {
+            let mut y = partials[i];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[kept] = lo;
+                kept += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(kept);
+        partials.push(x);
+    }
+    // Round the partials once, half-way cases corrected as fsum does.
+    let Some(mut hi) = partials.pop() else {
+        return 0.0;
+    };
+    let mut lo = 0.0;
+    while let Some(y) = partials.pop() {
+        let x = hi;
+        hi = x + y;
+        lo = y - (hi - x);
+        if lo != 0.0 {
+            break;
+        }
+    }
+    if let Some(&next) = partials.last()
+        && ((lo < 0.0 && next < 0.0) || (lo > 0.0 && next > 0.0))
+    {
+        let y = lo * 2.0;
+        let x = hi + y;
+        if y == x - hi {
+            hi = x;
+        }
+    }
+    hi
+}
+
+/// Every cost total of the report is the exact sum of its requests' costs,
+/// rounded once, however they are grouped (session, day, model, role, the
+/// whole, the session as a run): costs of 0.1, 0.2 and 0.3 dollars, whose
+/// left-to-right `f64` sums are not their exact ones.
+#[test]
+fn cost_totals_are_exact_sums_of_their_requests() {
+    let costs = [0.1, 0.2, 0.3, 0.7, 1e-9, 3.3, 0.1, 0.2];
+    let mut lines = String::new();
+    for (i, cost) in costs.iter().cycle().take(96).enumerate() {
+        let session = ["s1", "s2"][i % 2];
+        let day = 1 + (i / 7) % 3;
+        let model = ["claude-opus-4-6", "claude-haiku-4-5"][(i / 3) % 2];
+        lines.push_str(&format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"{session}\",\"isSidechain\":{},\"timestamp\":\"2026-01-0{day}T10:00:{:02}.000Z\",\"requestId\":\"r{i}\",\"costUSD\":{cost},\"message\":{{\"id\":\"m{i}\",\"model\":\"{model}\",\"usage\":{{\"input_tokens\":1,\"output_tokens\":2}}}}}}\n",
+            i % 5 == 0,
+            i % 60
+        ));
+    }
+    let mut fold = TranscriptFold::new();
+    fold.record_calls(true);
+    let file = TranscriptFile::default();
+    fold.read_slice(&mut Scanner::new(), lines.as_bytes(), &file, |e| {
+        panic!("{e}")
+    });
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let all: Vec<&SessionRequest> = report.sessions.iter().flat_map(|s| &s.requests).collect();
+    assert_eq!(all.len(), 96);
+    let cost = |r: &&SessionRequest| r.cost_usd.unwrap();
+    let day = |r: &&SessionRequest| {
+        crate::time::Day::of_millis(r.millis.unwrap(), &Zone::utc()).to_string()
+    };
+    // Left to right in f64 is not exact here: the old sums differ.
+    let left_to_right: f64 = all.iter().map(cost).sum();
+    let exact = fsum(all.iter().map(cost));
+    assert_ne!(left_to_right, exact);
+    assert_eq!(report.total.cost_usd, exact);
+    assert_eq!(report.total.cost_from_records_usd, exact);
+    assert_eq!(report.total.cost_priced_usd, 0.0);
+    for d in &report.days {
+        let of_day = all.iter().filter(|r| day(r) == d.day.to_string());
+        assert_eq!(d.totals.cost_usd, fsum(of_day.map(cost)), "{}", d.day);
+        for m in &d.models {
+            let of = all
+                .iter()
+                .filter(|r| day(r) == d.day.to_string() && r.model == m.model);
+            assert_eq!(m.totals.cost_usd, fsum(of.map(cost)));
+        }
+    }
+    let mut inexact = 0;
+    for s in &report.sessions {
+        let mine = || s.requests.iter();
+        let want = fsum(mine().map(|r| r.cost_usd.unwrap()));
+        assert_eq!(s.totals.cost_usd, want, "{}", s.session_id);
+        inexact += usize::from(mine().map(|r| r.cost_usd.unwrap()).sum::<f64>() != want);
+        for row in &s.by_role {
+            let of = mine().filter(|r| {
+                r.model == row.model && r.sidechain == (row.role == ModelRole::Subagent)
+            });
+            assert_eq!(row.totals.cost_usd, fsum(of.map(|r| r.cost_usd.unwrap())));
+        }
+        for d in &s.by_day {
+            for row in &d.by_role {
+                let of = mine().filter(|r| {
+                    Some(day(r)) == d.day.map(|d| d.to_string())
+                        && r.model == row.model
+                        && r.sidechain == (row.role == ModelRole::Subagent)
+                });
+                assert_eq!(row.totals.cost_usd, fsum(of.map(|r| r.cost_usd.unwrap())));
+            }
+        }
+        // The session as a run: its rows added again, exactly.
+        let run = s.to_run();
+        assert_eq!(run.cost.total_cost_usd, Some(want));
+        let subs = fsum(mine().filter(|r| r.sidechain).map(|r| r.cost_usd.unwrap()));
+        assert_eq!(run.cost.subagent_cost_usd, subs);
+    }
+    assert!(inexact > 0);
+}
