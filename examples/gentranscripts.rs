@@ -509,15 +509,12 @@ fn fold(projects: &Path, tz: &str) -> Result<(), String> {
     jsonl_files(projects, &mut files);
     files.sort();
     let mut fold = TranscriptFold::new();
-    let mut scanner = Scanner::new();
     let (mut bytes, mut errors) = (0u64, 0u64);
     for f in &files {
         let data = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
         bytes += data.len() as u64;
         let rel = f.strip_prefix(projects).unwrap_or(f);
-        fold.read_slice(&mut scanner, &data, &TranscriptFile::from_path(rel), |_| {
-            errors += 1
-        });
+        fold.read_slice(&data, &TranscriptFile::from_path(rel), |_| errors += 1);
     }
     let report = fold.finish(PriceTable::builtin(), &zone);
     let elapsed = t0.elapsed();

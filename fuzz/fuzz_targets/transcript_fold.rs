@@ -14,7 +14,6 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use cctape::json::Scanner;
 use cctape::pricing::PriceTable;
 use cctape::time::Zone;
 use cctape::transcript::{TranscriptFile, TranscriptFold};
@@ -264,20 +263,19 @@ fuzz_target!(|input: Input| {
     }
     let fa = TranscriptFile::from_path(Path::new("p/s1.jsonl"));
     let fb = TranscriptFile::from_path(Path::new("p/s1/subagents/agent-a1.jsonl"));
-    let mut scanner = Scanner::new();
 
     // One slice against a trickle of bytes.
     let mut whole = TranscriptFold::new();
-    let ca = whole.read_slice(&mut scanner, &a, &fa, |_| {});
+    let ca = whole.read_slice(&a, &fa, |_| {});
     let mut trickled = TranscriptFold::new();
     let chunk = usize::from(input.chunk % 61) + 1;
-    let ct = trickled.read(&mut scanner, Trickle(&a, chunk), &fa, |_| {});
+    let ct = trickled.read(Trickle(&a, chunk), &fa, |_| {});
     assert_eq!(format!("{ca:?}"), format!("{ct:?}"));
 
     // Both files in one fold against each apart, merged.
-    whole.read_slice(&mut scanner, &b, &fb, |_| {});
+    whole.read_slice(&b, &fb, |_| {});
     let mut other = TranscriptFold::new();
-    other.read_slice(&mut scanner, &b, &fb, |_| {});
+    other.read_slice(&b, &fb, |_| {});
     trickled.merge(other);
     assert_eq!(whole.records(), trickled.records());
     assert_eq!(report(whole), report(trickled));

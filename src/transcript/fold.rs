@@ -39,10 +39,11 @@
 use super::{Record, TranscriptFile};
 use crate::error::Error;
 use crate::event::EventKind;
-use crate::framing::{Line, LineReader, Lines};
-use crate::json::{RawStr, Scanner};
+use crate::inputs::{Item, ReadOptions, Sniffed};
+use crate::json::RawStr;
 use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::intern::Interner;
+use crate::sniff::{Format, FormatChoice};
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
 use keys::{KeyHasher, Requests, request_key};
@@ -50,6 +51,7 @@ pub(crate) use read::usage;
 use read::{Message, top};
 use std::collections::HashMap;
 use std::io::Read;
+use std::ops::ControlFlow;
 
 mod finish;
 mod keys;
@@ -75,6 +77,15 @@ pub use summary::{
 };
 
 const NONE: u32 = u32::MAX;
+
+/// How the fold's own readers read: a transcript's lines, as records.
+fn records() -> ReadOptions {
+    ReadOptions {
+        format: FormatChoice::Transcript,
+        records: true,
+        ..ReadOptions::default()
+    }
+}
 
 /// Names seen, each stored once: the run layer's [`Interner`] (one buffer,
 /// no allocation per name), with a name's id its symbol's number.
@@ -354,7 +365,6 @@ impl Facts {
 ///
 /// ```
 /// use cctape::pricing::PriceTable;
-/// use cctape::json::Scanner;
 /// use cctape::time::Zone;
 /// use cctape::transcript::{TranscriptFile, TranscriptFold};
 ///
@@ -365,7 +375,7 @@ impl Facts {
 /// "#;
 /// let mut fold = TranscriptFold::new();
 /// let file = TranscriptFile::default();
-/// fold.read_slice(&mut Scanner::new(), input, &file, |e| panic!("{e}"));
+/// fold.read_slice(input, &file, |e| panic!("{e}"));
 /// let report = fold.finish(PriceTable::builtin(), &Zone::named("Asia/Tokyo").unwrap());
 /// let s = &report.sessions[0];
 /// assert_eq!((s.totals.input, s.totals.output, s.totals.requests), (10, 40, 1));
@@ -874,75 +884,63 @@ impl TranscriptFold {
     }
 
     /// Fold every line of `bytes` (a transcript file in memory) as a record
-    /// from `file`; lines that are not records go to `on_error` (with their
+    /// from `file`, read as every command reads a transcript's lines
+    /// ([`inputs::read_slice`](crate::inputs::read_slice): blank lines
+    /// skipped, a line past [`ReadOptions::max_line`](crate::inputs::ReadOptions::max_line)
+    /// an error); lines that are not records go to `on_error` (with their
     /// position) and are skipped. Returns the lines' counts.
     pub fn read_slice(
         &mut self,
-        scanner: &mut Scanner,
         bytes: &[u8],
         file: &TranscriptFile,
-        mut on_error: impl FnMut(Error),
+        on_error: impl FnMut(&Error),
     ) -> Counts {
-        let mut counts = Counts::default();
-        for line in Lines::new(bytes) {
-            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
-        }
-        counts
+        let opts = records();
+        let mut items = self.items(file, on_error);
+        crate::inputs::read_slice(bytes, (0, 1), &opts, Format::Transcript, &mut items)
     }
 
-    /// Count one line and fold it, or hand its error on.
-    fn take_line(
-        &mut self,
-        scanner: &mut Scanner,
-        line: &Line<'_>,
-        file: &TranscriptFile,
-        counts: &mut Counts,
-        on_error: &mut impl FnMut(Error),
-    ) {
-        counts.lines += 1;
-        if line.is_blank() {
-            counts.blank_lines += 1;
-            return;
-        }
-        match scanner.scan(line) {
-            Ok(s) => {
-                counts.events += 1;
-                self.add(&Record::new(s), file);
-            }
-            Err(e) => {
-                counts.errors += 1;
-                on_error(e);
-            }
-        }
-    }
-
-    /// Like [`read_slice`](TranscriptFold::read_slice), from any reader, in
-    /// memory bounded by the longest line. An I/O error goes to `on_error`
-    /// and ends the reading.
+    /// Like [`read_slice`](TranscriptFold::read_slice), from any reader
+    /// (compressed ones too: [`inputs::stream_source`](crate::inputs::stream_source)),
+    /// in memory bounded by the longest line. An I/O error goes to
+    /// `on_error` and ends the reading.
     pub fn read<R: Read>(
         &mut self,
-        scanner: &mut Scanner,
         rdr: R,
         file: &TranscriptFile,
-        mut on_error: impl FnMut(Error),
+        mut on_error: impl FnMut(&Error),
     ) -> Counts {
-        let mut counts = Counts::default();
-        let mut lines = LineReader::new(rdr);
-        while let Some(item) = lines.next_line() {
-            let line = match item {
-                Ok(l) => l,
-                Err(e) => {
-                    if !e.is_fatal() {
-                        counts.lines += 1;
-                    }
-                    counts.errors += 1;
-                    on_error(e);
-                    continue;
-                }
-            };
-            self.take_line(scanner, &line, file, &mut counts, &mut on_error);
+        let src = match crate::inputs::stream_source(rdr) {
+            Ok(src) => src,
+            Err(e) => {
+                on_error(&Error::open(e));
+                return Counts {
+                    errors: 1,
+                    ..Counts::default()
+                };
+            }
+        };
+        let opts = records();
+        let mut items = self.items(file, on_error);
+        Sniffed::new(src, opts.format)
+            .read(&opts, &mut items)
+            .counts
+    }
+
+    /// Where the one reader's items go: records folded, errors told.
+    fn items<'f>(
+        &'f mut self,
+        file: &'f TranscriptFile,
+        mut on_error: impl FnMut(&Error) + 'f,
+    ) -> impl FnMut(Item<'_, '_>) -> ControlFlow<()> + 'f {
+        move |item| {
+            match item {
+                Item::Record(rec) => self.add(rec, file),
+                Item::Error { error, .. } => on_error(error),
+                _ => {}
+            }
+            ControlFlow::Continue(())
         }
-        counts
     }
 
     /// Add another fold's records (of other inputs, folded apart) to this

@@ -71,7 +71,7 @@ impl SessionSummary {
     /// let input = br#"{"sessionId":"s1","type":"assistant","requestId":"r1","timestamp":"2026-02-11T23:30:00Z","message":{"id":"m1","model":"claude-haiku-4-5","usage":{"input_tokens":10,"output_tokens":40}}}
     /// "#;
     /// let mut fold = TranscriptFold::new();
-    /// fold.read_slice(&mut Scanner::new(), input, &TranscriptFile::default(), |e| panic!("{e}"));
+    /// fold.read_slice(input, &TranscriptFile::default(), |e| panic!("{e}"));
     /// let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     /// let run = report.sessions[0].to_run();
     /// assert_eq!(run.verdict, Verdict::Ended);

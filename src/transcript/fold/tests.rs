@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::framing::Lines;
+use crate::json::Scanner;
 use crate::run::ModelRole;
 use crate::time::Blocks;
 use read::Message;
@@ -188,7 +189,6 @@ fn a_relayed_request_takes_the_time_of_the_subagents_own_record() {
     // Either file first: the choice does not depend on the order.
     for parent_first in [true, false] {
         let mut fold = TranscriptFold::new();
-        let mut scanner = Scanner::new();
         let files = [
             (parent.as_str(), "p/s1.jsonl"),
             (own.as_str(), "p/s1/subagents/agent-a1.jsonl"),
@@ -197,7 +197,7 @@ fn a_relayed_request_takes_the_time_of_the_subagents_own_record() {
         for i in order {
             let (text, path) = files[i];
             let f = TranscriptFile::from_path(std::path::Path::new(path));
-            fold.read_slice(&mut scanner, text.as_bytes(), &f, |e| panic!("{e}"));
+            fold.read_slice(text.as_bytes(), &f, |e| panic!("{e}"));
         }
         let instants = fold.request_instants(&utc, &DayRange::default());
         let own_ms = crate::time::parse_millis("2026-01-02T00:01:00Z").unwrap();
@@ -265,12 +265,9 @@ fn a_user_texts_start_is_read_unescaped() {
         assert_eq!(fold_says, u.is_interrupt(), "line {}", l.number);
     }
     let mut fold = TranscriptFold::new();
-    fold.read_slice(
-        &mut scanner,
-        lines.as_bytes(),
-        &TranscriptFile::default(),
-        |e| panic!("{e}"),
-    );
+    fold.read_slice(lines.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
     let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     let by = |id: &str| {
         report
@@ -353,9 +350,7 @@ fn cost_totals_are_exact_sums_of_their_requests() {
     let mut fold = TranscriptFold::new();
     fold.record_calls(true);
     let file = TranscriptFile::default();
-    fold.read_slice(&mut Scanner::new(), lines.as_bytes(), &file, |e| {
-        panic!("{e}")
-    });
+    fold.read_slice(lines.as_bytes(), &file, |e| panic!("{e}"));
     let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     let all: Vec<&SessionRequest> = report.sessions.iter().flat_map(|s| &s.requests).collect();
     assert_eq!(all.len(), 96);
@@ -409,4 +404,42 @@ fn cost_totals_are_exact_sums_of_their_requests() {
         assert_eq!(run.cost.subagent_cost_usd, subs);
     }
     assert!(inexact > 0);
+}
+
+/// The fold's readers are the one reader's: a gzip stream read by `read`
+/// folds as its plain bytes read by `read_slice` do, line for line, and a
+/// bad line is told as every command tells it (CR-only line ends named).
+#[test]
+fn the_folds_readers_read_as_the_commands_do() {
+    use std::io::Write;
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"s{}\",\"timestamp\":\"2026-01-01T10:00:{:02}.000Z\",\"requestId\":\"r{i}\",\"message\":{{\"id\":\"m{i}\",\"model\":\"claude-haiku-4-5\",\"usage\":{{\"input_tokens\":{i},\"output_tokens\":2}}}}}}\n",
+            i % 3,
+            i % 60
+        ));
+    }
+    text.push_str("{\"type\":\"user\"}\r{\"type\":\"user\"}\n\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let file = TranscriptFile::default();
+    let mut errors = Vec::new();
+    let mut plain = TranscriptFold::new();
+    let a = plain.read_slice(text.as_bytes(), &file, |e| errors.push(e.to_string()));
+    let mut packed = TranscriptFold::new();
+    let b = packed.read(&gz[..], &file, |e| errors.push(e.to_string()));
+    assert_eq!(a, b);
+    assert_eq!((a.lines, a.blank_lines, a.events, a.errors), (42, 1, 40, 1));
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0], errors[1]);
+    assert!(errors[0].contains("CR only"), "{}", errors[0]);
+    let utc = Zone::utc();
+    let (p, q) = (
+        plain.finish(PriceTable::builtin(), &utc),
+        packed.finish(PriceTable::builtin(), &utc),
+    );
+    assert_eq!(p.total.requests, 40);
+    assert_eq!(p, q);
 }
