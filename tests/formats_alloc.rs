@@ -176,8 +176,10 @@ fn the_transcript_fold_allocates_nothing_per_record_once_warm() {
     let records = fold.records();
     // The same records again (half of them, then all): every session,
     // model and request is known. What a reading allocates is its reader's
-    // (`inputs::read_slice`: the scanners and their first buffers), the
-    // same for 250 records as for 500: nothing per record.
+    // (`inputs::Sniffed`, as for a file the commands read), the
+    // same for 250 records as for 500: nothing per record. (12 today: the
+    // source and its boxed reader, the sniffed prefix, the line buffer and
+    // the reader's two scanners.)
     let half = transcript(250);
     let before = allocs();
     fold.read_slice(&half, &file, |e| panic!("{e}"));
@@ -186,7 +188,7 @@ fn the_transcript_fold_allocates_nothing_per_record_once_warm() {
     fold.read_slice(&data, &file, |e| panic!("{e}"));
     let for_all = allocs() - before;
     assert_eq!(for_half, for_all, "allocations per record");
-    assert!(for_all <= 4, "{for_all} allocations for one reading");
+    assert!(for_all <= 16, "{for_all} allocations for one reading");
     assert_eq!(fold.records(), 2 * records + records / 2);
     let report = fold.finish(
         cctape::pricing::PriceTable::builtin(),

@@ -43,7 +43,7 @@ use crate::inputs::{Item, ReadOptions, Sniffed};
 use crate::json::RawStr;
 use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::intern::Interner;
-use crate::sniff::{Format, FormatChoice};
+use crate::sniff::FormatChoice;
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
 use keys::{KeyHasher, Requests, request_key};
@@ -884,26 +884,28 @@ impl TranscriptFold {
     }
 
     /// Fold every line of `bytes` (a transcript file in memory) as a record
-    /// from `file`, read as every command reads a transcript's lines
-    /// ([`inputs::read_slice`](crate::inputs::read_slice): blank lines
-    /// skipped, a line past [`ReadOptions::max_line`](crate::inputs::ReadOptions::max_line)
-    /// an error); lines that are not records go to `on_error` (with their
-    /// position) and are skipped. Returns the lines' counts.
+    /// from `file`, read as every command reads a file: through the one
+    /// reader ([`inputs::Sniffed`](crate::inputs::Sniffed)), so that a
+    /// compressed file, a UTF-16 one and a byte order mark are read as
+    /// `cctape stats` reads them, blank lines are skipped and a line past
+    /// [`ReadOptions::max_line`](crate::inputs::ReadOptions::max_line) is an
+    /// error. Lines that are not records go to `on_error` (with their
+    /// position) and are skipped. Returns the lines' counts; the same as
+    /// [`read`](TranscriptFold::read) of the same bytes, in any pieces.
     pub fn read_slice(
         &mut self,
         bytes: &[u8],
         file: &TranscriptFile,
         on_error: impl FnMut(&Error),
     ) -> Counts {
-        let opts = records();
-        let mut items = self.items(file, on_error);
-        crate::inputs::read_slice(bytes, (0, 1), &opts, Format::Transcript, &mut items)
+        self.read(bytes, file, on_error)
     }
 
     /// Like [`read_slice`](TranscriptFold::read_slice), from any reader
-    /// (compressed ones too: [`inputs::stream_source`](crate::inputs::stream_source)),
-    /// in memory bounded by the longest line. An I/O error goes to
-    /// `on_error` and ends the reading.
+    /// (its compression and encoding told by its first bytes:
+    /// [`inputs::stream_source`](crate::inputs::stream_source)), in memory
+    /// bounded by the longest line. An I/O error goes to `on_error` and
+    /// ends the reading.
     pub fn read<R: Read>(
         &mut self,
         rdr: R,

@@ -443,3 +443,41 @@ fn the_folds_readers_read_as_the_commands_do() {
     assert_eq!(p.total.requests, 40);
     assert_eq!(p, q);
 }
+
+/// Fuzzing `transcript_fold` found `read_slice` and `read` reading the
+/// same bytes apart: a first line starting with FE FF (a UTF-16 BE byte
+/// order mark) was two lines to the slice reader, which read bytes as
+/// they are, and one decoded text to `read`, which tells an encoding as
+/// the commands do. Both are now the one reader's, in any pieces.
+#[test]
+fn read_slice_and_read_agree_on_a_utf16_byte_order_mark() {
+    struct Trickle<'a>(&'a [u8], usize);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let mut bytes = vec![0xfe, 0xff, b'\n'];
+    bytes.extend_from_slice(
+        br#"{"type":"assistant","sessionId":"","timestamp":"","requestId":"","message":{"id":"","model":"","usage":{"input_tokens":0}}}"#,
+    );
+    bytes.push(b'\n');
+    let file = TranscriptFile::default();
+    let utc = Zone::utc();
+    let mut whole = TranscriptFold::new();
+    let mut said = Vec::new();
+    let a = whole.read_slice(&bytes, &file, |e| said.push(e.to_string()));
+    let want = format!("{:?}", whole.finish(PriceTable::builtin(), &utc));
+    for chunk in [1, 2, 3, 7, 64] {
+        let mut trickled = TranscriptFold::new();
+        let mut told = Vec::new();
+        let b = trickled.read(Trickle(&bytes, chunk), &file, |e| told.push(e.to_string()));
+        assert_eq!(a, b, "{chunk}");
+        assert_eq!(said, told, "{chunk}");
+        let got = format!("{:?}", trickled.finish(PriceTable::builtin(), &utc));
+        assert_eq!(want, got, "{chunk}");
+    }
+}
