@@ -360,6 +360,16 @@ impl ExactSum {
         }
     }
 
+    /// The sum as an `f64`: [`value`](ExactSum::value), infinite (of the
+    /// sum's sign) beyond the largest `f64`, as `f64` arithmetic has it.
+    pub(crate) fn to_f64(&self) -> f64 {
+        match self.value() {
+            SumValue::Finite(f) => f,
+            SumValue::Beyond(_) if self.is_negative() => f64::NEG_INFINITY,
+            SumValue::Beyond(_) => f64::INFINITY,
+        }
+    }
+
     /// True when the sum is beyond the largest `f64` (read as
     /// [`SumValue::Beyond`]); cheap while the sum is far below it.
     pub(crate) fn beyond_f64(&self) -> bool {
@@ -681,5 +691,12 @@ mod tests {
         assert!(m.is_inline());
         m.add(f64::MAX);
         assert_eq!(m.value(), SumValue::Beyond("3.5953862697246314e308".into()));
+        assert_eq!(m.to_f64(), f64::INFINITY);
+        let mut n = ExactSum::new();
+        n.add(-f64::MAX);
+        n.add(-f64::MAX);
+        assert_eq!(n.to_f64(), f64::NEG_INFINITY);
+        n.add(f64::MAX);
+        assert_eq!(n.to_f64(), -f64::MAX);
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::event::EventKind;
 use crate::pricing::RequestTokens;
-use crate::run::{ExactSum, ModelRole, SumValue, ToolCall, Verdict};
+use crate::run::{ExactSum, ModelRole, ToolCall, Verdict};
 use crate::time::{BlockStart, Day};
 use std::collections::BTreeMap;
 
@@ -54,16 +54,6 @@ struct CostSums {
     not_finite: [f64; 2],
 }
 
-/// An exact sum read as an `f64`: infinite beyond the largest `f64`.
-fn read(sum: &ExactSum, not_finite: f64) -> f64 {
-    let v = match sum.value() {
-        SumValue::Finite(f) => f,
-        SumValue::Beyond(t) if t.starts_with('-') => f64::NEG_INFINITY,
-        SumValue::Beyond(_) => f64::INFINITY,
-    };
-    v + not_finite
-}
-
 impl CostSums {
     #[inline]
     fn add(&mut self, stated: bool, x: f64) {
@@ -95,11 +85,15 @@ impl CostSums {
     fn read(&self) -> (f64, f64, f64) {
         let [r, p] = self.not_finite;
         let all = match (self.records.count(), self.priced.count()) {
-            (0, _) => read(&self.priced, r + p),
-            (_, 0) => read(&self.records, r + p),
-            _ => read(&self.all(), r + p),
+            (0, _) => self.priced.to_f64(),
+            (_, 0) => self.records.to_f64(),
+            _ => self.all().to_f64(),
         };
-        (all, read(&self.records, r), read(&self.priced, p))
+        (
+            all + (r + p),
+            self.records.to_f64() + r,
+            self.priced.to_f64() + p,
+        )
     }
 
     /// True when the whole cost is no finite `f64`.
