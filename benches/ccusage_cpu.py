@@ -13,13 +13,13 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onecore import arguments, cpu  # noqa: E402
+from onecore import arguments, cpu, rounds  # noqa: E402
 
 CCUSAGE = "target/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage"
 
 
 def main():
-    home, rounds, cctape, ccusage = arguments(__doc__, 9, "target/release/cctape", CCUSAGE)
+    home, n_rounds, cctape, ccusage = arguments(__doc__, 9, "target/release/cctape", CCUSAGE)
     projects = os.path.join(home, ".claude", "projects")
     env = dict(os.environ, HOME=home)
     cmds = {}
@@ -27,14 +27,9 @@ def main():
         cmds[f"ccusage {report}"] = ([ccusage, report, "--offline", "--json", "-z", "UTC"], env)
         cmds[f"cctape stats --by {by}"] = (
             [cctape, "stats", projects, "--by", by, "--json", "-j1", "--timezone", "UTC"], None)
-    for c, e in cmds.values():
-        cpu(c, e)
-    times = {k: [] for k in cmds}
-    for _ in range(rounds):
-        for k, (c, e) in cmds.items():
-            times[k].append(cpu(c, e))
+    times = rounds(cmds, n_rounds, lambda ce: cpu(*ce))
     m = {k: statistics.median(v) for k, v in times.items()}
-    print(f"{projects}: one-core CPU, medians of {rounds} rounds")
+    print(f"{projects}: one-core CPU, medians of {n_rounds} rounds")
     for k, v in m.items():
         print(f"| {k} | {v:.3f} s |")
     print(f"--by session {m['ccusage session'] / m['cctape stats --by session']:.2f}x ccusage, "

@@ -56,6 +56,18 @@ def cpu(cmd, env=None):
     return run(["taskset", "-c", "1"] + cmd, env)[1]
 
 
+def rounds(cmds, n, measure):
+    """Each of `cmds` (name -> what `measure` takes) measured once to warm
+    up, then `n` rounds taking them in turn: name -> the `n` measures."""
+    for c in cmds.values():
+        measure(c)
+    seen = {k: [] for k in cmds}
+    for _ in range(n):
+        for k, c in cmds.items():
+            seen[k].append(measure(c))
+    return seen
+
+
 def arguments(doc, *defaults):
     """INPUT [ROUNDS] [CCTAPE_BIN] [more...]: the first is required (else
     the usage, `doc`), ROUNDS an int (default 9), the rest as given or
@@ -69,7 +81,7 @@ def arguments(doc, *defaults):
 
 
 def main():
-    path, rounds, cctape = arguments(__doc__, 9, "target/release/cctape")
+    path, n_rounds, cctape = arguments(__doc__, 9, "target/release/cctape")
     py = sys.executable
     here = os.path.dirname(os.path.abspath(__file__))
     listed = tempfile.NamedTemporaryFile("w", suffix=".list", delete=False)
@@ -83,16 +95,11 @@ def main():
         "duckdb read_json (1 thread)": [py, "-c", DUCK, path],
         "duckdb (import)": [py, "-c", "import duckdb"],
     }
-    for c in cmds.values():
-        cpu(c)
-    times = {k: [] for k in cmds}
-    for _ in range(rounds):
-        for k, c in cmds.items():
-            times[k].append(cpu(c))
+    times = rounds(cmds, n_rounds, cpu)
     os.unlink(listed.name)
     m = {k: statistics.median(v) for k, v in times.items()}
     stats = m["cctape stats -j1"]
-    print(f"{path}: one-core CPU, medians of {rounds} rounds")
+    print(f"{path}: one-core CPU, medians of {n_rounds} rounds")
     print("| command | s CPU | x stats |")
     print("|---|--:|--:|")
     for k, v in m.items():

@@ -10,21 +10,16 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onecore import arguments, run  # noqa: E402
+from onecore import arguments, rounds, run  # noqa: E402
 
 
 def main():
-    path, rounds, cctape = arguments(__doc__, 11, "target/release/cctape")
+    path, n_rounds, cctape = arguments(__doc__, 11, "target/release/cctape")
     cmds = {
         1: ["taskset", "-c", "1", cctape, "stats", "-q", "-j1", path],
         2: ["taskset", "-c", "0,1", cctape, "stats", "-q", "-j2", path],
     }
-    for c in cmds.values():
-        run(c)
-    seen = {k: [] for k in cmds}
-    for _ in range(rounds):
-        for k, c in cmds.items():
-            seen[k].append(run(c))
+    seen = rounds(cmds, n_rounds, run)
     wall = {k: statistics.median(w for w, _ in v) for k, v in seen.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in seen.items()}
     print(f"{path}: 1 job {wall[1]:.3f} s ({cpu[1]:.3f} s CPU), 2 jobs {wall[2]:.3f} s "
