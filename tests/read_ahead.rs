@@ -47,15 +47,15 @@ fn describe(number: u64, ev: &cctape::Event<'_>) -> String {
 /// numbered by the LF-ended lines before it (how the CLI's reading thread,
 /// which does not count lines, has them read).
 fn ahead(bytes: &[u8], size: usize, later: bool) -> Vec<String> {
-    let mut ahead = ReadAhead::new();
+    let (mut scanner, mut ahead) = (Scanner::new(), ReadAhead::new());
     let mut seen = Vec::new();
     let mut lfs = 0;
     for (chunk, (offset, first_line)) in cut(bytes, size) {
         if later && offset > 0 {
-            ahead.read(chunk, (offset, 2), DEFAULT_MAX_LINE);
+            ahead.read(&mut scanner, chunk, (offset, 2), DEFAULT_MAX_LINE);
             ahead.shift_lines(lfs - 1);
         } else {
-            ahead.read(chunk, (offset, first_line), DEFAULT_MAX_LINE);
+            ahead.read(&mut scanner, chunk, (offset, first_line), DEFAULT_MAX_LINE);
         }
         lfs += ahead.lf_lines();
         // Read on another thread, as the CLI does.
@@ -169,8 +169,11 @@ fn every_real_capture_gives_the_same_stats_with_one_and_two_jobs() {
 
 /// Chunks grown to hold long lines are not read ahead as many: the chunks
 /// read and not yet folded are bounded in bytes too, so eight jobs on 12
-/// lines of 4 MiB peak near one job (15 MiB against 18 MiB). Bounded in
-/// chunks only, -j8 peaked at 32 MiB; the design before, at 49 MiB.
+/// lines of 4 MiB peak near one job (release build: 17 to 18 MiB against
+/// 16 MiB; 20 MiB each while every scanner kept an index as long as the
+/// longest line). Bounded in chunks only, -j8 peaked at 32 MiB; the design
+/// before, at 49 MiB; with a scanner in each batch read ahead instead of
+/// one a thread and index slots as long as the line, 32 MiB again.
 /// Peak RSS by `/usr/bin/time`; skipped, with a word, without it.
 #[test]
 fn long_lines_read_ahead_stay_near_the_one_job_memory() {

@@ -606,3 +606,85 @@ fn cut_inside_a_character_is_truncated_on_both_paths() {
     assert_eq!(check_bytes(&bad, false), Err(ErrorKind::InvalidUtf8));
     assert_eq!(check_bytes(&cut, true), Err(ErrorKind::InvalidUtf8));
 }
+
+/// A long line of one long string takes an index of its nodes, not of its
+/// bytes: the slots made before a line needs them are capped (256 KiB of
+/// nodes), so a scanner that has read a 4 MiB tool result does not keep
+/// 4 MiB of index. A line that needs more nodes than that is indexed
+/// whole all the same (a second walk into a growing vector), on every
+/// backend and at both depths, and the lines after it read as before.
+#[test]
+fn long_lines_take_an_index_of_their_nodes_not_their_bytes() {
+    /// The dense line's nodes: the root's two, `type`, `subtype` and the
+    /// array's two, and (with every value indexed) its elements.
+    fn s_nodes(depth: cctape::json::IndexDepth, n: usize) -> usize {
+        match depth {
+            cctape::json::IndexDepth::Full => n + 6,
+            cctape::json::IndexDepth::TopLevel => 6,
+        }
+    }
+    const CAP_BYTES: usize = 256 << 10;
+    let text = "x".repeat(4 << 20);
+    let sparse = format!(
+        "{{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}"
+    );
+    let n = 300_000;
+    let dense = format!(
+        "{{\"type\":\"system\",\"subtype\":\"x\",\"a\":[{}]}}",
+        vec!["7"; n].join(",")
+    );
+    fn line(b: &str) -> Line<'_> {
+        Line {
+            bytes: b.as_bytes(),
+            number: 1,
+            offset: 0,
+            terminated: true,
+        }
+    }
+    for b in Backend::available() {
+        for depth in [
+            cctape::json::IndexDepth::Full,
+            cctape::json::IndexDepth::TopLevel,
+        ] {
+            let mut sc = Scanner::with_backend(b).unwrap();
+            sc.set_index_depth(depth);
+            let what = format!("backend {} {depth:?}", b.name());
+            {
+                let s = sc.scan(&line(&sparse)).expect("sparse line");
+                assert_eq!(s.kind(), EventKind::User, "{what}");
+                let got = s
+                    .value()
+                    .get_path("message.content")
+                    .and_then(|v| v.as_str().map(str::len));
+                assert_eq!(got, Some(4 << 20), "{what}");
+            }
+            assert!(
+                sc.index().capacity() * 16 <= CAP_BYTES,
+                "{what}: {} slots after a 4 MiB string",
+                sc.index().capacity()
+            );
+            {
+                let s = sc.scan(&line(&dense)).expect("dense line");
+                assert_eq!(s.raw_subtype(), Some("x"), "{what}");
+                let a = s.value().get("a").expect("a");
+                assert_eq!(a.elements().count(), n, "{what}");
+                assert_eq!(
+                    a.elements().last().and_then(|v| v.as_u64()),
+                    Some(7),
+                    "{what}"
+                );
+            }
+            assert_eq!(sc.index().len(), s_nodes(depth, n), "{what}");
+            assert!(sc.index().capacity() >= sc.index().len(), "{what}");
+            let s = sc.scan(&line(&sparse)).expect("sparse line again");
+            assert_eq!(
+                s.value().get("session_id").and_then(|v| v.as_str()),
+                Some("s"),
+                "{what}"
+            );
+        }
+    }
+    // And the kinds and hot fields agree with the tape on both lines.
+    check_bytes(sparse.as_bytes(), true).expect("sparse");
+    check_bytes(dense.as_bytes(), true).expect("dense");
+}

@@ -445,8 +445,13 @@ fn flag(set: bool) -> u32 {
     u32::from(set) << 31
 }
 
+/// The most slots [`validate`] makes before a line needs them (16 bytes
+/// each: 256 KiB).
+const MAX_ROOM: usize = 1 << 14;
+
 /// Validate the whole line `b` and index it into `s`: into its slots (made
-/// as many as the line could need at one node every 16 bytes), and when
+/// as many as the line could need at one node every 16 bytes, up to
+/// [`MAX_ROOM`]), and when
 /// they are too few for the line, again into a vector that grows (the slots
 /// are then as many as the line needed).
 #[inline(always)]
@@ -461,8 +466,14 @@ pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome 
     let top = *depth == IndexDepth::TopLevel;
     // Room for a node every 16 bytes (these lines take one every 20 to 200):
     // a line longer than any before then fits without a second walk (one a
-    // new longest line would cost, as often as the lines grow).
-    let room = b.len() / 16 + 64;
+    // new longest line would cost, as often as the lines grow). Up to
+    // `MAX_ROOM` nodes only: a long line is long for its strings (the
+    // captures' and the generated corpora's lines of 64 KiB and more take
+    // at most 4,929 nodes), and slots made are written, so room for every
+    // 16 bytes of a 4 MiB line was 4 MiB of index touched for 10 nodes, in
+    // every scanner that had read such a line. A line that needs more
+    // walks again into a vector that grows, and the slots stay that many.
+    let room = (b.len() / 16 + 64).min(MAX_ROOM);
     if index.nodes.len() < room {
         index.nodes.resize(room, Node::EMPTY);
     }

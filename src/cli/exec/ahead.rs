@@ -26,6 +26,7 @@ use super::read::{Out, Route, finish_input, read_options};
 use super::{AHEAD_CHUNK, Ctx, Msg, Piece, Sink};
 use cctape::error::{Error, Position};
 use cctape::inputs::LineRead;
+use cctape::json::Scanner;
 use cctape::sniff::Format;
 use cctape::source::{Chunk, ChunkReader, EndReport};
 use cctape::stats::{AheadLine, ReadAhead};
@@ -118,8 +119,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl<S: Sink> Shared<'_, '_, S> {
     /// Parse one chunk and put it in its place.
-    fn parse(&self, k: usize, chunk: Chunk, mut ahead: ReadAhead) {
+    fn parse(&self, scanner: &mut Scanner, k: usize, chunk: Chunk, mut ahead: ReadAhead) {
         ahead.read(
+            scanner,
             chunk.bytes(),
             (chunk.offset, chunk.first_line),
             self.max_line,
@@ -230,6 +232,7 @@ impl<S: Sink> Shared<'_, '_, S> {
     /// A helper: parse and fold until everything was read and folded (or
     /// is being folded by another thread).
     fn help(&self) {
+        let mut scanner = Scanner::new();
         loop {
             let next = {
                 let mut q = lock(&self.queue);
@@ -252,7 +255,7 @@ impl<S: Sink> Shared<'_, '_, S> {
                 }
             };
             match next {
-                Some(Some((k, chunk, ahead))) => self.parse(k, chunk, ahead),
+                Some(Some((k, chunk, ahead))) => self.parse(&mut scanner, k, chunk, ahead),
                 Some(None) => {}
                 None => {
                     self.try_fold();
@@ -265,9 +268,9 @@ impl<S: Sink> Shared<'_, '_, S> {
 
     /// Do what is waiting (parse, then fold); when there is nothing to do,
     /// wait until something moves, unless `done` already holds.
-    fn work_or_wait(&self, done: impl Fn(&Queue) -> bool) {
+    fn work_or_wait(&self, scanner: &mut Scanner, done: impl Fn(&Queue) -> bool) {
         if let Some((k, chunk, ahead)) = self.take() {
-            self.parse(k, chunk, ahead);
+            self.parse(scanner, k, chunk, ahead);
             self.try_fold();
             return;
         }
@@ -331,6 +334,9 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             piece,
             max_line,
         };
+        // This thread's scanner; each helper makes its own (see
+        // `ReadAhead`: one a thread, not one a chunk read ahead).
+        let mut scanner = Scanner::new();
         pool.in_place_scope(|scope| {
             for _ in 1..self.opts.jobs {
                 let shared = &shared;
@@ -343,7 +349,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 }
                 // Chunks read but not folded stay within the bound.
                 while over(&lock(&shared.queue)) {
-                    shared.work_or_wait(|q| !over(q));
+                    shared.work_or_wait(&mut scanner, |q| !over(q));
                 }
                 let (ahead, buf) = lock(&shared.queue)
                     .spare
@@ -377,7 +383,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 next += 1;
                 // The helpers are behind (or not started): parse one here.
                 if behind && let Some((k, chunk, ahead)) = shared.take() {
-                    shared.parse(k, chunk, ahead);
+                    shared.parse(&mut scanner, k, chunk, ahead);
                 }
             }
             {
@@ -391,7 +397,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 for b in outs.try_iter() {
                     emit(Msg::Out(b));
                 }
-                shared.work_or_wait(|q| q.folded_all);
+                shared.work_or_wait(&mut scanner, |q| q.folded_all);
             }
         });
         for b in outs.try_iter() {

@@ -186,13 +186,14 @@ pub fn stats_read_ahead(bytes: &[u8], size: usize) -> StatsRead {
     let mut stats = Stats::new();
     let mut runs = RunFolder::new();
     let mut counts = Counts::default();
-    let mut ahead = ReadAhead::new();
+    let (mut scanner, mut ahead) = (cctape::json::Scanner::new(), ReadAhead::new());
     let (mut at, mut number) = (0usize, 1u64);
     while at < bytes.len() {
         let from = (at + size.max(1)).min(bytes.len()) - 1;
         let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i + 1);
         let chunk = &bytes[at..end];
         ahead.read(
+            &mut scanner,
             chunk,
             (at as u64, number),
             cctape::framing::DEFAULT_MAX_LINE,
