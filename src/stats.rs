@@ -238,10 +238,10 @@ pub enum AheadLine<'a> {
 /// chunk.
 ///
 /// The [`Scanner`] is the caller's, one per thread rather than one per
-/// batch: its buffers grow to the longest line it has scanned (an index
-/// with room for a node every 16 bytes), a batch's only to what its chunk
-/// holds. With one scanner in each of the batches read ahead, `stats -j2`
-/// over 256 MiB of archive touched 20 MiB more than one job.
+/// batch: a scanner's buffers grow with the lines it has scanned, a
+/// batch's only with what its chunk holds. With a scanner in each of the
+/// batches read ahead (and index slots for every 16 bytes of a line),
+/// `stats -j2` over 256 MiB of archive touched 20 MiB more than one job.
 ///
 /// ```
 /// use cctape::json::Scanner;

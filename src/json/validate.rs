@@ -451,9 +451,8 @@ const MAX_ROOM: usize = 1 << 14;
 
 /// Validate the whole line `b` and index it into `s`: into its slots (made
 /// as many as the line could need at one node every 16 bytes, up to
-/// [`MAX_ROOM`]), and when
-/// they are too few for the line, again into a vector that grows (the slots
-/// are then as many as the line needed).
+/// [`MAX_ROOM`]), and when they are too few for the line, again into a
+/// vector that grows (the slots are then as many as the line needed).
 #[inline(always)]
 pub(crate) fn validate<C: Classify>(c: C, s: &mut Scratch, b: &[u8]) -> Outcome {
     let Scratch {
