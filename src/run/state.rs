@@ -8,7 +8,7 @@
 
 use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
 use super::intern::{Interner, Sym, SymMap};
-use super::json::to_serde;
+use super::json::{last_entry, to_serde};
 use super::partial::{Partials, Scratch};
 use super::summary::*;
 use super::time::parse_millis;
@@ -142,6 +142,11 @@ pub(crate) struct RunState {
 
     results: u32,
     last_result: Option<ResultSummary>,
+    /// The last result's `subagent_stats` counts (`spawned`, `completed`,
+    /// `max_depth`; the last of a repeated key, as `serde_json` reads it),
+    /// when it had the object: what the stream's subagents are checked
+    /// against.
+    reported_subagents: Option<[Option<u64>; 3]>,
     /// The last result's `result_index`, when it had one.
     last_result_index: Option<u64>,
     model_usage: Vec<ModelUsageSummary>,

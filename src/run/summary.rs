@@ -616,8 +616,9 @@ pub struct ResultSummary {
     /// (`cwd_unavailable`, `worktree_unverified`, ...); such a result's
     /// verdict is [`Verdict::StartupFailure`].
     pub startup_failure_reason: Option<String>,
-    /// `subagent_stats`, as written.
-    pub subagent_stats: Option<J>,
+    /// `subagent_stats`, its JSON text as written ([`crate::views::ResultView`]'s
+    /// `subagent_stats` reads it typed from the event).
+    pub subagent_stats: Option<String>,
 }
 
 /// One model call (one `message.id`), kept when the folder was asked to

@@ -287,6 +287,58 @@ fn subagent_tree_nested() {
     assert_eq!(j["subagents"][0]["children"][0]["task_id"], "a_child");
 }
 
+/// The last result's `subagent_stats` is kept as its JSON text, and the
+/// counts the stream is checked against are read from it as `serde_json`
+/// reads them: the last of a repeated key; a count that is not a
+/// non-negative integer is not one; an object that is not one gives a
+/// check with no counts; a later result without it leaves no check.
+#[test]
+fn subagent_stats_kept_as_written_and_read_as_serde_reads_it() {
+    let run = |stats: &str, more: &str| {
+        let input = format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\",\"session_id\":\"s\",\"subagent_stats\":{stats}}}\n{more}"
+        );
+        let mut r = runs_of_slice(input.as_bytes());
+        assert_eq!(r.len(), 1, "{stats}");
+        r.remove(0)
+    };
+    let text = r#"{"spawned":1,"completed":2,"spawned":3,"max_depth":-1,"by_type":{"Plan":2}}"#;
+    let r = run(text, "");
+    assert_eq!(
+        r.last_result
+            .as_ref()
+            .and_then(|l| l.subagent_stats.as_deref()),
+        Some(text)
+    );
+    let c = r.subagent_check.expect("a check");
+    assert_eq!(
+        (
+            c.reported_spawned,
+            c.reported_completed,
+            c.reported_max_depth
+        ),
+        (Some(3), Some(2), None)
+    );
+    let j: serde_json::Value = serde_json::from_str(text).expect("json");
+    assert_eq!(j["spawned"].as_u64(), Some(3), "the oracle keeps the last");
+    let r = run("[1,2]", "");
+    let c = r.subagent_check.expect("a check");
+    assert_eq!(
+        (
+            c.reported_spawned,
+            c.reported_completed,
+            c.reported_max_depth
+        ),
+        (None, None, None)
+    );
+    assert!(run("null", "").subagent_check.is_none());
+    let later = "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\",\"session_id\":\"s\"}\n";
+    let r = run(text, later);
+    assert!(r.subagent_check.is_none(), "the last result decides");
+    assert_eq!(r.last_result.and_then(|l| l.subagent_stats), None);
+}
+
 #[test]
 fn subagent_workflow_and_stats_mismatch() {
     let r = one("run/subagents-workflow-and-stats-mismatch.jsonl");

@@ -296,18 +296,16 @@ impl RunState {
             });
         }
         let subagents = build_tree(flat, &parents, &depth_of);
-        let subagent_check = self
-            .last_result
-            .as_ref()
-            .and_then(|r| r.subagent_stats.as_ref())
-            .map(|s| SubagentCheck {
+        let subagent_check = self.reported_subagents.map(
+            |[reported_spawned, reported_completed, reported_max_depth]| SubagentCheck {
                 seen_spawned,
-                reported_spawned: s.get("spawned").and_then(|v| v.as_u64()),
+                reported_spawned,
                 seen_completed,
-                reported_completed: s.get("completed").and_then(|v| v.as_u64()),
+                reported_completed,
                 seen_max_depth,
-                reported_max_depth: s.get("max_depth").and_then(|v| v.as_u64()),
-            });
+                reported_max_depth,
+            },
+        );
 
         // Verdict and its warnings.
         let (stream_verdict, verdict_source) = match &self.last_result {
