@@ -172,8 +172,8 @@ fn every_real_capture_gives_the_same_stats_with_one_and_two_jobs() {
 /// lines of 4 MiB peak near one job (release build: 17 to 18 MiB against
 /// 16 MiB; 20 MiB each while every scanner kept an index as long as the
 /// longest line). Bounded in chunks only, -j8 peaked at 32 MiB; the design
-/// before, at 49 MiB; with a scanner in each batch read ahead instead of
-/// one a thread and index slots as long as the line, 32 MiB again.
+/// before, at 49 MiB; with one scanner a thread but index slots as long as
+/// the line (eight threads, each holding a 4 MiB index), 32 MiB again.
 /// Peak RSS by `/usr/bin/time`; skipped, with a word, without it.
 #[test]
 fn long_lines_read_ahead_stay_near_the_one_job_memory() {
