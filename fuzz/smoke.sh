@@ -22,7 +22,7 @@ export PATH="$tools/bin:$PATH"
 command -v cargo-fuzz >/dev/null || cargo install --locked --root "$tools" cargo-fuzz
 [ -d corpus/parse_line ] && [ -n "$(ls -A corpus/parse_line)" ] || bash ./seed.sh
 
-targets=(framing parse_line chunked truncate events_arbitrary views run_fold stats_path scan_line decompress index_value transcript_fold prefix chunk_reader one_reader)
+targets=(framing parse_line chunked truncate events_arbitrary views run_fold stats_path scan_line decompress index_value transcript_fold prefix chunk_reader one_reader mapped)
 cargo fuzz build -O
 status=0
 for t in "${targets[@]}"; do

@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Position};
 use std::io::Read;
 use std::task::Poll;
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The default longest line the decoder and the reader will buffer: 256 MiB.
 pub const DEFAULT_MAX_LINE: usize = 256 << 20;
@@ -567,6 +567,17 @@ impl<R: Read> LineReader<R> {
     /// Bytes read from the underlying reader so far.
     pub fn bytes_read(&self) -> u64 {
         self.dec.bytes_pushed()
+    }
+
+    /// A reader whose first byte is byte `offset` of the input, on line
+    /// `number`: for reading on where the input's first lines were read
+    /// otherwise (a map). Positions count from the input's start, and no
+    /// BOM is looked for.
+    pub fn numbered_from(mut self, offset: u64, number: u64) -> LineReader<R> {
+        self.dec.base = offset;
+        self.dec.number = number;
+        self.dec.bom_checked = true;
+        self
     }
 
     /// The underlying reader.

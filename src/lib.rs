@@ -24,8 +24,8 @@
 //! Layers, each usable alone, data flowing one way (every module is
 //! listed; `tests/structure.rs` keeps it so):
 //!
-//! 1. input: [`source`] opens an input once, decompresses it and hands out
-//!    its bytes; [`sniff`] tells from the first bytes what it holds and so
+//! 1. input: [`source`] opens an input once, decompresses it (or maps a
+//!    large settled file, truncation-proof) and hands out its bytes; [`sniff`] tells from the first bytes what it holds and so
 //!    how it is read; [`inputs`] walks the paths a front end is given;
 //!    [`follow`] reads a file as it grows, as `tail -F` does; `aio`
 //!    (feature `tokio`, off by default) reads bytes that arrive through an

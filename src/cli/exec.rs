@@ -61,6 +61,7 @@ use cctape::source::{EndReport, LfWatch, Source, SourceKind};
 use cctape::stream::Counts;
 pub use read::CR_LINE_ENDS;
 use read::{Out, read_options, read_sniffed, reads_events};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
@@ -560,16 +561,22 @@ struct Ctx<'a, M> {
 pub fn open_input<'p>(
     input: &Input,
     progress: &'p Progress,
+    counted: &'p Cell<u64>,
     report: &EndReport,
 ) -> std::io::Result<Source<'p>> {
+    let progress = (progress, counted);
     match input {
         Input::Stdin => {
             let raw = CountingReader::new(std::io::stdin().lock(), progress);
             Source::new(raw, SourceKind::Stream, report)
         }
         Input::File(path) => {
-            let (raw, kind) = cctape::source::open_file(path, report)?;
-            Source::new(CountingReader::new(raw, progress), kind, report)
+            let (raw, kind, file) = cctape::source::open_file(path, report)?;
+            let src = Source::new(CountingReader::new(raw, progress), kind, report)?;
+            Ok(match file {
+                Some(f) => src.mappable(f),
+                None => src,
+            })
         }
         Input::Follow(f) => {
             let raw = super::live::reader(f)?;
@@ -594,7 +601,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// way that format is read.
     fn read_input(&self, input: &Input, piece: Piece<'_>, emit: &mut dyn FnMut(Msg<'a, S>)) {
         let report = EndReport::new();
-        let src = match open_input(input, self.progress, &report) {
+        let counted = Cell::new(0);
+        let src = match open_input(input, self.progress, &counted, &report) {
             Ok(s) => s,
             Err(e) => {
                 let done = Done {
@@ -617,7 +625,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let plain = src.is_plain_file();
         let size = src.kind().size().unwrap_or(0);
         let stream = src.kind().size().is_none();
-        let sniffed = Sniffed::new(src, self.opts.format);
+        let mut sniffed = Sniffed::new(src, self.opts.format);
         let format = sniffed.format();
         let mut sink = (self.make)();
         sink.format(&piece, format);
@@ -639,8 +647,22 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let ahead = large && !split && reads.ahead && reads_events(reads, format);
         let pool = if split || ahead { self.pool() } else { None };
         let Some(pool) = pool else {
-            read_sniffed(&piece, sink, sniffed, &ropts, out, emit);
+            // A plain file's bytes are the bytes read: those a map read
+            // went past the counting reader, and are counted at its end.
+            let progress = self.progress;
+            read_sniffed(&piece, sink, sniffed, &ropts, out, &mut |m| {
+                if let (true, Msg::Done(d, _)) = (plain, &m) {
+                    progress.add_bytes(d.bytes.saturating_sub(counted.get()));
+                }
+                emit(m)
+            });
             return;
+        };
+        // Read ahead from a map when the file is worth mapping.
+        let map = if ahead {
+            sniffed.take_map(&ropts)
+        } else {
+            None
         };
         let (rdr, report) = sniffed.into_reader();
         // An endless line (/dev/zero) ends the input instead of being
@@ -650,7 +672,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         if split {
             self.read_chunked(pool, rdr, &report, &piece, &ropts, format, emit);
         } else {
-            self.read_ahead(pool, sink, rdr, &report, &piece, format, out, emit);
+            self.read_ahead(pool, sink, (rdr, map), &report, &piece, format, out, emit);
         }
     }
 
@@ -724,14 +746,21 @@ pub fn note_for(shown_name: &str, e: &dyn std::fmt::Display) {
 }
 
 /// A reader that reports the bytes it reads to the progress counters.
+/// Also counts them for its input, so that the bytes of a mapped file,
+/// which do not pass through it, are added when the input ends.
 struct CountingReader<'p, R> {
     inner: R,
     progress: &'p Progress,
+    counted: &'p Cell<u64>,
 }
 
 impl<'p, R> CountingReader<'p, R> {
-    fn new(inner: R, progress: &'p Progress) -> Self {
-        CountingReader { inner, progress }
+    fn new(inner: R, (progress, counted): (&'p Progress, &'p Cell<u64>)) -> Self {
+        CountingReader {
+            inner,
+            progress,
+            counted,
+        }
     }
 }
 
@@ -739,6 +768,7 @@ impl<R: Read> Read for CountingReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.progress.add_bytes(n as u64);
+        self.counted.set(self.counted.get() + n as u64);
         Ok(n)
     }
 }

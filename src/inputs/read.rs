@@ -17,15 +17,16 @@ use super::{
     read_prefix,
 };
 use crate::elements::{Element, ElementReader, LogValues};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Position};
 use crate::event::{Event, parse_event};
-use crate::framing::{DEFAULT_READ_SIZE, Line, LineReader, Lines};
+use crate::framing::{BOM, DEFAULT_READ_SIZE, Line, LineReader, Lines};
 use crate::json::{ScanMode, Scanner};
 use crate::report::Shape;
 use crate::sniff::{Format, FormatChoice, Reading};
-use crate::source::{EndReport, LfWatch, Source};
+use crate::source::{EndReport, FileMap, LfWatch, Source};
 use crate::stream::{Counts, line_too_long};
 use crate::transcript::Record;
+use std::fs::File;
 use std::io::Read;
 use std::ops::ControlFlow;
 
@@ -343,13 +344,17 @@ pub struct Sniffed<'a> {
     format: Format,
     shown: Vec<u8>,
     report: EndReport,
+    /// The plain file the bytes come from, and its size when opened, when
+    /// it may be mapped ([`Source::mappable`]).
+    file: Option<(File, u64)>,
 }
 
 impl<'a> Sniffed<'a> {
     /// Read `src`'s first bytes and tell its format as `choice` asks.
-    pub fn new(src: Source<'a>, choice: FormatChoice) -> Sniffed<'a> {
+    pub fn new(mut src: Source<'a>, choice: FormatChoice) -> Sniffed<'a> {
         let stream = src.kind().size().is_none();
         let report = src.report().clone();
+        let file = src.take_file();
         let mut raw = src.into_reader();
         let prefix = read_prefix(&mut raw, stream);
         let format = prefix.decide(choice);
@@ -360,11 +365,15 @@ impl<'a> Sniffed<'a> {
             }
             _ => Vec::new(),
         };
+        // A prefix that ended (the file is shorter than it was) or failed is
+        // read as reading tells it.
+        let file = file.filter(|_| prefix.error.is_none() && !prefix.whole);
         Sniffed {
             rdr: Prefixed::new(prefix, raw),
             format,
             shown,
             report,
+            file,
         }
     }
 
@@ -379,6 +388,14 @@ impl<'a> Sniffed<'a> {
         (self.rdr, self.report)
     }
 
+    /// The input mapped, when `opts` asks for maps ([`ReadOptions::map`])
+    /// and it is a plain file of lines worth mapping: for a reader that
+    /// cuts it into chunks itself. Its bytes start at the input's first
+    /// byte (a UTF-8 BOM included).
+    pub fn take_map(&mut self, opts: &ReadOptions) -> Option<FileMap> {
+        map_of(self.file.take(), self.format, opts, &self.report)
+    }
+
     /// Read the input to its end (or until `items` stops it), each item
     /// handed out in input order; see [`read_source`](super::read_source).
     pub fn read(self, opts: &ReadOptions, items: &mut impl Items) -> InputEnd {
@@ -387,25 +404,137 @@ impl<'a> Sniffed<'a> {
             format,
             shown,
             report,
+            file,
         } = self;
         let mut taker = LineRead::new(opts, format);
         let max_line = taker.max_line;
         // An endless line (/dev/zero) ends a line-read input instead of
         // being skipped for ever; elements have their own limit.
         let lf_limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        let map = map_of(file, format, opts, &report);
         let (stopped, bytes) = match format.reading() {
             Reading::StreamElements => elements(rdr, &mut taker, items),
             Reading::LoggedElements => elements(LogValues::new(rdr), &mut taker, items),
-            _ => lines(LfWatch::new(rdr, lf_limit), &mut taker, items),
+            _ => match map {
+                Some(map) => {
+                    drop(rdr);
+                    mapped_lines(&map, &mut taker, items)
+                }
+                None => lines(LfWatch::new(rdr, lf_limit), &mut taker, items),
+            },
         };
         taker.end(&shown, bytes, stopped, &report, items)
+    }
+}
+
+/// `file` mapped, when `opts` asks for maps and `format` is read in lines.
+fn map_of(
+    file: Option<(File, u64)>,
+    format: Format,
+    opts: &ReadOptions,
+    report: &EndReport,
+) -> Option<FileMap> {
+    let lines = !matches!(
+        format.reading(),
+        Reading::StreamElements | Reading::LoggedElements
+    );
+    let (file, len) = file.filter(|_| opts.map && lines)?;
+    FileMap::new(file, len, report.clone())
+}
+
+/// The lines of a mapped plain file, each to `taker` as [`lines`] hands
+/// them out, without a byte copied. From a line the map cannot vouch for
+/// (found past a zeroed page, or without LF while the file is shorter
+/// than the map: [`FileMap::whole_to`]) or one past the longest allowed
+/// line, the rest of the file is read with `read` by [`lines`]: the
+/// shrinking and the line's error are then told exactly as reading tells
+/// them.
+fn mapped_lines(map: &FileMap, taker: &mut LineRead, items: &mut impl Items) -> (bool, u64) {
+    let b = map.bytes();
+    let mut pos = if b.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut number = 1u64;
+    let resume = loop {
+        let Some(rest) = b.get(pos..).filter(|r| !r.is_empty()) else {
+            if !map.whole_to(b.len() as u64) {
+                break pos;
+            }
+            return (false, b.len() as u64);
+        };
+        let (end, terminated) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (pos + i, true),
+            None => (b.len(), false),
+        };
+        // Found past a zeroed page, or without LF where the file may have
+        // lost its end, or longer than allowed: read from here.
+        if map.cut() || end - pos > taker.max_line || (!terminated && !map.whole_to(end as u64)) {
+            break pos;
+        }
+        let line = Line {
+            bytes: &b[pos..end],
+            number,
+            offset: pos as u64,
+            terminated,
+        };
+        let flow = taker.line(&line, items);
+        pos = (end + 1).min(b.len());
+        number += 1;
+        if flow.is_break() {
+            return (taker.failure.is_none(), pos as u64);
+        }
+        items.pause(|| true);
+        map.release(pos);
+    };
+    taker.read_rest(map, (resume as u64, number), items)
+}
+
+impl LineRead {
+    /// The rest of a mapped file, from byte `offset` (a line's start, on
+    /// line `number`) to its end, read with `read` and each line handed
+    /// out: where a reader of the map stops trusting it (the file was cut
+    /// under it; [`FileMap::whole_to`]). The shrinking is then told as a
+    /// reading from the start tells it. Whether `items` stopped the
+    /// reading, and the bytes read (from the file's start).
+    pub fn read_rest(
+        &mut self,
+        map: &FileMap,
+        (offset, number): (u64, u64),
+        items: &mut impl Items,
+    ) -> (bool, u64) {
+        let lf_limit = (self.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        match map.reader_at(offset) {
+            Ok(rdr) => {
+                let lines = LineReader::with_capacity(
+                    LfWatch::new(rdr, lf_limit),
+                    DEFAULT_READ_SIZE,
+                    self.max_line,
+                )
+                .numbered_from(offset, number);
+                read_lines(lines, self, items)
+            }
+            Err(e) => {
+                let _ = self.framing_error(Error::io(e, Position::new(number, offset)), items);
+                (false, offset)
+            }
+        }
     }
 }
 
 /// The lines of a `Read`, each to `taker`: whether `items` stopped the
 /// reading, and the bytes read.
 fn lines(rdr: impl Read, taker: &mut LineRead, items: &mut impl Items) -> (bool, u64) {
-    let mut lines = LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, taker.max_line);
+    read_lines(
+        LineReader::with_capacity(rdr, DEFAULT_READ_SIZE, taker.max_line),
+        taker,
+        items,
+    )
+}
+
+/// [`lines`] through a reader made already.
+fn read_lines(
+    mut lines: LineReader<impl Read>,
+    taker: &mut LineRead,
+    items: &mut impl Items,
+) -> (bool, u64) {
     loop {
         let flow = match lines.next_span() {
             None => return (false, lines.bytes_read()),

@@ -120,6 +120,16 @@ impl<R: Read> ChunkReader<R> {
         self
     }
 
+    /// A reader whose first byte is byte `offset` of the input: for
+    /// reading on where the input's first bytes were read otherwise (a
+    /// map). Offsets, and [`bytes_read`](Self::bytes_read), count from the
+    /// input's start.
+    pub fn starting_at(mut self, offset: u64) -> ChunkReader<R> {
+        self.offset = offset;
+        self.read = offset;
+        self
+    }
+
     /// Bytes handed out or dropped so far (the input offset reached).
     pub fn offset(&self) -> u64 {
         self.offset

@@ -8,14 +8,17 @@
 //! Every input is read once, in order; nothing is re-opened, sized after
 //! opening, or read again.
 //!
-//! Files are read with `read` into buffers, never memory mapped: a file
-//! truncated while it is mapped kills the reading process with SIGBUS, and
-//! `logrotate copytruncate` does exactly that to live logs. Reading costs
-//! 0.3-11% more CPU than a map on the paths the command runs (BENCHMARKS.md,
-//! "Reading against mapping"); a file that shrinks under a [`FileReader`] is
-//! an error with a position instead. [`FileBytes::map`] stays for callers
-//! who own their files, as an `unsafe fn` (grep-searcher's `MmapChoice`
-//! makes the same choice).
+//! Files are read with `read` into buffers, or, when a reading asks for it
+//! ([`crate::inputs::ReadOptions::map`], as the command does), a large
+//! settled plain file is mapped ([`FileMap`]): that saves the kernel's copy,
+//! 12% to 15% of `cctape stats`' CPU on long lines (BENCHMARKS.md,
+//! "Reading against mapping"). A file truncated while it is mapped would
+//! kill the process with SIGBUS (`logrotate copytruncate` does that to live
+//! logs); its `map` module installs a handler that zeroes the lost pages instead,
+//! and the reader reads on with `read` from the first line it cannot vouch
+//! for, so a file that shrinks is an error with a position either way.
+//! [`FileBytes::map`] stays for callers who own their files, as an `unsafe
+//! fn` with no handler (grep-searcher's `MmapChoice` makes that choice).
 //!
 //! When a source ends for a reason worth reporting, the bytes before it are
 //! handed out in full and the reason is left in an [`EndReport`]: a file
@@ -27,11 +30,13 @@
 
 mod chunks;
 mod compress;
+pub(crate) mod map;
 mod utf16;
 
 pub use chunks::{Chunk, ChunkReader};
 pub use compress::Compression;
 use compress::MAGIC_MAX;
+pub use map::FileMap;
 use utf16::{Utf16, decoded_utf16, utf16_order};
 
 use std::fs::File;
@@ -103,6 +108,8 @@ pub struct FileReader {
     len_at_open: u64,
     read: u64,
     report: EndReport,
+    /// An error to hand out at the first read (reading could not resume).
+    failed: Option<io::Error>,
 }
 
 impl FileReader {
@@ -113,6 +120,7 @@ impl FileReader {
             len_at_open,
             read: 0,
             report,
+            failed: None,
         }
     }
 
@@ -120,10 +128,25 @@ impl FileReader {
     pub fn bytes_read(&self) -> u64 {
         self.read
     }
+
+    /// Go on reading from byte `at` (which the caller has read otherwise:
+    /// a map), counting bytes and telling shrinking from there. Should the
+    /// file not seek, the first read fails with why.
+    pub(crate) fn resume_at(mut self, at: u64) -> FileReader {
+        use std::io::{Seek, SeekFrom};
+        if let Err(e) = self.file.seek(SeekFrom::Start(at)) {
+            self.failed = Some(e);
+        }
+        self.read = at;
+        self
+    }
 }
 
 impl Read for FileReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let n = self.file.read(buf)?;
         if n == 0 && !buf.is_empty() && self.read < self.len_at_open {
             self.report.set(io::Error::new(
@@ -141,11 +164,13 @@ impl Read for FileReader {
 }
 
 /// Open `path` once and tell what it is: a regular file (read through a
-/// [`FileReader`] that reports shrinking into `report`) or a stream.
+/// [`FileReader`] that reports shrinking into `report`) or a stream. A
+/// regular file also comes back as a second handle, for
+/// [`Source::mappable`].
 pub fn open_file(
     path: &Path,
     report: &EndReport,
-) -> io::Result<(Box<dyn Read + Send>, SourceKind)> {
+) -> io::Result<(Box<dyn Read + Send>, SourceKind, Option<File>)> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -156,10 +181,16 @@ pub fn open_file(
     }
     if meta.is_file() {
         let len = meta.len();
+        // A second handle (one `dup`) only where a map could be made.
+        let other = if map::worth_mapping(&file, len) {
+            file.try_clone().ok()
+        } else {
+            None
+        };
         let r = FileReader::new(file, len, report.clone());
-        Ok((Box::new(r), SourceKind::Regular { len }))
+        Ok((Box::new(r), SourceKind::Regular { len }, other))
     } else {
-        Ok((Box::new(file), SourceKind::Stream))
+        Ok((Box::new(file), SourceKind::Stream, None))
     }
 }
 
@@ -194,6 +225,8 @@ pub struct Source<'a> {
     utf16: bool,
     reader: Box<dyn Read + 'a>,
     report: EndReport,
+    /// The file the raw bytes come from, when it may be mapped.
+    file: Option<File>,
 }
 
 impl std::fmt::Debug for Source<'_> {
@@ -251,14 +284,36 @@ impl<'a> Source<'a> {
             utf16,
             reader,
             report: report.clone(),
+            file: None,
         })
     }
 
     /// Open a file (or a FIFO, a device, `/dev/stdin`) by path.
     pub fn open(path: &Path) -> io::Result<Source<'static>> {
         let report = EndReport::new();
-        let (raw, kind) = open_file(path, &report)?;
-        Source::new(raw, kind, &report)
+        let (raw, kind, file) = open_file(path, &report)?;
+        let src = Source::new(raw, kind, &report)?;
+        Ok(match file {
+            Some(f) => src.mappable(f),
+            None => src,
+        })
+    }
+
+    /// Say which file the raw bytes come from (as [`open_file`] gives
+    /// it), so that a reading with [`ReadOptions::map`](crate::inputs::ReadOptions::map)
+    /// may map it instead of reading it. Only a plain file
+    /// ([`is_plain_file`](Source::is_plain_file)) of a line format is ever
+    /// mapped, and the map survives the file being truncated under it.
+    pub fn mappable(mut self, file: File) -> Source<'a> {
+        self.file = Some(file);
+        self
+    }
+
+    /// The file to map, with its size when opened: a plain file only.
+    pub(crate) fn take_file(&mut self) -> Option<(File, u64)> {
+        let len = self.kind.size()?;
+        let file = self.file.take()?;
+        self.is_plain_file().then_some((file, len))
     }
 
     /// What the raw input is.
@@ -519,7 +574,7 @@ mod tests {
         let p = dir.join("live.jsonl");
         std::fs::write(&p, b"{\"type\":\"user\"}\n".repeat(10_000)).unwrap();
         let report = EndReport::new();
-        let (mut r, kind) = open_file(&p, &report).unwrap();
+        let (mut r, kind, _) = open_file(&p, &report).unwrap();
         assert_eq!(kind, SourceKind::Regular { len: 160_000 });
         let mut buf = vec![0u8; 1000];
         r.read_exact(&mut buf).unwrap();

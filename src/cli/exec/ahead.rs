@@ -19,27 +19,70 @@
 //! gave two jobs 1.08x to 1.24x one job on two cores, with 10,700 context
 //! switches on 256 MiB; BENCHMARKS.md has the figures of both.
 //!
+//! A file worth mapping ([`FileMap`]) is cut into ranges of its map
+//! instead of being read: no byte is copied, and the reading thread only
+//! looks for an LF near each chunk's end. Before a mapped chunk is folded,
+//! the fold checks that the file still holds it ([`FileMap::whole_to`]);
+//! if it was cut, the fold reads the rest of the input itself with `read`
+//! from that chunk's start, and what is left in flight is dropped. A line
+//! longer than the maximum is read from its start by a [`ChunkReader`]
+//! (which says it and skips it), and so is the rest of the input.
+//!
 //! The sink sees every line in order, on one thread at a time, so the
 //! result is the one-job result by construction.
 
 use super::read::{Out, Route, finish_input, read_options};
 use super::{AHEAD_CHUNK, Ctx, Msg, Piece, Sink};
 use cctape::error::{Error, Position};
-use cctape::inputs::LineRead;
+use cctape::inputs::{LineRead, RUNAWAY_FACTOR};
 use cctape::json::Scanner;
 use cctape::sniff::Format;
-use cctape::source::{Chunk, ChunkReader, EndReport};
+use cctape::source::{Chunk, ChunkReader, EndReport, FileMap, LfWatch};
 use cctape::stats::{AheadLine, ReadAhead};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
 use std::sync::{Condvar, Mutex, MutexGuard, mpsc};
 use std::time::Duration;
 
+/// The bytes of a chunk: read into a buffer, or a range of the file's map
+/// (no byte copied; see [`FileMap`]).
+enum Bytes<'m> {
+    Read(Chunk),
+    Mapped { bytes: &'m [u8], offset: u64 },
+}
+
+impl Bytes<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Bytes::Read(c) => c.bytes(),
+            Bytes::Mapped { bytes, .. } => bytes,
+        }
+    }
+
+    /// The input offset of its first byte, and the number of its first
+    /// line as the reading thread knows it (the lines before are added
+    /// when it is folded).
+    fn start(&self) -> (u64, u64) {
+        match self {
+            Bytes::Read(c) => (c.offset, c.first_line),
+            Bytes::Mapped { offset, .. } => (*offset, 1),
+        }
+    }
+
+    /// The buffer, for the next read.
+    fn into_buffer(self) -> Vec<u8> {
+        match self {
+            Bytes::Read(c) => c.into_buffer(),
+            Bytes::Mapped { .. } => Vec::new(),
+        }
+    }
+}
+
 /// A chunk read and parsed, a line past the maximum between chunks, or the
 /// end of the input, in its place in input order.
-enum Parsed {
+enum Parsed<'m> {
     /// Boxed: the reader's buffers are kept together, moved as one.
-    Chunk(Box<(Chunk, ReadAhead)>),
+    Chunk(Box<(Bytes<'m>, ReadAhead)>),
     TooLong(Error),
     End,
 }
@@ -51,6 +94,9 @@ enum Back {
     /// A chunk's buffers, for the next read.
     Buffers((ReadAhead, Vec<u8>)),
     Nothing,
+    /// The map could not vouch for a chunk: the rest of the input was
+    /// read and folded from its start; what is left is dropped.
+    ReadTheRest,
     End,
 }
 
@@ -69,11 +115,11 @@ const BOUND_OVER_JOBS: usize = 6;
 
 /// What the threads share, behind one short-held lock.
 #[derive(Default)]
-struct Queue {
+struct Queue<'m> {
     /// Read, not yet parsed, numbered in input order.
-    to_parse: VecDeque<(usize, Chunk, ReadAhead)>,
+    to_parse: VecDeque<(usize, Bytes<'m>, ReadAhead)>,
     /// Parsed (or nothing to parse), not yet folded.
-    parsed: BTreeMap<usize, Parsed>,
+    parsed: BTreeMap<usize, Parsed<'m>>,
     /// The number of the next piece to fold.
     next_fold: usize,
     /// Pieces read and not yet folded.
@@ -86,6 +132,9 @@ struct Queue {
     read_all: bool,
     /// The end was folded.
     folded_all: bool,
+    /// The rest of the input was read by the fold ([`Back::ReadTheRest`]):
+    /// nothing more is read, and the pieces left are dropped.
+    read_by_fold: bool,
 }
 
 /// The folding side: the sink and what it has counted and written.
@@ -99,16 +148,20 @@ struct Fold<'a, S> {
     lfs: u64,
     out: Out<'a>,
     send_out: mpsc::Sender<Out<'a>>,
+    /// The bytes read, when the fold read the rest of the input itself.
+    read_to: Option<u64>,
 }
 
 /// The state of one file read ahead.
-struct Shared<'a, 'p, S> {
-    queue: Mutex<Queue>,
+struct Shared<'a, 'p, 'm, S> {
+    queue: Mutex<Queue<'m>>,
     /// Signalled when a chunk is read, parsed or folded.
     moved: Condvar,
     fold: Mutex<Fold<'a, S>>,
     piece: &'p Piece<'p>,
     max_line: usize,
+    /// The file's map, when chunks are ranges of it.
+    map: Option<&'m FileMap>,
 }
 
 /// A lock on a mutex a panicking thread may have left poisoned: a panic
@@ -117,15 +170,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl<S: Sink> Shared<'_, '_, S> {
+impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
     /// Parse one chunk and put it in its place.
-    fn parse(&self, scanner: &mut Scanner, k: usize, chunk: Chunk, mut ahead: ReadAhead) {
-        ahead.read(
-            scanner,
-            chunk.bytes(),
-            (chunk.offset, chunk.first_line),
-            self.max_line,
-        );
+    fn parse(&self, scanner: &mut Scanner, k: usize, chunk: Bytes<'m>, mut ahead: ReadAhead) {
+        ahead.read(scanner, chunk.bytes(), chunk.start(), self.max_line);
         lock(&self.queue)
             .parsed
             .insert(k, Parsed::Chunk(Box::new((chunk, ahead))));
@@ -143,11 +191,11 @@ impl<S: Sink> Shared<'_, '_, S> {
                 return any;
             };
             loop {
-                let (k, p) = {
+                let (k, p, dropped) = {
                     let mut q = lock(&self.queue);
                     let k = q.next_fold;
                     match q.parsed.remove(&k) {
-                        Some(p) => (k, p),
+                        Some(p) => (k, p, q.read_by_fold),
                         None => break,
                     }
                 };
@@ -156,7 +204,16 @@ impl<S: Sink> Shared<'_, '_, S> {
                     Parsed::Chunk(c) => c.0.bytes().len(),
                     _ => 0,
                 };
-                let back = self.fold_one(&mut fold, p);
+                let back = if dropped {
+                    // Read already, by the fold: dropped.
+                    match p {
+                        Parsed::End => Back::End,
+                        Parsed::Chunk(c) => Back::Buffers((c.1, c.0.into_buffer())),
+                        Parsed::TooLong(_) => Back::Nothing,
+                    }
+                } else {
+                    self.fold_one(&mut fold, p)
+                };
                 let mut q = lock(&self.queue);
                 q.next_fold = k + 1;
                 q.unfolded -= 1;
@@ -164,6 +221,7 @@ impl<S: Sink> Shared<'_, '_, S> {
                 match back {
                     Back::Buffers(b) => q.spare.push(b),
                     Back::Nothing => {}
+                    Back::ReadTheRest => q.read_by_fold = true,
                     Back::End => q.folded_all = true,
                 }
                 drop(q);
@@ -178,13 +236,14 @@ impl<S: Sink> Shared<'_, '_, S> {
     }
 
     /// Fold one piece; a chunk's buffers are handed back.
-    fn fold_one(&self, fold: &mut Fold<'_, S>, p: Parsed) -> Back {
+    fn fold_one(&self, fold: &mut Fold<'_, S>, p: Parsed<'m>) -> Back {
         let Fold {
             sink,
             taker,
             lfs,
             out,
             send_out,
+            read_to,
         } = fold;
         let mut route = Route {
             sink,
@@ -192,7 +251,25 @@ impl<S: Sink> Shared<'_, '_, S> {
             out,
             emit: None,
         };
+        // A mapped chunk the file no longer holds (it was cut under the
+        // map): the rest is read from the chunk's start, and what is in
+        // flight is dropped.
+        let cut_at = match (&p, self.map) {
+            (Parsed::Chunk(c), Some(map)) => match c.0 {
+                Bytes::Mapped { bytes, offset } => {
+                    // What came before is folded: not read again.
+                    map.release(offset as usize);
+                    (!map.whole_to(offset + bytes.len() as u64)).then_some((map, offset))
+                }
+                Bytes::Read(_) => None,
+            },
+            _ => None,
+        };
         let back = match p {
+            _ if let Some((map, offset)) = cut_at => {
+                *read_to = Some(taker.read_rest(map, (offset, *lfs + 1), &mut route).1);
+                Back::ReadTheRest
+            }
             Parsed::End => Back::End,
             Parsed::TooLong(e) => {
                 let _ = taker.framing_error(later(e, *lfs), &mut route);
@@ -219,13 +296,13 @@ impl<S: Sink> Shared<'_, '_, S> {
     }
 
     /// Take one chunk to parse, if there is one.
-    fn take(&self) -> Option<(usize, Chunk, ReadAhead)> {
+    fn take(&self) -> Option<(usize, Bytes<'m>, ReadAhead)> {
         lock(&self.queue).to_parse.pop_front()
     }
 
     /// True when the next piece is parsed and no thread is folding: the
     /// caller should fold it (whoever is folding folds it otherwise).
-    fn fold_due(&self, q: &Queue) -> bool {
+    fn fold_due(&self, q: &Queue<'_>) -> bool {
         q.parsed.contains_key(&q.next_fold) && self.fold.try_lock().is_ok()
     }
 
@@ -268,7 +345,7 @@ impl<S: Sink> Shared<'_, '_, S> {
 
     /// Do what is waiting (parse, then fold); when there is nothing to do,
     /// wait until something moves, unless `done` already holds.
-    fn work_or_wait(&self, scanner: &mut Scanner, done: impl Fn(&Queue) -> bool) {
+    fn work_or_wait(&self, scanner: &mut Scanner, done: impl Fn(&Queue<'_>) -> bool) {
         if let Some((k, chunk, ahead)) = self.take() {
             self.parse(scanner, k, chunk, ahead);
             self.try_fold();
@@ -301,7 +378,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         &self,
         pool: &rayon::ThreadPool,
         sink: S,
-        src: impl Read,
+        (src, map): (impl Read, Option<FileMap>),
         report: &EndReport,
         piece: &Piece<'_>,
         format: Format,
@@ -316,9 +393,20 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         // Also bounded in bytes, so that chunks grown to hold long lines
         // are not read ahead as many: one at least is always allowed.
         let bytes_bound = bound.saturating_mul(size);
-        let over =
-            |q: &Queue| q.unfolded > 0 && (q.unfolded >= bound || q.unfolded_bytes >= bytes_bound);
-        let mut chunks = ChunkReader::with_max_line(src, size, max_line).without_line_count();
+        let over = |q: &Queue<'_>| {
+            q.unfolded > 0 && (q.unfolded >= bound || q.unfolded_bytes >= bytes_bound)
+        };
+        let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+        // Chunks are ranges of the map while it lasts (`at`: the next one's
+        // first byte), then read.
+        let mut at = map.as_ref().map(|_| 0usize);
+        let mut chunks: Option<ChunkReader<Box<dyn Read + '_>>> = match &map {
+            Some(_) => None,
+            None => Some(
+                ChunkReader::with_max_line(Box::new(src) as Box<dyn Read>, size, max_line)
+                    .without_line_count(),
+            ),
+        };
         let mut failure: Option<Error> = None;
         let (send_out, outs) = mpsc::channel::<Out<'a>>();
         let shared = Shared {
@@ -330,9 +418,11 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 lfs: 0,
                 out,
                 send_out,
+                read_to: None,
             }),
             piece,
             max_line,
+            map: map.as_ref(),
         };
         // This thread's scanner; each helper makes its own (see
         // `ReadAhead`: one a thread, not one a chunk read ahead).
@@ -351,13 +441,55 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 while over(&lock(&shared.queue)) {
                     shared.work_or_wait(&mut scanner, |q| !over(q));
                 }
-                let (ahead, buf) = lock(&shared.queue)
-                    .spare
-                    .pop()
-                    .unwrap_or_else(|| (ReadAhead::new(), Vec::new()));
-                let item = match chunks.next_chunk(buf) {
-                    None => break,
-                    Some(item) => item,
+                let ((ahead, buf), read_by_fold) = {
+                    let mut q = lock(&shared.queue);
+                    let spare = q.spare.pop();
+                    (
+                        spare.unwrap_or_else(|| (ReadAhead::new(), Vec::new())),
+                        q.read_by_fold,
+                    )
+                };
+                if read_by_fold {
+                    break;
+                }
+                let item = match (&mut chunks, shared.map.zip(at)) {
+                    (Some(chunks), _) => match chunks.next_chunk(buf) {
+                        None => break,
+                        Some(item) => item.map(Bytes::Read),
+                    },
+                    (None, Some((map, from))) => match cut_map(map.bytes(), from, size, max_line) {
+                        MapCut::End => break,
+                        MapCut::Chunk(end) => {
+                            at = Some(end);
+                            Ok(Bytes::Mapped {
+                                bytes: &map.bytes()[from..end],
+                                offset: from as u64,
+                            })
+                        }
+                        // A line longer than the maximum: read from its start
+                        // (the chunk reader says it and skips it).
+                        MapCut::Read => {
+                            match map.reader_at(from as u64) {
+                                Ok(rdr) => {
+                                    let rdr: Box<dyn Read> = Box::new(LfWatch::new(rdr, limit));
+                                    chunks = Some(
+                                        ChunkReader::with_max_line(rdr, size, max_line)
+                                            .without_line_count()
+                                            .starting_at(from as u64),
+                                    );
+                                }
+                                Err(e) => {
+                                    failure = Some(
+                                        Error::open(e).relocated(Position::new(1, from as u64)),
+                                    );
+                                    break;
+                                }
+                            }
+                            at = None;
+                            continue;
+                        }
+                    },
+                    (None, None) => break,
                 };
                 let behind = {
                     let mut q = lock(&shared.queue);
@@ -408,6 +540,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             mut taker,
             lfs,
             mut out,
+            read_to,
             ..
         } = shared
             .fold
@@ -423,8 +556,51 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             // As a stream read says it: after every line before it.
             let _ = taker.framing_error(later(e, lfs), &mut route);
         }
-        let end = taker.end(&[], chunks.bytes_read(), false, report, &mut route);
+        // The bytes read: by the fold to the end, by the chunk reader, or
+        // the whole map.
+        let bytes = match (read_to, &chunks) {
+            (Some(b), _) => b,
+            (None, Some(c)) => c.bytes_read(),
+            (None, None) => at.unwrap_or(0) as u64,
+        };
+        let end = taker.end(&[], bytes, false, report, &mut route);
         finish_input(piece, sink, end, out, emit);
+    }
+}
+
+/// Where the next chunk of a map starts being cut.
+enum MapCut {
+    /// The map is read to its end.
+    End,
+    /// The next chunk ends here: after an LF, or at the map's end.
+    Chunk(usize),
+    /// The next line is longer than the maximum: read it (and the rest).
+    Read,
+}
+
+/// The next chunk of `b` from `from`: about `size` bytes, ending after an
+/// LF (past `size` for a line longer than it), or the rest of `b`.
+fn cut_map(b: &[u8], from: usize, size: usize, max_line: usize) -> MapCut {
+    let Some(rest) = b.get(from..).filter(|r| !r.is_empty()) else {
+        return MapCut::End;
+    };
+    if rest.len() <= size {
+        // The last chunk (its last line may have no LF); a line in it past
+        // the maximum is read.
+        return match memchr::memrchr(b'\n', rest) {
+            _ if rest.len() <= max_line => MapCut::Chunk(b.len()),
+            Some(i) if i <= max_line && rest.len() - i - 1 <= max_line => MapCut::Chunk(b.len()),
+            _ => MapCut::Read,
+        };
+    }
+    if let Some(i) = memchr::memrchr(b'\n', &rest[..size]) {
+        return MapCut::Chunk(from + i + 1);
+    }
+    // One line longer than the chunk: to its LF.
+    match memchr::memchr(b'\n', &rest[size..]) {
+        Some(i) if size + i <= max_line => MapCut::Chunk(from + size + i + 1),
+        None if rest.len() <= max_line => MapCut::Chunk(b.len()),
+        _ => MapCut::Read,
     }
 }
 

@@ -180,6 +180,9 @@ pub(super) fn read_options(reads: Reads, format: FormatChoice, max_line: usize) 
         // The scanner's sinks read type, subtype and top-level fields; the
         // rest is read from its validated bytes.
         scan_depth: IndexDepth::TopLevel,
+        // Large plain files read on one thread are mapped (a truncation
+        // under the map is survived: `ReadOptions::map`).
+        map: true,
     }
 }
 

@@ -197,3 +197,126 @@ pub fn check_one_reader_input(data: &[u8]) -> usize {
     };
     check_one_reader(body, step, max_line)
 }
+
+/// A plain file read through the truncation-proof map
+/// ([`ReadOptions::map`]) gives the items reading it gives; cut at byte
+/// `cut` after item `after` while the map reads it, every event handed out
+/// is one of the file's own lines, and the only errors are the file's own,
+/// the cut line's and the shrinking. `bytes` is repeated up to the size
+/// from which files are mapped (1 MiB), in a file modified an hour ago.
+/// True when the cut file was mapped.
+pub fn check_mapped(bytes: &[u8], after: usize, cut: usize) -> bool {
+    use cctape::framing::Lines;
+    use cctape::inputs::Sniffed;
+    use cctape::sniff::FormatChoice;
+    use cctape::source::Source;
+    use std::time::{Duration, SystemTime};
+    if bytes.is_empty() {
+        return false;
+    }
+    let mut body = Vec::with_capacity((1 << 20) + bytes.len() + 1);
+    while body.len() < 1 << 20 {
+        body.extend_from_slice(bytes);
+        if !bytes.ends_with(b"\n") {
+            body.push(b'\n');
+        }
+    }
+    let path = std::env::temp_dir().join(format!(
+        "cctape-check-mapped-{}-{:?}.jsonl",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let write = || {
+        std::fs::write(&path, &body).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(SystemTime::now() - Duration::from_secs(3600)))
+            .expect("mtime");
+    };
+    let read = |map: bool, during: &mut dyn FnMut(usize)| -> Vec<String> {
+        let src = Source::open(&path).expect("open");
+        let sniffed = Sniffed::new(src, FormatChoice::Auto);
+        let mut got = Vec::new();
+        let opts = ReadOptions {
+            map,
+            ..ReadOptions::default()
+        };
+        let end = sniffed.read(&opts, &mut |item: Item<'_, '_>| {
+            let at = match &item {
+                Item::Event(ev) => format!(" at {}", ev.offset()),
+                _ => String::new(),
+            };
+            got.push(describe_item(&item) + &at);
+            during(got.len());
+            ControlFlow::Continue(())
+        });
+        got.push(format!(
+            "end {:?} {} {:?}",
+            end.counts,
+            end.bytes,
+            end.failure.map(|e| e.to_string())
+        ));
+        got
+    };
+    write();
+    let plain = read(false, &mut |_| {});
+    let mapped = read(true, &mut |_| {});
+    assert_eq!(plain, mapped, "mapped and read differ");
+    // Cut while the map reads it.
+    write();
+    let after = after % plain.len();
+    let cut = (cut % (body.len() + 1)) as u64;
+    // Read ahead of the cut, a read buffer holds lines past it: only a map
+    // is held to the cut (a file whose first bytes are all its text is
+    // read, not mapped).
+    let mut mapped = false;
+    let got = read(true, &mut |n| {
+        if n == 1 {
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+            mapped = maps.lines().any(|l| l.ends_with(&*path.to_string_lossy()));
+        }
+        if n == after {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            f.set_len(cut).expect("truncate");
+        }
+    });
+    let lines: std::collections::HashMap<u64, (u64, usize)> = Lines::new(&body)
+        .map(|l| (l.number, (l.offset, l.bytes.len())))
+        .collect();
+    for (i, g) in got[..got.len() - 1].iter().enumerate() {
+        if let Some(rest) = g.strip_prefix("event ") {
+            let mut f = rest.split(' ');
+            let number: u64 = f.next().and_then(|s| s.parse().ok()).expect("line");
+            let len: usize = f.nth(1).and_then(|s| s.parse().ok()).expect("len");
+            let offset: u64 = rest
+                .rsplit(' ')
+                .next()
+                .and_then(|s| s.parse().ok())
+                .expect("at");
+            // The event (its JSON, without the line's blanks or CR) lies in
+            // its own line of the file, and when it came after the cut,
+            // before the cut.
+            let own = lines.get(&number).copied();
+            assert!(
+                own.is_some_and(|(o, l)| o <= offset && offset + len as u64 <= o + l as u64),
+                "not the file's own line: {g}"
+            );
+            assert!(
+                !mapped || i < after || offset + len as u64 <= cut,
+                "item {} past the cut at {cut}: {g}",
+                i + 1
+            );
+        } else if !plain.contains(g) {
+            assert!(
+                g.contains("Truncated") || g.contains("the file shrank") || g.contains("Io"),
+                "an error reading does not give: {g}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    mapped
+}
