@@ -265,7 +265,8 @@ pub fn check_mapped(bytes: &[u8], after: usize, cut: usize) -> bool {
     assert_eq!(plain, mapped, "mapped and read differ");
     // Cut while the map reads it.
     write();
-    let after = after % plain.len();
+    // Cut after item `after` (1-based, so that a cut always happens).
+    let after = 1 + after % plain.len();
     let cut = (cut % (body.len() + 1)) as u64;
     // Read ahead of the cut, a read buffer holds lines past it: only a map
     // is held to the cut (a file whose first bytes are all its text is
