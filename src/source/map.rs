@@ -324,10 +324,10 @@ mod imp {
                     .compare_exchange(0, BUSY, Ordering::AcqRel, Ordering::Relaxed)
                     .is_ok()
             })?;
-            // SAFETY: the map is read-only and private. A truncation while it
-            // lives zeroes pages through the handler above instead of
-            // raising SIGBUS (the slot is filled in below, before any byte is
-            // read). Every reader validates the bytes it reads; only files
+            // SAFETY: the map is read-only (shared with the page cache, so
+            // no copy is made). A truncation while it lives zeroes pages
+            // through the handler above instead of raising SIGBUS (the slot
+            // is filled in below, before any byte is read). Every reader validates the bytes it reads; only files
             // left alone for `QUIET_FOR` are mapped, so that no live writer
             // rewrites bytes already read (module doc).
             let Ok(map) = (unsafe { memmap2::MmapOptions::new().len(n).map(file) }) else {
