@@ -19,7 +19,7 @@ use super::{
 use crate::elements::{Element, ElementReader, LogValues};
 use crate::error::{Error, ErrorKind, Position};
 use crate::event::{Event, parse_event};
-use crate::framing::{BOM, DEFAULT_READ_SIZE, Line, LineReader, Lines};
+use crate::framing::{DEFAULT_READ_SIZE, Line, LineReader, Lines};
 use crate::json::{ScanMode, Scanner};
 use crate::report::Shape;
 use crate::sniff::{Format, FormatChoice, Reading};
@@ -451,40 +451,36 @@ fn map_of(
 /// them.
 fn mapped_lines(map: &FileMap, taker: &mut LineRead, items: &mut impl Items) -> (bool, u64) {
     let b = map.bytes();
-    let mut pos = if b.starts_with(BOM) { BOM.len() } else { 0 };
-    let mut number = 1u64;
+    let mut lines = Lines::new(b);
+    // The number of the next line.
+    let mut number = 1;
+    // Where reading takes over: a line's offset and number.
     let resume = loop {
-        let Some(rest) = b.get(pos..).filter(|r| !r.is_empty()) else {
-            if !map.whole_to(b.len() as u64) {
-                break pos;
+        let Some(line) = lines.next() else {
+            if map.whole_to(b.len() as u64) {
+                return (false, b.len() as u64);
             }
-            return (false, b.len() as u64);
+            break (b.len() as u64, number);
         };
-        let (end, terminated) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (pos + i, true),
-            None => (b.len(), false),
-        };
+        let end = line.offset + line.bytes.len() as u64;
         // Found past a zeroed page, or without LF where the file may have
         // lost its end, or longer than allowed: read from here.
-        if map.cut() || end - pos > taker.max_line || (!terminated && !map.whole_to(end as u64)) {
-            break pos;
+        if map.cut()
+            || line.bytes.len() > taker.max_line
+            || (!line.terminated && !map.whole_to(end))
+        {
+            break (line.offset, line.number);
         }
-        let line = Line {
-            bytes: &b[pos..end],
-            number,
-            offset: pos as u64,
-            terminated,
-        };
         let flow = taker.line(&line, items);
-        pos = (end + 1).min(b.len());
-        number += 1;
+        let read = (end + u64::from(line.terminated)) as usize;
         if flow.is_break() {
-            return (taker.failure.is_none(), pos as u64);
+            return (taker.failure.is_none(), read as u64);
         }
+        number = line.number + 1;
         items.pause(|| true);
-        map.release(pos);
+        map.release(read);
     };
-    taker.read_rest(map, (resume as u64, number), items)
+    taker.read_rest(map, resume, items)
 }
 
 impl LineRead {
