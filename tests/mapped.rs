@@ -354,3 +354,59 @@ fn a_cut_after_the_first_item_or_the_last() {
         );
     }
 }
+
+/// A SIGBUS that is not a mapped input's still ends the process: the
+/// handler passes it on to the action before it (here Rust's, which puts
+/// the default back). Run in a child process: a map of its own (made with
+/// `FileBytes::map`, not registered) of a file truncated under it, after
+/// a mapped input installed the handler.
+#[test]
+fn a_sigbus_outside_the_readers_maps_still_kills() {
+    const CHILD: &str = "CCTAPE_MAPPED_SIGBUS_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let path = temp_file("sigbus-child");
+        let body: String = (0..4_000).map(|i| event(i, 600)).collect();
+        std::fs::write(&path, &body).expect("write");
+        settle(&path);
+        let mut seen_mapped = false;
+        read(&path, &opts(true, 256 << 20), |n| {
+            if n == 1 {
+                seen_mapped = is_mapped(&path);
+            }
+        });
+        assert!(seen_mapped, "the handler was not installed");
+        let other = path.with_file_name("other.bin");
+        std::fs::write(&other, vec![b'x'; 1 << 20]).expect("write");
+        // SAFETY: the point of the test: the file is truncated under the map.
+        #[allow(unsafe_code)]
+        let map = unsafe { cctape::source::FileBytes::map(&other) }.expect("map");
+        File::options()
+            .write(true)
+            .open(&other)
+            .and_then(|f| f.set_len(0))
+            .expect("truncate");
+        // Past the end: SIGBUS, which must not be swallowed.
+        let byte = std::hint::black_box(&map[512 << 10]);
+        println!("read {byte} past the end and lived");
+        std::process::exit(0);
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let exe = std::env::current_exe().expect("test binary");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "a_sigbus_outside_the_readers_maps_still_kills",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .expect("child");
+    let _ = std::fs::remove_dir_all(temp_file("sigbus-child").parent().expect("dir"));
+    assert_eq!(
+        out.status.signal(),
+        Some(7),
+        "the child was not killed by SIGBUS: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
