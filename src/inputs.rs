@@ -449,7 +449,7 @@ pub struct ReadOptions {
     /// True: a plain file of lines opened with [`Source::mappable`]
     /// (as [`Source::open`] opens one) of 1 MiB or more, not modified in
     /// the last two seconds, is read through a memory map instead of
-    /// `read` (12% to 15% less CPU for `cctape stats` on long lines, 2% to 9% on
+    /// `read` (12% to 14% less CPU for `cctape stats` on long lines, 2% to 9% on
     /// partial-message streams). The map survives the file being
     /// truncated under it: the first map installs a SIGBUS handler that
     /// zeroes the lost pages, and the rest of the file is then read with

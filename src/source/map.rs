@@ -1,7 +1,7 @@
 //! Memory maps of regular files that a truncation cannot kill.
 //!
 //! Reading a large file through a map instead of `read` saves the kernel's
-//! copy of every byte: 12% to 15% of `cctape stats`' CPU on the 256 MiB
+//! copy of every byte: 12% to 14% of `cctape stats`' CPU on the 256 MiB
 //! archive, 2% to 9% on partial-message streams (BENCHMARKS.md, "Reading against
 //! mapping"). A plain map has one danger: when the file is truncated while
 //! it is mapped (`logrotate copytruncate`), touching a page past the new

@@ -11,7 +11,7 @@
 //! Files are read with `read` into buffers, or, when a reading asks for it
 //! ([`crate::inputs::ReadOptions::map`], as the command does), a large
 //! settled plain file is mapped ([`FileMap`]): that saves the kernel's copy,
-//! 12% to 15% of `cctape stats`' CPU on long lines (BENCHMARKS.md,
+//! 12% to 14% of `cctape stats`' CPU on long lines (BENCHMARKS.md,
 //! "Reading against mapping"). A file truncated while it is mapped would
 //! kill the process with SIGBUS (`logrotate copytruncate` does that to live
 //! logs); its `map` module installs a handler that zeroes the lost pages instead,
