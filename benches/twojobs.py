@@ -5,7 +5,10 @@ separated, are measured side by side in the same rounds (a build before
 and after a change: the machine's speed moves between runs, not within
 one).
 
-    python3 benches/twojobs.py FILE [ROUNDS] [CCTAPE_BIN[,CCTAPE_BIN...]]
+    python3 benches/twojobs.py FILE [ROUNDS] [CCTAPE_BIN[,CCTAPE_BIN...]] [COMMAND]
+
+COMMAND is the cctape command and its options, as one argument (default
+`stats -q`; `"filter --count -q"` measures validated classification).
 """
 
 import os
@@ -17,12 +20,13 @@ from onecore import arguments, rounds, run  # noqa: E402
 
 
 def main():
-    path, n_rounds, bins = arguments(__doc__, 11, "target/release/cctape")
+    path, n_rounds, bins, command = arguments(__doc__, 11, "target/release/cctape", "stats -q")
     bins = bins.split(",")
+    words = command.split()
     cmds = {}
     for b in bins:
-        cmds[(b, 1)] = ["taskset", "-c", "1", b, "stats", "-q", "-j1", path]
-        cmds[(b, 2)] = ["taskset", "-c", "0,1", b, "stats", "-q", "-j2", path]
+        cmds[(b, 1)] = ["taskset", "-c", "1", b, *words, "-j1", path]
+        cmds[(b, 2)] = ["taskset", "-c", "0,1", b, *words, "-j2", path]
     seen = rounds(cmds, n_rounds, run)
     wall = {k: statistics.median(w for w, _ in v) for k, v in seen.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in seen.items()}
