@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Position};
 use std::io::Read;
 use std::task::Poll;
 
-pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The default longest line the decoder and the reader will buffer: 256 MiB.
 pub const DEFAULT_MAX_LINE: usize = 256 << 20;
