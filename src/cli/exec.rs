@@ -646,16 +646,18 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let split = large && reads.split == Split::Anywhere;
         let ahead = large && !split && reads.ahead && reads_events(reads, format);
         let pool = if split || ahead { self.pool() } else { None };
+        // A plain file's bytes are the bytes read: those a map read (on
+        // this thread or read ahead) went past the counting reader, and are
+        // counted when the input is done.
+        let progress = self.progress;
+        let mut emit_counted = |m: Msg<'a, S>| {
+            if let (true, Msg::Done(d, _)) = (plain, &m) {
+                progress.add_bytes(d.bytes.saturating_sub(counted.get()));
+            }
+            emit(m)
+        };
         let Some(pool) = pool else {
-            // A plain file's bytes are the bytes read: those a map read
-            // went past the counting reader, and are counted at its end.
-            let progress = self.progress;
-            read_sniffed(&piece, sink, sniffed, &ropts, out, &mut |m| {
-                if let (true, Msg::Done(d, _)) = (plain, &m) {
-                    progress.add_bytes(d.bytes.saturating_sub(counted.get()));
-                }
-                emit(m)
-            });
+            read_sniffed(&piece, sink, sniffed, &ropts, out, &mut emit_counted);
             return;
         };
         // Read ahead from a map when the file is worth mapping.
@@ -672,6 +674,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         if split {
             self.read_chunked(pool, rdr, &report, &piece, &ropts, format, emit);
         } else {
+            let emit = &mut emit_counted;
             self.read_ahead(pool, sink, (rdr, map), &report, &piece, format, out, emit);
         }
     }
