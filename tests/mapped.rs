@@ -43,6 +43,31 @@ fn is_mapped(path: &Path) -> bool {
     maps.lines().any(|l| l.ends_with(name.as_ref()))
 }
 
+/// `cctape CMD --max-line 256K --jobs JOBS FILE`, every file cut into
+/// chunks (of `chunk` bytes when given) with more than one job: its exit
+/// code, stdout and stderr.
+fn cctape(
+    file: &Path,
+    cmd: &[&str],
+    jobs: &str,
+    chunk: Option<&str>,
+) -> (Option<i32>, Vec<u8>, String) {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cctape"));
+    c.args(cmd)
+        .args(["--max-line", "256K", "--jobs", jobs])
+        .arg(file)
+        .env("CCTAPE_SPLIT_AT", "1");
+    if let Some(size) = chunk {
+        c.env("CCTAPE_CHUNK", size);
+    }
+    let out = c.output().expect("run cctape");
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Every item of `path` read with `opts`, written out one a line, with how
 /// the input ended; `during` is called after each item with its number.
 fn read(path: &Path, opts: &ReadOptions, mut during: impl FnMut(usize)) -> String {
@@ -239,27 +264,7 @@ fn commands_read_mapped_files_as_they_read_others() {
     }
     body.push_str(event(9_999, 300_000).trim_end());
     let run = |file: &Path, jobs: &str, chunk: Option<&str>| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cctape"));
-        cmd.args([
-            "stats",
-            "--json",
-            "--quiet",
-            "--max-line",
-            "256K",
-            "--jobs",
-            jobs,
-        ])
-        .arg(file)
-        .env("CCTAPE_SPLIT_AT", "1");
-        if let Some(c) = chunk {
-            cmd.env("CCTAPE_CHUNK", c);
-        }
-        let out = cmd.output().expect("run cctape");
-        (
-            out.status.code(),
-            out.stdout,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        cctape(file, &["stats", "--json", "--quiet"], jobs, chunk)
     };
     // Written just now: read.
     std::fs::write(&path, &body).expect("write");
@@ -300,6 +305,72 @@ fn commands_read_mapped_files_as_they_read_others() {
             got.1 == want.1,
             "-j{jobs} {chunk:?}: stats differ from reading"
         );
+    }
+    std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean");
+}
+
+/// The commands that look at each line alone (`filter`, `fields`), whose
+/// large files are cut into chunks with two jobs or more, and `check`,
+/// print the same from a settled (mapped) file as from one written just
+/// now (read):
+/// lines past `--max-line` at chunk edges and inside chunks, a bad line, and
+/// in the second file a line long enough to end the input ("no LF in more
+/// than" four times the maximum), at every chunk size.
+#[test]
+fn chunked_commands_read_mapped_files_as_they_read_others() {
+    let path = temp_file("chunked");
+    let mut body = String::new();
+    for i in 0..3_000 {
+        body.push_str(&event(i, 150 + (i * 37) % 2_500));
+        if i % 700 == 5 {
+            body.push_str(&event(i, 270_000 + i));
+        }
+        if i == 1_500 {
+            body.push_str("{\"type\":\"user\",\"message\":[1,}\n");
+        }
+    }
+    let mut runaway = body.clone();
+    runaway.push_str(&event(7_777, 1_200_000));
+    runaway.push_str(&body);
+    let run = |file: &Path, cmd: &[&str], jobs: &str, chunk: Option<&str>| {
+        let (code, out, err) = cctape(file, cmd, jobs, chunk);
+        (code, String::from_utf8_lossy(&out).into_owned(), err)
+    };
+    let commands: [&[&str]; 4] = [
+        &["filter", "--count"],
+        &["filter", "--type", "user"],
+        &["fields", "-f", "@line", "-f", "@offset", "-f", "@kind"],
+        &["check"],
+    ];
+    for (name, text) in [("lines", &body), ("runaway", &runaway)] {
+        std::fs::write(&path, text).expect("write");
+        let wants: Vec<_> = commands.iter().map(|c| run(&path, c, "2", None)).collect();
+        let errors = wants[0].2.lines().count();
+        // The runaway line is said as too long, then as the end of the input.
+        assert_eq!(
+            errors,
+            if name == "lines" { 6 } else { 8 },
+            "{name}: {}",
+            wants[0].2
+        );
+        assert_eq!(
+            wants[0].2.contains("no LF in more than 1048576 bytes"),
+            name == "runaway",
+            "{}",
+            wants[0].2
+        );
+        settle(&path);
+        for (cmd, want) in commands.iter().zip(&wants) {
+            for (jobs, chunk) in [
+                ("1", None),
+                ("2", None),
+                ("2", Some("4096")),
+                ("3", Some("300000")),
+            ] {
+                let got = run(&path, cmd, jobs, chunk);
+                assert!(got == *want, "{name} {cmd:?} -j{jobs} {chunk:?}: {got:?}");
+            }
+        }
     }
     std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean");
 }

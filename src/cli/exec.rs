@@ -21,8 +21,9 @@
 //! lines to the sink in input order, one thread at a time
 //! ([`Ctx::read_ahead`]); the result is the one-job result by construction.
 //! Sinks that look at each line alone ([`Split::Anywhere`]: filter, fields)
-//! read a large plain file through a [`ChunkReader`] on this worker and hand
-//! the chunks, cut after an LF, to a pool: each byte is still read once.
+//! read a large plain file through a [`ChunkReader`] on this worker, or cut
+//! ranges of its map when it is mapped, and hand the chunks, cut after an
+//! LF, to a pool: each byte is still read once.
 //!
 //! [`open_input`] is the one place where an input is opened and classified
 //! (regular file or stream, compression); [`Ctx::read_input`] then has the
@@ -650,9 +651,13 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         // this thread or read ahead) went past the counting reader, and are
         // counted when the input is done.
         let progress = self.progress;
+        // The bytes of the pieces handed out so far.
+        let mut done_bytes = 0u64;
         let mut emit_counted = |m: Msg<'a, S>| {
             if let (true, Msg::Done(d, _)) = (plain, &m) {
-                progress.add_bytes(d.bytes.saturating_sub(counted.get()));
+                let before = done_bytes.max(counted.get());
+                done_bytes += d.bytes;
+                progress.add_bytes(done_bytes.saturating_sub(before));
             }
             emit(m)
         };
@@ -660,21 +665,18 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             read_sniffed(&piece, sink, sniffed, &ropts, out, &mut emit_counted);
             return;
         };
-        // Read ahead from a map when the file is worth mapping.
-        let map = if ahead {
-            sniffed.take_map(&ropts)
-        } else {
-            None
-        };
+        // Chunks are ranges of a map when the file is worth mapping.
+        let map = sniffed.take_map(&ropts);
         let (rdr, report) = sniffed.into_reader();
         // An endless line (/dev/zero) ends the input instead of being
         // skipped for ever.
         let limit = (self.opts.max_line as u64).saturating_mul(RUNAWAY_FACTOR);
         let rdr = LfWatch::new(rdr, limit);
+        let emit = &mut emit_counted;
         if split {
-            self.read_chunked(pool, rdr, &report, &piece, &ropts, format, emit);
+            let rdr: Box<dyn Read + '_> = Box::new(rdr);
+            self.read_chunked(pool, (rdr, map), &report, &piece, &ropts, format, emit);
         } else {
-            let emit = &mut emit_counted;
             self.read_ahead(pool, sink, (rdr, map), &report, &piece, format, out, emit);
         }
     }

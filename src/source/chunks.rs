@@ -120,13 +120,14 @@ impl<R: Read> ChunkReader<R> {
         self
     }
 
-    /// A reader whose first byte is byte `offset` of the input: for
-    /// reading on where the input's first bytes were read otherwise (a
-    /// map). Offsets, and [`bytes_read`](Self::bytes_read), count from the
-    /// input's start.
-    pub fn starting_at(mut self, offset: u64) -> ChunkReader<R> {
+    /// A reader whose first byte is byte `offset` of the input, the start
+    /// of line `number`: for reading on where the input's first bytes were
+    /// read otherwise (a map). Offsets, line numbers and
+    /// [`bytes_read`](Self::bytes_read) count from the input's start.
+    pub fn starting_at(mut self, offset: u64, number: u64) -> ChunkReader<R> {
         self.offset = offset;
         self.read = offset;
+        self.number = number.max(1);
         self
     }
 
@@ -245,7 +246,14 @@ impl<R: Read> ChunkReader<R> {
                         return self.finish();
                     }
                     self.done = true;
-                    return Some(Ok(self.hand_out(buf, len)));
+                    let last = self.hand_out(buf, len);
+                    // Its last line has no LF: the next line's number is
+                    // past it, as the line reader numbers it (where a
+                    // shrinking found after it is said).
+                    if self.counting {
+                        self.number += 1;
+                    }
+                    return Some(Ok(last));
                 }
                 // One line longer than the target: read on to its LF.
                 searched = len;
@@ -322,6 +330,9 @@ mod tests {
                 .map(|l| (l.number, l.offset, l.bytes.to_vec()))
                 .collect();
             assert_eq!(lines, want, "target {target}");
+            // The next line's number, after a last line without LF, is
+            // the line reader's (where a shrinking found then is said).
+            assert_eq!(r.line_number(), want.len() as u64 + 1, "target {target}");
         }
     }
 

@@ -475,7 +475,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                                     chunks = Some(
                                         ChunkReader::with_max_line(rdr, size, max_line)
                                             .without_line_count()
-                                            .starting_at(from as u64),
+                                            .starting_at(from as u64, 1),
                                     );
                                 }
                                 Err(e) => {
@@ -569,7 +569,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
 }
 
 /// Where the next chunk of a map starts being cut.
-enum MapCut {
+pub(super) enum MapCut {
     /// The map is read to its end.
     End,
     /// The next chunk ends here: after an LF, or at the map's end.
@@ -580,7 +580,7 @@ enum MapCut {
 
 /// The next chunk of `b` from `from`: about `size` bytes, ending after an
 /// LF (past `size` for a line longer than it), or the rest of `b`.
-fn cut_map(b: &[u8], from: usize, size: usize, max_line: usize) -> MapCut {
+pub(super) fn cut_map(b: &[u8], from: usize, size: usize, max_line: usize) -> MapCut {
     let Some(rest) = b.get(from..).filter(|r| !r.is_empty()) else {
         return MapCut::End;
     };

@@ -3,26 +3,153 @@
 //! in order reads ahead instead, in `ahead.rs`). Each byte is read once;
 //! counts, errors and what is said of them are the ones a stream read
 //! gives.
+//!
+//! A file worth mapping ([`FileMap`]) is cut into ranges of its map
+//! instead of being read: the reading thread copies nothing, it counts each
+//! chunk's LFs (for the line numbers the chunks after it give) and looks
+//! for an LF near its end. A mapped chunk is handed out only once the file
+//! is known to still hold it ([`FileMap::whole_to`]); if it was cut under
+//! the map, that chunk and those read after it are dropped, and the rest
+//! of the input is read with `read` from that chunk's start, so the
+//! shrinking is told as a reading tells it. A line longer than the maximum
+//! is read from its start by a [`ChunkReader`] (which says it and skips
+//! it), and so is the rest of the input.
 
+use super::ahead::{MapCut, cut_map};
 use super::read::{Out, ended_early, piece_done, read_slice};
 use super::{CHUNK, Ctx, Done, Msg, Piece, Sink};
-use cctape::error::Error;
-use cctape::inputs::ReadOptions;
+use cctape::error::{Error, Position};
+use cctape::inputs::{RUNAWAY_FACTOR, ReadOptions};
 use cctape::sniff::Format;
-use cctape::source::{ChunkReader, EndReport};
+use cctape::source::{Chunk, ChunkReader, EndReport, FileMap, LfWatch};
 use cctape::stream::Counts;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::mpsc;
 
+/// Where the chunks come from.
+enum Feed<'m, 'r> {
+    /// Ranges of the map, from byte `at`, the start of line `line`.
+    Map {
+        map: &'m FileMap,
+        at: usize,
+        line: u64,
+    },
+    /// Read.
+    Read(ChunkReader<Box<dyn Read + 'r>>),
+}
+
+impl Feed<'_, '_> {
+    /// Bytes taken from the input so far (what
+    /// [`ChunkReader::bytes_read`] says).
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Feed::Map { at, .. } => *at as u64,
+            Feed::Read(c) => c.bytes_read(),
+        }
+    }
+
+    /// The next line's number and offset.
+    fn position(&self) -> (u64, u64) {
+        match self {
+            Feed::Map { at, line, .. } => (*line, *at as u64),
+            Feed::Read(c) => (c.line_number(), c.offset()),
+        }
+    }
+}
+
+/// A chunk's bytes: read into a buffer, or a range of the file's map with
+/// the number of its first line.
+enum Bytes<'m> {
+    Read(Chunk),
+    Mapped(&'m [u8], Span),
+}
+
+impl Bytes<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Bytes::Read(c) => c.bytes(),
+            Bytes::Mapped(b, _) => b,
+        }
+    }
+
+    /// Its first byte's offset in the input, and its first line's number.
+    fn start(&self) -> (u64, u64) {
+        match self {
+            Bytes::Read(c) => (c.offset, c.first_line),
+            Bytes::Mapped(_, s) => (s.from as u64, s.line),
+        }
+    }
+
+    fn into_buffer(self) -> Vec<u8> {
+        match self {
+            Bytes::Read(c) => c.into_buffer(),
+            Bytes::Mapped(..) => Vec::new(),
+        }
+    }
+}
+
+/// A mapped chunk: its range and the number of its first line.
+#[derive(Clone, Copy)]
+struct Span {
+    from: usize,
+    end: usize,
+    line: u64,
+}
+
+/// A chunk's result from the pool: the reading it belongs to (a cut
+/// under the map starts another), its place in order, and its buffer back.
+type Back<'a, S> = (u32, usize, Done<S>, Out<'a>, Vec<u8>, Option<Span>);
+
+/// Results waiting for their turn, and what was handed out.
+struct Order<'a, S> {
+    pending: BTreeMap<usize, (Done<S>, Out<'a>, Option<Span>)>,
+    /// Chunks handed out.
+    emitted: usize,
+    /// Which reading the results taken now belong to.
+    epoch: u32,
+    /// Chunks on the pool (of any reading).
+    in_flight: usize,
+    free: Vec<Vec<u8>>,
+}
+
+impl<'a, S> Order<'a, S> {
+    /// A result from the pool; one of a dropped reading is forgotten.
+    fn take(&mut self, (epoch, k, done, out, buf, span): Back<'a, S>) {
+        self.in_flight -= 1;
+        self.free.push(buf);
+        if epoch == self.epoch {
+            self.pending.insert(k, (done, out, span));
+        }
+    }
+
+    /// Hand out the results that are next in order. A mapped chunk the
+    /// file no longer holds stops it: its span is returned, and nothing
+    /// from it on is handed out.
+    fn settle(&mut self, map: Option<&FileMap>, emit: &mut dyn FnMut(Msg<'a, S>)) -> Option<Span> {
+        while let Some((done, out, span)) = self.pending.remove(&self.emitted) {
+            if let (Some(s), Some(map)) = (span, map) {
+                if !map.whole_to(s.end as u64) {
+                    return Some(s);
+                }
+                map.release(s.from);
+            }
+            self.emitted += 1;
+            emit(Msg::Done(done, out));
+        }
+        None
+    }
+}
+
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that looks at lines alone: chunks read
-    /// here in order, read by the pool, handed out in order.
+    /// (or cut from its map) here in order, read by the pool, handed out in
+    /// order.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn read_chunked(
+    pub(super) fn read_chunked<'r>(
         &self,
         pool: &rayon::ThreadPool,
-        src: impl Read,
+        (src, map): (Box<dyn Read + 'r>, Option<FileMap>),
         report: &EndReport,
         piece: &Piece<'_>,
         opts: &ReadOptions,
@@ -36,7 +163,14 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         };
         let max_line = self.opts.max_line;
         let size = self.opts.chunk.unwrap_or(CHUNK);
-        let mut chunks = ChunkReader::with_max_line(src, size, max_line);
+        let mut feed = match &map {
+            Some(map) => Feed::Map {
+                map,
+                at: 0,
+                line: 1,
+            },
+            None => Feed::Read(ChunkReader::with_max_line(src, size, max_line)),
+        };
         let in_flight_max = self.opts.jobs + 1;
         let mut failure: Option<Error> = None;
         let mut tail = Counts::default();
@@ -45,35 +179,102 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         // counted on the last piece, so the pieces add up to what a stream
         // read counts.
         let mut in_chunks = 0u64;
+        let mut order = Order {
+            pending: BTreeMap::new(),
+            emitted: 0,
+            epoch: 0,
+            in_flight: 0,
+            free: Vec::new(),
+        };
         pool.in_place_scope(|scope| {
-            let (tx, rx) = mpsc::channel::<(usize, Done<S>, Out<'a>, Vec<u8>)>();
-            let mut pending: BTreeMap<usize, (Done<S>, Out<'a>)> = BTreeMap::new();
-            let mut free: Vec<Vec<u8>> = Vec::new();
-            let (mut next, mut emitted, mut in_flight) = (0usize, 0usize, 0usize);
-            let mut settle = |pending: &mut BTreeMap<usize, (Done<S>, Out<'a>)>,
-                              emitted: &mut usize| {
-                while let Some((done, out)) = pending.remove(emitted) {
-                    *emitted += 1;
-                    emit(Msg::Done(done, out));
-                }
-            };
+            let (tx, rx) = mpsc::channel::<Back<'a, S>>();
+            let mut next = 0usize;
+            // A mapped chunk the file no longer holds, found while waiting.
+            let mut found_cut: Option<Span> = None;
             loop {
                 // Hand out what is done before the next (maybe slow) read.
-                while let Ok((k, done, out, buf)) = rx.try_recv() {
-                    in_flight -= 1;
-                    free.push(buf);
-                    pending.insert(k, (done, out));
+                while let Ok(back) = rx.try_recv() {
+                    order.take(back);
                 }
-                settle(&mut pending, &mut emitted);
-                let buf = free.pop().unwrap_or_default();
-                let item = match chunks.next_chunk(buf) {
-                    None => break,
-                    Some(item) => item,
+                let cut = found_cut
+                    .take()
+                    .or_else(|| order.settle(map.as_ref(), emit));
+                if let (Some(cut), Some(m)) = (cut, &map) {
+                    // The file was cut under a mapped chunk: that chunk and
+                    // those after it are dropped, and the rest is read.
+                    order.epoch += 1;
+                    order.pending.clear();
+                    next = order.emitted;
+                    in_chunks = cut.from as u64;
+                    match read_at(m, cut.from, cut.line, size, max_line) {
+                        Ok(f) => feed = f,
+                        Err(e) => {
+                            tail.errors += 1;
+                            failure = Some(e);
+                            break;
+                        }
+                    }
+                }
+                let buf = order.free.pop().unwrap_or_default();
+                let item = match &mut feed {
+                    Feed::Read(chunks) => chunks.next_chunk(buf).map(|i| i.map(Bytes::Read)),
+                    Feed::Map { map, at, line } => {
+                        let m: &FileMap = map;
+                        let (cut, lfs) = match cut_map(m.bytes(), *at, size, max_line) {
+                            MapCut::Chunk(end) => within(m.bytes(), *at, end, max_line),
+                            cut => (cut, 0),
+                        };
+                        match cut {
+                            MapCut::End => None,
+                            MapCut::Chunk(end) => {
+                                let bytes = &m.bytes()[*at..end];
+                                let span = Span {
+                                    from: *at,
+                                    end,
+                                    line: *line,
+                                };
+                                *line += lfs;
+                                *at = end;
+                                Some(Ok(Bytes::Mapped(bytes, span)))
+                            }
+                            // A line longer than the maximum: read from its
+                            // start (the chunk reader says it and skips it,
+                            // or finds that the input is no stream of lines,
+                            // as reading it from the start would).
+                            MapCut::Read => {
+                                let (from, line) = (*at, *line);
+                                match read_at(m, from, line, size, max_line) {
+                                    Ok(f) => feed = f,
+                                    Err(e) => {
+                                        tail.errors += 1;
+                                        failure = Some(e);
+                                        break;
+                                    }
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                };
+                let Some(item) = item else {
+                    // All is read: wait for the pool. A cut found in what
+                    // it hands back reads the rest (at the loop's top).
+                    if order.in_flight == 0 {
+                        break;
+                    }
+                    if let Ok(back) = rx.recv() {
+                        order.take(back);
+                    }
+                    continue;
                 };
                 match item {
                     Ok(chunk) => {
                         in_chunks += chunk.bytes().len() as u64;
-                        let (tx, make, piece) = (tx.clone(), self.make, *piece);
+                        let span = match &chunk {
+                            Bytes::Mapped(_, s) => Some(*s),
+                            Bytes::Read(_) => None,
+                        };
+                        let (tx, make, piece, epoch) = (tx.clone(), self.make, *piece, order.epoch);
                         let k = next;
                         let mut out = self.out(&piece);
                         scope.spawn(move |_| {
@@ -83,14 +284,14 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                                 &piece,
                                 sink,
                                 chunk.bytes(),
-                                (chunk.offset, chunk.first_line),
+                                chunk.start(),
                                 opts,
                                 format,
                                 &mut out,
                             );
-                            let _ = tx.send((k, done, out, chunk.into_buffer()));
+                            let _ = tx.send((epoch, k, done, out, chunk.into_buffer(), span));
                         });
-                        in_flight += 1;
+                        order.in_flight += 1;
                     }
                     Err(e) if !e.is_fatal() => {
                         // A line past the maximum, in its place in the order.
@@ -102,7 +303,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                             errors: 1,
                             ..Counts::default()
                         };
-                        pending.insert(next, (piece_done(piece, sink, counts, 0, format), out));
+                        let done = piece_done(piece, sink, counts, 0, format);
+                        order.pending.insert(next, (done, out, None));
                     }
                     Err(e) => {
                         tail.errors += 1;
@@ -111,26 +313,27 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 }
                 next += 1;
                 // Chunks read but not handed out stay within the bound.
-                while next - emitted >= in_flight_max && in_flight > 0 {
-                    let Ok((k, done, out, buf)) = rx.recv() else {
+                while next - order.emitted >= in_flight_max && order.in_flight > 0 {
+                    let Ok(back) = rx.recv() else {
                         break;
                     };
-                    in_flight -= 1;
-                    free.push(buf);
-                    pending.insert(k, (done, out));
-                    settle(&mut pending, &mut emitted);
+                    order.take(back);
+                    found_cut = order.settle(map.as_ref(), emit);
+                    if found_cut.is_some() {
+                        break;
+                    }
                 }
-                settle(&mut pending, &mut emitted);
             }
-            while in_flight > 0 {
-                let Ok((k, done, out, _)) = rx.recv() else {
+            // What is still on the pool after an error ended the reading:
+            // the chunks before it are handed out (a cut found now has its
+            // error already: the rest could not be read).
+            while order.in_flight > 0 {
+                let Ok(back) = rx.recv() else {
                     break;
                 };
-                in_flight -= 1;
-                pending.insert(k, (done, out));
-                settle(&mut pending, &mut emitted);
+                order.take(back);
             }
-            settle(&mut pending, &mut emitted);
+            let _ = order.settle(map.as_ref(), emit);
         });
         let mut sink = make();
         let mut out = self.out(piece);
@@ -138,19 +341,71 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             && let Some(e) = report.take()
         {
             tail.errors += 1;
-            failure = Some(ended_early(e, chunks.line_number(), chunks.offset()));
+            let (line, offset) = feed.position();
+            failure = Some(ended_early(e, line, offset));
         }
-        let unreadable = failure.is_some() && chunks.bytes_read() == 0;
+        let read = feed.bytes_read();
+        let unreadable = failure.is_some() && read == 0;
         if let Some(e) = &failure
             && !unreadable
         {
             out.bad(&mut sink, piece, e, None);
         }
-        let rest = chunks.bytes_read().saturating_sub(in_chunks);
+        let rest = read.saturating_sub(in_chunks);
         let mut done = piece_done(piece, sink, tail, rest, format);
         done.last = true;
         done.failure = failure;
         done.unreadable = unreadable;
         emit(Msg::Done(done, out));
     }
+}
+
+/// A reading of `map`'s file from byte `from`, the start of line `line`,
+/// to its end (its shrinking told as any reading tells it).
+fn read_at<'m, 'r>(
+    map: &'m FileMap,
+    from: usize,
+    line: u64,
+    size: usize,
+    max_line: usize,
+) -> Result<Feed<'m, 'r>, Error> {
+    let rdr = map
+        .reader_at(from as u64)
+        .map_err(|e| Error::open(e).relocated(Position::new(line, from as u64)))?;
+    let limit = (max_line as u64).saturating_mul(RUNAWAY_FACTOR);
+    let rdr: Box<dyn Read + 'r> = Box::new(LfWatch::new(rdr, limit));
+    Ok(Feed::Read(
+        ChunkReader::with_max_line(rdr, size, max_line).starting_at(from as u64, line),
+    ))
+}
+
+/// The chunk `b[from..end]` (cut by [`cut_map`]) as it is handed out:
+/// whole, or up to its first line longer than `max_line`, or
+/// [`MapCut::Read`] when that line is its first (a reading says such a
+/// line, or finds that the input is no stream of lines, as a reading of
+/// the whole input would); and the LFs of what is handed out, for the line
+/// numbers of the chunks after it. One pass over the bytes, on the reading
+/// thread: lines are looked at one by one only when the chunk is longer
+/// than the maximum line (else none of its lines can be).
+fn within(b: &[u8], from: usize, end: usize, max_line: usize) -> (MapCut, u64) {
+    let chunk = &b[from..end];
+    if chunk.len() <= max_line {
+        return (
+            MapCut::Chunk(end),
+            memchr::memchr_iter(b'\n', chunk).count() as u64,
+        );
+    }
+    let (mut start, mut lfs) = (0, 0);
+    for lf in memchr::memchr_iter(b'\n', chunk).chain(std::iter::once(chunk.len())) {
+        if lf - start > max_line {
+            let cut = match start {
+                0 => MapCut::Read,
+                _ => MapCut::Chunk(from + start),
+            };
+            return (cut, lfs);
+        }
+        lfs += u64::from(lf < chunk.len());
+        start = lf + 1;
+    }
+    (MapCut::Chunk(end), lfs)
 }
