@@ -40,7 +40,12 @@ pub struct Inputs {
     pub names: Arc<Vec<String>>,
 }
 
-/// The reading options of every function: `format` and `max_line`.
+/// The reading options of every function: `format` and `max_line`. Large
+/// settled files are mapped, as the command maps them
+/// ([`ReadOptions::map`]): a file truncated under the map is an error with
+/// its position, never SIGBUS (the handler it installs passes every other
+/// fault on to the one that was there before, Python's `faulthandler`
+/// included).
 pub fn read_options(format: &str, max_line: Option<usize>) -> PyResult<ReadOptions> {
     let format = FormatChoice::from_name(format).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -49,6 +54,7 @@ pub fn read_options(format: &str, max_line: Option<usize>) -> PyResult<ReadOptio
     })?;
     let mut o = ReadOptions {
         format,
+        map: true,
         ..ReadOptions::default()
     };
     if let Some(m) = max_line {

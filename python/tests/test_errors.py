@@ -8,7 +8,9 @@ leaves an input out."""
 import errno
 import gzip
 import io
+import os
 import pickle
+import time
 
 import pytest
 
@@ -161,3 +163,36 @@ def test_input_error_pickles():
     e = exc.value
     back = pickle.loads(pickle.dumps(e))
     assert type(back) is cctape.InputError and back.errno == e.errno
+
+
+def test_a_large_settled_file_is_mapped_and_a_truncation_under_the_map_is_told(tmp_path):
+    """Large files not modified for two seconds are read through a memory
+    map, as the command reads them. The reader holds at most a few batches
+    for the consumer, so after the first event the file is still mapped;
+    cut then, the rest is an `io` error saying the file shrank, never
+    SIGBUS, and every event before it is the file's own line."""
+    lines = [
+        json.dumps({"type": "assistant", "session_id": "s",
+                    "message": {"id": f"m{i}", "content": [{"type": "text", "text": "x" * 900}]}})
+        for i in range(20_000)
+    ]
+    path = tmp_path / "settled.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    hour_ago = time.time() - 3600
+    os.utime(path, (hour_ago, hour_ago))
+    # Uncut, it reads as its bytes do (which are never mapped).
+    assert [e.raw for e in cctape.read(str(path))] == [e.raw for e in cctape.read(path.read_bytes())]
+    items = cctape.read(str(path))
+    first = next(items)
+    assert first.ok and first.line == 1
+    with open("/proc/self/maps") as maps:
+        assert any(line.rstrip().endswith(str(path)) for line in maps), "not mapped"
+    os.truncate(path, 1 << 20)
+    rest = list(items)
+    last = rest[-1]
+    assert (last.ok, last.kind, last.fatal) == (False, "io", True), last
+    assert "the file shrank while it was read" in last.message, last.message
+    events = [first] + [e for e in rest if e.ok]
+    assert [e.line for e in events] == list(range(1, len(events) + 1))
+    assert all(e.raw == lines[e.line - 1].encode() for e in events)
+    assert [e for e in rest[:-1] if not e.ok] in ([], [rest[-2]]), "at most the cut line"

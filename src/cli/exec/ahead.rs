@@ -45,14 +45,20 @@ use std::sync::{Condvar, Mutex, MutexGuard, mpsc};
 use std::time::Duration;
 
 /// The bytes of a chunk: read into a buffer, or a range of the file's map
-/// (no byte copied; see [`FileMap`]).
-enum Bytes<'m> {
+/// (no byte copied; see [`FileMap`]) from byte `offset`, the start of line
+/// `line` as the reading thread knows it (1 when it does not count them:
+/// read ahead, the lines before are added when it is folded).
+pub(super) enum Bytes<'m> {
     Read(Chunk),
-    Mapped { bytes: &'m [u8], offset: u64 },
+    Mapped {
+        bytes: &'m [u8],
+        offset: u64,
+        line: u64,
+    },
 }
 
 impl Bytes<'_> {
-    fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &[u8] {
         match self {
             Bytes::Read(c) => c.bytes(),
             Bytes::Mapped { bytes, .. } => bytes,
@@ -60,17 +66,16 @@ impl Bytes<'_> {
     }
 
     /// The input offset of its first byte, and the number of its first
-    /// line as the reading thread knows it (the lines before are added
-    /// when it is folded).
-    fn start(&self) -> (u64, u64) {
+    /// line as the reading thread knows it.
+    pub(super) fn start(&self) -> (u64, u64) {
         match self {
             Bytes::Read(c) => (c.offset, c.first_line),
-            Bytes::Mapped { offset, .. } => (*offset, 1),
+            Bytes::Mapped { offset, line, .. } => (*offset, *line),
         }
     }
 
     /// The buffer, for the next read.
-    fn into_buffer(self) -> Vec<u8> {
+    pub(super) fn into_buffer(self) -> Vec<u8> {
         match self {
             Bytes::Read(c) => c.into_buffer(),
             Bytes::Mapped { .. } => Vec::new(),
@@ -256,7 +261,7 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
         // flight is dropped.
         let cut_at = match (&p, self.map) {
             (Parsed::Chunk(c), Some(map)) => match c.0 {
-                Bytes::Mapped { bytes, offset } => {
+                Bytes::Mapped { bytes, offset, .. } => {
                     // What came before is folded: not read again.
                     map.release(offset as usize);
                     (!map.whole_to(offset + bytes.len() as u64)).then_some((map, offset))
@@ -464,6 +469,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                             Ok(Bytes::Mapped {
                                 bytes: &map.bytes()[from..end],
                                 offset: from as u64,
+                                line: 1,
                             })
                         }
                         // A line longer than the maximum: read from its start

@@ -15,13 +15,13 @@
 //! is read from its start by a [`ChunkReader`] (which says it and skips
 //! it), and so is the rest of the input.
 
-use super::ahead::{MapCut, cut_map};
+use super::ahead::{Bytes, MapCut, cut_map};
 use super::read::{Out, ended_early, piece_done, read_slice};
 use super::{CHUNK, Ctx, Done, Msg, Piece, Sink};
 use cctape::error::{Error, Position};
 use cctape::inputs::{RUNAWAY_FACTOR, ReadOptions};
 use cctape::sniff::Format;
-use cctape::source::{Chunk, ChunkReader, EndReport, FileMap, LfWatch};
+use cctape::source::{ChunkReader, EndReport, FileMap, LfWatch};
 use cctape::stream::Counts;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -54,37 +54,6 @@ impl Feed<'_, '_> {
         match self {
             Feed::Map { at, line, .. } => (*line, *at as u64),
             Feed::Read(c) => (c.line_number(), c.offset()),
-        }
-    }
-}
-
-/// A chunk's bytes: read into a buffer, or a range of the file's map with
-/// the number of its first line.
-enum Bytes<'m> {
-    Read(Chunk),
-    Mapped(&'m [u8], Span),
-}
-
-impl Bytes<'_> {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Bytes::Read(c) => c.bytes(),
-            Bytes::Mapped(b, _) => b,
-        }
-    }
-
-    /// Its first byte's offset in the input, and its first line's number.
-    fn start(&self) -> (u64, u64) {
-        match self {
-            Bytes::Read(c) => (c.offset, c.first_line),
-            Bytes::Mapped(_, s) => (s.from as u64, s.line),
-        }
-    }
-
-    fn into_buffer(self) -> Vec<u8> {
-        match self {
-            Bytes::Read(c) => c.into_buffer(),
-            Bytes::Mapped(..) => Vec::new(),
         }
     }
 }
@@ -227,15 +196,14 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                         match cut {
                             MapCut::End => None,
                             MapCut::Chunk(end) => {
-                                let bytes = &m.bytes()[*at..end];
-                                let span = Span {
-                                    from: *at,
-                                    end,
+                                let chunk = Bytes::Mapped {
+                                    bytes: &m.bytes()[*at..end],
+                                    offset: *at as u64,
                                     line: *line,
                                 };
                                 *line += lfs;
                                 *at = end;
-                                Some(Ok(Bytes::Mapped(bytes, span)))
+                                Some(Ok(chunk))
                             }
                             // A line longer than the maximum: read from its
                             // start (the chunk reader says it and skips it,
@@ -271,7 +239,15 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                     Ok(chunk) => {
                         in_chunks += chunk.bytes().len() as u64;
                         let span = match &chunk {
-                            Bytes::Mapped(_, s) => Some(*s),
+                            Bytes::Mapped {
+                                bytes,
+                                offset,
+                                line,
+                            } => Some(Span {
+                                from: *offset as usize,
+                                end: *offset as usize + bytes.len(),
+                                line: *line,
+                            }),
                             Bytes::Read(_) => None,
                         };
                         let (tx, make, piece, epoch) = (tx.clone(), self.make, *piece, order.epoch);
