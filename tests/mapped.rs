@@ -315,7 +315,10 @@ fn commands_read_mapped_files_as_they_read_others() {
 /// now (read):
 /// lines past `--max-line` at chunk edges and inside chunks, a bad line, and
 /// in the second file a line long enough to end the input ("no LF in more
-/// than" four times the maximum), at every chunk size.
+/// than" four times the maximum), at every chunk size. The third file has
+/// no long line and a clean start, so that chunks after the first are read
+/// uncounted, their lines numbered when they are handed out: its bad lines
+/// (and a CRLF one) come late, and must say the lines reading says.
 #[test]
 fn chunked_commands_read_mapped_files_as_they_read_others() {
     let path = temp_file("chunked");
@@ -332,27 +335,39 @@ fn chunked_commands_read_mapped_files_as_they_read_others() {
     let mut runaway = body.clone();
     runaway.push_str(&event(7_777, 1_200_000));
     runaway.push_str(&body);
+    let mut sparse = String::new();
+    for i in 0..8_000 {
+        sparse.push_str(&event(i, 150 + (i * 37) % 2_500));
+        if matches!(i, 5_000 | 5_001 | 7_000) {
+            sparse.push_str("{\"type\":\"user\",\"message\":[1,}\n");
+        }
+        if i == 6_000 {
+            sparse.push_str("{\"type\":\"user\"}\r\n{\"type\":\"user\"\r\n");
+        }
+    }
     let run = |file: &Path, cmd: &[&str], jobs: &str, chunk: Option<&str>| {
         let (code, out, err) = cctape(file, cmd, jobs, chunk);
         (code, String::from_utf8_lossy(&out).into_owned(), err)
     };
-    let commands: [&[&str]; 4] = [
+    let commands: [&[&str]; 6] = [
         &["filter", "--count"],
         &["filter", "--type", "user"],
+        &["filter", "-n", "--type", "user"],
         &["fields", "-f", "@line", "-f", "@offset", "-f", "@kind"],
+        &["fields", "-f", "@offset", "-f", "type"],
         &["check"],
     ];
-    for (name, text) in [("lines", &body), ("runaway", &runaway)] {
+    for (name, text) in [("lines", &body), ("runaway", &runaway), ("sparse", &sparse)] {
         std::fs::write(&path, text).expect("write");
         let wants: Vec<_> = commands.iter().map(|c| run(&path, c, "2", None)).collect();
         let errors = wants[0].2.lines().count();
         // The runaway line is said as too long, then as the end of the input.
-        assert_eq!(
-            errors,
-            if name == "lines" { 6 } else { 8 },
-            "{name}: {}",
-            wants[0].2
-        );
+        let want_errors = match name {
+            "lines" => 6,
+            "runaway" => 8,
+            _ => 4,
+        };
+        assert_eq!(errors, want_errors, "{name}: {}", wants[0].2);
         assert_eq!(
             wants[0].2.contains("no LF in more than 1048576 bytes"),
             name == "runaway",

@@ -140,6 +140,11 @@ pub struct Reads {
     /// order ([`Split::Never`]) still uses every core on one file, and
     /// reads each byte once.
     pub ahead: bool,
+    /// The sink prints line numbers (`filter -n`, `fields -f @line`): a
+    /// chunk read apart on the pool must know its first line's number
+    /// before it is read (else only its bad lines say their line, and a
+    /// chunk that has some is read again once its number is known).
+    pub numbers: bool,
 }
 
 impl Reads {
@@ -150,6 +155,7 @@ impl Reads {
         records: true,
         split: Split::Never,
         ahead: true,
+        numbers: true,
     };
 }
 
@@ -675,7 +681,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let emit = &mut emit_counted;
         if split {
             let rdr: Box<dyn Read + '_> = Box::new(rdr);
-            self.read_chunked(pool, (rdr, map), &report, &piece, &ropts, format, emit);
+            let how = (&ropts, reads.numbers);
+            self.read_chunked(pool, (rdr, map), &report, &piece, how, format, emit);
         } else {
             self.read_ahead(pool, sink, (rdr, map), &report, &piece, format, out, emit);
         }

@@ -148,6 +148,7 @@ impl Sink for FieldsSink<'_> {
     fn reads(&self) -> Reads {
         Reads {
             split: self.args.filters.split(),
+            numbers: self.args.fields.iter().any(|f| f == "@line"),
             ..Reads::default()
         }
     }

@@ -401,6 +401,7 @@ impl Sink for FilterSink<'_> {
             } else {
                 args.filters.split()
             },
+            numbers: args.line_number,
             ..Reads::default()
         }
     }

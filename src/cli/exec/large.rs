@@ -5,10 +5,19 @@
 //! gives.
 //!
 //! A file worth mapping ([`FileMap`]) is cut into ranges of its map
-//! instead of being read: the reading thread copies nothing, it counts each
-//! chunk's LFs (for the line numbers the chunks after it give) and looks
-//! for an LF near its end. A mapped chunk is handed out only once the file
-//! is known to still hold it ([`FileMap::whole_to`]); if it was cut under
+//! instead of being read: the reading thread copies nothing, it only looks
+//! for an LF near each chunk's end. Counting each chunk's LFs there, for
+//! the number of the next chunk's first line, was a second pass over every
+//! byte and a third of two jobs' time; so once the input's first chunk is
+//! handed out without bad lines, the chunks after it are read with their
+//! lines numbered from 1, and the true number, from the lines the chunks
+//! before it read, is known when a chunk is handed out. Only a chunk's bad
+//! lines say their line: one that has some is read again then, on this
+//! thread, and the chunks after it are counted ahead again. A sink that
+//! prints line numbers ([`Reads::numbers`](super::Reads)) has every chunk
+//! counted ahead. A mapped chunk is
+//! handed out only once the file is known to still hold it
+//! ([`FileMap::whole_to`]); if it was cut under
 //! the map, that chunk and those read after it are dropped, and the rest
 //! of the input is read with `read` from that chunk's start, so the
 //! shrinking is told as a reading tells it. A line longer than the maximum
@@ -29,11 +38,12 @@ use std::sync::mpsc;
 
 /// Where the chunks come from.
 enum Feed<'m, 'r> {
-    /// Ranges of the map, from byte `at`, the start of line `line`.
+    /// Ranges of the map, from byte `at`, the start of line `line` when
+    /// that is known here (not after a chunk handed out uncounted).
     Map {
         map: &'m FileMap,
         at: usize,
-        line: u64,
+        line: Option<u64>,
     },
     /// Read.
     Read(ChunkReader<Box<dyn Read + 'r>>),
@@ -49,21 +59,36 @@ impl Feed<'_, '_> {
         }
     }
 
-    /// The next line's number and offset.
-    fn position(&self) -> (u64, u64) {
+    /// The next line's number and offset, once every chunk is handed out
+    /// (`line`: the next line's number after those of the map).
+    fn position(&self, line: u64) -> (u64, u64) {
         match self {
-            Feed::Map { at, line, .. } => (*line, *at as u64),
+            Feed::Map { at, .. } => (line, *at as u64),
             Feed::Read(c) => (c.line_number(), c.offset()),
         }
     }
 }
 
-/// A mapped chunk: its range and the number of its first line.
+/// A mapped chunk: its range, and whether its lines were numbered from 1
+/// (it was handed out uncounted).
 #[derive(Clone, Copy)]
 struct Span {
     from: usize,
     end: usize,
-    line: u64,
+    from_one: bool,
+}
+
+/// What the reading thread does next.
+enum Step<'m> {
+    /// Hand out a chunk, or a line past the maximum, or stop on an error.
+    Item(Result<Bytes<'m>, Error>),
+    /// Read the rest from this byte, the start of this line.
+    ReadAt(usize, u64),
+    /// The next line's number is needed here: first hand out every chunk
+    /// on the pool.
+    Sync,
+    /// Nothing more to read.
+    End,
 }
 
 /// A chunk's result from the pool: the reading it belongs to (a cut
@@ -80,27 +105,55 @@ struct Order<'a, S> {
     /// Chunks on the pool (of any reading).
     in_flight: usize,
     free: Vec<Vec<u8>>,
+    /// The number of the first line of the next mapped chunk to hand out.
+    line: u64,
+    /// Mapped chunks are counted before they are read: the sink prints
+    /// line numbers; or the input's first chunk is not yet handed out, or
+    /// had bad lines; or a chunk numbered from 1 had some. An input with
+    /// bad lines all through it is then never read twice, and one with a
+    /// few at most `jobs + 1` chunks' worth.
+    count_ahead: bool,
 }
 
 impl<'a, S> Order<'a, S> {
-    /// A result from the pool; one of a dropped reading is forgotten.
+    /// A result from the pool; one of a dropped reading is forgotten, and
+    /// bad lines in a chunk numbered from 1 count the next chunks ahead.
     fn take(&mut self, (epoch, k, done, out, buf, span): Back<'a, S>) {
         self.in_flight -= 1;
         self.free.push(buf);
         if epoch == self.epoch {
+            if span.is_some_and(|s| s.from_one) && done.counts.errors > 0 {
+                self.count_ahead = true;
+            }
             self.pending.insert(k, (done, out, span));
         }
     }
 
     /// Hand out the results that are next in order. A mapped chunk the
     /// file no longer holds stops it: its span is returned, and nothing
-    /// from it on is handed out.
-    fn settle(&mut self, map: Option<&FileMap>, emit: &mut dyn FnMut(Msg<'a, S>)) -> Option<Span> {
-        while let Some((done, out, span)) = self.pending.remove(&self.emitted) {
+    /// from it on is handed out. A mapped chunk numbered from 1 whose bad
+    /// lines said their line is read again by `again`, from its true first
+    /// line.
+    fn settle(
+        &mut self,
+        map: Option<&FileMap>,
+        again: &mut dyn FnMut(&[u8], (u64, u64)) -> (Done<S>, Out<'a>),
+        emit: &mut dyn FnMut(Msg<'a, S>),
+    ) -> Option<Span> {
+        while let Some((mut done, mut out, span)) = self.pending.remove(&self.emitted) {
             if let (Some(s), Some(map)) = (span, map) {
                 if !map.whole_to(s.end as u64) {
                     return Some(s);
                 }
+                if s.from_one && self.line != 1 && done.counts.errors > 0 {
+                    let bytes = map.bytes().get(s.from..s.end).unwrap_or_default();
+                    (done, out) = again(bytes, (s.from as u64, self.line));
+                }
+                if s.from == 0 && done.counts.errors == 0 {
+                    // A clean start: the chunks after it are not counted.
+                    self.count_ahead = false;
+                }
+                self.line += done.counts.lines;
                 map.release(s.from);
             }
             self.emitted += 1;
@@ -113,7 +166,8 @@ impl<'a, S> Order<'a, S> {
 impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     /// A large plain file for a sink that looks at lines alone: chunks read
     /// (or cut from its map) here in order, read by the pool, handed out in
-    /// order.
+    /// order. `numbers`: the sink prints line numbers, so a mapped chunk's
+    /// first line number is counted before it is read.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn read_chunked<'r>(
         &self,
@@ -121,7 +175,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         (src, map): (Box<dyn Read + 'r>, Option<FileMap>),
         report: &EndReport,
         piece: &Piece<'_>,
-        opts: &ReadOptions,
+        (opts, numbers): (&ReadOptions, bool),
         format: Format,
         emit: &mut dyn FnMut(Msg<'a, S>),
     ) {
@@ -130,13 +184,19 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             sink.format(piece, format);
             sink
         };
+        // A chunk read again on this thread, from its true first line.
+        let mut again = |bytes: &[u8], start: (u64, u64)| {
+            let mut out = self.out(piece);
+            let done = read_slice(piece, make(), bytes, start, opts, format, &mut out);
+            (done, out)
+        };
         let max_line = self.opts.max_line;
         let size = self.opts.chunk.unwrap_or(CHUNK);
         let mut feed = match &map {
             Some(map) => Feed::Map {
                 map,
                 at: 0,
-                line: 1,
+                line: Some(1),
             },
             None => Feed::Read(ChunkReader::with_max_line(src, size, max_line)),
         };
@@ -154,6 +214,8 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             epoch: 0,
             in_flight: 0,
             free: Vec::new(),
+            line: 1,
+            count_ahead: true,
         };
         pool.in_place_scope(|scope| {
             let (tx, rx) = mpsc::channel::<Back<'a, S>>();
@@ -167,7 +229,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 }
                 let cut = found_cut
                     .take()
-                    .or_else(|| order.settle(map.as_ref(), emit));
+                    .or_else(|| order.settle(map.as_ref(), &mut again, emit));
                 if let (Some(cut), Some(m)) = (cut, &map) {
                     // The file was cut under a mapped chunk: that chunk and
                     // those after it are dropped, and the rest is read.
@@ -175,7 +237,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                     order.pending.clear();
                     next = order.emitted;
                     in_chunks = cut.from as u64;
-                    match read_at(m, cut.from, cut.line, size, max_line) {
+                    match read_at(m, cut.from, order.line, size, max_line) {
                         Ok(f) => feed = f,
                         Err(e) => {
                             tail.errors += 1;
@@ -184,69 +246,94 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                         }
                     }
                 }
+                let count = numbers || order.count_ahead;
                 let buf = order.free.pop().unwrap_or_default();
-                let item = match &mut feed {
-                    Feed::Read(chunks) => chunks.next_chunk(buf).map(|i| i.map(Bytes::Read)),
+                let step = match &mut feed {
+                    Feed::Read(chunks) => match chunks.next_chunk(buf) {
+                        None => Step::End,
+                        Some(item) => Step::Item(item.map(Bytes::Read)),
+                    },
                     Feed::Map { map, at, line } => {
                         let m: &FileMap = map;
                         let (cut, lfs) = match cut_map(m.bytes(), *at, size, max_line) {
-                            MapCut::Chunk(end) => within(m.bytes(), *at, end, max_line),
-                            cut => (cut, 0),
+                            MapCut::Chunk(end) => within(m.bytes(), *at, end, max_line, count),
+                            cut => (cut, None),
                         };
-                        match cut {
-                            MapCut::End => None,
-                            MapCut::Chunk(end) => {
-                                let chunk = Bytes::Mapped {
-                                    bytes: &m.bytes()[*at..end],
-                                    offset: *at as u64,
-                                    line: *line,
-                                };
-                                *line += lfs;
-                                *at = end;
-                                Some(Ok(chunk))
-                            }
+                        match (cut, lfs, *line) {
+                            (MapCut::End, ..) => Step::End,
                             // A line longer than the maximum: read from its
                             // start (the chunk reader says it and skips it,
                             // or finds that the input is no stream of lines,
                             // as reading it from the start would).
-                            MapCut::Read => {
-                                let (from, line) = (*at, *line);
-                                match read_at(m, from, line, size, max_line) {
-                                    Ok(f) => feed = f,
-                                    Err(e) => {
-                                        tail.errors += 1;
-                                        failure = Some(e);
-                                        break;
-                                    }
-                                }
-                                continue;
+                            (MapCut::Read, _, Some(l)) => Step::ReadAt(*at, l),
+                            (MapCut::Chunk(end), Some(n), Some(l)) => {
+                                let chunk = Bytes::Mapped {
+                                    bytes: &m.bytes()[*at..end],
+                                    offset: *at as u64,
+                                    line: l,
+                                };
+                                (*at, *line) = (end, Some(l + n));
+                                Step::Item(Ok(chunk))
                             }
+                            // Uncounted: its lines are numbered from 1 on the
+                            // pool, and from the true first line when it is
+                            // handed out.
+                            (MapCut::Chunk(end), None, _) => {
+                                let chunk = Bytes::Mapped {
+                                    bytes: &m.bytes()[*at..end],
+                                    offset: *at as u64,
+                                    line: 1,
+                                };
+                                (*at, *line) = (end, None);
+                                Step::Item(Ok(chunk))
+                            }
+                            (MapCut::Read | MapCut::Chunk(_), _, None) => Step::Sync,
                         }
                     }
                 };
-                let Some(item) = item else {
-                    // All is read: wait for the pool. A cut found in what
-                    // it hands back reads the rest (at the loop's top).
-                    if order.in_flight == 0 {
-                        break;
+                let item = match step {
+                    Step::Item(item) => item,
+                    Step::ReadAt(from, line) => {
+                        let Some(m) = &map else { break };
+                        match read_at(m, from, line, size, max_line) {
+                            Ok(f) => feed = f,
+                            Err(e) => {
+                                tail.errors += 1;
+                                failure = Some(e);
+                                break;
+                            }
+                        }
+                        continue;
                     }
-                    if let Ok(back) = rx.recv() {
-                        order.take(back);
+                    Step::Sync | Step::End => {
+                        // Wait for the pool; the loop's top hands out what
+                        // it gives back (and reads the rest after a cut).
+                        if order.in_flight > 0 {
+                            if let Ok(back) = rx.recv() {
+                                order.take(back);
+                            }
+                            continue;
+                        }
+                        if matches!(step, Step::End) {
+                            break;
+                        }
+                        // All handed out (at the loop's top, which read the
+                        // rest instead after a cut): the next line's number
+                        // is known.
+                        if let Feed::Map { line, .. } = &mut feed {
+                            *line = Some(order.line);
+                        }
+                        continue;
                     }
-                    continue;
                 };
                 match item {
                     Ok(chunk) => {
                         in_chunks += chunk.bytes().len() as u64;
                         let span = match &chunk {
-                            Bytes::Mapped {
-                                bytes,
-                                offset,
-                                line,
-                            } => Some(Span {
+                            Bytes::Mapped { bytes, offset, .. } => Some(Span {
                                 from: *offset as usize,
                                 end: *offset as usize + bytes.len(),
-                                line: *line,
+                                from_one: !count,
                             }),
                             Bytes::Read(_) => None,
                         };
@@ -294,7 +381,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                         break;
                     };
                     order.take(back);
-                    found_cut = order.settle(map.as_ref(), emit);
+                    found_cut = order.settle(map.as_ref(), &mut again, emit);
                     if found_cut.is_some() {
                         break;
                     }
@@ -309,7 +396,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 };
                 order.take(back);
             }
-            let _ = order.settle(map.as_ref(), emit);
+            let _ = order.settle(map.as_ref(), &mut again, emit);
         });
         let mut sink = make();
         let mut out = self.out(piece);
@@ -317,7 +404,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             && let Some(e) = report.take()
         {
             tail.errors += 1;
-            let (line, offset) = feed.position();
+            let (line, offset) = feed.position(order.line);
             failure = Some(ended_early(e, line, offset));
         }
         let read = feed.bytes_read();
@@ -359,17 +446,22 @@ fn read_at<'m, 'r>(
 /// whole, or up to its first line longer than `max_line`, or
 /// [`MapCut::Read`] when that line is its first (a reading says such a
 /// line, or finds that the input is no stream of lines, as a reading of
-/// the whole input would); and the LFs of what is handed out, for the line
-/// numbers of the chunks after it. One pass over the bytes, on the reading
-/// thread: lines are looked at one by one only when the chunk is longer
-/// than the maximum line (else none of its lines can be).
-fn within(b: &[u8], from: usize, end: usize, max_line: usize) -> (MapCut, u64) {
+/// the whole input would); with `count`, the LFs of what is handed out, for
+/// the line numbers of the chunks after it. One pass over the bytes at
+/// most, on the reading thread: lines are looked at one by one only when
+/// the chunk is longer than the maximum line (else none of its lines can
+/// be), and not at all when neither is asked.
+fn within(
+    b: &[u8],
+    from: usize,
+    end: usize,
+    max_line: usize,
+    count: bool,
+) -> (MapCut, Option<u64>) {
     let chunk = &b[from..end];
     if chunk.len() <= max_line {
-        return (
-            MapCut::Chunk(end),
-            memchr::memchr_iter(b'\n', chunk).count() as u64,
-        );
+        let lfs = count.then(|| memchr::memchr_iter(b'\n', chunk).count() as u64);
+        return (MapCut::Chunk(end), lfs);
     }
     let (mut start, mut lfs) = (0, 0);
     for lf in memchr::memchr_iter(b'\n', chunk).chain(std::iter::once(chunk.len())) {
@@ -378,10 +470,10 @@ fn within(b: &[u8], from: usize, end: usize, max_line: usize) -> (MapCut, u64) {
                 0 => MapCut::Read,
                 _ => MapCut::Chunk(from + start),
             };
-            return (cut, lfs);
+            return (cut, count.then_some(lfs));
         }
         lfs += u64::from(lf < chunk.len());
         start = lf + 1;
     }
-    (MapCut::Chunk(end), lfs)
+    (MapCut::Chunk(end), count.then_some(lfs))
 }
