@@ -95,6 +95,10 @@ enum Step<'m> {
 /// under the map starts another), its place in order, and its buffer back.
 type Back<'a, S> = (u32, usize, Done<S>, Out<'a>, Vec<u8>, Option<Span>);
 
+/// A mapped chunk read again on the reading thread, from its offset and
+/// true first line number.
+type ReadAgain<'f, 'a, S> = dyn FnMut(&[u8], (u64, u64)) -> (Done<S>, Out<'a>) + 'f;
+
 /// Results waiting for their turn, and what was handed out.
 struct Order<'a, S> {
     pending: BTreeMap<usize, (Done<S>, Out<'a>, Option<Span>)>,
@@ -137,7 +141,7 @@ impl<'a, S> Order<'a, S> {
     fn settle(
         &mut self,
         map: Option<&FileMap>,
-        again: &mut dyn FnMut(&[u8], (u64, u64)) -> (Done<S>, Out<'a>),
+        again: &mut ReadAgain<'_, 'a, S>,
         emit: &mut dyn FnMut(Msg<'a, S>),
     ) -> Option<Span> {
         while let Some((mut done, mut out, span)) = self.pending.remove(&self.emitted) {
