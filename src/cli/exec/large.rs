@@ -270,28 +270,23 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                             // or finds that the input is no stream of lines,
                             // as reading it from the start would).
                             (MapCut::Read, _, Some(l)) => Step::ReadAt(*at, l),
-                            (MapCut::Chunk(end), Some(n), Some(l)) => {
+                            // Counted, from its known first line; or not:
+                            // its lines are numbered from 1 on the pool, and
+                            // from the true first line when it is handed out.
+                            (MapCut::Chunk(end), lfs, known)
+                                if lfs.is_none() || known.is_some() =>
+                            {
+                                let counted = known.zip(lfs);
                                 let chunk = Bytes::Mapped {
                                     bytes: &m.bytes()[*at..end],
                                     offset: *at as u64,
-                                    line: l,
+                                    line: counted.map_or(1, |(l, _)| l),
                                 };
-                                (*at, *line) = (end, Some(l + n));
+                                (*at, *line) = (end, counted.map(|(l, n)| l + n));
                                 Step::Item(Ok(chunk))
                             }
-                            // Uncounted: its lines are numbered from 1 on the
-                            // pool, and from the true first line when it is
-                            // handed out.
-                            (MapCut::Chunk(end), None, _) => {
-                                let chunk = Bytes::Mapped {
-                                    bytes: &m.bytes()[*at..end],
-                                    offset: *at as u64,
-                                    line: 1,
-                                };
-                                (*at, *line) = (end, None);
-                                Step::Item(Ok(chunk))
-                            }
-                            (MapCut::Read | MapCut::Chunk(_), _, None) => Step::Sync,
+                            // A line number needed here and not known.
+                            (MapCut::Read | MapCut::Chunk(_), ..) => Step::Sync,
                         }
                     }
                 };
