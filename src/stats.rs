@@ -147,16 +147,23 @@ impl Stats {
 
     /// Add another set of stats; its errors' file numbers are shifted by
     /// `file_base`.
-    pub(crate) fn merge(&mut self, o: &Stats, file_base: usize) {
-        self.files += o.files;
-        self.bytes += o.bytes;
-        self.counts.add(&o.counts);
+    /// Add the events `o` counted by kind (not its lines, bytes or errors):
+    /// for events of one input counted apart, as a chunk folded on another
+    /// thread is.
+    pub fn add_events(&mut self, o: &Stats) {
         for (a, b) in self.by_kind.iter_mut().zip(o.by_kind.iter()) {
             *a += b;
         }
         for (k, v) in &o.named {
             *self.named.entry(k.clone()).or_default() += v;
         }
+    }
+
+    pub(crate) fn merge(&mut self, o: &Stats, file_base: usize) {
+        self.files += o.files;
+        self.bytes += o.bytes;
+        self.counts.add(&o.counts);
+        self.add_events(o);
         for e in &o.errors {
             if self.errors.len() >= MAX_ERRORS_KEPT {
                 break;
@@ -346,15 +353,85 @@ impl ReadAhead {
         &'a mut self,
         chunk: &'a [u8],
     ) -> impl Iterator<Item = (Line<'a>, AheadLine<'a>)> {
+        self.lines_in(chunk, 0..self.items.len())
+    }
+
+    /// The lines read.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when no line was read.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Where a run may begin that can be folded apart from what came
+    /// before it: the first `system/init` or `system/hook_started` event of
+    /// `chunk` (what a run's first lines are) whose `session_id` is not the
+    /// one of the event before it, when every line from it to the chunk's
+    /// end is an event. Whether that run is indeed a new one is the
+    /// folder's to say ([`RunFolder::append`](crate::run::RunFolder::append)).
+    pub fn run_start(&self, chunk: &[u8]) -> Option<usize> {
+        let session = |i: usize| match self.items.get(i)? {
+            (span, Ahead::Event { index, kind }) => {
+                let ev = Event::in_batch(&self.batch, *index, span.line(chunk), *kind);
+                Some(ev.get("session_id")?.as_raw_str()?.raw())
+            }
+            _ => None,
+        };
+        let mut from = None;
+        for (i, (_, a)) in self.items.iter().enumerate() {
+            match a {
+                Ahead::Event {
+                    kind: EventKind::SystemInit | EventKind::SystemHookStarted,
+                    ..
+                } if from.is_none() && i > 0 => {
+                    if let (Some(s), Some(before)) = (session(i), session(i - 1))
+                        && s != before
+                    {
+                        from = Some(i);
+                    }
+                }
+                Ahead::Event { .. } => {}
+                _ => from = None,
+            }
+        }
+        from
+    }
+
+    /// The events of lines `from..` of `chunk`, leaving them to be handed
+    /// out again ([`lines_in`](ReadAhead::lines_in)); lines that are not
+    /// events are skipped.
+    pub fn events_from<'a>(
+        &'a self,
+        chunk: &'a [u8],
+        from: usize,
+    ) -> impl Iterator<Item = Event<'a>> {
+        let batch = &self.batch;
+        self.items
+            .iter()
+            .skip(from)
+            .filter_map(move |(span, item)| match item {
+                Ahead::Event { index, kind } => {
+                    Some(Event::in_batch(batch, *index, span.line(chunk), *kind))
+                }
+                _ => None,
+            })
+    }
+
+    /// Lines `range` of `chunk`, as [`lines`](ReadAhead::lines) hands them
+    /// out (once each).
+    pub fn lines_in<'a>(
+        &'a mut self,
+        chunk: &'a [u8],
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (Line<'a>, AheadLine<'a>)> {
         let ReadAhead { batch, items, .. } = self;
         let batch = &*batch;
+        let items = items.get_mut(range).unwrap_or_default();
         items.iter_mut().map(move |(span, item)| {
-            let line = Line {
-                bytes: chunk.get(span.at..span.at + span.len).unwrap_or_default(),
-                number: span.number,
-                offset: span.offset,
-                terminated: span.terminated,
-            };
+            let line = span.line(chunk);
             let got = match std::mem::replace(item, Ahead::Blank) {
                 Ahead::Blank => AheadLine::Blank,
                 Ahead::TooLong => AheadLine::TooLong,
@@ -376,6 +453,17 @@ struct Span {
     number: u64,
     offset: u64,
     terminated: bool,
+}
+
+impl Span {
+    fn line<'a>(&self, chunk: &'a [u8]) -> Line<'a> {
+        Line {
+            bytes: chunk.get(self.at..self.at + self.len).unwrap_or_default(),
+            number: self.number,
+            offset: self.offset,
+            terminated: self.terminated,
+        }
+    }
 }
 
 fn chunk_lines(chunk: &[u8], (offset, first_line): (u64, u64)) -> Lines<'_> {

@@ -9,7 +9,7 @@
 //! JSON are composed by the library ([`cctape::report`]); this module reads
 //! and prints.
 
-use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
+use super::exec::{self, Apart, BadLine, Done, Item, Piece, Reads, Sink};
 use super::human::{Align, Table, clean, count, money_sum};
 use super::output::{human_bytes, thousands};
 use super::project::{Project, shown_project};
@@ -143,10 +143,19 @@ pub(super) trait Tap: Send {
     fn run(&mut self, p: &Piece<'_>, r: &RunSummary) {
         let _ = (p, r);
     }
+    /// Sees nothing per event: a chunk's runs may be folded apart
+    /// ([`exec::Apart`]).
+    fn apart(&self) -> bool {
+        false
+    }
 }
 
 /// `stats` itself sees nothing more.
-impl Tap for () {}
+impl Tap for () {
+    fn apart(&self) -> bool {
+        true
+    }
+}
 
 struct StatsSink<T: Tap = ()> {
     /// What else sees the events and runs.
@@ -176,6 +185,9 @@ struct StatsSink<T: Tap = ()> {
 /// and dropped, so a long stream is read in bounded memory: the library's
 /// bound, past which a session seen again is a new run in every command.
 const IDLE_LINES: u64 = cctape::run::IDLE_LINES;
+
+/// How often (in events) the runs long over are summed.
+const DRAIN_EVERY: u32 = 4096;
 
 impl<T: Tap> StatsSink<T> {
     fn new(
@@ -213,10 +225,10 @@ impl<T: Tap> StatsSink<T> {
         self.tap.run(p, r);
     }
 
-    /// Sum the runs long over (every 4096 lines).
+    /// Sum the runs long over (every [`DRAIN_EVERY`] events).
     fn drain_idle(&mut self, p: &Piece<'_>, line: u64) {
         self.since_drain += 1;
-        if self.since_drain < 4096 {
+        if self.since_drain < DRAIN_EVERY {
             return;
         }
         self.since_drain = 0;
@@ -272,6 +284,42 @@ impl<T: Tap> Sink for StatsSink<T> {
             Item::NotEvents(shape) => self.finding = Some(shape.describe()),
             _ => {}
         }
+    }
+
+    /// A stream's runs, when nothing else sees its events.
+    fn apart(&self) -> Option<Apart> {
+        let lines = self.format.map(Format::reading) == Some(cctape::sniff::Reading::StreamLines);
+        (lines && self.tap.apart()).then(|| Apart::new(self.tap.wants_calls()))
+    }
+
+    /// The part's events counted, the runs it holds after this sink's,
+    /// and the runs long over summed where its lines would have summed
+    /// them.
+    fn adopt(&mut self, p: &Piece<'_>, part: &mut Apart) -> bool {
+        let (Some(&first), Some(&last)) = (part.lines.first(), part.lines.last()) else {
+            return false;
+        };
+        // No run of the part's is long over at its own lines: the sums
+        // made at those lines take the runs before it only, as they
+        // would have.
+        if last.saturating_sub(first) >= IDLE_LINES || !self.runs.accepts(&part.runs) {
+            return false;
+        }
+        // Before its first event, the current run is still this sink's.
+        self.drain_idle(p, first);
+        if !self.runs.append(&mut part.runs) {
+            // Not reached (a sum makes no check fail: it only takes runs
+            // long over), but should it be: the events are handed out one
+            // by one, the first one's count undone (a sum made at it is
+            // made again, taking nothing more).
+            self.since_drain = self.since_drain.checked_sub(1).unwrap_or(DRAIN_EVERY - 1);
+            return false;
+        }
+        for &line in part.lines.get(1..).unwrap_or_default() {
+            self.drain_idle(p, line);
+        }
+        self.stats.add_events(&part.stats);
+        true
     }
 
     /// The report lists errors with their positions (the first 100, and

@@ -202,6 +202,15 @@ impl LineRead {
         }
     }
 
+    /// `n` lines read elsewhere as events, and handed to a fold apart
+    /// from this reading (a chunk's runs folded on another thread, see
+    /// [`RunFolder::append`](crate::run::RunFolder::append)): counted as
+    /// [`read_ahead`](LineRead::read_ahead) counts them.
+    pub fn events_apart(&mut self, n: u64) {
+        self.counts.lines += n;
+        self.counts.events += n;
+    }
+
     /// One JSON element, read as a line is; an error in it is restated at
     /// its physical line, with the element's index. Lines are the
     /// framing's to count (physical lines, not elements).

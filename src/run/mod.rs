@@ -142,6 +142,9 @@ pub struct RunFolder {
     keep_calls: bool,
     /// Partial-message buffers, shared by the runs.
     scratch: partial::Scratch,
+    /// A run began without a `session_id` (it may take the one that
+    /// follows, or the lines before it were another run's).
+    anonymous: bool,
 }
 
 impl RunFolder {
@@ -183,6 +186,7 @@ impl RunFolder {
             Some(i) if self.runs[i].is_some() => i,
             _ => {
                 let i = self.new_run(None);
+                self.anonymous = true;
                 self.current = Some(i);
                 i
             }
@@ -221,6 +225,85 @@ impl RunFolder {
         let i = self.new_run(Some(s));
         self.current = Some(i);
         i
+    }
+
+    /// True when folding `later` (a folder that was given the events that
+    /// follow this one's, from a fresh start) gives the runs that giving
+    /// this folder those events would: every run of `later` began with a
+    /// `session_id` that names no run of this one still going at that line,
+    /// and this one's last run does not wait for a `session_id` to take.
+    /// This is how a large file's chunks are folded apart, on several
+    /// threads, and still give the one-thread result
+    /// ([`append`](RunFolder::append)).
+    ///
+    /// ```
+    /// use cctape::{RunFolder, SliceEvents};
+    ///
+    /// // The folder of lines 1 and 2, and a fresh one for the lines after.
+    /// fn fold(log: &[u8]) -> (RunFolder, RunFolder) {
+    ///     let (mut first, mut later) = (RunFolder::new(), RunFolder::new());
+    ///     let mut events = SliceEvents::new(log);
+    ///     while let Some(item) = events.next_event() {
+    ///         let ev = item.unwrap();
+    ///         if ev.line() <= 2 { first.push(&ev) } else { later.push(&ev) }
+    ///     }
+    ///     (first, later)
+    /// }
+    /// let a = r#"{"type":"system","subtype":"init","session_id":"a"}
+    /// {"type":"result","subtype":"success","is_error":false,"session_id":"a"}
+    /// "#;
+    /// // Session `a` is still going at line 3: its run takes the line.
+    /// let (first, later) = fold(format!("{a}{}", r#"{"type":"system","subtype":"init","session_id":"a"}"#).as_bytes());
+    /// assert!(!first.accepts(&later));
+    /// // Session `b` is a run of its own.
+    /// let (mut first, mut later) = fold(format!("{a}{}", r#"{"type":"system","subtype":"init","session_id":"b"}"#).as_bytes());
+    /// assert!(first.append(&mut later));
+    /// let runs = first.finish();
+    /// assert_eq!(runs.len(), 2);
+    /// assert_eq!((runs[1].first_line, runs[1].session_id.as_deref()), (3, Some("b")));
+    /// ```
+    pub fn accepts(&self, later: &RunFolder) -> bool {
+        if later.anonymous || later.runs.is_empty() {
+            return false;
+        }
+        if let Some(i) = self.current
+            && let Some(Some(run)) = self.runs.get(i)
+            && run.session.is_none()
+        {
+            return false;
+        }
+        later.runs.iter().all(|r| {
+            let Some(r) = r else { return false };
+            let Some(s) = r.session.as_deref() else {
+                return false;
+            };
+            match self
+                .by_session
+                .get(s)
+                .and_then(|&i| self.runs.get(i)?.as_ref())
+            {
+                None => true,
+                Some(old) => old.has_result() && r.first_line() > old.last_line() + IDLE_LINES,
+            }
+        })
+    }
+
+    /// Move the runs of `later` after this folder's, leaving it empty,
+    /// when [`accepts`](RunFolder::accepts) says that gives what folding
+    /// its events here would (its last run becomes the current one), as
+    /// [`Vec::append`] moves elements; returns false and leaves both as
+    /// they were otherwise.
+    pub fn append(&mut self, later: &mut RunFolder) -> bool {
+        if !self.accepts(later) {
+            return false;
+        }
+        let base = self.runs.len();
+        self.runs.append(&mut later.runs);
+        for (s, i) in later.by_session.drain() {
+            self.by_session.insert(s, i + base);
+        }
+        self.current = later.current.take().map(|c| c + base);
+        true
     }
 
     /// Fold in one event.

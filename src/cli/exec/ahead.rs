@@ -29,10 +29,19 @@
 //! (which says it and skips it), and so is the rest of the input.
 //!
 //! The sink sees every line in order, on one thread at a time, so the
-//! result is the one-job result by construction.
+//! result is the one-job result by construction. A sink whose runs can be
+//! folded apart ([`Sink::apart`], `stats`) is spared most of that serial
+//! fold: the thread that parses a chunk, once the chunks before it are
+//! numbered, also folds the runs that begin in it (from its first line
+//! whose session is not the line before's, [`ReadAhead::run_start`]) into
+//! a part of their own; the in-order fold hands out the lines before that
+//! point and takes the part whole ([`Sink::adopt`]) when the library's
+//! folder says it holds new runs only ([`cctape::run::RunFolder::accepts`]);
+//! otherwise it hands out the part's lines as before. Parts given back
+//! (sessions that take turns) soon stop the folding apart for the input.
 
 use super::read::{Out, Route, finish_input, read_options};
-use super::{AHEAD_CHUNK, Ctx, Msg, Piece, Sink};
+use super::{AHEAD_CHUNK, APART_CHUNK, Apart, Ctx, Msg, Piece, Sink};
 use cctape::error::{Error, Position};
 use cctape::inputs::{LineRead, RUNAWAY_FACTOR};
 use cctape::json::Scanner;
@@ -41,6 +50,7 @@ use cctape::source::{Chunk, ChunkReader, EndReport, FileMap, LfWatch};
 use cctape::stats::{AheadLine, ReadAhead};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, mpsc};
 use std::time::Duration;
 
@@ -87,9 +97,29 @@ impl Bytes<'_> {
 /// end of the input, in its place in input order.
 enum Parsed<'m> {
     /// Boxed: the reader's buffers are kept together, moved as one.
-    Chunk(Box<(Bytes<'m>, ReadAhead)>),
+    Chunk(Box<ParsedChunk<'m>>),
     TooLong(Error),
     End,
+}
+
+/// A chunk parsed.
+struct ParsedChunk<'m> {
+    bytes: Bytes<'m>,
+    ahead: ReadAhead,
+    /// The LF-ended lines before the chunk, once every chunk before it is
+    /// parsed (and no line past the maximum came between).
+    lines_before: Option<u64>,
+    /// How far its lines were numbered on (by [`Shared::fold_apart`]).
+    shifted: u64,
+    /// Its last runs folded apart ([`Shared::fold_apart`]): `None` until
+    /// a thread looked.
+    tail: Option<Option<Tail>>,
+}
+
+/// A chunk's runs from line `from` on, folded apart ([`Apart`]).
+struct Tail {
+    from: usize,
+    part: Apart,
 }
 
 /// What folding a piece leaves. Moved once a chunk; boxing the buffers
@@ -140,6 +170,10 @@ struct Queue<'m> {
     /// The rest of the input was read by the fold ([`Back::ReadTheRest`]):
     /// nothing more is read, and the pieces left are dropped.
     read_by_fold: bool,
+    /// The first chunk not parsed yet, and the LF-ended lines of the
+    /// chunks before it: what each parsed chunk's `lines_before` is taken
+    /// from, in order.
+    counted: (usize, u64),
 }
 
 /// The folding side: the sink and what it has counted and written.
@@ -167,6 +201,16 @@ struct Shared<'a, 'p, 'm, S> {
     max_line: usize,
     /// The file's map, when chunks are ranges of it.
     map: Option<&'m FileMap>,
+    /// An empty part, when the sink folds a chunk's runs apart.
+    apart: Option<Apart>,
+    /// The parts the fold took, and those it gave back (their runs went
+    /// on from the lines before, as a session's rounds do when sessions
+    /// take turns): when more are given back than taken, no more are
+    /// folded apart.
+    taken: AtomicU32,
+    given_back: AtomicU32,
+    /// Parts folded apart and not yet taken or given back.
+    in_flight: AtomicU32,
 }
 
 /// A lock on a mutex a panicking thread may have left poisoned: a panic
@@ -179,10 +223,109 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
     /// Parse one chunk and put it in its place.
     fn parse(&self, scanner: &mut Scanner, k: usize, chunk: Bytes<'m>, mut ahead: ReadAhead) {
         ahead.read(scanner, chunk.bytes(), chunk.start(), self.max_line);
-        lock(&self.queue)
-            .parsed
-            .insert(k, Parsed::Chunk(Box::new((chunk, ahead))));
+        let mut c = Box::new(ParsedChunk {
+            bytes: chunk,
+            ahead,
+            lines_before: None,
+            shifted: 0,
+            tail: None,
+        });
+        // The next chunk in order is numbered now, and its runs folded
+        // apart before any other thread sees it, while its lines are in
+        // this core's caches.
+        let lines_before = {
+            let mut q = lock(&self.queue);
+            match q.counted {
+                (next, lines) if next == k => {
+                    q.counted = (k + 1, lines + c.ahead.lf_lines());
+                    Some(lines)
+                }
+                _ => None,
+            }
+        };
+        if let Some(lines) = lines_before {
+            c.lines_before = Some(lines);
+            self.apart_of(&mut c);
+        }
+        let mut q = lock(&self.queue);
+        q.parsed.insert(k, Parsed::Chunk(c));
+        // Number the chunks parsed in a row after it (a line past the
+        // maximum stops it: the lines a reading without counts gives after
+        // it are not the ones the fold adds).
+        loop {
+            let (k, lines) = q.counted;
+            match q.parsed.get_mut(&k) {
+                Some(Parsed::Chunk(c)) => {
+                    c.lines_before = Some(lines);
+                    q.counted = (k + 1, lines + c.ahead.lf_lines());
+                }
+                _ => break,
+            }
+        }
+        drop(q);
         self.moved.notify_all();
+    }
+
+    /// A chunk waits to have its runs folded apart.
+    fn apart_waits(&self, q: &Queue<'_>) -> bool {
+        self.apart_pays() && waiting_apart(q).is_some()
+    }
+
+    /// Parts are folded apart: the sink can take them, and has not given
+    /// more back than it took (two given back are allowed). Until it has
+    /// taken more than it gave back, two at most are folded ahead of its
+    /// answer (on sessions that take turns, each part is given back).
+    fn apart_pays(&self) -> bool {
+        let back = self.given_back.load(Ordering::Relaxed);
+        let taken = self.taken.load(Ordering::Relaxed);
+        self.apart.is_some()
+            && back <= taken.max(2)
+            && (taken > back || self.in_flight.load(Ordering::Relaxed) < 2)
+    }
+
+    /// Fold apart the last runs of a chunk parsed and numbered, after the
+    /// one to fold next (see [`Apart`]): the fold, the part only one thread
+    /// can do, then takes them as a whole. Returns true when one was.
+    fn fold_apart(&self) -> bool {
+        if !self.apart_pays() {
+            return false;
+        }
+        let (k, mut c) = {
+            let mut q = lock(&self.queue);
+            match waiting_apart(&q).and_then(|k| q.parsed.remove(&k).map(|p| (k, p))) {
+                Some((k, Parsed::Chunk(c))) => (k, c),
+                Some((k, p)) => {
+                    q.parsed.insert(k, p);
+                    return false;
+                }
+                None => return false,
+            }
+        };
+        self.apart_of(&mut c);
+        lock(&self.queue).parsed.insert(k, Parsed::Chunk(c));
+        self.moved.notify_all();
+        true
+    }
+
+    /// Fold apart the runs of a numbered chunk that begin at its first
+    /// run's start ([`ReadAhead::run_start`]), if it has one.
+    fn apart_of(&self, c: &mut ParsedChunk<'m>) {
+        let (Some(empty), Some(lines_before)) = (&self.apart, c.lines_before) else {
+            return;
+        };
+        if !self.apart_pays() {
+            return;
+        }
+        c.tail = Some(c.ahead.run_start(c.bytes.bytes()).map(|from| {
+            c.ahead.shift_lines(lines_before);
+            c.shifted = lines_before;
+            let mut part = empty.fresh();
+            for ev in c.ahead.events_from(c.bytes.bytes(), from) {
+                part.event(&ev);
+            }
+            self.in_flight.fetch_add(1, Ordering::Relaxed);
+            Tail { from, part }
+        }));
     }
 
     /// Fold every piece that is next in order, unless another thread is
@@ -206,14 +349,14 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 };
                 any = true;
                 let bytes = match &p {
-                    Parsed::Chunk(c) => c.0.bytes().len(),
+                    Parsed::Chunk(c) => c.bytes.bytes().len(),
                     _ => 0,
                 };
                 let back = if dropped {
                     // Read already, by the fold: dropped.
                     match p {
                         Parsed::End => Back::End,
-                        Parsed::Chunk(c) => Back::Buffers((c.1, c.0.into_buffer())),
+                        Parsed::Chunk(c) => Back::Buffers((c.ahead, c.bytes.into_buffer())),
                         Parsed::TooLong(_) => Back::Nothing,
                     }
                 } else {
@@ -260,7 +403,7 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
         // map): the rest is read from the chunk's start, and what is in
         // flight is dropped.
         let cut_at = match (&p, self.map) {
-            (Parsed::Chunk(c), Some(map)) => match c.0 {
+            (Parsed::Chunk(c), Some(map)) => match c.bytes {
                 Bytes::Mapped { bytes, offset, .. } => {
                     // What came before is folded: not read again.
                     map.release(offset as usize);
@@ -281,15 +424,35 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 Back::Nothing
             }
             Parsed::Chunk(parsed) => {
-                let (chunk, mut ahead) = *parsed;
-                ahead.shift_lines(*lfs);
+                let ParsedChunk {
+                    bytes: chunk,
+                    mut ahead,
+                    shifted,
+                    tail,
+                    ..
+                } = *parsed;
+                // A tail's lines were numbered when it was folded, from
+                // the count of the chunks before it: the lines this fold
+                // has counted (never more, by construction).
+                debug_assert!(shifted <= *lfs);
+                let tail = tail.flatten();
+                if tail.is_some() {
+                    self.in_flight.fetch_sub(1, Ordering::Relaxed);
+                }
+                let tail = tail.filter(|_| shifted == *lfs);
+                ahead.shift_lines(lfs.saturating_sub(shifted));
                 *lfs += ahead.lf_lines();
-                for (line, item) in ahead.lines(chunk.bytes()) {
-                    let _ = match item {
-                        AheadLine::Blank | AheadLine::TooLong => taker.line(&line, &mut route),
-                        AheadLine::Event(ev) => taker.read_ahead(&line, Ok(ev), &mut route),
-                        AheadLine::Failed(e) => taker.read_ahead(&line, Err(e), &mut route),
-                    };
+                let all = ahead.len();
+                let from = tail.as_ref().map_or(all, |t| t.from);
+                hand_out(&mut ahead, chunk.bytes(), 0..from, taker, &mut route);
+                if let Some(mut t) = tail {
+                    if route.sink.adopt(self.piece, &mut t.part) {
+                        self.taken.fetch_add(1, Ordering::Relaxed);
+                        taker.events_apart((all - from) as u64);
+                    } else {
+                        self.given_back.fetch_add(1, Ordering::Relaxed);
+                        hand_out(&mut ahead, chunk.bytes(), from..all, taker, &mut route);
+                    }
                 }
                 Back::Buffers((ahead, chunk.into_buffer()))
             }
@@ -326,6 +489,9 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                     if let Some(c) = q.to_parse.pop_front() {
                         break Some(Some(c));
                     }
+                    if self.apart_waits(&q) {
+                        break Some(None);
+                    }
                     if q.read_all || q.folded_all {
                         break None;
                     }
@@ -338,7 +504,12 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
             };
             match next {
                 Some(Some((k, chunk, ahead))) => self.parse(&mut scanner, k, chunk, ahead),
-                Some(None) => {}
+                Some(None) => {
+                    if !self.try_fold() {
+                        self.fold_apart();
+                    }
+                    continue;
+                }
                 None => {
                     self.try_fold();
                     return;
@@ -356,11 +527,11 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
             self.try_fold();
             return;
         }
-        if self.try_fold() {
+        if self.try_fold() || self.fold_apart() {
             return;
         }
         let q = lock(&self.queue);
-        if done(&q) || !q.to_parse.is_empty() || self.fold_due(&q) {
+        if done(&q) || !q.to_parse.is_empty() || self.fold_due(&q) || self.apart_waits(&q) {
             return;
         }
         // Another thread is parsing, or folding what is next (it folds
@@ -392,7 +563,15 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
     ) {
         let max_line = self.opts.max_line;
         let opts = read_options(sink.reads(), self.opts.format, max_line);
-        let size = self.opts.chunk.unwrap_or(AHEAD_CHUNK);
+        let apart = sink.apart();
+        // Larger chunks where runs are folded apart, when they are ranges
+        // of a map (read into buffers, chunks grown to hold a long line
+        // would be as many times larger in memory).
+        let whole = match (&apart, &map) {
+            (Some(_), Some(_)) => APART_CHUNK,
+            _ => AHEAD_CHUNK,
+        };
+        let size = self.opts.chunk.unwrap_or(whole);
         let bound = self.opts.jobs + BOUND_OVER_JOBS;
         let behind_at = self.opts.jobs + 1;
         // Also bounded in bytes, so that chunks grown to hold long lines
@@ -428,6 +607,10 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             piece,
             max_line,
             map: map.as_ref(),
+            apart,
+            taken: AtomicU32::new(0),
+            given_back: AtomicU32::new(0),
+            in_flight: AtomicU32::new(0),
         };
         // This thread's scanner; each helper makes its own (see
         // `ReadAhead`: one a thread, not one a chunk read ahead).
@@ -541,6 +724,14 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         for b in outs.try_iter() {
             emit(Msg::Out(b));
         }
+        if self.opts.trace_apart {
+            // For tests: how many parts the fold took and gave back.
+            eprintln!(
+                "cctape: parts folded apart: {} taken, {} given back",
+                shared.taken.load(Ordering::Relaxed),
+                shared.given_back.load(Ordering::Relaxed)
+            );
+        }
         let Fold {
             mut sink,
             mut taker,
@@ -571,6 +762,34 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         };
         let end = taker.end(&[], bytes, false, report, &mut route);
         finish_input(piece, sink, end, out, emit);
+    }
+}
+
+/// The first chunk after the one to fold next that is parsed and numbered
+/// and whose runs no thread has looked at.
+fn waiting_apart(q: &Queue<'_>) -> Option<usize> {
+    q.parsed
+        .range(q.next_fold + 1..)
+        .find_map(|(k, p)| match p {
+            Parsed::Chunk(c) if c.tail.is_none() && c.lines_before.is_some() => Some(*k),
+            _ => None,
+        })
+}
+
+/// Lines `range` of a chunk read ahead, counted and handed out in order.
+fn hand_out<S: Sink>(
+    ahead: &mut ReadAhead,
+    chunk: &[u8],
+    range: std::ops::Range<usize>,
+    taker: &mut LineRead,
+    route: &mut Route<'_, '_, S>,
+) {
+    for (line, item) in ahead.lines_in(chunk, range) {
+        let _ = match item {
+            AheadLine::Blank | AheadLine::TooLong => taker.line(&line, route),
+            AheadLine::Event(ev) => taker.read_ahead(&line, Ok(ev), route),
+            AheadLine::Failed(e) => taker.read_ahead(&line, Err(e), route),
+        };
     }
 }
 
