@@ -109,16 +109,16 @@ struct ParsedChunk<'m> {
     /// The LF-ended lines before the chunk, once every chunk before it is
     /// parsed (and no line past the maximum came between).
     lines_before: Option<u64>,
-    /// How far its lines were numbered on (by [`Shared::fold_apart`]).
-    shifted: u64,
-    /// Its last runs folded apart ([`Shared::fold_apart`]): `None` until
-    /// a thread looked.
+    /// Its last runs folded apart ([`Shared::apart_of`]): `None` until a
+    /// thread looked.
     tail: Option<Option<Tail>>,
 }
 
-/// A chunk's runs from line `from` on, folded apart ([`Apart`]).
+/// A chunk's runs from line `from` on, folded apart ([`Apart`]), with
+/// the chunk's lines numbered `lines_before` further on for them.
 struct Tail {
     from: usize,
+    lines_before: u64,
     part: Apart,
 }
 
@@ -227,7 +227,6 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
             bytes: chunk,
             ahead,
             lines_before: None,
-            shifted: 0,
             tail: None,
         });
         // The next chunk in order is numbered now, and its runs folded
@@ -318,13 +317,16 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
         }
         c.tail = Some(c.ahead.run_start(c.bytes.bytes()).map(|from| {
             c.ahead.shift_lines(lines_before);
-            c.shifted = lines_before;
             let mut part = empty.fresh();
             for ev in c.ahead.events_from(c.bytes.bytes(), from) {
                 part.event(&ev);
             }
             self.in_flight.fetch_add(1, Ordering::Relaxed);
-            Tail { from, part }
+            Tail {
+                from,
+                lines_before,
+                part,
+            }
         }));
     }
 
@@ -427,15 +429,15 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 let ParsedChunk {
                     bytes: chunk,
                     mut ahead,
-                    shifted,
                     tail,
                     ..
                 } = *parsed;
                 // A tail's lines were numbered when it was folded, from
                 // the count of the chunks before it: the lines this fold
                 // has counted (never more, by construction).
-                debug_assert!(shifted <= *lfs);
                 let tail = tail.flatten();
+                let shifted = tail.as_ref().map_or(0, |t| t.lines_before);
+                debug_assert!(shifted <= *lfs);
                 if tail.is_some() {
                     self.in_flight.fetch_sub(1, Ordering::Relaxed);
                 }
