@@ -46,7 +46,7 @@ fn read(
     max_line: Option<usize>,
     name: Option<&str>,
 ) -> PyResult<reader::Reader> {
-    let opts = read_options(format, max_line)?;
+    let opts = read_options(format, max_line, false)?;
     let on_error = reader::OnError::parse(errors)?;
     let inputs = Inputs::of(source, name)?;
     Ok(reader::Reader::start(
@@ -115,7 +115,7 @@ fn verdict<'py>(
     since: Option<&str>,
     until: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = read_options(format, max_line)?;
+    let opts = read_options(format, max_line, true)?;
     let codes = ExitCodes::of(exit_code)?;
     let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
     let range = stats_report::day_range(since, until)?;
@@ -150,7 +150,7 @@ fn stats<'py>(
     until: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let by = stats_report::group_by(by)?;
-    let opts = read_options(format, max_line)?;
+    let opts = read_options(format, max_line, true)?;
     let (prices, zone) = report::costing(pricing.as_deref(), timezone)?;
     let range = stats_report::day_range(since, until)?;
     let inputs = Inputs::of(source, name)?;
@@ -176,7 +176,7 @@ fn to_arrow(
     timezone: Option<&str>,
 ) -> PyResult<arrow::ArrowTable> {
     let which = arrow::Which::parse(table)?;
-    let opts = read_options(format, max_line)?;
+    let opts = read_options(format, max_line, true)?;
     let costing = report::costing(pricing.as_deref(), timezone)?;
     let inputs = Inputs::of(source, name)?;
     arrow::to_arrow(py, &inputs, which, raw, &opts, jobs, costing)
@@ -234,7 +234,7 @@ fn units(
     format: &str,
     jobs: usize,
 ) -> PyResult<Vec<Vec<String>>> {
-    let opts = read_options(format, None)?;
+    let opts = read_options(format, None, true)?;
     let inputs = Inputs::of(source, None)?;
     sources::units(py, &inputs, &opts, jobs_or_cores(jobs))
 }

@@ -40,13 +40,21 @@ pub struct Inputs {
     pub names: Arc<Vec<String>>,
 }
 
-/// The reading options of every function: `format` and `max_line`. Files
-/// are read, never mapped: an event handed to Python reads its bytes later,
-/// from its batch, and a batch over a map would read the zeroed pages of a
-/// file truncated after the batch was vouched for (the mapped version
-/// failed `test_a_large_settled_file_truncated_while_read_is_told` about
-/// three times in eight).
-pub fn read_options(format: &str, max_line: Option<usize>) -> PyResult<ReadOptions> {
+/// The reading options of every function: `format` and `max_line`, and
+/// whether large settled files are mapped as the command maps them
+/// ([`ReadOptions::map`]; a file truncated under the map is an error with
+/// its position, never SIGBUS, and the handler passes every other fault on
+/// to the one before it, Python's `faulthandler` included).
+///
+/// `map` is for the functions that fold every byte before they return
+/// (`verdict`, `runs`, `stats`, `to_arrow`, `units`): each mapped chunk is
+/// folded only after the file was found still to hold it, and nothing
+/// reads it after. `read` hands out events that read their bytes later,
+/// from their batch, and over a map a file truncated after its batch was
+/// vouched for would give them zeroed bytes (the mapped version failed
+/// `test_a_large_settled_file_truncated_while_read_is_told` about three
+/// times in eight), so it reads.
+pub fn read_options(format: &str, max_line: Option<usize>, map: bool) -> PyResult<ReadOptions> {
     let format = FormatChoice::from_name(format).ok_or_else(|| {
         PyValueError::new_err(format!(
             "format must be 'auto', 'stream', 'json' or 'transcript', not {format:?}"
@@ -54,6 +62,7 @@ pub fn read_options(format: &str, max_line: Option<usize>) -> PyResult<ReadOptio
     })?;
     let mut o = ReadOptions {
         format,
+        map,
         ..ReadOptions::default()
     };
     if let Some(m) = max_line {

@@ -197,3 +197,57 @@ def test_a_large_settled_file_truncated_while_read_is_told(tmp_path):
     assert [e.line for e in events] == list(range(1, len(events) + 1))
     assert all(e.raw == lines[e.line - 1].encode() for e in events)
     assert [e for e in rest[:-1] if not e.ok] in ([], [rest[-2]]), "at most the cut line"
+
+
+def _settled_large_file(tmp_path, name="settled.jsonl"):
+    """A 20 MB stream file last modified an hour ago: what the command maps."""
+    lines = [
+        json.dumps({"type": "assistant", "session_id": f"s{i // 500}",
+                    "message": {"id": f"m{i}", "content": [{"type": "text", "text": "x" * 900}],
+                                "usage": {"input_tokens": 3, "output_tokens": i % 7}}})
+        for i in range(20_000)
+    ]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    hour_ago = time.time() - 3600
+    os.utime(path, (hour_ago, hour_ago))
+    return path
+
+
+FOLDS = {
+    "verdict": lambda src, **k: cctape.verdict(src, **k),
+    "stats": lambda src, **k: cctape.stats(src, **k),
+    "to_arrow runs": lambda src, **k: cctape.to_arrow(src, "runs", **k).to_pylist(),
+}
+
+
+@pytest.mark.parametrize("call", FOLDS, ids=list(FOLDS))
+def test_functions_that_fold_before_they_return_map_large_settled_files(tmp_path, call):
+    """`verdict`, `runs`, `stats` and `to_arrow` fold every byte before they
+    return, so they map a large settled file as the command does (`read`
+    does not: its events read their bytes later). A thread watching
+    /proc/self/maps while the call runs sees the file mapped, and the
+    answer is the one its bytes give."""
+    import threading
+
+    path = _settled_large_file(tmp_path)
+    seen, done = [], threading.Event()
+
+    def watch():
+        while not done.is_set() and not seen:
+            with open("/proc/self/maps") as maps:
+                if any(line.rstrip().endswith(str(path)) for line in maps):
+                    seen.append(True)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(20):
+            mapped = FOLDS[call]([str(path)] * 4, jobs=1, name="f")
+            if seen:
+                break
+    finally:
+        done.set()
+        watcher.join()
+    assert seen, "never mapped"
+    assert mapped == FOLDS[call]([path.read_bytes()] * 4, jobs=1, name="f")
