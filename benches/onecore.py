@@ -40,13 +40,14 @@ print(con.execute(q).fetchall())
 """
 
 
-def run(cmd, env=None):
-    """Wall and CPU (user + system) seconds of `cmd` run to its end."""
+def run(cmd, env=None, codes=(0,)):
+    """Wall and CPU (user + system) seconds of `cmd` run to its end; an
+    exit code outside `codes` stops the measurement."""
     t = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
-    if status != 0:
+    if os.waitstatus_to_exitcode(status) not in codes:
         sys.exit(f"{cmd[0]} failed ({status})")
     return wall, ru.ru_utime + ru.ru_stime
 

@@ -1,15 +1,17 @@
-//! Runs folded apart: `cctape stats` with two jobs folds the runs that
-//! begin in a chunk of a large file on the thread that scanned it, and the
-//! in-order fold takes them as a whole ([`RunFolder::accepts`],
-//! [`RunFolder::append`]). These tests hold that to the one-folder result:
-//! the library's rule on random logs (every split it accepts gives the
-//! same runs, and it accepts every split where a new session begins), and
-//! the command on files whose runs begin in the middle of chunks, with
-//! sessions that take turns (a part given back) and bad lines.
+//! Runs folded apart: `cctape stats`, `verdict`, `tree` and `otel` with two
+//! jobs fold the runs that begin in a chunk of a large file on the thread
+//! that scanned it, and the in-order fold takes them as a whole
+//! ([`RunFolder::accepts`], [`RunFolder::append`]). These tests hold that
+//! to the one-folder result: the library's rule on random logs (every
+//! split it accepts gives the same runs, and it accepts every split where
+//! a new session begins), and the commands on files whose runs begin in
+//! the middle of chunks, with sessions that take turns (a part given
+//! back), bad lines, and runs long over written while the file is read.
 
 use cctape::SliceEvents;
 use cctape::run::{IDLE_LINES, RunFolder, RunSummary};
 use proptest::prelude::*;
+use std::path::PathBuf;
 use std::process::Command;
 
 /// One line of a generated log.
@@ -187,24 +189,12 @@ fn a_session_still_going_is_not_taken_apart_and_one_long_over_is() {
 /// `stats --json` with `jobs`, chunks of `chunk` bytes (every file is
 /// large), and what the fold said of the parts on stderr.
 fn stats(path: &std::path::Path, jobs: &str, chunk: &str, by: &[&str]) -> (Vec<u8>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
-        .args(["stats", "--json", "--quiet", "--jobs", jobs])
-        .args(by)
-        .arg(path)
-        .env("CCTAPE_SPLIT_AT", "1")
-        .env("CCTAPE_CHUNK", chunk)
-        .env("CCTAPE_TRACE_APART", "1")
-        .output()
-        .expect("run cctape");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = ["stats", "--json"].iter().chain(by).copied().collect();
+    let (mut out, said) = cctape(&args, path, jobs, chunk);
+    let end = out.len() - b"\nexit Some(0)".len();
+    assert_eq!(&out[end..], b"\nexit Some(0)", "{said}");
+    out.truncate(end);
+    (out, said)
 }
 
 /// (taken, given back) from the trace line.
@@ -263,14 +253,21 @@ fn log(runs: usize, turns: bool) -> String {
     s
 }
 
-#[test]
-fn stats_with_two_jobs_takes_runs_folded_apart_and_gives_the_one_job_figures() {
-    let dir = std::env::temp_dir().join(format!("cctape-fold-apart-{}", std::process::id()));
+/// A fresh folder named `name` and the process id, with two logs of 400
+/// runs: sessions in turn (`runs.jsonl`) and sessions taking turns
+/// (`turns.jsonl`).
+fn two_logs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let apart = dir.join("runs.jsonl");
-    let turns = dir.join("turns.jsonl");
+    let (apart, turns) = (dir.join("runs.jsonl"), dir.join("turns.jsonl"));
     std::fs::write(&apart, log(400, false)).unwrap();
     std::fs::write(&turns, log(400, true)).unwrap();
+    (dir, apart, turns)
+}
+
+#[test]
+fn stats_with_two_jobs_takes_runs_folded_apart_and_gives_the_one_job_figures() {
+    let (dir, apart, turns) = two_logs("cctape-fold-apart");
     let mut taken_in_all = 0;
     for by in [&[][..], &["--by", "session"][..], &["--by", "model"][..]] {
         for chunk in ["3000", "20000"] {
@@ -310,5 +307,141 @@ fn stats_with_two_jobs_takes_runs_folded_apart_and_gives_the_one_job_figures() {
     assert_eq!(v["verdicts"]["max_turns"], 80, "{v}");
     assert_eq!(v["error_count"], 14, "{v}");
     assert_eq!(v["tools"]["Bash"]["errors"], 400, "{v}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `cctape ARGS --jobs JOBS PATH` with chunks of `chunk` bytes (every file
+/// is large): its output and exit code (0; verdict's 1 when a run failed;
+/// 2 for `tree`, which counts the bad lines as errors) and what the fold
+/// said of the parts on stderr.
+fn cctape(args: &[&str], path: &std::path::Path, jobs: &str, chunk: &str) -> (Vec<u8>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cctape"))
+        .args(args)
+        .args(["--quiet", "--jobs", jobs])
+        .arg(path)
+        .env("CCTAPE_SPLIT_AT", "1")
+        .env("CCTAPE_CHUNK", chunk)
+        .env("CCTAPE_TRACE_APART", "1")
+        .output()
+        .expect("run cctape");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code();
+    assert!(matches!(code, Some(0..=2)), "{args:?}: {said}");
+    let mut bytes = out.stdout;
+    bytes.extend(format!("\nexit {code:?}").as_bytes());
+    (bytes, said)
+}
+
+/// `otel --out` into a fresh folder: both files' bytes.
+fn otel(
+    path: &std::path::Path,
+    jobs: &str,
+    chunk: &str,
+    dir: &std::path::Path,
+) -> (Vec<u8>, String) {
+    let folder = dir.join(format!("otel-{jobs}-{chunk}"));
+    let (_, said) = cctape(
+        &["otel", "--out", folder.to_str().unwrap()],
+        path,
+        jobs,
+        chunk,
+    );
+    let mut bytes = std::fs::read(folder.join("traces.jsonl")).unwrap();
+    bytes.extend(std::fs::read(folder.join("metrics.jsonl")).unwrap());
+    (bytes, said)
+}
+
+/// `runs` runs, a session each, in more than [`cctape::run::IDLE_LINES`]
+/// lines, so that runs long over are written while the file is read: the
+/// first run 4,095 lines long and every other 4,096 (`init`, `user` lines,
+/// `result`), so that each later run begins at an event the runs long over
+/// are looked for at (every 4,096th), the first event of the part it
+/// begins when it is its chunk's first.
+fn aligned_runs(runs: usize) -> String {
+    let mut s = String::new();
+    for r in 0..runs {
+        s.push_str(&format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s{r}\"}}\n"
+        ));
+        for _ in 0..(4094 - usize::from(r == 0)) {
+            s.push_str(&format!("{{\"type\":\"user\",\"session_id\":\"s{r}\"}}\n"));
+        }
+        s.push_str(&format!(
+            "{{\"type\":\"result\",\"subtype\":\"{}\",\"is_error\":false,\"session_id\":\"s{r}\"}}\n",
+            if r % 7 == 0 { "error_max_turns" } else { "success" }
+        ));
+    }
+    s
+}
+
+#[test]
+fn verdict_tree_and_otel_with_two_jobs_take_runs_folded_apart_and_write_the_one_job_bytes() {
+    let (dir, apart, turns) = two_logs("cctape-fold-apart-runs");
+    let long = dir.join("long.jsonl");
+    std::fs::write(&long, aligned_runs(20)).unwrap();
+    type Read<'a> = Box<dyn Fn(&std::path::Path, &str, &str) -> (Vec<u8>, String) + 'a>;
+    let commands: Vec<(&str, Read<'_>)> = vec![
+        (
+            "verdict",
+            Box::new(|p, j, c| cctape(&["verdict", "--json"], p, j, c)),
+        ),
+        (
+            "tree",
+            Box::new(|p, j, c| cctape(&["tree", "--json"], p, j, c)),
+        ),
+        ("otel", Box::new(|p, j, c| otel(p, j, c, &dir))),
+    ];
+    for (name, read) in &commands {
+        for (path, chunk) in [
+            (&apart, "3000"),
+            (&turns, "3000"),
+            (&apart, "20000"),
+            (&long, "100000"),
+        ] {
+            let (one, _) = read(path, "1", chunk);
+            let (two, said) = read(path, "2", chunk);
+            assert!(!one.is_empty(), "{name} {path:?}");
+            assert!(
+                one == two,
+                "{name} {path:?}, chunks of {chunk}: -j2 differs"
+            );
+            let (taken, back) = parts(&said);
+            if path == &turns {
+                assert!((1..=6).contains(&back) && taken <= back, "{name}: {said}");
+            } else {
+                assert!(taken >= 1 && back == 0, "{name} {path:?}: {said}");
+            }
+        }
+    }
+    // The records are the file's: 400 runs, 80 of them max_turns; and in
+    // the long file, runs written while it was read come first, in order.
+    let verdicts = |path, chunk| {
+        let out = cctape(&["verdict", "--json"], path, "2", chunk).0;
+        let end = out.iter().rposition(|&b| b == b'\n').unwrap();
+        assert_eq!(&out[end..], b"\nexit Some(1)", "some runs failed");
+        out[..end].to_vec()
+    };
+    let out = verdicts(&apart, "3000");
+    let records: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&out)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(records.len(), 400);
+    let max_turns = records
+        .iter()
+        .filter(|r| r["verdict"] == "max_turns")
+        .count();
+    assert_eq!(max_turns, 80);
+    let out = verdicts(&long, "100000");
+    let sessions: Vec<String> = serde_json::Deserializer::from_slice(&out)
+        .into_iter::<serde_json::Value>()
+        .map(|r| r.unwrap()["session_id"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (0..20).map(|r| format!("s{r}")).collect();
+    assert!(
+        sessions == expected,
+        "{} records, not in the file's order",
+        sessions.len()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

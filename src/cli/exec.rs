@@ -127,11 +127,11 @@ pub trait Sink: Send {
     }
 
     /// Take a chunk's last runs, folded apart, as if each of its events
-    /// had been this sink's [`item`](Sink::item) (true); false when that
-    /// would not give the same result: the events are then handed out one
-    /// by one.
-    fn adopt(&mut self, piece: &Piece<'_>, part: &mut Apart) -> bool {
-        let _ = (piece, part);
+    /// had been this sink's [`item`](Sink::item), writing to `out` what
+    /// those would have (true); false when that would not give the same
+    /// result: the events are then handed out one by one.
+    fn adopt(&mut self, piece: &Piece<'_>, part: &mut Apart, out: &mut Vec<u8>) -> bool {
+        let _ = (piece, part, out);
         false
     }
 
@@ -535,6 +535,12 @@ struct InOrder {
 }
 
 impl InOrder {
+    /// Undo the last [`over`](InOrder::over)'s count, when the event it
+    /// counted is to be handed out again.
+    fn uncount(&mut self) {
+        self.since = self.since.checked_sub(1).unwrap_or(4095);
+    }
+
     /// The runs over by the event at `line` (none most of the time).
     fn over(
         &mut self,
@@ -596,6 +602,52 @@ impl PerRun {
             Item::NotEvents(shape) => self.finding = Some(shape.describe()),
             _ => {}
         }
+    }
+
+    /// A part to fold a chunk's last runs in, apart ([`Sink::apart`]):
+    /// for a stream read as lines, with each run's calls kept as
+    /// `record_calls` says (this folder's setting).
+    pub fn apart(&self, record_calls: bool) -> Option<Apart> {
+        let lines = self.format.map(Format::reading) == Some(cctape::sniff::Reading::StreamLines);
+        lines.then(|| Apart::new(record_calls))
+    }
+
+    /// Take a part folded apart ([`Sink::adopt`]): the runs over by each of
+    /// its events go to `over` where [`item`](PerRun::item) would have
+    /// sent them, and its runs follow this folder's. False (nothing taken)
+    /// when the folder says its runs are not new ones, or when it spans
+    /// [`IDLE_LINES`](cctape::run::IDLE_LINES) lines or more (a run of its
+    /// own could then be over within it).
+    pub fn adopt(
+        &mut self,
+        part: &mut Apart,
+        mut over: impl FnMut(cctape::run::RunSummary),
+    ) -> bool {
+        let (Some(&first), Some(&last)) = (part.lines.first(), part.lines.last()) else {
+            return false;
+        };
+        if last.saturating_sub(first) >= cctape::run::IDLE_LINES || !self.folder.accepts(&part.runs)
+        {
+            return false;
+        }
+        // Before its first event, the runs over are this folder's alone.
+        let before = self.over.over(&mut self.folder, first);
+        if !self.folder.append(&mut part.runs) {
+            // Not reached (a drain makes no check fail: it only takes runs
+            // long over), but should it be: the first event's count is
+            // undone, and the runs it took are written, as handing it out
+            // again would not take them twice.
+            self.over.uncount();
+            before.into_iter().for_each(&mut over);
+            return false;
+        }
+        before.into_iter().for_each(&mut over);
+        for &line in part.lines.get(1..).unwrap_or_default() {
+            for r in self.over.over(&mut self.folder, line) {
+                over(r);
+            }
+        }
+        true
     }
 }
 

@@ -237,6 +237,21 @@ impl Sink for OtelSink {
         });
     }
 
+    /// A stream's runs may be folded apart, their calls kept as this
+    /// folder keeps them: nothing but the folder sees its events.
+    fn apart(&self) -> Option<exec::Apart> {
+        self.runs.apart(true)
+    }
+
+    fn adopt(&mut self, p: &Piece<'_>, part: &mut exec::Apart, out: &mut Vec<u8>) -> bool {
+        let anchor = self.anchor;
+        self.runs.adopt(part, |r| {
+            if r.events > 0 {
+                encode_run(&run_telemetry(&r, p.name, anchor), out);
+            }
+        })
+    }
+
     /// A bad line is counted in its run (its record in `verdict`), said on
     /// stderr.
     fn bad_line(&self, _: &Error, _: Option<&[u8]>) -> BadLine {

@@ -295,7 +295,7 @@ impl<T: Tap> Sink for StatsSink<T> {
     /// The part's events counted, the runs it holds after this sink's,
     /// and the runs long over summed where its lines would have summed
     /// them.
-    fn adopt(&mut self, p: &Piece<'_>, part: &mut Apart) -> bool {
+    fn adopt(&mut self, p: &Piece<'_>, part: &mut Apart, _: &mut Vec<u8>) -> bool {
         let (Some(&first), Some(&last)) = (part.lines.first(), part.lines.last()) else {
             return false;
         };

@@ -90,6 +90,18 @@ impl Sink for TreeSink<'_> {
         self.runs
             .item(item, |r| write_run(shown, json, p, &r, None, out));
     }
+
+    /// A stream's runs may be folded apart: nothing but the folder sees
+    /// its events.
+    fn apart(&self) -> Option<exec::Apart> {
+        self.runs.apart(false)
+    }
+
+    fn adopt(&mut self, p: &Piece<'_>, part: &mut exec::Apart, out: &mut Vec<u8>) -> bool {
+        let (shown, json) = (self.shown, self.json);
+        self.runs
+            .adopt(part, |r| write_run(shown, json, p, &r, None, out))
+    }
 }
 
 fn node_json(n: &SubagentNode) -> Value {

@@ -117,6 +117,26 @@ impl<'a> VerdictSink<'a> {
     }
 }
 
+impl VerdictSink<'_> {
+    /// The input's runs, and what is done with a run long over: written
+    /// (when `--since`/`--until` keep it) and counted for the closing line.
+    fn over<'s>(
+        &'s mut self,
+        p: &'s Piece<'_>,
+        out: &'s mut Vec<u8>,
+    ) -> (&'s mut exec::PerRun, impl FnMut(RunSummary) + 's) {
+        let (emit, written, not_ok) = (self.emit, &mut self.written, &mut self.written_not_ok);
+        let over = move |r: RunSummary| {
+            if emit.kept(&r) {
+                *not_ok |= !r.ok();
+                written.add(&r);
+                write_run(emit, p, &r, out);
+            }
+        };
+        (&mut self.runs, over)
+    }
+}
+
 /// One run's record, as JSON or as a line for people.
 fn write_run(emit: &Emit<'_>, p: &Piece<'_>, r: &RunSummary, out: &mut Vec<u8>) {
     if emit.json {
@@ -142,15 +162,19 @@ impl Sink for VerdictSink<'_> {
     /// `--exit-code` may still change.
     #[inline(always)]
     fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
-        let (emit, written, written_not_ok) =
-            (self.emit, &mut self.written, &mut self.written_not_ok);
-        self.runs.item(item, |r| {
-            if emit.kept(&r) {
-                *written_not_ok |= !r.ok();
-                written.add(&r);
-                write_run(emit, p, &r, out);
-            }
-        });
+        let (runs, mut over) = self.over(p, out);
+        runs.item(item, &mut over);
+    }
+
+    /// A stream's runs may be folded apart: nothing but the folder sees
+    /// its events.
+    fn apart(&self) -> Option<exec::Apart> {
+        self.runs.apart(false)
+    }
+
+    fn adopt(&mut self, p: &Piece<'_>, part: &mut exec::Apart, out: &mut Vec<u8>) -> bool {
+        let (runs, mut over) = self.over(p, out);
+        runs.adopt(part, &mut over)
     }
 
     /// A bad line is in its run's record (`bad_lines`, a `bad_line` or

@@ -30,8 +30,8 @@
 //!
 //! The sink sees every line in order, on one thread at a time, so the
 //! result is the one-job result by construction. A sink whose runs can be
-//! folded apart ([`Sink::apart`], `stats`) is spared most of that serial
-//! fold: the thread that parses a chunk, once the chunks before it are
+//! folded apart ([`Sink::apart`]: `stats`, `verdict`, `tree`, `otel`) is
+//! spared most of that serial fold: the thread that parses a chunk, once the chunks before it are
 //! numbered, also folds the runs that begin in it (from its first line
 //! whose session is not the line before's, [`ReadAhead::run_start`]) into
 //! a part of their own; the in-order fold hands out the lines before that
@@ -448,7 +448,10 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 let from = tail.as_ref().map_or(all, |t| t.from);
                 hand_out(&mut ahead, chunk.bytes(), 0..from, taker, &mut route);
                 if let Some(mut t) = tail {
-                    if route.sink.adopt(self.piece, &mut t.part) {
+                    if route
+                        .sink
+                        .adopt(self.piece, &mut t.part, &mut route.out.bytes)
+                    {
                         self.taken.fetch_add(1, Ordering::Relaxed);
                         taker.events_apart((all - from) as u64);
                     } else {
