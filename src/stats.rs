@@ -400,24 +400,23 @@ impl ReadAhead {
         from
     }
 
-    /// The events of lines `from..` of `chunk`, leaving them to be handed
+    /// The events of lines `range` of `chunk`, leaving them to be handed
     /// out again ([`lines_in`](ReadAhead::lines_in)); lines that are not
     /// events are skipped.
-    pub fn events_from<'a>(
+    pub fn events_in<'a>(
         &'a self,
         chunk: &'a [u8],
-        from: usize,
+        range: std::ops::Range<usize>,
     ) -> impl Iterator<Item = Event<'a>> {
         let batch = &self.batch;
-        self.items
-            .iter()
-            .skip(from)
-            .filter_map(move |(span, item)| match item {
+        self.items.get(range).unwrap_or_default().iter().filter_map(
+            move |(span, item)| match item {
                 Ahead::Event { index, kind } => {
                     Some(Event::in_batch(batch, *index, span.line(chunk), *kind))
                 }
                 _ => None,
-            })
+            },
+        )
     }
 
     /// Lines `range` of `chunk`, as [`lines`](ReadAhead::lines) hands them

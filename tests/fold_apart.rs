@@ -197,8 +197,9 @@ fn stats(path: &std::path::Path, jobs: &str, chunk: &str, by: &[&str]) -> (Vec<u
     (out, said)
 }
 
-/// (taken, given back) from the trace line.
-fn parts(stderr: &str) -> (u64, u64) {
+/// (taken, given back, taken with the next chunk's first lines in them)
+/// from the trace line.
+fn parts(stderr: &str) -> (u64, u64, u64) {
     let line = stderr
         .lines()
         .find_map(|l| l.strip_prefix("cctape: parts folded apart: "))
@@ -207,7 +208,7 @@ fn parts(stderr: &str) -> (u64, u64) {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|w| w.parse().ok())
         .collect();
-    (n[0], n[1])
+    (n[0], n[1], n[2])
 }
 
 /// A log of `runs` runs (hooks, init, calls with usage, a tool error, a
@@ -268,7 +269,7 @@ fn two_logs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
 #[test]
 fn stats_with_two_jobs_takes_runs_folded_apart_and_gives_the_one_job_figures() {
     let (dir, apart, turns) = two_logs("cctape-fold-apart");
-    let mut taken_in_all = 0;
+    let (mut taken_in_all, mut lent_in_all) = (0, 0);
     for by in [&[][..], &["--by", "session"][..], &["--by", "model"][..]] {
         for chunk in ["3000", "20000"] {
             // One job and two give the same bytes; what the fold said.
@@ -284,20 +285,27 @@ fn stats_with_two_jobs_takes_runs_folded_apart_and_gives_the_one_job_figures() {
             // How many are taken depends on which thread scans which
             // chunk first (a chunk scanned before the one ahead of it is
             // folded apart only by an idle thread); none is given back.
-            let ((taken, back), said) = same(&apart);
-            assert!(taken >= 1, "{said}");
+            let ((taken, back, lent), said) = same(&apart);
+            assert!(taken >= 1 && lent <= taken, "{said}");
             assert_eq!(back, 0, "{said}");
             taken_in_all += taken;
+            lent_in_all += lent;
             // Sessions taking turns: a chunk's first run is one still
             // going, given back, and after a few the fold stops trying
             // (two or so are folded ahead of the first answer).
-            let ((taken, back), said) = same(&turns);
+            let ((taken, back, _), said) = same(&turns);
             assert!((1..=6).contains(&back) && taken <= back, "{said}");
         }
     }
     assert!(
         taken_in_all >= 30,
         "{taken_in_all} parts taken in six readings"
+    );
+    // Most chunks' first lines go on with the run the part before ends
+    // with: folded into it when both chunks were folded apart in time.
+    assert!(
+        lent_in_all >= 100,
+        "{lent_in_all} parts taken with the next chunk's first lines"
     );
     // The figures are the file's: 400 runs, 80 of them max_turns, and
     // the bad lines counted.
@@ -379,6 +387,7 @@ fn verdict_tree_and_otel_with_two_jobs_take_runs_folded_apart_and_write_the_one_
     let (dir, apart, turns) = two_logs("cctape-fold-apart-runs");
     let long = dir.join("long.jsonl");
     std::fs::write(&long, aligned_runs(20)).unwrap();
+    let mut lent_in_all = 0;
     type Read<'a> = Box<dyn Fn(&std::path::Path, &str, &str) -> (Vec<u8>, String) + 'a>;
     let commands: Vec<(&str, Read<'_>)> = vec![
         (
@@ -405,7 +414,8 @@ fn verdict_tree_and_otel_with_two_jobs_take_runs_folded_apart_and_write_the_one_
                 one == two,
                 "{name} {path:?}, chunks of {chunk}: -j2 differs"
             );
-            let (taken, back) = parts(&said);
+            let (taken, back, lent) = parts(&said);
+            lent_in_all += lent;
             if path == &turns {
                 assert!((1..=6).contains(&back) && taken <= back, "{name}: {said}");
             } else {
@@ -413,6 +423,10 @@ fn verdict_tree_and_otel_with_two_jobs_take_runs_folded_apart_and_write_the_one_
             }
         }
     }
+    assert!(
+        lent_in_all >= 100,
+        "{lent_in_all} parts taken with the next chunk's first lines"
+    );
     // The records are the file's: 400 runs, 80 of them max_turns; and in
     // the long file, runs written while it was read come first, in order.
     let verdicts = |path, chunk| {

@@ -31,14 +31,18 @@
 //! The sink sees every line in order, on one thread at a time, so the
 //! result is the one-job result by construction. A sink whose runs can be
 //! folded apart ([`Sink::apart`]: `stats`, `verdict`, `tree`, `otel`) is
-//! spared most of that serial fold: the thread that parses a chunk, once the chunks before it are
-//! numbered, also folds the runs that begin in it (from its first line
-//! whose session is not the line before's, [`ReadAhead::run_start`]) into
-//! a part of their own; the in-order fold hands out the lines before that
-//! point and takes the part whole ([`Sink::adopt`]) when the library's
-//! folder says it holds new runs only ([`cctape::run::RunFolder::accepts`]);
-//! otherwise it hands out the part's lines as before. Parts given back
-//! (sessions that take turns) soon stop the folding apart for the input.
+//! spared most of that serial fold: the thread that parses a chunk, once
+//! the chunks before it are numbered, also folds the runs that begin in it
+//! (from its first line whose session is not the line before's,
+//! [`ReadAhead::run_start`]) into a part of their own; the in-order fold
+//! hands out the lines before that point and takes the part whole
+//! ([`Sink::adopt`]) when the library's folder says it holds new runs only
+//! ([`cctape::run::RunFolder::accepts`]); otherwise it hands out the part's
+//! lines as before. The lines before that point most often go on with the
+//! run the chunk before ends with: when both chunks were folded apart in
+//! time, they are folded into that chunk's part too ([`Lent`]), and the
+//! in-order fold skips them when it takes it. Parts given back (sessions
+//! that take turns) soon stop the folding apart for the input.
 
 use super::read::{Out, Route, finish_input, read_options};
 use super::{AHEAD_CHUNK, APART_CHUNK, Apart, Ctx, Msg, Piece, Sink};
@@ -115,11 +119,30 @@ struct ParsedChunk<'m> {
 }
 
 /// A chunk's runs from line `from` on, folded apart ([`Apart`]), with
-/// the chunk's lines numbered `lines_before` further on for them.
+/// the chunk's lines numbered `lines_before` further on for them; and the
+/// next chunk's first lines when they were folded into it too.
 struct Tail {
     from: usize,
     lines_before: u64,
     part: Apart,
+    lent: Option<Lent>,
+}
+
+/// A chunk's lines before its first run's start ([`ReadAhead::run_start`]),
+/// folded into the part of the chunk before it ([`Shared::lend_head`]):
+/// most often the run that part ends with goes on in them, and the fold in
+/// order then skips them when it takes the part, so that only the parts
+/// themselves are left to it.
+#[derive(Clone, Copy)]
+struct Lent {
+    /// How many lines (every one an event).
+    lines: usize,
+    /// The lines before the chunk that lent them, as they were numbered.
+    lines_before: u64,
+    /// The file offset and number of the first line after them: a mapped
+    /// file must still hold every byte before it when the part is taken,
+    /// and is read from there should it be cut later.
+    end: (u64, u64),
 }
 
 /// What folding a piece leaves. Moved once a chunk; boxing the buffers
@@ -189,6 +212,8 @@ struct Fold<'a, S> {
     send_out: mpsc::Sender<Out<'a>>,
     /// The bytes read, when the fold read the rest of the input itself.
     read_to: Option<u64>,
+    /// The next chunk's first lines, folded already through a part taken.
+    lent: Option<Lent>,
 }
 
 /// The state of one file read ahead.
@@ -211,6 +236,8 @@ struct Shared<'a, 'p, 'm, S> {
     given_back: AtomicU32,
     /// Parts folded apart and not yet taken or given back.
     in_flight: AtomicU32,
+    /// Parts taken with the next chunk's first lines in them.
+    taken_lent: AtomicU32,
 }
 
 /// A lock on a mutex a panicking thread may have left poisoned: a panic
@@ -244,7 +271,7 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
         };
         if let Some(lines) = lines_before {
             c.lines_before = Some(lines);
-            self.apart_of(&mut c);
+            self.apart_of(k, &mut c);
         }
         let mut q = lock(&self.queue);
         q.parsed.insert(k, Parsed::Chunk(c));
@@ -271,15 +298,31 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
     }
 
     /// Parts are folded apart: the sink can take them, and has not given
-    /// more back than it took (two given back are allowed). Until it has
-    /// taken more than it gave back, two at most are folded ahead of its
-    /// answer (on sessions that take turns, each part is given back).
+    /// more back than it took (two given back are allowed). Two parts at
+    /// most are folded ahead of its answers, and one more for each part it
+    /// took more than it gave back: on sessions that take turns, where
+    /// each part is given back, a part taken early does not let every
+    /// chunk in flight be folded twice.
     fn apart_pays(&self) -> bool {
+        self.pays_with(self.in_flight.load(Ordering::Relaxed))
+    }
+
+    /// [`apart_pays`](Shared::apart_pays) with `in_flight` parts in flight.
+    fn pays_with(&self, in_flight: u32) -> bool {
         let back = self.given_back.load(Ordering::Relaxed);
         let taken = self.taken.load(Ordering::Relaxed);
-        self.apart.is_some()
-            && back <= taken.max(2)
-            && (taken > back || self.in_flight.load(Ordering::Relaxed) < 2)
+        self.apart.is_some() && back <= taken.max(2) && in_flight < 2 + taken.saturating_sub(back)
+    }
+
+    /// Count one more part in flight if it pays, in one step: threads that
+    /// checked [`apart_pays`](Shared::apart_pays) together do not all go
+    /// past the two allowed ahead of the first answer.
+    fn reserve(&self) -> bool {
+        self.in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                self.pays_with(n).then_some(n + 1)
+            })
+            .is_ok()
     }
 
     /// Fold apart the last runs of a chunk parsed and numbered, after the
@@ -300,34 +343,73 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 None => return false,
             }
         };
-        self.apart_of(&mut c);
+        self.apart_of(k, &mut c);
         lock(&self.queue).parsed.insert(k, Parsed::Chunk(c));
         self.moved.notify_all();
         true
     }
 
-    /// Fold apart the runs of a numbered chunk that begin at its first
-    /// run's start ([`ReadAhead::run_start`]), if it has one.
-    fn apart_of(&self, c: &mut ParsedChunk<'m>) {
+    /// Fold apart the runs of numbered chunk `k` that begin at its first
+    /// run's start ([`ReadAhead::run_start`]), if it has one, and lend the
+    /// lines before it to the part of the chunk before ([`Shared::lend_head`]).
+    fn apart_of(&self, k: usize, c: &mut ParsedChunk<'m>) {
         let (Some(empty), Some(lines_before)) = (&self.apart, c.lines_before) else {
             return;
         };
         if !self.apart_pays() {
             return;
         }
-        c.tail = Some(c.ahead.run_start(c.bytes.bytes()).map(|from| {
+        let from = c.ahead.run_start(c.bytes.bytes());
+        if from.is_some() && !self.reserve() {
+            // Looked at again when it pays (or folded in order).
+            return;
+        }
+        c.tail = Some(from.map(|from| {
             c.ahead.shift_lines(lines_before);
             let mut part = empty.fresh();
-            for ev in c.ahead.events_from(c.bytes.bytes(), from) {
+            for ev in c.ahead.events_in(c.bytes.bytes(), from..c.ahead.len()) {
                 part.event(&ev);
             }
-            self.in_flight.fetch_add(1, Ordering::Relaxed);
             Tail {
                 from,
                 lines_before,
                 part,
+                lent: None,
             }
         }));
+        if from.is_some() {
+            self.lend_heads(k, c);
+        }
+    }
+
+    /// Lend the first lines of chunk `k` (`c`, folded apart) to the part of
+    /// chunk `k - 1`, and borrow those of chunk `k + 1` for its own part,
+    /// when the other chunk was folded apart before it ([`Lent`]). The
+    /// other chunk is out of the queue meanwhile: the fold in order waits
+    /// for chunk `k - 1` (folding those lines is what it would have done),
+    /// and does not want chunk `k + 1` before chunk `k`, which this thread
+    /// holds.
+    fn lend_heads(&self, k: usize, c: &mut ParsedChunk<'m>) {
+        for other in [k.checked_sub(1), k.checked_add(1)].into_iter().flatten() {
+            let mut o = {
+                let mut q = lock(&self.queue);
+                match q.parsed.remove(&other) {
+                    Some(Parsed::Chunk(o)) if matches!(&o.tail, Some(Some(_))) => o,
+                    Some(p) => {
+                        q.parsed.insert(other, p);
+                        continue;
+                    }
+                    None => continue,
+                }
+            };
+            if other < k {
+                lend(&mut o, c);
+            } else {
+                lend(c, &o);
+            }
+            lock(&self.queue).parsed.insert(other, Parsed::Chunk(o));
+            self.moved.notify_all();
+        }
     }
 
     /// Fold every piece that is next in order, unless another thread is
@@ -394,7 +476,11 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
             out,
             send_out,
             read_to,
+            lent: fold_lent,
         } = fold;
+        // This chunk's first lines, when they were folded with the part
+        // before it (only a chunk lends them: nothing else comes next).
+        let lent = fold_lent.take();
         let mut route = Route {
             sink,
             piece: self.piece,
@@ -417,7 +503,8 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
         };
         let back = match p {
             _ if let Some((map, offset)) = cut_at => {
-                *read_to = Some(taker.read_rest(map, (offset, *lfs + 1), &mut route).1);
+                let from = lent.map_or((offset, *lfs + 1), |l| l.end);
+                *read_to = Some(taker.read_rest(map, from, &mut route).1);
                 Back::ReadTheRest
             }
             Parsed::End => Back::End,
@@ -446,14 +533,26 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
                 *lfs += ahead.lf_lines();
                 let all = ahead.len();
                 let from = tail.as_ref().map_or(all, |t| t.from);
-                hand_out(&mut ahead, chunk.bytes(), 0..from, taker, &mut route);
+                let start = lent.map_or(0, |l| l.lines).min(from);
+                hand_out(&mut ahead, chunk.bytes(), start..from, taker, &mut route);
                 if let Some(mut t) = tail {
-                    if route
-                        .sink
-                        .adopt(self.piece, &mut t.part, &mut route.out.bytes)
+                    // Lines lent by the next chunk: numbered as this fold
+                    // numbers them, and still in the file.
+                    let lent_holds = t.lent.is_none_or(|l| {
+                        l.lines_before == *lfs && self.map.is_none_or(|m| m.whole_to(l.end.0))
+                    });
+                    if lent_holds
+                        && route
+                            .sink
+                            .adopt(self.piece, &mut t.part, &mut route.out.bytes)
                     {
                         self.taken.fetch_add(1, Ordering::Relaxed);
-                        taker.events_apart((all - from) as u64);
+                        if t.lent.is_some() {
+                            self.taken_lent.fetch_add(1, Ordering::Relaxed);
+                        }
+                        let lent_lines = t.lent.map_or(0, |l| l.lines);
+                        taker.events_apart((all - from + lent_lines) as u64);
+                        *fold_lent = t.lent;
                     } else {
                         self.given_back.fetch_add(1, Ordering::Relaxed);
                         hand_out(&mut ahead, chunk.bytes(), from..all, taker, &mut route);
@@ -608,6 +707,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
                 out,
                 send_out,
                 read_to: None,
+                lent: None,
             }),
             piece,
             max_line,
@@ -616,6 +716,7 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
             taken: AtomicU32::new(0),
             given_back: AtomicU32::new(0),
             in_flight: AtomicU32::new(0),
+            taken_lent: AtomicU32::new(0),
         };
         // This thread's scanner; each helper makes its own (see
         // `ReadAhead`: one a thread, not one a chunk read ahead).
@@ -732,9 +833,11 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         if self.opts.trace_apart {
             // For tests: how many parts the fold took and gave back.
             eprintln!(
-                "cctape: parts folded apart: {} taken, {} given back",
+                "cctape: parts folded apart: {} taken, {} given back, {} of them with the next \
+                 chunk's first lines",
                 shared.taken.load(Ordering::Relaxed),
-                shared.given_back.load(Ordering::Relaxed)
+                shared.given_back.load(Ordering::Relaxed),
+                shared.taken_lent.load(Ordering::Relaxed)
             );
         }
         let Fold {
@@ -768,6 +871,30 @@ impl<'a, S: Sink, M: Fn() -> S + Sync> Ctx<'a, M> {
         let end = taker.end(&[], bytes, false, report, &mut route);
         finish_input(piece, sink, end, out, emit);
     }
+}
+
+/// Fold the lines of `next` before its first run's start into the part of
+/// `before`, the chunk before it, when both were folded apart, `before`'s
+/// part has no such lines yet, and they are all events ([`Lent`]).
+fn lend(before: &mut ParsedChunk<'_>, next: &ParsedChunk<'_>) {
+    let (Some(Some(t)), Some(Some(n))) = (&mut before.tail, &next.tail) else {
+        return;
+    };
+    let (chunk, from) = (next.bytes.bytes(), n.from);
+    if t.lent.is_some() || next.ahead.events_in(chunk, 0..from).count() != from {
+        return;
+    }
+    let Some(end) = next.ahead.events_in(chunk, from..from + 1).next() else {
+        return;
+    };
+    for ev in next.ahead.events_in(chunk, 0..from) {
+        t.part.event(&ev);
+    }
+    t.lent = Some(Lent {
+        lines: from,
+        lines_before: n.lines_before,
+        end: (end.offset(), end.line()),
+    });
 }
 
 /// The first chunk after the one to fold next that is parsed and numbered
