@@ -24,7 +24,8 @@
 //! it and taken whole by the sink ([`Apart`]), so the in-order part stays
 //! small.
 //! Sinks that look at each line alone ([`Split::Anywhere`]: filter, fields)
-//! read a large plain file through a [`ChunkReader`] on this worker, or cut
+//! read a large plain file through a
+//! [`ChunkReader`](cctape::source::ChunkReader) on this worker, or cut
 //! ranges of its map when it is mapped, and hand the chunks, cut after an
 //! LF, to a pool: each byte is still read once.
 //!

@@ -226,7 +226,7 @@ impl Sink for OtelSink {
     }
 
     /// A run long over is made telemetry as the input is read
-    /// ([`exec::InOrder`]); a bad line is counted in its run.
+    /// ([`exec::PerRun`]); a bad line is counted in its run.
     #[inline(always)]
     fn item(&mut self, p: &Piece<'_>, item: Item<'_, '_>, out: &mut Vec<u8>) {
         let anchor = self.anchor;

@@ -129,7 +129,7 @@ struct Tail {
 }
 
 /// A chunk's lines before its first run's start ([`ReadAhead::run_start`]),
-/// folded into the part of the chunk before it ([`Shared::lend_head`]):
+/// folded into the part of the chunk before it ([`Shared::lend_heads`]):
 /// most often the run that part ends with goes on in them, and the fold in
 /// order then skips them when it takes the part, so that only the parts
 /// themselves are left to it.
@@ -351,7 +351,7 @@ impl<'m, S: Sink> Shared<'_, '_, 'm, S> {
 
     /// Fold apart the runs of numbered chunk `k` that begin at its first
     /// run's start ([`ReadAhead::run_start`]), if it has one, and lend the
-    /// lines before it to the part of the chunk before ([`Shared::lend_head`]).
+    /// lines before it to the part of the chunk before ([`Shared::lend_heads`]).
     fn apart_of(&self, k: usize, c: &mut ParsedChunk<'m>) {
         let (Some(empty), Some(lines_before)) = (&self.apart, c.lines_before) else {
             return;
