@@ -162,30 +162,76 @@ pub struct Apart {
     pub lines: Vec<u64>,
     /// The folder keeps each run's calls.
     record_calls: bool,
+    /// The events are counted by kind in [`stats`](Apart::stats) (only
+    /// `stats` reads the counts).
+    count_kinds: bool,
 }
 
 impl Apart {
-    /// An empty part whose folder keeps calls as `record_calls` says.
-    pub fn new(record_calls: bool) -> Apart {
+    /// An empty part whose folder keeps calls as `record_calls` says,
+    /// counting its events by kind when `count_kinds` says so.
+    pub fn new(record_calls: bool, count_kinds: bool) -> Apart {
         let mut runs = RunFolder::new();
         runs.record_calls(record_calls);
         Apart {
             runs,
             record_calls,
+            count_kinds,
             ..Apart::default()
         }
     }
 
     /// An empty part like this one.
     fn fresh(&self) -> Apart {
-        Apart::new(self.record_calls)
+        Apart::new(self.record_calls, self.count_kinds)
     }
 
     /// Fold one event in.
     fn event(&mut self, ev: &cctape::Event<'_>) {
-        self.stats.record_event(ev);
+        if self.count_kinds {
+            self.stats.record_event(ev);
+        }
         self.runs.push(ev);
         self.lines.push(ev.line());
+    }
+
+    /// Take this part into the runs of sink `s` (`folder` finds them), as
+    /// if its events had reached the sink one by one ([`Sink::adopt`]):
+    /// `drain(s, line)` does what the sink does before the event at `line`
+    /// (takes the runs long over, which each event's line says), first for
+    /// the part's first event, before its runs follow the sink's, then for
+    /// each later one. False, with nothing taken, when the part spans
+    /// [`IDLE_LINES`](cctape::run::IDLE_LINES) lines or more (a run of its
+    /// own could then be over within it) or when the sink's folder says
+    /// its runs are not new ones; `undo(s)` then takes back what the first
+    /// drain counted, as the events are handed out one by one.
+    pub fn adopt_into<S>(
+        &mut self,
+        s: &mut S,
+        folder: fn(&mut S) -> &mut RunFolder,
+        mut drain: impl FnMut(&mut S, u64),
+        undo: impl FnOnce(&mut S),
+    ) -> bool {
+        let (Some(&first), Some(&last)) = (self.lines.first(), self.lines.last()) else {
+            return false;
+        };
+        if last.saturating_sub(first) >= cctape::run::IDLE_LINES || !folder(s).accepts(&self.runs) {
+            return false;
+        }
+        // Before its first event, the runs are the sink's alone.
+        drain(s, first);
+        if !folder(s).append(&mut self.runs) {
+            // Not reached (a drain makes no check fail: it only takes runs
+            // long over), but should it be: the events are handed out one
+            // by one, the first one's count undone (what its drain took is
+            // not taken again).
+            undo(s);
+            return false;
+        }
+        for &line in self.lines.get(1..).unwrap_or_default() {
+            drain(s, line);
+        }
+        true
     }
 }
 
@@ -610,45 +656,29 @@ impl PerRun {
     /// `record_calls` says (this folder's setting).
     pub fn apart(&self, record_calls: bool) -> Option<Apart> {
         let lines = self.format.map(Format::reading) == Some(cctape::sniff::Reading::StreamLines);
-        lines.then(|| Apart::new(record_calls))
+        lines.then(|| Apart::new(record_calls, false))
     }
 
-    /// Take a part folded apart ([`Sink::adopt`]): the runs over by each of
-    /// its events go to `over` where [`item`](PerRun::item) would have
-    /// sent them, and its runs follow this folder's. False (nothing taken)
-    /// when the folder says its runs are not new ones, or when it spans
-    /// [`IDLE_LINES`](cctape::run::IDLE_LINES) lines or more (a run of its
-    /// own could then be over within it).
+    /// Take a part folded apart ([`Sink::adopt`], [`Apart::adopt_into`]):
+    /// the runs over by each of its events go to `over` where
+    /// [`item`](PerRun::item) would have sent them, and its runs follow
+    /// this folder's.
     pub fn adopt(
         &mut self,
         part: &mut Apart,
         mut over: impl FnMut(cctape::run::RunSummary),
     ) -> bool {
-        let (Some(&first), Some(&last)) = (part.lines.first(), part.lines.last()) else {
-            return false;
-        };
-        if last.saturating_sub(first) >= cctape::run::IDLE_LINES || !self.folder.accepts(&part.runs)
-        {
-            return false;
-        }
-        // Before its first event, the runs over are this folder's alone.
-        let before = self.over.over(&mut self.folder, first);
-        if !self.folder.append(&mut part.runs) {
-            // Not reached (a drain makes no check fail: it only takes runs
-            // long over), but should it be: the first event's count is
-            // undone, and the runs it took are written, as handing it out
-            // again would not take them twice.
-            self.over.uncount();
-            before.into_iter().for_each(&mut over);
-            return false;
-        }
-        before.into_iter().for_each(&mut over);
-        for &line in part.lines.get(1..).unwrap_or_default() {
-            for r in self.over.over(&mut self.folder, line) {
-                over(r);
-            }
-        }
-        true
+        part.adopt_into(
+            self,
+            |s| &mut s.folder,
+            |s, line| {
+                s.over
+                    .over(&mut s.folder, line)
+                    .into_iter()
+                    .for_each(&mut over)
+            },
+            |s| s.over.uncount(),
+        )
     }
 }
 

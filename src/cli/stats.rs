@@ -289,37 +289,26 @@ impl<T: Tap> Sink for StatsSink<T> {
     /// A stream's runs, when nothing else sees its events.
     fn apart(&self) -> Option<Apart> {
         let lines = self.format.map(Format::reading) == Some(cctape::sniff::Reading::StreamLines);
-        (lines && self.tap.apart()).then(|| Apart::new(self.tap.wants_calls()))
+        (lines && self.tap.apart()).then(|| Apart::new(self.tap.wants_calls(), true))
     }
 
     /// The part's events counted, the runs it holds after this sink's,
     /// and the runs long over summed where its lines would have summed
     /// them.
     fn adopt(&mut self, p: &Piece<'_>, part: &mut Apart, _: &mut Vec<u8>) -> bool {
-        let (Some(&first), Some(&last)) = (part.lines.first(), part.lines.last()) else {
-            return false;
-        };
         // No run of the part's is long over at its own lines: the sums
         // made at those lines take the runs before it only, as they
         // would have.
-        if last.saturating_sub(first) >= IDLE_LINES || !self.runs.accepts(&part.runs) {
-            return false;
+        let taken = part.adopt_into(
+            self,
+            |s| &mut s.runs,
+            |s, line| s.drain_idle(p, line),
+            |s| s.since_drain = s.since_drain.checked_sub(1).unwrap_or(DRAIN_EVERY - 1),
+        );
+        if taken {
+            self.stats.add_events(&part.stats);
         }
-        // Before its first event, the current run is still this sink's.
-        self.drain_idle(p, first);
-        if !self.runs.append(&mut part.runs) {
-            // Not reached (a sum makes no check fail: it only takes runs
-            // long over), but should it be: the events are handed out one
-            // by one, the first one's count undone (a sum made at it is
-            // made again, taking nothing more).
-            self.since_drain = self.since_drain.checked_sub(1).unwrap_or(DRAIN_EVERY - 1);
-            return false;
-        }
-        for &line in part.lines.get(1..).unwrap_or_default() {
-            self.drain_idle(p, line);
-        }
-        self.stats.add_events(&part.stats);
-        true
+        taken
     }
 
     /// The report lists errors with their positions (the first 100, and
