@@ -17,6 +17,8 @@ use std::fmt;
 
 mod kind;
 pub use kind::EventKind;
+mod usage;
+pub(crate) use usage::UsageFields;
 
 /// A field that the reference types as `T | null`: missing, null, or a
 /// value. A value of the wrong JSON type reads as [`Field::Missing`].
@@ -95,12 +97,12 @@ pub struct TokenCounts {
 impl TokenCounts {
     /// Read the four counts of a usage object.
     pub(crate) fn from_usage(u: Value<'_>) -> TokenCounts {
-        let n = |k| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let f = UsageFields::of(u);
         TokenCounts {
-            input_tokens: n("input_tokens"),
-            output_tokens: n("output_tokens"),
-            cache_read_input_tokens: n("cache_read_input_tokens"),
-            cache_creation_input_tokens: n("cache_creation_input_tokens"),
+            input_tokens: f.count_or_0(0),
+            output_tokens: f.count_or_0(1),
+            cache_read_input_tokens: f.count_or_0(2),
+            cache_creation_input_tokens: f.count_or_0(3),
         }
     }
 

@@ -458,6 +458,30 @@ proptest! {
         let _ = check_bytes(&whole, false);
     }
 
+    /// Valid and broken UTF-8 sequences (a lone continuation byte, a lead
+    /// byte cut by the quote, a surrogate, an overlong form, 0xff) at every
+    /// offset, in several strings, with ASCII before, between and after:
+    /// read as the tape does, and refused exactly when the line is not
+    /// UTF-8.
+    #[test]
+    fn broken_utf8_in_any_string_agrees_with_the_tape(
+        items in prop::collection::vec((0usize..80, prop::sample::select(vec![
+            &b""[..], b"\xc3\xa9", b"\xe6\x97\xa5", b"\xf0\x9f\x98\x80", b"\x80", b"\xc3",
+            b"\xe6\x97", b"\xed\xa0\x80", b"\xc0\xaf", b"\xff", b"\xc3\xa9\xbf",
+        ]), 0usize..80), 1..8),
+    ) {
+        let mut l = b"{\"type\":\"user\"".to_vec();
+        for (k, (before, odd, after)) in items.iter().enumerate() {
+            l.extend_from_slice(format!(",\"k{k}\":\"{}", "a".repeat(*before)).as_bytes());
+            l.extend_from_slice(odd);
+            l.extend_from_slice(format!("{}\"", "z".repeat(*after)).as_bytes());
+        }
+        l.extend_from_slice(b"}");
+        let got = check_bytes(&l, true);
+        let valid = std::str::from_utf8(&l).is_ok();
+        prop_assert_eq!(got.is_ok(), valid, "{:?}", String::from_utf8_lossy(&l));
+    }
+
     /// Strings of every length one after another, as keys, values and
     /// array elements: each one starts at a different offset of the 64
     /// bytes the previous one was classified with, ends inside them or past

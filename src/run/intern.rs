@@ -37,14 +37,31 @@ pub(crate) struct Interner {
     table: Vec<u32>,
 }
 
-/// FNV-1a over the bytes: short ids, no adversary (the input is a log).
+/// Eight bytes at a time, each word mixed in by a rotate, a xor and a
+/// multiply, then the high half folded into the low (the table indexes by
+/// the low bits): short ids, no adversary (the input is a log). The ids
+/// interned most (`toolu_…`, `msg_…`, 30 bytes or so) cost four rounds
+/// here, against thirty for FNV-1a's byte at a time (1.6% of `verdict`'s
+/// instructions on long lines). Only the table's layout depends on it:
+/// symbols are numbered in the order strings are first seen.
 fn hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in s.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mix = |h: u64, w: u64| (h.rotate_left(23) ^ w).wrapping_mul(K);
+    let b = s.as_bytes();
+    let mut h = b.len() as u64;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h, u64::from_le_bytes(w));
     }
-    h
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = mix(h, u64::from_le_bytes(w));
+    }
+    h ^ (h >> 32)
 }
 
 impl Interner {
@@ -185,5 +202,50 @@ mod tests {
             assert_eq!(i.resolve(*s), format!("id{n}"));
             assert_eq!(i.get(&format!("id{n}")), Some(*s));
         }
+    }
+
+    /// Ids that share a long prefix and differ in a few bytes (`toolu_01`
+    /// and 22 characters, as Claude Code writes them) spread over the
+    /// table: a string is found within a few probes of its home slot.
+    #[test]
+    fn ids_with_one_prefix_spread_over_the_table() {
+        const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        let mut i = Interner::default();
+        let ids: Vec<String> = (0u64..20_000)
+            .map(|n| {
+                let mut id = String::from("toolu_01");
+                let mut x = n.wrapping_mul(0x2545_f491_4f6c_dd1d);
+                for _ in 0..22 {
+                    id.push(DIGITS[(x % 62) as usize] as char);
+                    x /= 62;
+                }
+                id
+            })
+            .collect();
+        for id in &ids {
+            i.intern(id);
+        }
+        let mask = i.table.len() - 1;
+        let probes: Vec<usize> = ids
+            .iter()
+            .map(|id| {
+                let mut at = (hash(id) as usize) & mask;
+                let mut n = 1;
+                while i.resolve(Sym(i.table[at] - 1)) != id {
+                    at = (at + 1) & mask;
+                    n += 1;
+                }
+                n
+            })
+            .collect();
+        let mean = probes.iter().sum::<usize>() as f64 / probes.len() as f64;
+        assert!(mean < 2.0, "{mean} probes a lookup on average");
+        assert!(probes.iter().max().is_some_and(|m| *m < 64), "{probes:?}");
+        // Same ids but the last byte: no two share a hash.
+        let (a, b) = (
+            hash("toolu_01AAAAAAAAAAAAAAAAAAAAAB"),
+            hash("toolu_01AAAAAAAAAAAAAAAAAAAAAC"),
+        );
+        assert_ne!(a & 0xffff, b & 0xffff);
     }
 }

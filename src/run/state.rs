@@ -14,7 +14,7 @@ use super::summary::*;
 use super::time::parse_millis;
 use super::verdict::{Verdict, VerdictSource, classify_result};
 use crate::error::{Error, ErrorKind};
-use crate::event::{Event, EventKind, Field, TokenCounts};
+use crate::event::{Event, EventKind, Field, TokenCounts, UsageFields};
 use crate::json::{Number, Value, ValueKind};
 
 mod finish;
@@ -200,14 +200,7 @@ fn task_usage(v: Option<Value<'_>>) -> Option<TaskUsageSummary> {
     })
 }
 
-/// The four usage counts, in order.
-const USAGE_KEYS: [&str; 4] = [
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-];
-
+/// Count `i` of [`UsageFields::COUNTS`] in `t`.
 fn slot(t: &mut TokenCounts, i: usize) -> &mut u64 {
     match i {
         0 => &mut t.input_tokens,
@@ -273,15 +266,9 @@ impl RunState {
     /// may carry only some of them); a count that is not a u64 (negative,
     /// fractional, beyond u64) is not dropped silently: a warning says so.
     fn merge_usage(&mut self, t: &mut TokenCounts, u: Value<'_>, line: u64) {
-        // One walk finds the four (the table stands aside for a key with
-        // an escape, and `get` reads it).
-        let table = u.members::<4>(|k| USAGE_KEYS.iter().position(|w| w.as_bytes() == k));
-        for (i, k) in USAGE_KEYS.iter().enumerate() {
-            let v = match &table {
-                Some(t) => u.member(t, i),
-                None => u.get(k),
-            };
-            let Some(v) = v else { continue };
+        let fields = UsageFields::of(u);
+        for (i, k) in UsageFields::COUNTS.iter().enumerate() {
+            let Some(v) = fields.count(i) else { continue };
             match v.as_u64() {
                 Some(n) => *slot(t, i) = n,
                 None if v.is_null() => {}

@@ -5,6 +5,7 @@
 //! bytes. Every field is read as [`Value::get`] reads it (the first of a
 //! key given twice; escaped keys compared unescaped).
 
+use crate::event::UsageFields;
 use crate::json::{Tabled, Value};
 use crate::pricing::RequestTokens;
 
@@ -116,60 +117,25 @@ impl<'s> Message<'s> {
     }
 }
 
-const USAGE_KEYS: [&str; 6] = [
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-    "cache_creation",
-    "speed",
-];
-
-/// A usage key's slot in [`USAGE_KEYS`].
-#[inline(always)]
-fn usage_slot(k: &[u8]) -> Option<usize> {
-    Some(match k {
-        b"input_tokens" => 0,
-        b"output_tokens" => 1,
-        b"cache_read_input_tokens" => 2,
-        b"cache_creation_input_tokens" => 3,
-        b"cache_creation" => 4,
-        b"speed" => 5,
-        _ => return None,
-    })
-}
-
 /// A `usage` object as priced tokens (a count that is not one reads as 0);
 /// `None` when it is not an object.
 pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
     if u.kind() != crate::json::ValueKind::Object {
         return None;
     }
-    let t = Tabled::new(u, &USAGE_KEYS, usage_slot);
-    let n = |i: usize| t.get(i).and_then(|v| v.as_u64()).unwrap_or(0);
-    let mut usage = RequestTokens {
-        input: n(0),
-        output: n(1),
-        cache_read: n(2),
-        fast: t.get(5).is_some_and(|v| v.str_eq("fast")),
-        ..RequestTokens::default()
-    };
+    let f = UsageFields::of(u);
     // Without the split, every cache write is a 5-minute one (what the
     // API wrote before 1-hour caching existed).
-    (usage.cache_write_5m, usage.cache_write_1h) = match t
-        .get(4)
-        .filter(|c| c.kind() == crate::json::ValueKind::Object)
-    {
-        Some(c) => {
-            let n = |k: &str| c.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-            (
-                n("ephemeral_5m_input_tokens"),
-                n("ephemeral_1h_input_tokens"),
-            )
-        }
-        None => (n(3), 0),
-    };
-    Some(usage)
+    let (cache_write_5m, cache_write_1h) =
+        f.cache_creation().unwrap_or_else(|| (f.count_or_0(3), 0));
+    Some(RequestTokens {
+        input: f.count_or_0(0),
+        output: f.count_or_0(1),
+        cache_read: f.count_or_0(2),
+        cache_write_5m,
+        cache_write_1h,
+        fast: f.fast(),
+    })
 }
 
 /// A content's blocks whose `type` is `ty` (none when the content is not
@@ -267,9 +233,6 @@ mod tests {
         }
         for (i, k) in MSG_KEYS.iter().enumerate() {
             assert_eq!(msg_slot(k.as_bytes()), Some(i), "{k}");
-        }
-        for (i, k) in USAGE_KEYS.iter().enumerate() {
-            assert_eq!(usage_slot(k.as_bytes()), Some(i), "{k}");
         }
         assert_eq!(top_slot(b"session_id"), None);
     }
