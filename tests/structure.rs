@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 /// reader's `Sniffed`, `LineRead` and `Items`, 36.2 with
 /// `ElementDecoder::logged` (a log's pushed bytes, for `watch`), 35.6 once
 /// neither the byte navigator (`RawValue`) nor the tape's own value was a
-/// public value type beside `json::Value`, and the unused prune was gone;
-/// lower it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 35.6;
+/// public value type beside `json::Value`, and the unused prune was gone,
+/// 34.7 when stop 46 found it there (the lines added since were
+/// `pub(crate)`); lower it as the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 34.8;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).
