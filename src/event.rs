@@ -3,7 +3,10 @@
 //! This module owns [`EventKind`] (from `type` and `subtype`, whatever their
 //! position among the keys; one kind for the stream's events and the
 //! transcripts' records), [`Event`] (a parsed line known to be an event, in
-//! either dialect) and [`Field`] (missing, null or a value). An event reads
+//! either dialect), [`Field`] (missing, null or a value), and the rules
+//! both dialects' folds read a message by: its `usage` (one reader of the
+//! counts) and its content blocks (`blocks`: tool calls, results and
+//! whether they failed, interrupts). An event reads
 //! its line through the structural index the validating scan wrote
 //! ([`crate::json::Value`]): nothing here allocates, every accessor jumps
 //! through the index and borrows from the line (or from the arena its
@@ -15,6 +18,7 @@ use crate::json::{IndexedLines, Members, Scanned, Scanner, Value};
 use std::cell::RefCell;
 use std::fmt;
 
+pub(crate) mod blocks;
 mod kind;
 pub use kind::EventKind;
 mod usage;

@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 /// neither the byte navigator (`RawValue`) nor the tape's own value was a
 /// public value type beside `json::Value`, and the unused prune was gone,
 /// 34.7 when stop 46 found it there (the lines added since were
-/// `pub(crate)`); lower it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 34.8;
+/// `pub(crate)`), 34.3 with the one reader of content blocks (1,501 `pub`
+/// lines still: its lines are `pub(crate)`); lower it as the surface
+/// shrinks.
+const PUB_PER_1000_CEILING: f64 = 34.4;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).

@@ -14,6 +14,7 @@ use super::summary::*;
 use super::time::parse_millis;
 use super::verdict::{Verdict, VerdictSource, classify_result};
 use crate::error::{Error, ErrorKind};
+use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock};
 use crate::event::{Event, EventKind, Field, TokenCounts, UsageFields};
 use crate::json::{Number, Value, ValueKind};
 
@@ -25,12 +26,6 @@ mod tools;
 
 /// At most this many `bad_line` warnings per run (all are counted).
 const MAX_BAD_LINE_WARNINGS: usize = 10;
-
-/// Tools that launch a subagent: `Agent` (2.1.x), `Task` (older, and the
-/// name in `init.tools`).
-fn launches_subagent(name: &str) -> bool {
-    matches!(name, "Agent" | "Task")
-}
 
 /// One model call.
 #[derive(Clone, Debug)]
@@ -208,23 +203,6 @@ fn slot(t: &mut TokenCounts, i: usize) -> &mut u64 {
         2 => &mut t.cache_read_input_tokens,
         _ => &mut t.cache_creation_input_tokens,
     }
-}
-
-/// A user's text that tells the turn was interrupted (a string value; read
-/// only as far as its start).
-fn is_interrupt(text: Value<'_>) -> bool {
-    text.str_starts_with("[Request interrupted by user", true)
-}
-
-/// A tool result's text: its `content` when that is a string, else the
-/// first `text` string of its blocks.
-fn first_text(content: Value<'_>) -> Option<Value<'_>> {
-    if content.kind() == ValueKind::String {
-        return Some(content);
-    }
-    content
-        .elements()
-        .find_map(|b| b.get("text").filter(|t| t.kind() == ValueKind::String))
 }
 
 fn costs_match(a: f64, b: f64) -> bool {
@@ -631,18 +609,14 @@ impl RunState {
 
         let Some(content) = content else { return };
         for block in content.elements() {
-            match str_of(block.get("type")).map(tools::BlockRole::of) {
-                Some(tools::BlockRole::Use) => {
-                    if let (Some(id), Some(name)) =
-                        (str_of(block.get("id")), str_of(block.get("name")))
-                    {
-                        self.on_tool_use(id, name, agent, start, block, ev.line());
+            match BlockRole::of(block) {
+                role @ (BlockRole::Call | BlockRole::ServerCall) => {
+                    if let Some(call) = CallBlock::of(block, role) {
+                        self.on_tool_use(call, agent, start, ev.line());
                     }
                 }
                 // A server tool's result, in the assistant's own content.
-                Some(tools::BlockRole::Result) => {
-                    self.on_server_tool_result(block, start, ev.line())
-                }
+                BlockRole::Result => self.on_server_tool_result(block, start, ev.line()),
                 _ => {}
             }
             if agent.is_none() && self.partial.any() {

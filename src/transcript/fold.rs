@@ -33,12 +33,13 @@
 //!
 //! Its parts: `read`, what the fold reads of a record (through the line's
 //! structural index, no byte walked); `keys`, the keys of requests and tool
-//! calls; `finish`, the pricing and grouping at the end; `summary`, the
-//! report's types.
+//! calls; `tools`, the tool calls and their results; `finish`, the pricing
+//! and grouping at the end; `summary`, the report's types.
 
 use super::{Record, TranscriptFile};
 use crate::error::Error;
 use crate::event::EventKind;
+use crate::event::blocks::{BlockRole, CallBlock};
 use crate::inputs::{Item, ReadOptions, Sniffed};
 use crate::json::RawStr;
 use crate::pricing::{PriceTable, RequestTokens};
@@ -52,11 +53,13 @@ use read::{Message, top};
 use std::collections::HashMap;
 use std::io::Read;
 use std::ops::ControlFlow;
+use tools::{Caller, ToolResult, ToolUse};
 
 mod finish;
 mod keys;
 pub(super) mod read;
 mod summary;
+mod tools;
 
 /// Counts indexed by [`EventKind::index`] as the kinds records are given,
 /// in [`EventKind::RECORDS`]' order; kinds with none left out.
@@ -432,35 +435,6 @@ impl At {
     }
 }
 
-/// A `tool_result` as folded: the first record answering a call (by
-/// [`At::before`]), an error if any of them says so.
-#[derive(Clone, Copy, Debug)]
-struct ToolResult {
-    at: At,
-    millis: Option<i64>,
-    error: bool,
-}
-
-/// One tool call (`tool_use` block) as folded.
-#[derive(Clone, Copy, Debug)]
-struct ToolUse {
-    session: u32,
-    name: u32,
-    millis: Option<i64>,
-    /// The subagent that made the call (`NONE`: the main chain).
-    agent: u32,
-    /// For an Agent/Task call: its input's `subagent_type` and
-    /// `description`.
-    subagent_type: u32,
-    description: u32,
-    /// The id as written: `tool_ids[id.0..id.0 + id.1]`.
-    id: (usize, u32),
-    /// The record holding the block.
-    at: At,
-    /// Made by a sidechain (`isSidechain`, a subagent's file).
-    sidechain: bool,
-}
-
 /// A name as last written, and its id.
 #[derive(Debug, Default)]
 struct Recent {
@@ -627,51 +601,36 @@ impl TranscriptFold {
                         req,
                     );
                 }
-                for call in read::tool_calls(msg.content) {
-                    let Some(id) = call.id.as_raw_str() else {
+                for block in msg.content.iter().flat_map(|c| c.elements()) {
+                    let role = BlockRole::of(block);
+                    if role == BlockRole::Result {
+                        // A server tool's result, in the assistant's own
+                        // content.
+                        self.server_result(sid, block, ms, place);
                         continue;
-                    };
-                    let Some(name) = call.name.as_raw_str() else {
-                        continue;
-                    };
-                    let key = request_key(id.raw(), None);
-                    let (mut subagent_type, mut description) = (NONE, NONE);
-                    if name.str_eq("Task") || name.str_eq("Agent") {
-                        let mut get = |k: &str| {
-                            call.input
-                                .and_then(|i| i.get(k)?.as_raw_str())
-                                .map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
-                        };
-                        subagent_type = get("subagent_type");
-                        description = get("description");
                     }
-                    if !sidechain && !api_error {
-                        // The turn waits for the tool's result.
+                    let Some(call) = CallBlock::of(block, role) else {
+                        continue;
+                    };
+                    if !sidechain && !api_error && !call.server {
+                        // The turn waits for the tool's result (a server
+                        // tool's comes in the same message).
                         self.facts[sid as usize].ended(at, End::Awaiting);
                     }
-                    let name = self.strings.id_raw(name, &mut self.buf);
-                    let call = ToolUse {
+                    let by = Caller {
                         session: sid,
-                        name,
-                        millis: ms,
                         agent,
-                        subagent_type,
-                        description,
-                        id: (0, 0),
-                        at: place,
                         sidechain,
                     };
-                    self.tool_use(key, call, |ids| {
-                        id.unescape_into(ids);
-                    });
+                    self.tool_call(call, by, ms, place);
                 }
             }
             EventKind::User => {
                 let content = top.get(top::MESSAGE).and_then(|m| m.get("content"));
-                let text = read::user_text(content);
-                let interrupt = read::is_interrupt(text);
-                let mut results = read::tool_results(content).peekable();
-                let holds_results = results.peek().is_some();
+                let user = read::user_content(content);
+                let (text, interrupt) = (user.text, user.interrupt);
+                let holds_results = user.results > 0;
+                let results = read::tool_results(content, user, top.get(top::TOOL_USE_RESULT));
                 if interrupt {
                     f.interrupted_turns += 1;
                     if !sidechain {
@@ -824,49 +783,6 @@ impl TranscriptFold {
                 self.count_request(key, Request { key, ..req });
             }
             None => self.loose.push(req),
-        }
-    }
-
-    /// A tool call, once whatever file replays it (the smaller session
-    /// name keeps it, then the record first by file name and line, so the
-    /// result does not depend on the order of the files). `id` writes the
-    /// call's id, once per call.
-    fn tool_use(&mut self, key: u128, mut call: ToolUse, id: impl FnOnce(&mut String)) {
-        match self.tools.get_mut(&key) {
-            Some(old) => {
-                let (a, b) = (
-                    self.sessions.get(call.session),
-                    self.sessions.get(old.session),
-                );
-                if a < b || (a == b && call.at.before(old.at, &self.strings)) {
-                    call.id = old.id;
-                    *old = call;
-                }
-            }
-            None => {
-                let start = self.tool_ids.len();
-                id(&mut self.tool_ids);
-                let len = (self.tool_ids.len() - start) as u32;
-                call.id = (start, len);
-                self.tools.insert(key, call);
-            }
-        }
-    }
-
-    /// A tool call's result: an error if any record of it says so, its
-    /// time and place those of the first record (see [`At::before`]).
-    fn tool_result(&mut self, key: u128, r: ToolResult) {
-        match self.results.get_mut(&key) {
-            Some(old) => {
-                let error = old.error | r.error;
-                if r.at.before(old.at, &self.strings) {
-                    *old = r;
-                }
-                old.error = error;
-            }
-            None => {
-                self.results.insert(key, r);
-            }
         }
     }
 

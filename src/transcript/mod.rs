@@ -214,26 +214,31 @@ pub(crate) fn tool_uses<'s>(
     root: Value<'s>,
 ) -> impl Iterator<Item = (&'s str, &'s str, Option<Value<'s>>)> + 's {
     read::tool_calls(message_content(root))
-        .filter_map(|c| Some((c.id.as_str()?, c.name.as_str()?, c.input)))
+        .filter_map(|c| Some((c.id.as_str()?, c.name.as_str()?, c.input())))
 }
 
 /// A user record's text (see [`UserRecord::text`]).
 pub(crate) fn user_text(root: Value<'_>) -> Option<&str> {
-    read::user_text(message_content(root))?.as_str()
+    read::user_content(message_content(root)).text?.as_str()
 }
 
 /// A user record's tool results (see [`UserRecord::tool_results`]).
 pub(crate) fn tool_results<'s>(
     root: Value<'s>,
 ) -> impl Iterator<Item = (Option<&'s str>, bool)> + 's {
-    read::tool_results(message_content(root))
-        .map(|(id, error)| (id.and_then(|v| v.as_str()), error))
+    let content = message_content(root);
+    read::tool_results(
+        content,
+        read::user_content(content),
+        root.get("toolUseResult"),
+    )
+    .map(|(id, error)| (id.and_then(|v| v.as_str()), error))
 }
 
 /// True for a user record that is an interrupt notice (see
 /// [`UserRecord::is_interrupt`]).
 pub(crate) fn is_interrupt(root: Value<'_>) -> bool {
-    read::is_interrupt(read::user_text(message_content(root)))
+    read::user_content(message_content(root)).interrupt
 }
 
 fn message_content(root: Value<'_>) -> Option<Value<'_>> {

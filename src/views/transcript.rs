@@ -98,8 +98,9 @@ impl<'d> AssistantRecord<'d> {
         crate::transcript::usage(self.0.get("message")?.get("usage")?)
     }
 
-    /// The `tool_use` blocks of this record: each call's `id`, the tool's
-    /// `name` and its `input`.
+    /// The tool calls of this record (`tool_use` blocks, and a server
+    /// tool's `server_tool_use` or `mcp_tool_use`; the calls the stream's
+    /// runs count): each call's `id`, the tool's `name` and its `input`.
     #[allow(clippy::type_complexity)]
     pub fn tool_uses(&self) -> impl Iterator<Item = (&'d str, &'d str, Option<Value<'d>>)> + 'd {
         crate::transcript::tool_uses(self.0)
@@ -137,14 +138,17 @@ impl<'d> UserRecord<'d> {
     }
 
     /// The `tool_result` blocks: the `tool_use_id` each answers and whether
-    /// it is an error.
+    /// it failed, by the rule the stream's runs use: `is_error`, a
+    /// `<tool_use_error>` text, a server tool's error content, or, for the
+    /// record's only result, a `toolUseResult` string starting `Error: `.
     pub fn tool_results(&self) -> impl Iterator<Item = (Option<&'d str>, bool)> + 'd {
         crate::transcript::tool_results(self.0)
     }
 
     /// True for the notice the CLI writes when the user interrupts a turn
-    /// (`[Request interrupted by user]`, `... for tool use]`): what the
-    /// transcript fold counts as an interrupt.
+    /// (`[Request interrupted by user]`, `... for tool use]`) as the content
+    /// string or any text block's text, after any leading whitespace: what
+    /// the transcript fold counts as an interrupt, and the stream's runs.
     pub fn is_interrupt(&self) -> bool {
         crate::transcript::is_interrupt(self.0)
     }

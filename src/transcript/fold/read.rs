@@ -6,11 +6,12 @@
 //! key given twice; escaped keys compared unescaped).
 
 use crate::event::UsageFields;
+use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock, UserContent};
 use crate::json::{Tabled, Value};
 use crate::pricing::RequestTokens;
 
 /// The root keys the fold reads, in their slots.
-pub(super) const TOP_KEYS: [&str; 15] = [
+pub(super) const TOP_KEYS: [&str; 16] = [
     "sessionId",
     "timestamp",
     "agentId",
@@ -26,6 +27,7 @@ pub(super) const TOP_KEYS: [&str; 15] = [
     "isCompactSummary",
     "summary",
     "durationMs",
+    "toolUseResult",
 ];
 
 /// The slots of [`TOP_KEYS`].
@@ -45,6 +47,7 @@ pub(super) mod top {
     pub(in crate::transcript::fold) const COMPACT_SUMMARY: usize = 12;
     pub(in crate::transcript::fold) const SUMMARY: usize = 13;
     pub(in crate::transcript::fold) const DURATION: usize = 14;
+    pub(in crate::transcript::fold) const TOOL_USE_RESULT: usize = 15;
 }
 
 /// A root key's slot (a `match` on the bytes: the compiler tells the keys
@@ -67,12 +70,13 @@ fn top_slot(k: &[u8]) -> Option<usize> {
         b"isCompactSummary" => top::COMPACT_SUMMARY,
         b"summary" => top::SUMMARY,
         b"durationMs" => top::DURATION,
+        b"toolUseResult" => top::TOOL_USE_RESULT,
         _ => return None,
     })
 }
 
 /// A record's root, its members found in one walk.
-pub(super) fn root(v: Value<'_>) -> Tabled<'_, 15> {
+pub(super) fn root(v: Value<'_>) -> Tabled<'_, 16> {
     Tabled::new(v, &TOP_KEYS, top_slot)
 }
 
@@ -138,64 +142,46 @@ pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
     })
 }
 
-/// A content's blocks whose `type` is `ty` (none when the content is not
-/// an array).
-pub(in crate::transcript) fn blocks<'s>(
-    content: Option<Value<'s>>,
-    ty: &'static str,
-) -> impl Iterator<Item = Value<'s>> + 's {
-    content
-        .into_iter()
-        .flat_map(|c| c.elements())
-        .filter(move |b| b.get("type").is_some_and(|t| t.str_eq(ty)))
-}
-
-/// A tool call: its `tool_use` block's id, name and input.
-pub(in crate::transcript) struct ToolCall<'s> {
-    pub(in crate::transcript) id: Value<'s>,
-    pub(in crate::transcript) name: Value<'s>,
-    pub(in crate::transcript) input: Option<Value<'s>>,
-}
-
-/// The `tool_use` blocks of an assistant message's content that have a
-/// string id and name (what
+/// The tool calls of an assistant message's content (`tool_use`, and a
+/// server tool's `server_tool_use` or `mcp_tool_use`) that have a string id
+/// and name: the event layer's rule, the stream fold's (what
 /// [`AssistantRecord::tool_uses`](crate::transcript::AssistantRecord::tool_uses)
 /// gives).
 pub(in crate::transcript) fn tool_calls<'s>(
     content: Option<Value<'s>>,
-) -> impl Iterator<Item = ToolCall<'s>> {
-    blocks(content, "tool_use").filter_map(|b| {
-        let id = b.get("id").filter(|v| v.as_raw_str().is_some())?;
-        let name = b.get("name").filter(|v| v.as_raw_str().is_some())?;
-        Some(ToolCall {
-            id,
-            name,
-            input: b.get("input"),
-        })
-    })
+) -> impl Iterator<Item = CallBlock<'s>> {
+    content
+        .into_iter()
+        .flat_map(|c| c.elements())
+        .filter_map(|b| CallBlock::of(b, BlockRole::of(b)))
 }
 
-/// The `tool_result` blocks of a user message's content: the `tool_use_id`
-/// each answers (a string) and whether it is an error.
+/// The result blocks of a user message's content (`read`, what
+/// [`UserContent::of`] it says): the `tool_use_id` each answers (a string)
+/// and whether it failed, by the event layer's rule, the stream fold's: the
+/// block's own signs ([`ResultBlock::failed`]), or the record's
+/// `toolUseResult` when the message holds one result
+/// ([`blocks::sole_result_failed`]).
 pub(in crate::transcript) fn tool_results<'s>(
     content: Option<Value<'s>>,
+    read: UserContent<'s>,
+    tool_use_result: Option<Value<'s>>,
 ) -> impl Iterator<Item = (Option<Value<'s>>, bool)> {
-    blocks(content, "tool_result").map(|b| {
-        let id = b.get("tool_use_id").filter(|v| v.as_raw_str().is_some());
-        let error = b.get("is_error").and_then(|v| v.as_bool()).unwrap_or(false);
-        (id, error)
-    })
+    let sole_failed = blocks::sole_result_failed(read.results, tool_use_result);
+    content
+        .filter(|_| read.results > 0)
+        .into_iter()
+        .flat_map(blocks::results)
+        .map(move |b| {
+            let r = ResultBlock::of(b);
+            (r.id, sole_failed || r.failed())
+        })
 }
 
-/// A user message's text: the content string, or the first text block's
-/// text (what [`UserRecord::text`](crate::transcript::UserRecord::text)
-/// gives).
-pub(in crate::transcript) fn user_text<'s>(content: Option<Value<'s>>) -> Option<Value<'s>> {
-    let c = content?;
-    if c.as_raw_str().is_some() {
-        return Some(c);
-    }
-    blocks(Some(c), "text").find_map(|b| b.get("text").filter(|t| t.as_raw_str().is_some()))
+/// What a user message's content holds (its text, an interrupt, its
+/// results), read in one walk: the event layer's [`UserContent`].
+pub(in crate::transcript) fn user_content(content: Option<Value<'_>>) -> UserContent<'_> {
+    content.map(UserContent::of).unwrap_or_default()
 }
 
 /// True when a user message's text is a prompt the model answers: text
@@ -209,14 +195,6 @@ pub(super) fn is_prompt(text: Option<Value<'_>>) -> bool {
             .iter()
             .any(|p| t.str_starts_with(p, false))
     })
-}
-
-/// True for the notice the CLI writes when the user interrupts a turn
-/// (`[Request interrupted by user]`, `... for tool use]`): what
-/// [`UserRecord::is_interrupt`](crate::transcript::UserRecord::is_interrupt)
-/// says.
-pub(in crate::transcript) fn is_interrupt(text: Option<Value<'_>>) -> bool {
-    text.is_some_and(|t| t.str_starts_with("[Request interrupted by user", false))
 }
 
 #[cfg(test)]

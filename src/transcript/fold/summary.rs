@@ -281,20 +281,23 @@ pub(super) fn periods<K: Ord + Copy>(
     out.into_iter().map(|(k, (r, t))| (k, r, t)).collect()
 }
 
-/// A tool's calls in a session (each `tool_use` block once, whatever file
-/// replays it) and how many of their results were errors (`is_error`).
+/// A tool's calls in a session (each call block once, whatever file
+/// replays it) and how many of their results failed, by the stream's rules
+/// (`is_error`, a `<tool_use_error>` text, a server tool's error content,
+/// a sole result's `toolUseResult` starting `Error: `).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCount {
     /// The tool's `name`.
     pub name: String,
     /// Its calls.
     pub calls: u64,
-    /// Calls whose `tool_result` is an error.
+    /// Calls whose result failed.
     pub errors: u64,
 }
 
-/// One tool call of a session: a `tool_use` block, once whatever file
-/// replays it, with its `tool_result`.
+/// One tool call of a session: a call block (`tool_use`,
+/// `server_tool_use`, `mcp_tool_use`), once whatever file replays it, with
+/// its result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionToolCall {
     /// The call as the run layer has it (what the export's `tools` rows
@@ -302,8 +305,9 @@ pub struct SessionToolCall {
     /// spawned the calling subagent, when its parent says (none for the
     /// main chain); `line` and `result_line` are lines of their own files
     /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
-    /// the result's `is_error`; `rejected` is always false (a transcript's
-    /// rejections are errors, not told apart).
+    /// whether the result failed ([`ToolCount`]'s rule); `rejected` is
+    /// always false (a transcript's rejections are errors, not told
+    /// apart).
     pub call: ToolCall,
     /// The file whose record holds the `tool_use` block (the session's own
     /// or a subagent's; [`TranscriptFile::name`](crate::transcript::TranscriptFile::name)).
@@ -418,7 +422,7 @@ pub struct SessionFacts {
     pub api_errors: u64,
     /// Turns the user interrupted (`[Request interrupted by user...]`).
     pub interrupted_turns: u64,
-    /// Tool results marked `is_error`.
+    /// Tool results that failed (each record's, [`ToolCount`]'s rule).
     pub tool_errors: u64,
     /// Compactions (`system/compact_boundary`).
     pub compactions: u64,

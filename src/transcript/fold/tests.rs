@@ -256,14 +256,17 @@ fn a_user_texts_start_is_read_unescaped() {
         "\n",
     );
     let mut scanner = Scanner::new();
+    let mut said = Vec::new();
     for l in Lines::new(lines.as_bytes()) {
         let rec = Record::new(scanner.scan(&l).unwrap());
         let crate::transcript::RecordView::User(u) = rec.view() else {
             panic!("line {}", l.number)
         };
-        let fold_says = read::is_interrupt(read::user_text(rec.get_path("message.content")));
+        let fold_says = read::user_content(rec.get_path("message.content")).interrupt;
         assert_eq!(fold_says, u.is_interrupt(), "line {}", l.number);
+        said.push(fold_says);
     }
+    assert_eq!(said, [true, true, false, false]);
     let mut fold = TranscriptFold::new();
     fold.read_slice(lines.as_bytes(), &TranscriptFile::default(), |e| {
         panic!("{e}")

@@ -1,0 +1,148 @@
+//! The transcript fold's tool calls and results: a call once whatever
+//! file replays it, a result's error if any record of it says so. Which
+//! blocks are calls and results, and when a result failed, is the event
+//! layer's rule for both dialects ([`crate::event::blocks`]).
+
+use super::keys::request_key;
+use super::{At, NONE, TranscriptFold};
+use crate::event::blocks::{CallBlock, ResultBlock};
+use crate::json::Value;
+
+/// A `tool_result` as folded: the first record answering a call (by
+/// [`At::before`]), an error if any of them says so.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ToolResult {
+    pub(super) at: At,
+    pub(super) millis: Option<i64>,
+    pub(super) error: bool,
+}
+
+/// One tool call (a call block: `tool_use`, `server_tool_use`,
+/// `mcp_tool_use`) as folded.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ToolUse {
+    pub(super) session: u32,
+    pub(super) name: u32,
+    pub(super) millis: Option<i64>,
+    /// The subagent that made the call (`NONE`: the main chain).
+    pub(super) agent: u32,
+    /// For an Agent/Task call: its input's `subagent_type` and
+    /// `description`.
+    pub(super) subagent_type: u32,
+    pub(super) description: u32,
+    /// The id as written: `tool_ids[id.0..id.0 + id.1]`.
+    pub(super) id: (usize, u32),
+    /// The record holding the block.
+    pub(super) at: At,
+    /// Made by a sidechain (`isSidechain`, a subagent's file).
+    pub(super) sidechain: bool,
+}
+
+/// Who made a call: its session, its subagent (`NONE`: the main chain),
+/// and whether its record is a sidechain's.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Caller {
+    pub(super) session: u32,
+    pub(super) agent: u32,
+    pub(super) sidechain: bool,
+}
+
+impl TranscriptFold {
+    /// A call block of an assistant record at `place`, made by `by`.
+    pub(super) fn tool_call(
+        &mut self,
+        call: CallBlock<'_>,
+        by: Caller,
+        ms: Option<i64>,
+        place: At,
+    ) {
+        let (Some(id), Some(name)) = (call.id.as_raw_str(), call.name.as_raw_str()) else {
+            return;
+        };
+        let key = request_key(id.raw(), None);
+        let (mut subagent_type, mut description) = (NONE, NONE);
+        if call.launches_subagent() {
+            let mut get = |k: &str| {
+                call.input_get(k)
+                    .and_then(|v| v.as_raw_str())
+                    .map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
+            };
+            subagent_type = get("subagent_type");
+            description = get("description");
+        }
+        let name = self.strings.id_raw(name, &mut self.buf);
+        let call = ToolUse {
+            session: by.session,
+            name,
+            millis: ms,
+            agent: by.agent,
+            subagent_type,
+            description,
+            id: (0, 0),
+            at: place,
+            sidechain: by.sidechain,
+        };
+        self.tool_use(key, call, |ids| {
+            id.unescape_into(ids);
+        });
+    }
+
+    /// A server tool's result block in an assistant record of session
+    /// `sid` (see [`BlockRole::Result`]): counted as a user's result is.
+    pub(super) fn server_result(&mut self, sid: u32, block: Value<'_>, ms: Option<i64>, at: At) {
+        let result = ResultBlock::of(block);
+        let error = result.server_failed();
+        self.facts[sid as usize].tool_errors += u64::from(error);
+        if let Some(id) = result.id.and_then(|v| v.as_raw_str()) {
+            let result = ToolResult {
+                at,
+                millis: ms,
+                error,
+            };
+            self.tool_result(request_key(id.raw(), None), result);
+        }
+    }
+
+    /// A tool call, once whatever file replays it (the smaller session
+    /// name keeps it, then the record first by file name and line, so the
+    /// result does not depend on the order of the files). `id` writes the
+    /// call's id, once per call.
+    pub(super) fn tool_use(&mut self, key: u128, mut call: ToolUse, id: impl FnOnce(&mut String)) {
+        match self.tools.get_mut(&key) {
+            Some(old) => {
+                let (a, b) = (
+                    self.sessions.get(call.session),
+                    self.sessions.get(old.session),
+                );
+                if a < b || (a == b && call.at.before(old.at, &self.strings)) {
+                    call.id = old.id;
+                    *old = call;
+                }
+            }
+            None => {
+                let start = self.tool_ids.len();
+                id(&mut self.tool_ids);
+                let len = (self.tool_ids.len() - start) as u32;
+                call.id = (start, len);
+                self.tools.insert(key, call);
+            }
+        }
+    }
+
+    /// A tool call's result: an error if any record of it says so, its
+    /// time and place those of the first record (see [`At::before`]).
+    pub(super) fn tool_result(&mut self, key: u128, r: ToolResult) {
+        match self.results.get_mut(&key) {
+            Some(old) => {
+                let error = old.error | r.error;
+                if r.at.before(old.at, &self.strings) {
+                    *old = r;
+                }
+                old.error = error;
+            }
+            None => {
+                self.results.insert(key, r);
+            }
+        }
+    }
+}
