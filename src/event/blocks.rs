@@ -6,7 +6,8 @@
 //! carry the same API content, and the stream fold (`run::state`), the
 //! transcript fold and the transcript record views all read it here, so a
 //! tool's calls and errors are counted the same whichever file holds them.
-//! Nothing here allocates: each rule reads through the line's index.
+//! Nothing here allocates per line: each rule reads through the line's
+//! index (an escaped `type` is unescaped into the line's arena).
 
 use crate::json::{Tabled, Value, ValueKind};
 
