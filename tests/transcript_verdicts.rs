@@ -67,7 +67,39 @@ fn api_error(n: u32) -> String {
         n,
         "assistant",
         r#"{"id":"e1","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: 529 overloaded"}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}}"#,
-        r#","isApiErrorMessage":true"#,
+        r#","error":"rate_limit","isApiErrorMessage":true"#,
+    )
+}
+
+/// A record without a message (`system`, `progress`), numbered `n`.
+fn bare(n: u32, ty: &str, fields: &str) -> String {
+    format!(
+        r#"{{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"{SID}","version":"2.1.39","gitBranch":"main","type":"{ty}",{fields},"uuid":"u{n}","timestamp":"2026-02-11T10:00:{n:02}.000Z"}}"#
+    )
+}
+
+/// A failed attempt the CLI retries (`system/api_error`), with
+/// `error.status` when given.
+fn retry(n: u32, status: Option<u32>) -> String {
+    let error = match status {
+        Some(s) => format!(r#"{{"message":"{s} overloaded","status":{s}}}"#),
+        None => r#"{"message":"Connection error.","connection":{"code":"ECONNRESET"}}"#.to_owned(),
+    };
+    bare(
+        n,
+        "system",
+        &format!(
+            r#""subtype":"api_error","level":"error","error":{error},"retryInMs":600,"retryAttempt":1,"maxRetries":10"#
+        ),
+    )
+}
+
+/// A hook that started (`progress`, `data.type: hook_progress`).
+fn hook_started(n: u32) -> String {
+    bare(
+        n,
+        "progress",
+        r#""data":{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Bash","command":"make lint"},"toolUseID":"toolu_1","parentToolUseID":"toolu_1""#,
     )
 }
 
@@ -155,6 +187,16 @@ fn a_transcripts_verdict_is_how_its_last_turn_ended() {
             1,
         ),
         (
+            // Killed while the CLI retried the request: the turn had no
+            // reply (a retry is not an API error: the request may still
+            // succeed).
+            "cut-off-while-retrying",
+            vec![prompt(1, "hi"), retry(2, Some(529))],
+            "cut_off",
+            "awaiting_reply",
+            1,
+        ),
+        (
             // The prompt was written, no reply came: killed or still running.
             "cut-off-after-a-prompt",
             vec![prompt(1, "hi"), reply(2, "hello"), prompt(3, "and now?")],
@@ -189,6 +231,105 @@ fn a_transcripts_verdict_is_how_its_last_turn_ended() {
         assert_eq!(r["transcript"]["ended_with"], ended_with, "{name}");
         assert_eq!(exit, code, "{name}: healthy sessions exit 0");
     }
+}
+
+/// What a stream's run says of retries, API errors, hooks and tool times,
+/// a transcript's run says by the same fields, from its own records.
+#[test]
+fn a_transcripts_retries_api_errors_hooks_and_tool_times_are_the_runs_fields() {
+    let dir = scratch::scratch("transcript-run-facts");
+    let lines = vec![
+        prompt(1, "list"),
+        retry(2, Some(529)),
+        retry(3, None),
+        retry(4, Some(500)),
+        hook_started(5),
+        tool_call(6, "toolu_1"),
+        hook_started(7),
+        hook_started(8),
+        tool_result(9, "toolu_1"),
+        tool_call(10, "toolu_2"),
+        prompt(11, "[Request interrupted by user for tool use]"),
+        bare(
+            12,
+            "system",
+            r#""subtype":"stop_hook_summary","hookCount":2,"hookInfos":[{"command":"a"},{"command":"b"}],"hookErrors":["b failed"],"preventedContinuation":false,"stopReason":"","hasOutput":true,"level":"suggestion""#,
+        ),
+        // A result whose call is in no file.
+        tool_result(13, "toolu_9"),
+        prompt(14, "again"),
+        api_error(15),
+    ];
+    let (r, _) = verdict_of(&dir, "facts", &lines);
+    assert_eq!(r["verdict"], "api_error", "{r}");
+    assert_eq!(
+        r["api_retries"],
+        serde_json::json!({"count": 3, "statuses": {"500": 1, "529": 1}, "last_error": null, "last_status": 500}),
+        "{r}"
+    );
+    // Retries are not API errors: the one that failed for good is.
+    assert_eq!(r["transcript"]["api_errors"], 1, "{r}");
+    assert_eq!(
+        r["api_errors"],
+        serde_json::json!([{"error": "rate_limit", "text": "API Error: 529 overloaded", "line": 15}]),
+        "{r}"
+    );
+    assert_eq!(
+        r["hooks"],
+        serde_json::json!({"started": 3, "responses": 2, "failures": [
+            {"hook_name": "Stop", "exit_code": null, "outcome": null, "line": 12}
+        ]}),
+        "{r}"
+    );
+    assert_eq!(
+        r["tools"]["Bash"],
+        serde_json::json!({"calls": 2, "errors": 0, "rejections": 0, "unanswered": 1,
+            "timed": 1, "total_ms": 3000, "max_ms": 3000}),
+        "{r}"
+    );
+    assert_eq!(r["tool_results_without_use"], 1, "{r}");
+}
+
+/// `stats` counts a transcript's retries on their own days, and its total
+/// is theirs: the same figure by day as in all.
+#[test]
+fn a_transcripts_retries_count_on_their_days() {
+    let dir = scratch::scratch("transcript-retry-days");
+    let next_day = retry(3, Some(529)).replace("2026-02-11T", "2026-02-12T");
+    let lines = [
+        prompt(1, "hi"),
+        retry(2, Some(529)),
+        next_day,
+        reply(4, "hello"),
+    ];
+    let path = dir.join("days.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let stats = |by: &[&str]| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_cctape"))
+            .args(["stats", "--json", "-q", "--timezone", "UTC"])
+            .args(by)
+            .arg(&path)
+            .output()
+            .expect("run cctape");
+        serde_json::from_slice(&o.stdout).expect("one report")
+    };
+    let all = stats(&[]);
+    assert_eq!(all["api_retries"], 2, "{all}");
+    let days = stats(&["--by", "day"]);
+    assert_eq!(days["api_retries"], 2, "{days}");
+    let groups = days["groups"].as_array().expect("groups");
+    let per_day: Vec<(&Value, &Value)> = groups
+        .iter()
+        .map(|g| (&g["key"], &g["api_retries"]))
+        .collect();
+    assert_eq!(
+        per_day,
+        [
+            (&Value::from("2026-02-11"), &Value::from(1)),
+            (&Value::from("2026-02-12"), &Value::from(1))
+        ],
+        "{days}"
+    );
 }
 
 /// The real captures: a TUI session that compacts by hand and exits ended

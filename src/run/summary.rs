@@ -321,6 +321,37 @@ pub struct ToolTally {
     pub max_ms: u64,
 }
 
+impl ToolTally {
+    /// A tally of no call, named `name`.
+    pub(crate) fn named(name: &str) -> ToolTally {
+        ToolTally {
+            name: name.to_owned(),
+            ..ToolTally::default()
+        }
+    }
+
+    /// Count one call, by the one rule of both dialects' runs: a rejected
+    /// call is a rejection, not an error; a call without a result is
+    /// unanswered; a call is timed when both its time and its result's
+    /// are known and the result is not earlier.
+    pub(crate) fn count(&mut self, error: bool, rejected: bool, answered: bool, ms: Option<i64>) {
+        self.calls += 1;
+        if rejected {
+            self.rejections += 1;
+        } else if error {
+            self.errors += 1;
+        }
+        if !answered {
+            self.unanswered += 1;
+        }
+        if let Some(d) = ms.filter(|d| *d >= 0) {
+            self.timed += 1;
+            self.total_ms += d as u64;
+            self.max_ms = self.max_ms.max(d as u64);
+        }
+    }
+}
+
 /// A task's `usage` (`task_progress`, `task_notification`), copied out of
 /// the event (the borrowed view is [`crate::views::TaskUsage`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

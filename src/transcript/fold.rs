@@ -53,12 +53,14 @@ use read::{Message, top};
 use std::collections::HashMap;
 use std::io::Read;
 use std::ops::ControlFlow;
+use system::SystemFacts;
 use tools::{Caller, ToolResult, ToolUse};
 
 mod finish;
 mod keys;
 pub(super) mod read;
 mod summary;
+mod system;
 mod tools;
 
 /// Counts indexed by [`EventKind::index`] as the kinds records are given,
@@ -76,7 +78,7 @@ mod tests;
 
 pub use summary::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
-    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, ToolCount, Totals,
+    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, Totals,
 };
 
 const NONE: u32 = u32::MAX;
@@ -207,6 +209,8 @@ struct Facts {
     /// Some record named the session by its `sessionId` (else only a
     /// file's path did).
     named: bool,
+    /// API retries and hooks.
+    system: SystemFacts,
 }
 
 /// How a session's last turn ended, as folded (names are ids).
@@ -214,7 +218,7 @@ struct Facts {
 enum End {
     /// An assistant reply, with its stop reason (`NONE` when null).
     Reply(u32),
-    /// An API error (`isApiErrorMessage`, `system/api_error`).
+    /// An API error (`isApiErrorMessage`: the request failed for good).
     ApiError,
     /// The user interrupted the turn.
     Interrupted,
@@ -245,6 +249,7 @@ impl Default for Facts {
             last_main: false,
             ending: None,
             named: false,
+            system: SystemFacts::default(),
         }
     }
 }
@@ -308,6 +313,7 @@ impl Facts {
             }
         }
         self.api_errors += of.api_errors;
+        self.system.absorb(of.system, base, t);
         self.interrupted_turns += of.interrupted_turns;
         self.tool_errors += of.tool_errors;
         self.compactions += of.compactions;
@@ -578,6 +584,21 @@ impl TranscriptFold {
                     return;
                 };
                 let msg = Message::of(m);
+                if api_error {
+                    // Its `error` and first text, as a stream's run keeps them.
+                    let error = rec.root().get("error").and_then(|v| v.as_raw_str());
+                    let text = msg.content.and_then(|c| {
+                        c.elements()
+                            .find_map(|b| b.get("text").and_then(|v| v.as_raw_str()))
+                    });
+                    let mut id = |v: Option<RawStr<'_>>| {
+                        v.map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
+                    };
+                    let (error, text) = (id(error), id(text));
+                    self.facts[sid as usize]
+                        .system
+                        .api_error(error, text, at, line);
+                }
                 let reason = msg
                     .stop_reason
                     .and_then(|r| r.as_raw_str())
@@ -658,6 +679,7 @@ impl TranscriptFold {
                     }
                     if let Some(id) = id.and_then(|v| v.as_raw_str()) {
                         let result = ToolResult {
+                            session: sid,
                             at: place,
                             millis: ms,
                             error,
@@ -671,11 +693,14 @@ impl TranscriptFold {
                 f.turn_duration_ms += top.get(top::DURATION).and_then(|v| v.as_u64()).unwrap_or(0);
             }
             EventKind::SystemApiError => {
-                f.api_errors += 1;
+                // A failed attempt the CLI retries: the turn still waits
+                // for its reply.
+                f.system.retry(rec.root(), ms, order);
                 if !sidechain {
-                    f.ended(at, End::ApiError);
+                    f.ended(at, End::Awaiting);
                 }
             }
+            EventKind::SystemStopHookSummary => f.system.stop_hooks(rec.root(), at, line),
             EventKind::Summary => {
                 if let Some(t) = str_at(top::SUMMARY) {
                     let t = self.strings.id_raw(t, &mut self.buf);
@@ -687,8 +712,13 @@ impl TranscriptFold {
                     return;
                 };
                 // Hook and Bash progress (most of them) say so first.
-                if !data.get("type").is_some_and(|t| t.str_eq("agent_progress")) {
-                    return;
+                match data.get("type") {
+                    Some(t) if t.str_eq("agent_progress") => {}
+                    Some(t) if t.str_eq("hook_progress") => {
+                        self.facts[sid as usize].system.hook_started();
+                        return;
+                    }
+                    _ => return,
                 }
                 let mut agent = NONE;
                 let agent_id = data.get("agentId").and_then(|v| v.as_raw_str());
@@ -899,6 +929,7 @@ impl TranscriptFold {
             self.tool_use(k, call, |ids| ids.push_str(id));
         }
         for (k, mut r) in other.results {
+            r.session = smap[r.session as usize];
             r.at.file = t(r.at.file);
             self.tool_result(k, r);
         }

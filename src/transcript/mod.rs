@@ -50,7 +50,7 @@ mod run;
 pub use file::TranscriptFile;
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
-    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, ToolCount, Totals,
+    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, Totals,
     TranscriptFold,
 };
 

@@ -14,10 +14,15 @@
 //!   `costUSD`, a price table, or both apart;
 //! - the verdict is [`SessionFacts::verdict`](super::SessionFacts::verdict);
 //! - each subagent is a node of the tree, its tokens its requests;
+//! - tools are tallied by the stream's rule ([`ToolTally`]: calls, errors,
+//!   unanswered calls, durations from a call to its first result);
+//! - API retries (`system/api_error`), API error messages
+//!   (`isApiErrorMessage`) and hooks are the stream's fields (a day's or a
+//!   block's part counts the retries on it);
 //! - requests of a model without a price are a [`WARN_UNPRICED_MODEL`]
 //!   warning.
 
-use super::fold::{ModelRoleTotals, SessionSummary, ToolCount, Totals};
+use super::fold::{ModelRoleTotals, SessionSummary, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
     AgentUsage, ModelRole, RoleUsage, RunSummary, SubagentNode, TokenSource, ToolTally,
@@ -82,6 +87,10 @@ impl SessionSummary {
     pub fn to_run(&self) -> RunSummary {
         let mut r = self.run_of(&self.by_role, &self.tools);
         r.events = self.facts.records.iter().map(|(_, n)| n).sum();
+        r.api_retries = self.facts.api_retries.clone();
+        r.hooks = self.facts.hooks.clone();
+        r.api_errors = self.facts.api_error_messages.clone();
+        r.tool_results_without_use = self.facts.tool_results_without_use;
         r.subagents = self
             .facts
             .agents
@@ -135,7 +144,7 @@ impl SessionSummary {
     pub(crate) fn day_runs(&self) -> Vec<(Option<Day>, RunSummary)> {
         self.by_day
             .iter()
-            .map(|d| (d.day, self.part_run(&d.by_role, &d.tools)))
+            .map(|d| (d.day, self.part_run(&d.by_role, &d.tools, d.api_retries)))
             .collect()
     }
 
@@ -145,30 +154,24 @@ impl SessionSummary {
     pub(crate) fn block_runs(&self) -> Vec<(Option<BlockStart>, RunSummary)> {
         self.by_block
             .iter()
-            .map(|b| (b.block, self.part_run(&b.by_role, &b.tools)))
+            .map(|b| (b.block, self.part_run(&b.by_role, &b.tools, b.api_retries)))
             .collect()
     }
 
     /// A part of the session (a day, a block) as a run: its requests are
-    /// its events.
-    fn part_run(&self, rows: &[ModelRoleTotals], tools: &[ToolCount]) -> RunSummary {
+    /// its events; its API retries are counted, their statuses are the
+    /// session's.
+    fn part_run(&self, rows: &[ModelRoleTotals], tools: &[ToolTally], retries: u64) -> RunSummary {
         let mut r = self.run_of(rows, tools);
         r.events = rows.iter().map(|x| x.totals.requests).sum();
+        r.api_retries.count = retries;
         r
     }
 
     /// A run of the requests in `rows` and the tool calls in `tools`.
-    fn run_of(&self, rows: &[ModelRoleTotals], tools: &[ToolCount]) -> RunSummary {
+    fn run_of(&self, rows: &[ModelRoleTotals], tools: &[ToolTally]) -> RunSummary {
         let mut r = RunSummary::empty();
-        r.tools = tools
-            .iter()
-            .map(|t| ToolTally {
-                name: t.name.clone(),
-                calls: t.calls,
-                errors: t.errors,
-                ..ToolTally::default()
-            })
-            .collect();
+        r.tools = tools.to_vec();
         r.session_id = Some(self.session_id.clone());
         r.verdict = self.facts.verdict();
         r.stream_verdict = r.verdict;

@@ -193,27 +193,10 @@ impl RunState {
         let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
         for t in &self.tools {
             let i = *tally_of.entry(t.name).or_insert_with(|| {
-                tools.push(ToolTally {
-                    name: names.resolve(t.name).to_string(),
-                    ..ToolTally::default()
-                });
+                tools.push(ToolTally::named(names.resolve(t.name)));
                 tools.len() - 1
             });
-            let s = &mut tools[i];
-            s.calls += 1;
-            if t.rejected {
-                s.rejections += 1;
-            } else if t.error {
-                s.errors += 1;
-            }
-            if !t.answered {
-                s.unanswered += 1;
-            }
-            if let Some(d) = t.duration_ms.filter(|d| *d >= 0) {
-                s.timed += 1;
-                s.total_ms += d as u64;
-                s.max_ms = s.max_ms.max(d as u64);
-            }
+            tools[i].count(t.error, t.rejected, t.answered, t.duration_ms);
             if let Some(a) = t.agent {
                 *tool_calls_by_agent.entry(a).or_default() += 1;
             }

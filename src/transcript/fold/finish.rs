@@ -6,7 +6,7 @@ use super::keys::request_key;
 use super::summary::*;
 use super::{At, End, Facts, NONE, Request, TranscriptFold};
 use crate::pricing::PriceTable;
-use crate::run::{ModelRole, ToolCall};
+use crate::run::{ModelRole, ToolCall, ToolTally};
 use crate::time::{BlockStart, Blocks, Day, DayRange, Zone};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -89,7 +89,13 @@ impl TranscriptFold {
             let session = alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
             let result = results.get(key);
-            let error = u64::from(result.is_some_and(|r| r.error));
+            let error = result.is_some_and(|r| r.error);
+            let duration_ms = match (call.millis, result.and_then(|r| r.millis)) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
+            // Transcripts record no rejection apart from its result.
+            let count = |t: &mut ToolTally| t.count(error, false, result.is_some(), duration_ms);
             let s = &mut by_session[session as usize];
             if keep_calls {
                 let spawned_by = facts[session as usize]
@@ -106,12 +112,9 @@ impl TranscriptFold {
                         line: call.at.line,
                         result_line: result.map(|r| r.at.line),
                         started_ms: call.millis,
-                        duration_ms: match (call.millis, result.and_then(|r| r.millis)) {
-                            (Some(a), Some(b)) => Some(b - a),
-                            _ => None,
-                        },
+                        duration_ms,
                         answered: result.is_some(),
-                        error: error > 0,
+                        error,
                         rejected: false,
                     },
                     file: name(call.at.file),
@@ -119,20 +122,25 @@ impl TranscriptFold {
                     sidechain: call.sidechain,
                 });
             }
-            let t = s.tools.entry(tool).or_default();
-            t.0 += 1;
-            t.1 += error;
+            count(s.tools.entry(tool).or_default());
             if call.agent != NONE {
                 *s.agent_tools.entry(call.agent).or_default() += 1;
             }
-            let t = s.day_tools.entry((day, tool)).or_default();
-            t.0 += 1;
-            t.1 += error;
+            count(s.day_tools.entry((day, tool)).or_default());
             if blocks.is_some() {
-                let t = s.block_tools.entry((block, tool)).or_default();
-                t.0 += 1;
-                t.1 += error;
+                count(s.block_tools.entry((block, tool)).or_default());
             }
+        }
+        // Results that answer no call (on a day kept), in their record's
+        // session.
+        for (key, r) in &results {
+            if tool_calls.contains_key(key)
+                || !range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
+            {
+                continue;
+            }
+            let session = alias[r.session as usize].unwrap_or(r.session);
+            by_session[session as usize].results_without_use += 1;
         }
         let mut by_day: BTreeMap<Day, (Totals, BTreeMap<&str, Totals>)> = BTreeMap::new();
         let mut undated = Totals::default();
@@ -280,36 +288,54 @@ impl TranscriptFold {
                 day_tools,
                 block_tools,
                 agent_tools,
+                results_without_use,
                 mut calls,
                 requests,
                 agent_first,
                 saturated_at,
                 cost_beyond_f64_at,
             } = per;
-            let tool = |(name, (calls, errors)): (&str, (u64, u64))| ToolCount {
+            let tool = |(name, tally): (&str, ToolTally)| ToolTally {
                 name: name.to_owned(),
-                calls,
-                errors,
+                ..tally
             };
             let row = |((model, role), totals): ((&str, ModelRole), Totals)| ModelRoleTotals {
                 model: model.to_owned(),
                 role,
                 totals,
             };
-            let by_day: Vec<SessionDay> = periods(days, day_tools)
+            // Retries on the days kept, per day (and block).
+            let day_of = |ms: Option<i64>| ms.map(|ms| Day::of_millis(ms, zone));
+            let mut day_retries: BTreeMap<Option<Day>, u64> = BTreeMap::new();
+            let mut block_retries: BTreeMap<Option<BlockStart>, u64> = BTreeMap::new();
+            for r in &f.system.retries {
+                let day = day_of(r.millis);
+                if !range.contains(day) {
+                    continue;
+                }
+                *day_retries.entry(day).or_default() += 1;
+                if let Some(b) = blocks {
+                    *block_retries
+                        .entry(r.millis.and_then(|ms| b.block_of(ms)))
+                        .or_default() += 1;
+                }
+            }
+            let by_day: Vec<SessionDay> = periods(days, day_tools, day_retries)
                 .into_iter()
-                .map(|(day, by_role, tools)| SessionDay {
+                .map(|(day, by_role, tools, api_retries)| SessionDay {
                     day,
                     by_role,
                     tools,
+                    api_retries,
                 })
                 .collect();
-            let by_block: Vec<SessionBlock> = periods(per_block, block_tools)
+            let by_block: Vec<SessionBlock> = periods(per_block, block_tools, block_retries)
                 .into_iter()
-                .map(|(block, by_role, tools)| SessionBlock {
+                .map(|(block, by_role, tools, api_retries)| SessionBlock {
                     block,
                     by_role,
                     tools,
+                    api_retries,
                 })
                 .collect();
             if by_day.is_empty() && !range.is_all() {
@@ -384,11 +410,15 @@ impl TranscriptFold {
                     api_errors: f.api_errors,
                     interrupted_turns: f.interrupted_turns,
                     tool_errors: f.tool_errors,
+                    tool_results_without_use: results_without_use,
                     compactions: f.compactions,
                     turn_duration_ms: f.turn_duration_ms,
                     summary: name(f.summary),
                     agents,
                     ending,
+                    api_retries: f.system.api_retries(|ms| range.contains(day_of(ms))),
+                    hooks: f.system.hooks(),
+                    api_error_messages: f.system.api_errors(name),
                     sum_saturated_at: saturated_at,
                     cost_beyond_f64_at,
                 },
@@ -450,10 +480,12 @@ struct PerSession<'a> {
     blocks: BTreeMap<(Option<BlockStart>, &'a str, ModelRole), Totals>,
     /// Tool calls and errors per tool name, and per day (and block); calls
     /// per agent.
-    tools: BTreeMap<&'a str, (u64, u64)>,
+    tools: BTreeMap<&'a str, ToolTally>,
     agent_tools: BTreeMap<u32, u64>,
-    day_tools: BTreeMap<(Option<Day>, &'a str), (u64, u64)>,
-    block_tools: BTreeMap<(Option<BlockStart>, &'a str), (u64, u64)>,
+    /// Results whose id no call has.
+    results_without_use: u64,
+    day_tools: BTreeMap<(Option<Day>, &'a str), ToolTally>,
+    block_tools: BTreeMap<(Option<BlockStart>, &'a str), ToolTally>,
     calls: Vec<SessionToolCall>,
     requests: Vec<SessionRequest>,
     /// Each subagent's first dated request (ms).

@@ -3,7 +3,9 @@
 
 use crate::event::EventKind;
 use crate::pricing::RequestTokens;
-use crate::run::{ExactSum, ModelRole, ToolCall, Verdict};
+use crate::run::{
+    ApiErrorMessage, ApiRetries, ExactSum, Hooks, ModelRole, ToolCall, ToolTally, Verdict,
+};
 use crate::time::{BlockStart, Day};
 use std::collections::BTreeMap;
 
@@ -241,7 +243,9 @@ pub struct SessionDay {
     /// Per model and role.
     pub by_role: Vec<ModelRoleTotals>,
     /// Tool calls made that day.
-    pub tools: Vec<ToolCount>,
+    pub tools: Vec<ToolTally>,
+    /// API retries that day (`system/api_error` records).
+    pub api_retries: u64,
 }
 
 /// A session's requests of one billing block (`None`: their time is not a
@@ -253,17 +257,20 @@ pub struct SessionBlock {
     /// Per model and role.
     pub by_role: Vec<ModelRoleTotals>,
     /// Tool calls made in it.
-    pub tools: Vec<ToolCount>,
+    pub tools: Vec<ToolTally>,
+    /// API retries in it (`system/api_error` records).
+    pub api_retries: u64,
 }
 
-/// Per period (a day, a block; `None` first), its rows per model and role
-/// and its tool counts, in period order.
+/// Per period (a day, a block; `None` first), its rows per model and role,
+/// its tool tallies and its API retries, in period order.
 #[allow(clippy::type_complexity)]
 pub(super) fn periods<K: Ord + Copy>(
     rows: BTreeMap<(Option<K>, &str, ModelRole), Totals>,
-    tools: BTreeMap<(Option<K>, &str), (u64, u64)>,
-) -> Vec<(Option<K>, Vec<ModelRoleTotals>, Vec<ToolCount>)> {
-    let mut out: BTreeMap<Option<K>, (Vec<ModelRoleTotals>, Vec<ToolCount>)> = BTreeMap::new();
+    tools: BTreeMap<(Option<K>, &str), ToolTally>,
+    retries: BTreeMap<Option<K>, u64>,
+) -> Vec<(Option<K>, Vec<ModelRoleTotals>, Vec<ToolTally>, u64)> {
+    let mut out: BTreeMap<Option<K>, (Vec<ModelRoleTotals>, Vec<ToolTally>, u64)> = BTreeMap::new();
     for ((period, model, role), totals) in rows {
         out.entry(period).or_default().0.push(ModelRoleTotals {
             model: model.to_owned(),
@@ -271,28 +278,16 @@ pub(super) fn periods<K: Ord + Copy>(
             totals,
         });
     }
-    for ((period, name), (calls, errors)) in tools {
-        out.entry(period).or_default().1.push(ToolCount {
+    for ((period, name), tally) in tools {
+        out.entry(period).or_default().1.push(ToolTally {
             name: name.to_owned(),
-            calls,
-            errors,
+            ..tally
         });
     }
-    out.into_iter().map(|(k, (r, t))| (k, r, t)).collect()
-}
-
-/// A tool's calls in a session (each call block once, whatever file
-/// replays it) and how many of their results failed, by the stream's rules
-/// (`is_error`, a `<tool_use_error>` text, a server tool's error content,
-/// a sole result's `toolUseResult` starting `Error: `).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolCount {
-    /// The tool's `name`.
-    pub name: String,
-    /// Its calls.
-    pub calls: u64,
-    /// Calls whose result failed.
-    pub errors: u64,
+    for (period, n) in retries {
+        out.entry(period).or_default().2 = n;
+    }
+    out.into_iter().map(|(k, (r, t, n))| (k, r, t, n)).collect()
 }
 
 /// One tool call of a session: a call block (`tool_use`,
@@ -305,7 +300,7 @@ pub struct SessionToolCall {
     /// spawned the calling subagent, when its parent says (none for the
     /// main chain); `line` and `result_line` are lines of their own files
     /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
-    /// whether the result failed ([`ToolCount`]'s rule); `rejected` is
+    /// whether the result failed ([`ToolTally`]'s rule); `rejected` is
     /// always false (a transcript's rejections are errors, not told
     /// apart).
     pub call: ToolCall,
@@ -417,13 +412,21 @@ pub struct SessionFacts {
     /// The stop reason of the main chain's last assistant record that has
     /// one (`end_turn`, `tool_use`, `max_tokens`, ...).
     pub last_stop_reason: Option<String>,
-    /// Assistant records the CLI wrote for failed API requests
-    /// (`isApiErrorMessage`), and `system/api_error` records.
+    /// Assistant records the CLI wrote for API requests that failed for
+    /// good (`isApiErrorMessage`).
     pub api_errors: u64,
+    /// Those records, in time order: each one's `error` (`rate_limit`),
+    /// its first text and its line in its file, as a stream's run lists
+    /// its `<synthetic>` messages.
+    pub api_error_messages: Vec<ApiErrorMessage>,
     /// Turns the user interrupted (`[Request interrupted by user...]`).
     pub interrupted_turns: u64,
-    /// Tool results that failed (each record's, [`ToolCount`]'s rule).
+    /// Tool results that failed (each record's, by [`ToolTally`]'s rule).
     pub tool_errors: u64,
+    /// Tool results (on the days kept) whose `tool_use_id` no call of any
+    /// file folded has, each id once: a stream's
+    /// `tool_results_without_use`.
+    pub tool_results_without_use: u64,
     /// Compactions (`system/compact_boundary`).
     pub compactions: u64,
     /// Sum of `system/turn_duration` records.
@@ -435,6 +438,16 @@ pub struct SessionFacts {
     /// How the main chain's last turn ended; `None` when it has no reply,
     /// API error or interrupt.
     pub ending: Option<SessionEnd>,
+    /// API retries on the days kept (`system/api_error` records: failed
+    /// attempts the CLI retried), as a stream's run counts `api_retry`
+    /// events; `last_error` stays empty (a transcript's `error` is an
+    /// object without the stream's category).
+    pub api_retries: ApiRetries,
+    /// Hooks: `hook_progress` records (hooks started), and the Stop hooks'
+    /// outcomes (`system/stop_hook_summary`: `hookCount` answered, a
+    /// failure named `Stop` per `hookErrors` element, on its record's
+    /// line). Transcripts record no other hook's outcome.
+    pub hooks: Hooks,
     /// The first request (file, line) whose tokens took a sum past
     /// `u64::MAX` (the sum stays there).
     pub sum_saturated_at: Option<(String, u64)>,
@@ -494,7 +507,7 @@ pub struct SessionSummary {
     /// asked for ([`TranscriptFold::finish_within`](crate::transcript::TranscriptFold::finish_within)).
     pub by_block: Vec<SessionBlock>,
     /// Tool calls per tool, by name.
-    pub tools: Vec<ToolCount>,
+    pub tools: Vec<ToolTally>,
     /// Each tool call (as [`tools`](SessionSummary::tools) counts them),
     /// by file ([`files`](SessionSummary::files)' order) and line; empty
     /// unless the fold was asked to keep them

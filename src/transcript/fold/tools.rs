@@ -12,6 +12,8 @@ use crate::json::Value;
 /// [`At::before`]), an error if any of them says so.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ToolResult {
+    /// The session of its record.
+    pub(super) session: u32,
     pub(super) at: At,
     pub(super) millis: Option<i64>,
     pub(super) error: bool,
@@ -95,6 +97,7 @@ impl TranscriptFold {
         self.facts[sid as usize].tool_errors += u64::from(error);
         if let Some(id) = result.id.and_then(|v| v.as_raw_str()) {
             let result = ToolResult {
+                session: sid,
                 at,
                 millis: ms,
                 error,
