@@ -372,7 +372,15 @@ fn output_does_not_depend_on_jobs() {
 const TRANSCRIPT_TOOLS: &str = r#"
 import json, os, sys
 d, roots = sys.argv[1], sys.argv[2:]
-calls, errors = {}, set()
+calls, errors, rejected = {}, set(), set()
+NOTICE = "The user doesn't want to proceed with this tool use"
+def first_text(c):
+    if isinstance(c, str):
+        return c
+    for x in c if isinstance(c, list) else []:
+        if isinstance(x, dict) and x.get("type") == "text":
+            return x.get("text")
+    return None
 for root in roots:
     for dp, _, fs in os.walk(root):
         for f in fs:
@@ -398,19 +406,24 @@ for root in roots:
                         if old is None or sid < old[0]:
                             calls[b["id"]] = (sid, b["name"])
                     if r.get("type") == "user" and b.get("type") == "tool_result" and b.get("is_error") is True:
-                        errors.add(b.get("tool_use_id"))
+                        text = first_text(b.get("content"))
+                        if isinstance(text, str) and text.startswith(NOTICE):
+                            rejected.add(b.get("tool_use_id"))
+                        else:
+                            errors.add(b.get("tool_use_id"))
 want = {}
 for i, (s, n) in calls.items():
     k = f"{s} {n}"
-    c = want.setdefault(k, [0, 0])
+    c = want.setdefault(k, [0, 0, 0])
     c[0] += 1
     c[1] += i in errors
+    c[2] += i in rejected
 import duckdb
 con = duckdb.connect()
 for t in ("runs", "tools"):
     con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{d}/{t}/*.parquet')")
-got = {f"{s} {n}": [c, e] for s, n, c, e in con.execute(
-    "SELECT session_id, tool_name, count(*), sum(is_error::int) FROM tools GROUP BY ALL").fetchall()}
+got = {f"{s} {n}": [c, e, r] for s, n, c, e, r in con.execute(
+    "SELECT session_id, tool_name, count(*), sum(is_error::int), sum(rejected::int) FROM tools GROUP BY ALL").fetchall()}
 unjoined = con.execute(
     "SELECT count(*) FROM tools t LEFT JOIN runs r ON t.file = r.file AND t.run_line = r.first_line"
     " AND t.session_id = r.session_id WHERE r.file IS NULL").fetchone()[0]
@@ -483,6 +496,7 @@ fn transcript_tool_calls_are_rows_of_their_sessions() {
             .or_insert(json!({"calls": 0, "errors": 0, "rejections": 0}));
         e["calls"] = json!(e["calls"].as_u64().unwrap() + c[0].as_u64().unwrap());
         e["errors"] = json!(e["errors"].as_u64().unwrap() + c[1].as_u64().unwrap());
+        e["rejections"] = json!(e["rejections"].as_u64().unwrap() + c[2].as_u64().unwrap());
     }
     assert_eq!(s["tools"], Value::Object(per_tool), "stats tools");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,4 +1,4 @@
-//! A tool's calls and errors, and a turn's interrupt, are read by one rule
+//! A tool's calls, errors and rejections, and a turn's interrupt, are read by one rule
 //! whichever dialect holds them (`event::blocks`): the same content as a
 //! stream run and as a transcript session gives the same calls and errors
 //! per tool, and the same interrupt.
@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 /// `tool_use_result` JSON): every sign a result can fail by, a server
 /// tool's call and failed result in the assistant's own content, a sole
 /// result failed by `tool_use_result`, two results that it does not speak
-/// for, and an interrupt in a text block after a result.
+/// for, a call the user rejected (the CLI's notice, an apostrophe escaped),
+/// and an interrupt in a text block after a result.
 const MESSAGES: &[(&str, &str, Option<&str>)] = &[
     (
         "assistant",
@@ -44,6 +45,16 @@ const MESSAGES: &[(&str, &str, Option<&str>)] = &[
         "user",
         r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"a"},{"type":"tool_result","tool_use_id":"t4","content":"b"}]}"#,
         Some(r#""Error: one of them""#),
+    ),
+    (
+        "assistant",
+        r#"{"id":"m5","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t6","name":"Edit","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+        None,
+    ),
+    (
+        "user",
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t6","content":"The user doesn\u0027t want to proceed with this tool use. The tool use was rejected.","is_error":true}]}"#,
+        Some(r#""User rejected tool use""#),
     ),
     (
         "assistant",
@@ -104,30 +115,32 @@ fn report() -> Report {
 }
 
 #[test]
-fn both_dialects_count_the_same_calls_and_errors_per_tool() {
+fn both_dialects_count_the_same_calls_errors_and_rejections_per_tool() {
     let run = run();
-    let stream: BTreeMap<String, (u64, u64)> = run
+    let stream: BTreeMap<String, (u64, u64, u64)> = run
         .tools
         .iter()
-        .map(|t| (t.name.clone(), (t.calls, t.errors)))
+        .map(|t| (t.name.clone(), (t.calls, t.errors, t.rejections)))
         .collect();
     let report = report();
     assert_eq!(report.sessions.len(), 1);
     let session = &report.sessions[0];
-    let transcript: BTreeMap<String, (u64, u64)> = session
+    let transcript: BTreeMap<String, (u64, u64, u64)> = session
         .tools
         .iter()
-        .map(|t| (t.name.clone(), (t.calls, t.errors)))
+        .map(|t| (t.name.clone(), (t.calls, t.errors, t.rejections)))
         .collect();
     // Bash: t1 failed by its `<tool_use_error>` text, t3 and t4 not (the
     // record's `tool_use_result` names neither of two results), t5 by
     // `is_error`. Read: t2 failed by the sole result's `tool_use_result`.
-    // web_search failed by its error content; the MCP call did not.
-    let expected: BTreeMap<String, (u64, u64)> = [
-        ("Bash", (4, 2)),
-        ("Read", (1, 1)),
-        ("fetch", (1, 0)),
-        ("web_search", (1, 1)),
+    // web_search failed by its error content; the MCP call did not. Edit:
+    // rejected by the user, which is not the tool's failure.
+    let expected: BTreeMap<String, (u64, u64, u64)> = [
+        ("Bash", (4, 2, 0)),
+        ("Edit", (1, 0, 1)),
+        ("Read", (1, 1, 0)),
+        ("fetch", (1, 0, 0)),
+        ("web_search", (1, 1, 0)),
     ]
     .into_iter()
     .map(|(n, c)| (n.to_string(), c))

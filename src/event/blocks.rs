@@ -115,6 +115,13 @@ impl<'d> CallBlock<'d> {
     }
 }
 
+/// The start of the notice the CLI writes as a tool's result when the user
+/// rejected the call (a stream also names it in `tool_result_meta`, of
+/// `non_execution_kind` `user-rejected`; a transcript's record only says
+/// this, and a `toolUseResult` of `User rejected tool use` or of this text
+/// after `Error: `).
+const REJECTION: &str = "The user doesn't want to proceed with this tool use";
+
 /// The members of a result block the folds read, in slot order.
 const RESULT_KEYS: [&str; 3] = ["tool_use_id", "is_error", "content"];
 
@@ -159,6 +166,20 @@ impl<'d> ResultBlock<'d> {
                 .content
                 .and_then(first_text)
                 .is_some_and(|t| t.str_starts_with("<tool_use_error>", true))
+    }
+
+    /// True when the result is the CLI's notice that the user rejected the
+    /// call: `is_error` true and a text starting `The user doesn't want to
+    /// proceed with this tool use` (every rejection in the real captures,
+    /// both dialects, says both). A rejection, which the tallies count
+    /// apart from the tool's failures, in both dialects; only a result
+    /// that says `is_error` has its text read for it.
+    pub(crate) fn rejected(&self) -> bool {
+        self.is_error == Some(true)
+            && self
+                .content
+                .and_then(first_text)
+                .is_some_and(|t| t.str_starts_with(REJECTION, false))
     }
 
     /// True when a server tool's result (a result block in the assistant's
@@ -277,6 +298,30 @@ mod tests {
         };
         let scanned = scanner.scan(&line).unwrap_or_else(|e| panic!("{e}"));
         f(scanned.value());
+    }
+
+    #[test]
+    fn a_rejection_is_the_clis_notice_in_the_results_text() {
+        with_root(
+            r#"{"type":"x","c":[
+                {"type":"tool_result","tool_use_id":"a","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected."},
+                {"type":"tool_result","tool_use_id":"b","is_error":true,"content":[{"type":"text","text":"The user doesn\u0027t want to proceed with this tool use."}]},
+                {"type":"tool_result","tool_use_id":"c","is_error":true,"content":"Error: The user doesn't want to proceed with this tool use."},
+                {"type":"tool_result","tool_use_id":"d","is_error":true,"content":"The user doesn't want to proceed"},
+                {"type":"tool_result","tool_use_id":"e","content":"The user doesn't want to proceed with this tool use."},
+                {"type":"tool_result","tool_use_id":"f","content":"ok"}]}"#,
+            |root| {
+                let c = root.get("c").unwrap();
+                let rejected: Vec<bool> = c
+                    .elements()
+                    .map(|b| ResultBlock::of(b).rejected())
+                    .collect();
+                // The notice as a string or a text block, an apostrophe
+                // escaped; not after another prefix, not cut short, not
+                // without `is_error`.
+                assert_eq!(rejected, [true, true, false, false, false, false]);
+            },
+        );
     }
 
     #[test]

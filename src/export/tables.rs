@@ -333,7 +333,7 @@ table! {
         is_error "is_error": Bool required
             "The result was an error (`is_error`, `<tool_use_error>`, or an `Error: ` result string), not counting rejections: `cctape stats` `tools.*.errors`.",
         rejected "rejected": Bool required
-            "The call was rejected (a permission denial or `tool_result_meta`); always false for a transcript's call (its rejections are errors, not told apart).",
+            "The call was rejected: a permission denial, `tool_result_meta`, or a result with `is_error` that is the CLI's notice of the user's rejection (`The user doesn't want to proceed with this tool use`), in both dialects.",
         record_file "record_file": Str null
             "A transcript's call: the file whose record holds the `tool_use` block (the session's own or a subagent's); null for a stream's (`file`).",
         agent_id "agent_id": Str null

@@ -670,9 +670,10 @@ impl TranscriptFold {
                 {
                     f.ended(at, End::Awaiting);
                 }
-                for (id, error) in results {
+                for (id, error, rejected) in results {
                     let f = &mut self.facts[sid as usize];
-                    f.tool_errors += u64::from(error);
+                    // A rejection is not the tool's failure.
+                    f.tool_errors += u64::from(error && !rejected);
                     if !sidechain && !interrupt {
                         // Answered: the turn waits for the reply.
                         f.ended(at, End::Awaiting);
@@ -683,6 +684,7 @@ impl TranscriptFold {
                             at: place,
                             millis: ms,
                             error,
+                            rejected,
                         };
                         self.tool_result(request_key(id.raw(), None), result);
                     }

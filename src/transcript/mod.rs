@@ -232,7 +232,7 @@ pub(crate) fn tool_results<'s>(
         read::user_content(content),
         root.get("toolUseResult"),
     )
-    .map(|(id, error)| (id.and_then(|v| v.as_str()), error))
+    .map(|(id, error, _)| (id.and_then(|v| v.as_str()), error))
 }
 
 /// True for a user record that is an interrupt notice (see

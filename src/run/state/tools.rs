@@ -103,6 +103,11 @@ impl RunState {
             let error = sole_failed || result.failed();
             let id = self.names.intern(id);
             self.on_tool_result(id, error, end, ev.line());
+            if result.rejected() {
+                // The CLI's notice of a user's rejection (with or without
+                // `tool_result_meta` naming it, read below).
+                self.reject(id);
+            }
             if results == 1 {
                 if let (Some(&i), Some(t)) = (self.node_by_tool.get(&id), tur) {
                     let n = &mut self.nodes[i as usize];

@@ -90,12 +90,12 @@ impl TranscriptFold {
             let tool = strings.get(call.name).unwrap_or("-");
             let result = results.get(key);
             let error = result.is_some_and(|r| r.error);
+            let rejected = result.is_some_and(|r| r.rejected);
             let duration_ms = match (call.millis, result.and_then(|r| r.millis)) {
                 (Some(a), Some(b)) => Some(b - a),
                 _ => None,
             };
-            // Transcripts record no rejection apart from its result.
-            let count = |t: &mut ToolTally| t.count(error, false, result.is_some(), duration_ms);
+            let count = |t: &mut ToolTally| t.count(error, rejected, result.is_some(), duration_ms);
             let s = &mut by_session[session as usize];
             if keep_calls {
                 let spawned_by = facts[session as usize]
@@ -115,7 +115,7 @@ impl TranscriptFold {
                         duration_ms,
                         answered: result.is_some(),
                         error,
-                        rejected: false,
+                        rejected,
                     },
                     file: name(call.at.file),
                     agent_id: name(call.agent),

@@ -157,16 +157,17 @@ pub(in crate::transcript) fn tool_calls<'s>(
 }
 
 /// The result blocks of a user message's content (`read`, what
-/// [`UserContent::of`] it says): the `tool_use_id` each answers (a string)
-/// and whether it failed, by the event layer's rule, the stream fold's: the
+/// [`UserContent::of`] it says): the `tool_use_id` each answers (a string),
+/// whether it failed, by the event layer's rule, the stream fold's: the
 /// block's own signs ([`ResultBlock::failed`]), or the record's
 /// `toolUseResult` when the message holds one result
-/// ([`blocks::sole_result_failed`]).
+/// ([`blocks::sole_result_failed`]); and whether the user rejected the call
+/// ([`ResultBlock::rejected`]).
 pub(in crate::transcript) fn tool_results<'s>(
     content: Option<Value<'s>>,
     read: UserContent<'s>,
     tool_use_result: Option<Value<'s>>,
-) -> impl Iterator<Item = (Option<Value<'s>>, bool)> {
+) -> impl Iterator<Item = (Option<Value<'s>>, bool, bool)> {
     let sole_failed = blocks::sole_result_failed(read.results, tool_use_result);
     content
         .filter(|_| read.results > 0)
@@ -174,7 +175,7 @@ pub(in crate::transcript) fn tool_results<'s>(
         .flat_map(blocks::results)
         .map(move |b| {
             let r = ResultBlock::of(b);
-            (r.id, sole_failed || r.failed())
+            (r.id, sole_failed || r.failed(), r.rejected())
         })
 }
 

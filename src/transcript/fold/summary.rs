@@ -300,9 +300,8 @@ pub struct SessionToolCall {
     /// spawned the calling subagent, when its parent says (none for the
     /// main chain); `line` and `result_line` are lines of their own files
     /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
-    /// whether the result failed ([`ToolTally`]'s rule); `rejected` is
-    /// always false (a transcript's rejections are errors, not told
-    /// apart).
+    /// whether the result failed ([`ToolTally`]'s rule); `rejected`
+    /// whether it is the CLI's notice that the user rejected the call.
     pub call: ToolCall,
     /// The file whose record holds the `tool_use` block (the session's own
     /// or a subagent's; [`TranscriptFile::name`](crate::transcript::TranscriptFile::name)).
@@ -421,7 +420,8 @@ pub struct SessionFacts {
     pub api_error_messages: Vec<ApiErrorMessage>,
     /// Turns the user interrupted (`[Request interrupted by user...]`).
     pub interrupted_turns: u64,
-    /// Tool results that failed (each record's, by [`ToolTally`]'s rule).
+    /// Tool results that failed (each record's, by [`ToolTally`]'s rule;
+    /// a user's rejection is not a failure).
     pub tool_errors: u64,
     /// Tool results (on the days kept) whose `tool_use_id` no call of any
     /// file folded has, each id once: a stream's

@@ -17,6 +17,8 @@ pub(super) struct ToolResult {
     pub(super) at: At,
     pub(super) millis: Option<i64>,
     pub(super) error: bool,
+    /// The user rejected the call ([`ResultBlock::rejected`]).
+    pub(super) rejected: bool,
 }
 
 /// One tool call (a call block: `tool_use`, `server_tool_use`,
@@ -101,6 +103,7 @@ impl TranscriptFold {
                 at,
                 millis: ms,
                 error,
+                rejected: false,
             };
             self.tool_result(request_key(id.raw(), None), result);
         }
@@ -132,16 +135,18 @@ impl TranscriptFold {
         }
     }
 
-    /// A tool call's result: an error if any record of it says so, its
-    /// time and place those of the first record (see [`At::before`]).
+    /// A tool call's result: an error (a rejection) if any record of it
+    /// says so, its time and place those of the first record (see
+    /// [`At::before`]).
     pub(super) fn tool_result(&mut self, key: u128, r: ToolResult) {
         match self.results.get_mut(&key) {
             Some(old) => {
-                let error = old.error | r.error;
+                let (error, rejected) = (old.error | r.error, old.rejected | r.rejected);
                 if r.at.before(old.at, &self.strings) {
                     *old = r;
                 }
                 old.error = error;
+                old.rejected = rejected;
             }
             None => {
                 self.results.insert(key, r);
