@@ -22,9 +22,11 @@ use std::path::{Path, PathBuf};
 /// public value type beside `json::Value`, and the unused prune was gone,
 /// 34.7 when stop 46 found it there (the lines added since were
 /// `pub(crate)`), 34.3 with the one reader of content blocks (1,501 `pub`
-/// lines still: its lines are `pub(crate)`); lower it as the surface
+/// lines still: its lines are `pub(crate)`), 34.1 with the transcript's
+/// retries, hooks and tool tallies (1,503: `ToolCount` gone, six fields
+/// of the session's facts and periods added); lower it as the surface
 /// shrinks.
-const PUB_PER_1000_CEILING: f64 = 34.4;
+const PUB_PER_1000_CEILING: f64 = 34.2;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).
