@@ -373,14 +373,7 @@ impl RunState {
                 }
             }
             EventKind::SystemApiRetry => {
-                self.retries.count += 1;
-                if let Some(s) = u64_of(ev.get("error_status")) {
-                    self.retries.last_status = Some(s);
-                    match self.retries.statuses.iter_mut().find(|(k, _)| *k == s) {
-                        Some((_, n)) => *n += 1,
-                        None => self.retries.statuses.push((s, 1)),
-                    }
-                }
+                self.retries.add_retry(u64_of(ev.get("error_status")));
                 if let Some(e) = str_of(ev.get("error")) {
                     self.retry_error = Some(self.names.intern(e));
                 }

@@ -474,6 +474,22 @@ pub struct ApiRetries {
     pub last_status: Option<u64>,
 }
 
+impl ApiRetries {
+    /// Count one retry, with its status when it has one: the one rule of
+    /// both dialects' runs (the last status is the last one counted, so a
+    /// fold counts retries in their order).
+    pub(crate) fn add_retry(&mut self, status: Option<u64>) {
+        self.count += 1;
+        if let Some(s) = status {
+            self.last_status = Some(s);
+            match self.statuses.iter_mut().find(|(k, _)| *k == s) {
+                Some((_, n)) => *n += 1,
+                None => self.statuses.push((s, 1)),
+            }
+        }
+    }
+}
+
 /// A `<synthetic>` assistant message: an API error or slash-command output.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -102,26 +102,18 @@ impl SystemFacts {
         );
     }
 
-    /// The retries that `keep` keeps (by their time), as a stream's run
-    /// counts them: how many, per status (ascending), and the status of
-    /// the latest one that has one.
+    /// The retries that `keep` keeps (by their time), counted in their
+    /// records' order of time as a stream's run counts its events
+    /// ([`ApiRetries::add_retry`]): how many, per status (ascending), and
+    /// the status of the latest one that has one.
     pub(super) fn api_retries(&self, keep: impl Fn(Option<i64>) -> bool) -> ApiRetries {
+        let mut kept: Vec<&Retry> = self.retries.iter().filter(|r| keep(r.millis)).collect();
+        kept.sort_unstable_by_key(|r| (r.millis.unwrap_or(i64::MIN), r.order));
         let mut out = ApiRetries::default();
-        let mut last: Option<(i64, u64, u64)> = None;
-        for r in self.retries.iter().filter(|r| keep(r.millis)) {
-            out.count += 1;
-            let Some(s) = r.status else { continue };
-            match out.statuses.iter_mut().find(|(k, _)| *k == s) {
-                Some((_, n)) => *n += 1,
-                None => out.statuses.push((s, 1)),
-            }
-            let at = (r.millis.unwrap_or(i64::MIN), r.order, s);
-            if last.is_none_or(|l| (at.0, at.1) >= (l.0, l.1)) {
-                last = Some(at);
-            }
+        for r in kept {
+            out.add_retry(r.status);
         }
         out.statuses.sort_unstable();
-        out.last_status = last.map(|l| l.2);
         out
     }
 
