@@ -1,10 +1,12 @@
-//! A tool's calls, errors and rejections, and a turn's interrupt, are read by one rule
-//! whichever dialect holds them (`event::blocks`): the same content as a
-//! stream run and as a transcript session gives the same calls and errors
-//! per tool, and the same interrupt.
+//! A tool's calls, errors and rejections, a turn's interrupt, and a model
+//! call's usage are read by one rule whichever dialect holds them
+//! (`event::blocks`, `run::CallReading`): the same content as a stream run
+//! and as a transcript session gives the same calls and errors per tool,
+//! the same interrupt, and the same usage per call.
 
+use cctape::SliceEvents;
 use cctape::pricing::PriceTable;
-use cctape::run::{RunSummary, Verdict, runs_of_slice};
+use cctape::run::{RunFolder, RunSummary, Verdict, runs_of_slice};
 use cctape::time::Zone;
 use cctape::transcript::{Report, TranscriptFile, TranscriptFold};
 use std::collections::BTreeMap;
@@ -71,11 +73,15 @@ const MESSAGES: &[(&str, &str, Option<&str>)] = &[
 /// The messages as a stream run, ended by an `error_during_execution`
 /// result.
 fn stream() -> String {
+    stream_of(MESSAGES)
+}
+
+fn stream_of(messages: &[(&str, &str, Option<&str>)]) -> String {
     let mut s = String::from(
         r#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-4-5","tools":["Bash","Read"]}"#,
     );
     s.push('\n');
-    for (ty, msg, tur) in MESSAGES {
+    for (ty, msg, tur) in messages {
         let tur = tur.map_or(String::new(), |t| format!(r#","tool_use_result":{t}"#));
         s.push_str(&format!(
             r#"{{"type":"{ty}","message":{msg},"parent_tool_use_id":null,"session_id":"s1"{tur}}}"#
@@ -89,8 +95,12 @@ fn stream() -> String {
 
 /// The messages as a transcript's records.
 fn transcript() -> String {
+    transcript_of(MESSAGES)
+}
+
+fn transcript_of(messages: &[(&str, &str, Option<&str>)]) -> String {
     let mut s = String::new();
-    for (i, (ty, msg, tur)) in MESSAGES.iter().enumerate() {
+    for (i, (ty, msg, tur)) in messages.iter().enumerate() {
         let tur = tur.map_or(String::new(), |t| format!(r#","toolUseResult":{t}"#));
         s.push_str(&format!(
             r#"{{"type":"{ty}","sessionId":"s1","uuid":"u{i}","timestamp":"2026-03-01T10:00:0{i}Z","isSidechain":false,"message":{msg}{tur}}}"#
@@ -155,4 +165,225 @@ fn both_dialects_count_the_same_calls_errors_and_rejections_per_tool() {
 fn both_dialects_see_an_interrupt_in_a_later_text_block() {
     assert_eq!(run().verdict, Verdict::Interrupted);
     assert_eq!(report().sessions[0].facts.interrupted_turns, 1);
+}
+
+/// Two model calls, each named by several events or records, as a message
+/// streams (one per content block, each with the usage so far): `m1` by a
+/// snapshot, a larger snapshot, the whole message (its `stop_reason` set)
+/// with fewer tokens than that snapshot, and a stale snapshot after it;
+/// `m2` by two snapshots, the second smaller (an older copy).
+const CALL_READINGS: &[(&str, &str, Option<&str>)] = &[
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"thinking","thinking":"t"}],"usage":{"input_tokens":10,"output_tokens":1}}"#,
+        None,
+    ),
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"a"}],"usage":{"input_tokens":10,"output_tokens":30}}"#,
+        None,
+    ),
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":10,"output_tokens":25}}"#,
+        None,
+    ),
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"c"}],"usage":{"input_tokens":10,"output_tokens":2}}"#,
+        None,
+    ),
+    ("user", r#"{"role":"user","content":"go on"}"#, None),
+    (
+        "assistant",
+        r#"{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"d"}],"usage":{"input_tokens":7,"output_tokens":40}}"#,
+        None,
+    ),
+    (
+        "assistant",
+        r#"{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"e"}],"usage":{"input_tokens":7,"output_tokens":3}}"#,
+        None,
+    ),
+];
+
+#[test]
+fn both_dialects_take_a_calls_usage_by_one_rule() {
+    // A whole message's count is final: it stands against a larger
+    // snapshot before it and a stale one after it. Of two snapshots the
+    // larger stands (counts only grow while a message streams): before this
+    // rule a stream took the last reading and a transcript the largest, so
+    // the stream said (7, 3) for m2 and the transcript (10, 30) for m1.
+    let expected = vec![(10, 25), (7, 40)];
+
+    let bytes = stream_of(CALL_READINGS);
+    let mut folder = RunFolder::new();
+    folder.record_calls(true);
+    let mut events = SliceEvents::new(bytes.as_bytes());
+    while let Some(ev) = events.next_event() {
+        folder.push(&ev.unwrap());
+    }
+    let run = folder.finish().remove(0);
+    let stream: Vec<(u64, u64)> = run
+        .model_calls
+        .iter()
+        .map(|c| (c.usage.input_tokens, c.usage.output_tokens))
+        .collect();
+    assert_eq!(stream, expected);
+    // The line of a call's usage: the whole message's (line 4), and m2's
+    // first snapshot (line 7).
+    let lines: Vec<u64> = run.model_calls.iter().map(|c| c.line).collect();
+    assert_eq!(lines, [4, 7]);
+    assert_eq!(
+        (
+            run.usage.main.calls.input_tokens,
+            run.usage.main.calls.output_tokens
+        ),
+        (17, 65)
+    );
+
+    let mut fold = TranscriptFold::new();
+    fold.record_calls(true);
+    let text = transcript_of(CALL_READINGS);
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let session = &report.sessions[0];
+    let mut transcript: Vec<(u64, u64, u64)> = session
+        .requests
+        .iter()
+        .map(|r| (r.line, r.tokens.input_tokens, r.tokens.output_tokens))
+        .collect();
+    transcript.sort();
+    // The records that stand: the whole message (line 3) and m2's first
+    // snapshot (line 6).
+    assert_eq!(transcript, [(3, 10, 25), (6, 7, 40)]);
+    assert_eq!(
+        (
+            session.totals.input,
+            session.totals.output,
+            session.totals.requests
+        ),
+        (17, 65, 2)
+    );
+}
+
+/// An Agent call and its result, whose record says what became of the
+/// subagent (`tool_use_result` / `toolUseResult`): its id, status, handback
+/// report and last call's usage.
+const SUBAGENT: &[(&str, &str, Option<&str>)] = &[
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"task1","name":"Agent","input":{"description":"Find the bug","subagent_type":"Explore","prompt":"p"}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+        None,
+    ),
+    (
+        "user",
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"task1","content":[{"type":"text","text":"done"}]}]}"#,
+        Some(
+            r#"{"status":"completed","agentId":"a7f3","prompt":"p","handbackReport":{"text":"It was the cache."},"totalTokens":90,"usage":{"input_tokens":3,"output_tokens":70,"cache_read_input_tokens":17}}"#,
+        ),
+    ),
+];
+
+#[test]
+fn both_dialects_read_a_subagents_end_from_its_calls_result() {
+    let runs = runs_of_slice(stream_of(SUBAGENT).as_bytes());
+    let mut fold = TranscriptFold::new();
+    let text = transcript_of(SUBAGENT);
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let session = &report.sessions[0];
+    let agent = &session.facts.agents[0];
+    assert_eq!(
+        (
+            agent.agent_id.as_str(),
+            agent.spawned_by.as_deref(),
+            agent.tool_name.as_deref(),
+            agent.subagent_type.as_deref(),
+        ),
+        ("a7f3", Some("task1"), Some("Agent"), Some("Explore"))
+    );
+    let session_run = session.to_run();
+    for (dialect, run) in [("stream", &runs[0]), ("transcript", &session_run)] {
+        assert_eq!(run.subagents.len(), 1, "{dialect}");
+        let n = &run.subagents[0];
+        let reported = n
+            .usage
+            .reported
+            .map(|u| (u.input_tokens, u.output_tokens, u.cache_read_input_tokens));
+        assert_eq!(
+            (
+                n.tool_use_id.as_str(),
+                n.task_id.as_deref(),
+                n.tool_name.as_deref(),
+                n.status.as_deref(),
+                n.report.as_deref(),
+                n.result_error,
+                reported,
+            ),
+            (
+                "task1",
+                Some("a7f3"),
+                Some("Agent"),
+                Some("completed"),
+                Some("It was the cache."),
+                false,
+                Some((3, 70, 17)),
+            ),
+            "{dialect}"
+        );
+        let all = run.usage.subagents.reported.map(|u| u.output_tokens);
+        assert_eq!(all, Some(70), "{dialect}");
+    }
+}
+
+#[test]
+fn both_dialects_say_a_subagents_call_failed_beside_another_result() {
+    // Two calls answered in one message: the Agent call's result failed.
+    // The record's `tool_use_result` speaks for neither result, and the
+    // subagent is known by its `agent_progress` in the transcript.
+    let messages: &[(&str, &str, Option<&str>)] = &[
+        (
+            "assistant",
+            r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"task1","name":"Task","input":{"description":"d","subagent_type":"Explore"}},{"type":"tool_use","id":"b1","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"task1","content":"Agent failed","is_error":true},{"type":"tool_result","tool_use_id":"b1","content":"ok"}]}"#,
+            Some(r#"{"status":"completed","agentId":"a1"}"#),
+        ),
+    ];
+    let runs = runs_of_slice(stream_of(messages).as_bytes());
+    let node = &runs[0].subagents[0];
+    assert_eq!(
+        (
+            node.tool_use_id.as_str(),
+            node.result_error,
+            node.status.as_deref()
+        ),
+        ("task1", true, None)
+    );
+    let mut text = transcript_of(messages);
+    text.push_str(
+        r#"{"type":"progress","sessionId":"s1","uuid":"p1","timestamp":"2026-03-01T10:00:05Z","parentToolUseID":"task1","data":{"type":"agent_progress","agentId":"a1"}}"#,
+    );
+    text.push('\n');
+    let mut fold = TranscriptFold::new();
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let agent = &report.sessions[0].facts.agents[0];
+    assert_eq!(
+        (
+            agent.spawned_by.as_deref(),
+            agent.result_error,
+            agent.status.as_deref()
+        ),
+        (Some("task1"), true, None)
+    );
 }

@@ -215,6 +215,65 @@ pub(crate) fn sole_result_failed(results: usize, tool_use_result: Option<Value<'
     results == 1 && tool_use_result.is_some_and(|t| t.str_starts_with("Error: ", false))
 }
 
+/// The members of a subagent's result the folds read, in slot order.
+const SUBAGENT_KEYS: [&str; 4] = ["agentId", "status", "handbackReport", "usage"];
+
+/// A subagent result key's slot in [`SUBAGENT_KEYS`].
+#[inline(always)]
+fn subagent_slot(k: &[u8]) -> Option<usize> {
+    Some(match k {
+        b"agentId" => 0,
+        b"status" => 1,
+        b"handbackReport" => 2,
+        b"usage" => 3,
+        _ => return None,
+    })
+}
+
+/// What the result of a call that ran a subagent (`Agent`, `Task`) says of
+/// it beside the content: the record's `tool_use_result` (`toolUseResult` in
+/// a transcript), which speaks for the message's result when there is one,
+/// as in [`sole_result_failed`]. One reader for both dialects: the subagent's
+/// end, as its call is its start ([`CallBlock::launches_subagent`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SubagentEnd<'d> {
+    /// `agentId`, a string: the subagent's id (a stream's
+    /// `task_started.task_id`, a transcript's `agent-<agentId>.jsonl`).
+    pub(crate) agent_id: Option<Value<'d>>,
+    /// `status` (`completed`, `async_launched`, ...), a string.
+    pub(crate) status: Option<Value<'d>>,
+    /// `handbackReport.text`, a string.
+    pub(crate) report: Option<Value<'d>>,
+    /// `usage`, an object: its last call's usage.
+    pub(crate) usage: Option<Value<'d>>,
+}
+
+impl<'d> SubagentEnd<'d> {
+    /// The record's `tool_use_result` read as a subagent's result, when the
+    /// message holds one result (`results`) and it is an object; its
+    /// members found in one walk.
+    pub(crate) fn of(
+        results: usize,
+        tool_use_result: Option<Value<'d>>,
+    ) -> Option<SubagentEnd<'d>> {
+        let t = tool_use_result.filter(|t| results == 1 && t.kind() == ValueKind::Object)?;
+        let t = Tabled::new(t, &SUBAGENT_KEYS, subagent_slot);
+        let string = |v: Option<Value<'d>>| v.filter(|v| v.kind() == ValueKind::String);
+        Some(SubagentEnd {
+            agent_id: string(t.get(0)),
+            status: string(t.get(1)),
+            report: string(t.get(2).and_then(|r| r.get("text"))),
+            usage: t.get(3).filter(|u| u.kind() == ValueKind::Object),
+        })
+    }
+
+    /// True when it names a subagent: its `agentId`, or a `usage` (which no
+    /// other tool's result carries).
+    pub(crate) fn names_a_subagent(&self) -> bool {
+        self.agent_id.is_some() || self.usage.is_some()
+    }
+}
+
 /// What a user message's `content` holds, read in one walk of its blocks.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct UserContent<'d> {
@@ -298,6 +357,50 @@ mod tests {
         };
         let scanned = scanner.scan(&line).unwrap_or_else(|e| panic!("{e}"));
         f(scanned.value());
+    }
+
+    #[test]
+    fn a_subagents_end_is_its_sole_results_record() {
+        with_root(
+            r#"{"type":"x","t":[
+                {"agentId":"a1","status":"completed","handbackReport":{"text":"r"},"usage":{"output_tokens":4}},
+                {"agentId":7,"status":["x"],"handbackReport":"r","usage":"u"},
+                {"stdout":"ok","stderr":"","interrupted":false,"isImage":false},
+                {"status":"running","shellId":"s"},
+                "Error: failed"
+            ]}"#,
+            |v| {
+                let t: Vec<Value<'_>> = v.get("t").unwrap().elements().collect();
+                let text = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_owned));
+                let end = SubagentEnd::of(1, Some(t[0])).unwrap();
+                assert_eq!(
+                    (text(end.agent_id), text(end.status), text(end.report)),
+                    (
+                        Some("a1".into()),
+                        Some("completed".into()),
+                        Some("r".into())
+                    )
+                );
+                assert_eq!(
+                    end.usage.unwrap().get("output_tokens").unwrap().as_u64(),
+                    Some(4)
+                );
+                assert!(end.names_a_subagent());
+                // Of two results it speaks for neither.
+                assert!(SubagentEnd::of(2, Some(t[0])).is_none());
+                assert!(SubagentEnd::of(0, Some(t[0])).is_none());
+                // Members of the wrong kinds are not read.
+                let odd = SubagentEnd::of(1, Some(t[1])).unwrap();
+                assert!(odd.agent_id.is_none() && odd.status.is_none());
+                assert!(odd.report.is_none() && odd.usage.is_none());
+                assert!(!odd.names_a_subagent());
+                // Another tool's outcome names no subagent, a status alone
+                // (a shell's) neither; a string is not an outcome.
+                assert!(!SubagentEnd::of(1, Some(t[2])).unwrap().names_a_subagent());
+                assert!(!SubagentEnd::of(1, Some(t[3])).unwrap().names_a_subagent());
+                assert!(SubagentEnd::of(1, Some(t[4])).is_none());
+            },
+        );
     }
 
     #[test]

@@ -174,7 +174,7 @@ table! {
         is_error "is_error": Bool null
             "`is_error` of a result, or of a `tool_result` block.",
         carries_usage "carries_usage": Bool required
-            "True on exactly one row per model call: the row whose usage is the call's (the last assistant event of its message id in the run, or its last `message_delta` in partial streams). Sum the token columns over these rows. Never on a session transcript's rows: its usage is counted per API request across records and files, on its session's `runs` row.",
+            "True on exactly one row per model call: the row whose usage is the call's (by the run layer's rule: its last `message_delta` in partial streams, else the last of its assistant events with the most final and largest usage, which in real streams is its last). Sum the token columns over these rows. Never on a session transcript's rows: its usage is counted per API request across records and files, on its session's `runs` row.",
         input_tokens "input_tokens": I64 null
             "The call's `input_tokens`, on the row that carries its usage (null elsewhere).",
         output_tokens "output_tokens": I64 null

@@ -42,6 +42,64 @@ impl CallUsageSource {
     pub fn is_final(self) -> bool {
         !matches!(self, CallUsageSource::Snapshot)
     }
+
+    /// A message's usage as its `stop_reason` says it, in both dialects: a
+    /// message whose `stop_reason` is set came whole, and its count is
+    /// final; otherwise it is the snapshot a streaming message carries.
+    pub(crate) fn of_message(stop_reason_set: bool) -> CallUsageSource {
+        if stop_reason_set {
+            CallUsageSource::CompleteMessage
+        } else {
+            CallUsageSource::Snapshot
+        }
+    }
+
+    /// How final the count is: a snapshot, then a whole message, then the
+    /// `message_delta`'s count (which a whole message's event after it does
+    /// not replace).
+    fn rank(self) -> u8 {
+        match self {
+            CallUsageSource::Snapshot => 0,
+            CallUsageSource::CompleteMessage => 1,
+            CallUsageSource::MessageDelta => 2,
+        }
+    }
+}
+
+/// One reading of a model call's usage, as one event or record shows it.
+/// A call is named by several (an event or a record per content block,
+/// snapshots while it streams, a subagent's replay of its parent's records,
+/// a copy relayed in `agent_progress`); [`CallReading::rank_against`] is
+/// the one rule, in both dialects, for which of them is the call's usage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallReading {
+    /// Read from a sidechain's record (a transcript's subagent file, an
+    /// `isSidechain` record, a relayed copy) rather than the main chain's.
+    pub(crate) sidechain: bool,
+    /// How final its count is.
+    pub(crate) source: CallUsageSource,
+    /// Its input, output, cache read and cache write tokens, added.
+    pub(crate) total: u64,
+}
+
+impl CallReading {
+    /// `Greater` when this reading is the call's usage rather than `old`,
+    /// `Less` when `old` stays, `Equal` when neither says more (the same
+    /// count, as final): then each dialect places the call by its own
+    /// order, a stream by the last line naming it (its lines come in time
+    /// order), a transcript by its earliest record (its files come in any
+    /// order).
+    ///
+    /// The rule: the main chain's record before a sidechain's copy; a final
+    /// count before a snapshot; then the larger count, since counts only
+    /// grow while a message streams (a smaller one is an older copy). In
+    /// every real capture and transcript a call's last reading is also its
+    /// largest and final one, so the order of the rules only matters for
+    /// files cut or replayed out of order.
+    pub(crate) fn rank_against(&self, old: &CallReading) -> std::cmp::Ordering {
+        let key = |r: &CallReading| (!r.sidechain, r.source.rank(), r.total);
+        key(self).cmp(&key(old))
+    }
 }
 
 /// Where an agent's token total ([`AgentUsage::tokens`]) comes from, in the
@@ -489,6 +547,42 @@ pub(crate) fn role_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_calls_usage_is_the_main_chains_most_final_then_largest_reading() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let r = |sidechain, source, total| CallReading {
+            sidechain,
+            source,
+            total,
+        };
+        let (snap, whole, delta) = (
+            CallUsageSource::Snapshot,
+            CallUsageSource::CompleteMessage,
+            CallUsageSource::MessageDelta,
+        );
+        let cases = [
+            // A final count stands against any snapshot, larger or not.
+            (r(false, whole, 10), r(false, snap, 90), Greater),
+            (r(false, snap, 90), r(false, whole, 10), Less),
+            // The message_delta's count against a whole message's event.
+            (r(false, delta, 10), r(false, whole, 90), Greater),
+            (r(false, whole, 90), r(false, delta, 10), Less),
+            // As final as each other: the larger.
+            (r(false, snap, 11), r(false, snap, 10), Greater),
+            (r(false, whole, 10), r(false, whole, 11), Less),
+            (r(false, snap, 10), r(false, snap, 10), Equal),
+            // The main chain's record before a sidechain's copy, whatever
+            // the copy says.
+            (r(false, snap, 1), r(true, delta, 90), Greater),
+            (r(true, whole, 90), r(false, snap, 1), Less),
+        ];
+        for (new, old, want) in cases {
+            assert_eq!(new.rank_against(&old), want, "{new:?} against {old:?}");
+        }
+        assert_eq!(CallUsageSource::of_message(true), whole);
+        assert_eq!(CallUsageSource::of_message(false), snap);
+    }
 
     #[test]
     fn the_model_index_matches_as_model_matches_does() {

@@ -86,6 +86,7 @@ mod time;
 mod totals;
 mod verdict;
 
+pub(crate) use accounting::CallReading;
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 #[cfg(feature = "otel")]
 pub(crate) use state::depths_cutting_cycles;

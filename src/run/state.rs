@@ -6,7 +6,9 @@
 //! on vectors that grow amortised. What allocates is per run, per result,
 //! per task or per partial block, never per line in the steady state.
 
-use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
+use super::accounting::{
+    self, CallReading, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs,
+};
 use super::intern::{Interner, Sym, SymMap};
 use super::json::{last_entry, to_serde};
 use super::partial::{Partials, Scratch};
@@ -17,6 +19,7 @@ use crate::error::{Error, ErrorKind};
 use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock};
 use crate::event::{Event, EventKind, Field, TokenCounts, UsageFields};
 use crate::json::{Number, Value, ValueKind};
+use std::cmp::Ordering::Less;
 
 mod finish;
 #[cfg(feature = "otel")]
@@ -165,6 +168,16 @@ pub(crate) struct RunState {
     /// Keep the per-call lists ([`RunSummary::model_calls`],
     /// [`RunSummary::tool_calls`]).
     pub(crate) keep_calls: bool,
+}
+
+/// A stream's reading of a model call's usage (a stream has no
+/// sidechain copies: a subagent's events are its own).
+fn reading(usage: &TokenCounts, source: CallUsageSource) -> CallReading {
+    CallReading {
+        sidechain: false,
+        source,
+        total: usage.total(),
+    }
 }
 
 fn str_of<'a>(v: Option<Value<'a>>) -> Option<&'a str> {
@@ -592,10 +605,7 @@ impl RunState {
         let usage = ev.message_get("usage").map(|u| self.usage_of(u, ev.line()));
         // A message whose stop_reason is set came whole: its usage is final
         // (the snapshot of a streaming message has stop_reason null).
-        let source = match str_of(ev.message_get("stop_reason")) {
-            Some(_) => CallUsageSource::CompleteMessage,
-            None => CallUsageSource::Snapshot,
-        };
+        let source = CallUsageSource::of_message(str_of(ev.message_get("stop_reason")).is_some());
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
         let start = ev.timestamp().and_then(parse_millis);
         self.record_call(msg_id, agent, model, usage, source, (ev.line(), start));
@@ -619,9 +629,9 @@ impl RunState {
         }
     }
 
-    /// A model call's usage: per message id the last assistant event's,
-    /// unless a final one is already known (its `message_delta`, or an
-    /// event of the finished message) and this one is a snapshot.
+    /// A model call's usage: per message id the reading
+    /// [`CallReading::rank_against`] puts first (the one rule of both
+    /// dialects), the last line of those it ranks equal.
     fn record_call(
         &mut self,
         msg: Option<Sym>,
@@ -637,9 +647,9 @@ impl RunState {
                 c.last_seen_line = line;
                 c.first_ms = c.first_ms.or(ms);
                 c.last_ms = ms.or(c.last_ms);
-                let keep = c.source == CallUsageSource::MessageDelta
-                    || (c.source.is_final() && !source.is_final());
-                if !keep && let Some(u) = usage {
+                if let Some(u) = usage
+                    && reading(&u, source).rank_against(&reading(&c.usage, c.source)) != Less
+                {
                     c.usage = u;
                     c.line = line;
                     c.source = source;
@@ -712,9 +722,12 @@ impl RunState {
                     let mut usage = self.calls[i as usize].usage;
                     self.merge_usage(&mut usage, u, ev.line());
                     let c = &mut self.calls[i as usize];
-                    c.usage = usage;
-                    c.source = CallUsageSource::MessageDelta;
-                    c.line = ev.line();
+                    let delta = reading(&usage, CallUsageSource::MessageDelta);
+                    if delta.rank_against(&reading(&c.usage, c.source)) != Less {
+                        c.usage = usage;
+                        c.source = CallUsageSource::MessageDelta;
+                        c.line = ev.line();
+                    }
                 }
             }
             "message_stop" => self.partial.finish_message(&self.names, scratch),

@@ -374,7 +374,8 @@ pub struct SubagentNode {
     pub tool_use_id: String,
     /// That tool's name (`Agent`, `Task`, `Workflow`, `Bash`), if seen.
     pub tool_name: Option<String>,
-    /// `task_started.task_id` (the subagent's agentId).
+    /// The subagent's id (its `agentId`): `task_started.task_id`, else its
+    /// call's result's `tool_use_result.agentId`.
     pub task_id: Option<String>,
     /// `task_type`: `local_agent`, `local_workflow`, `local_bash`.
     pub task_type: Option<String>,

@@ -10,10 +10,11 @@
 //!   content block, each with the message's `id`, the `requestId` and usage
 //!   so far, and a subagent's file may replay its parent's records. Records
 //!   with the same (`message.id`, `requestId`) are one request, wherever
-//!   they are; its usage is the largest the records show (the final one:
-//!   counts only grow while a message streams), a main-chain record
-//!   preferred to a sidechain replay. A record without `message.id` is a
-//!   request of its own;
+//!   they are; its usage is the one the rule of both dialects puts first
+//!   ([`CallReading`](crate::run::CallReading)): a main-chain record before
+//!   a sidechain replay, a whole message's (its `stop_reason` set) before a
+//!   snapshot, then the largest (counts only grow while a message
+//!   streams). A record without `message.id` is a request of its own;
 //! - cost: the record's `costUSD` when it has one, else the price table's
 //!   price of its model; a model without a price costs nothing and is
 //!   listed as unpriced;
@@ -39,22 +40,23 @@
 use super::{Record, TranscriptFile};
 use crate::error::Error;
 use crate::event::EventKind;
-use crate::event::blocks::{BlockRole, CallBlock};
+use crate::event::blocks::{self, BlockRole, CallBlock};
 use crate::inputs::{Item, ReadOptions, Sniffed};
 use crate::json::RawStr;
 use crate::pricing::{PriceTable, RequestTokens};
 use crate::run::intern::Interner;
+use crate::run::{CallReading, CallUsageSource};
 use crate::sniff::FormatChoice;
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
-use keys::{KeyHasher, Requests, request_key};
+use keys::{Requests, request_key};
 pub(crate) use read::usage;
 use read::{Message, top};
-use std::collections::HashMap;
+use std::cmp::Ordering;
 use std::io::Read;
 use std::ops::ControlFlow;
 use system::SystemFacts;
-use tools::{Caller, ToolResult, ToolUse};
+use tools::{AgentEnd, Caller, Calls, ToolResult, ToolUse};
 
 mod finish;
 mod keys;
@@ -134,6 +136,8 @@ struct Request {
     agent: u32,
     model: u32,
     usage: RequestTokens,
+    /// How final its count is (its message's `stop_reason`).
+    source: CallUsageSource,
     millis: Option<i64>,
     sidechain: bool,
     cost_usd: Option<f64>,
@@ -145,14 +149,24 @@ struct Request {
 }
 
 impl Request {
-    /// True when `self` should replace `old` as the request's record.
-    fn better_than(&self, old: &Request, names: &Names) -> bool {
-        if self.sidechain != old.sidechain {
-            return old.sidechain;
+    /// Its reading of the call's usage.
+    fn reading(&self) -> CallReading {
+        CallReading {
+            sidechain: self.sidechain,
+            source: self.source,
+            total: self.usage.total(),
         }
-        let (a, b) = (self.usage.total(), old.usage.total());
-        if a != b {
-            return a > b;
+    }
+
+    /// True when `self` should replace `old` as the request's record: the
+    /// reading the one rule of both dialects puts first
+    /// ([`CallReading::rank_against`]), then, of two that say the same,
+    /// the one placed first whatever the order of the files.
+    fn better_than(&self, old: &Request, names: &Names) -> bool {
+        match self.reading().rank_against(&old.reading()) {
+            Ordering::Greater => return true,
+            Ordering::Less => return false,
+            Ordering::Equal => {}
         }
         // Same usage: the subagent's own record rather than a copy relayed
         // to its parent, whose time may be the relaying record's (when the
@@ -415,8 +429,11 @@ pub struct TranscriptFold {
     last_model: Recent,
     /// Tool calls by their `tool_use` id's key (a call replayed in another
     /// file is one call), and their results by the same key.
-    tools: HashMap<u128, ToolUse, std::hash::BuildHasherDefault<KeyHasher>>,
-    results: HashMap<u128, ToolResult, std::hash::BuildHasherDefault<KeyHasher>>,
+    tools: Calls<ToolUse>,
+    results: Calls<ToolResult>,
+    /// What the results of calls that ran a subagent said of it, by the
+    /// same key.
+    agent_ends: Calls<AgentEnd>,
     /// The calls' ids as written, one after another ([`ToolUse::id`]): one
     /// buffer, not a string per call.
     tool_ids: String,
@@ -615,6 +632,7 @@ impl TranscriptFold {
                 }
                 if let Some(usage) = msg.usage {
                     let cost = top.get(top::COST).and_then(|v| v.as_f64());
+                    let usage = (usage, msg.source());
                     let req = self.request(sid, agent, model, usage, ms, sidechain, cost, place);
                     self.count(
                         msg.id.and_then(|v| v.as_raw_str()),
@@ -651,7 +669,8 @@ impl TranscriptFold {
                 let user = read::user_content(content);
                 let (text, interrupt) = (user.text, user.interrupt);
                 let holds_results = user.results > 0;
-                let results = read::tool_results(content, user, top.get(top::TOOL_USE_RESULT));
+                let tool_use_result = top.get(top::TOOL_USE_RESULT);
+                let results = read::tool_results(content, user, tool_use_result);
                 if interrupt {
                     f.interrupted_turns += 1;
                     if !sidechain {
@@ -686,7 +705,18 @@ impl TranscriptFold {
                             error,
                             rejected,
                         };
-                        self.tool_result(request_key(id.raw(), None), result);
+                        let key = request_key(id.raw(), None);
+                        self.tool_result(key, result);
+                        // A subagent's end: read for a call that ran one
+                        // (or one not seen yet), as the stream reads it for
+                        // its node's call.
+                        if self.tools.get(&key).is_none_or(|c| c.subagent)
+                            && let Some(end) =
+                                blocks::SubagentEnd::of(user.results, tool_use_result)
+                                    .filter(|e| e.names_a_subagent())
+                        {
+                            self.agent_end(sid, (key, id), end, place);
+                        }
                     }
                 }
             }
@@ -751,6 +781,7 @@ impl TranscriptFold {
                     .and_then(crate::time::parse_millis)
                     .or(ms);
                 let model = msg.model.and_then(|m| m.as_raw_str());
+                let usage = (usage, msg.source());
                 let req = Request {
                     relayed: true,
                     ..self.request(sid, agent, model, usage, millis, true, None, place)
@@ -782,7 +813,7 @@ impl TranscriptFold {
         session: u32,
         agent: u32,
         model: Option<RawStr<'_>>,
-        usage: RequestTokens,
+        (usage, source): (RequestTokens, CallUsageSource),
         millis: Option<i64>,
         sidechain: bool,
         cost_usd: Option<f64>,
@@ -798,6 +829,7 @@ impl TranscriptFold {
             agent,
             model,
             usage,
+            source,
             millis,
             sidechain,
             cost_usd,
@@ -919,23 +951,9 @@ impl TranscriptFold {
         for (k, r) in other.requests {
             self.count_request(k, remap(r));
         }
-        for (k, mut call) in other.tools {
-            call.session = smap[call.session as usize];
-            call.name = t(call.name);
-            call.agent = t(call.agent);
-            call.subagent_type = t(call.subagent_type);
-            call.description = t(call.description);
-            call.at.file = t(call.at.file);
-            let (start, len) = call.id;
-            let id = &other.tool_ids[start..start + len as usize];
-            self.tool_use(k, call, |ids| ids.push_str(id));
-        }
-        for (k, mut r) in other.results {
-            r.session = smap[r.session as usize];
-            r.at.file = t(r.at.file);
-            self.tool_result(k, r);
-        }
         self.loose.extend(other.loose.into_iter().map(remap));
+        let parts = (other.tools, other.results, other.agent_ends);
+        self.merge_tools(parts, &other.tool_ids, &smap, &t);
     }
 
     /// Price the requests and group everything by session and by day in

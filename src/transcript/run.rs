@@ -13,7 +13,9 @@
 //! - the cost says where it comes from ([`CostCheck::source`]): the records'
 //!   `costUSD`, a price table, or both apart;
 //! - the verdict is [`SessionFacts::verdict`](super::SessionFacts::verdict);
-//! - each subagent is a node of the tree, its tokens its requests;
+//! - each subagent is a node of the tree, its tokens its requests; its
+//!   call's result gives its `status`, `report`, `result_error` and
+//!   reported usage, as a stream's (`event::blocks::SubagentEnd`);
 //! - tools are tallied by the stream's rule ([`ToolTally`]: calls, errors,
 //!   unanswered calls, durations from a call to its first result);
 //! - API retries (`system/api_error`), API error messages
@@ -105,7 +107,13 @@ impl SessionSummary {
                 task_id: Some(a.agent_id.clone()),
                 subagent_type: a.subagent_type.clone(),
                 description: a.description.clone(),
-                usage: agent(&a.totals),
+                status: a.status.clone(),
+                report: a.report.clone(),
+                result_error: a.result_error,
+                usage: AgentUsage {
+                    reported: a.reported_usage,
+                    ..agent(&a.totals)
+                },
                 // Its requests show it ran even without records of its own
                 // (relayed in the parent's agent_progress).
                 events: a.records.max(a.totals.requests),
@@ -113,6 +121,11 @@ impl SessionSummary {
                 ..SubagentNode::default()
             })
             .collect();
+        // What the subagents' results reported, together (as a stream's
+        // `usage.subagents` has it).
+        for a in self.facts.agents.iter().filter_map(|a| a.reported_usage) {
+            r.usage.subagents.reported.get_or_insert_default().add(&a);
+        }
         // Sums that saturated, a cost beyond f64: as a stream's are said.
         let f = &self.facts;
         for (code, at, what) in [

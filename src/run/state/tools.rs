@@ -108,25 +108,12 @@ impl RunState {
                 // `tool_result_meta` naming it, read below).
                 self.reject(id);
             }
-            if results == 1 {
-                if let (Some(&i), Some(t)) = (self.node_by_tool.get(&id), tur) {
-                    let n = &mut self.nodes[i as usize];
-                    n.result_error |= error;
-                    if let Some(r) = str_of(t.get_path("handbackReport.text")) {
-                        n.report = Some(r.to_string());
-                    }
-                    if let Some(s) = str_of(t.get("status")) {
-                        n.result_status = Some(self.names.intern(s));
-                    }
-                    if let Some(u) = t
-                        .get("usage")
-                        .filter(|u| u.kind() == crate::json::ValueKind::Object)
-                    {
-                        let reported = self.usage_of(u, ev.line());
-                        self.nodes[i as usize].reported_usage = Some(reported);
-                    }
-                } else if let Some(&i) = self.node_by_tool.get(&id) {
-                    self.nodes[i as usize].result_error |= error;
+            // The call of a subagent (or a task): its result's error, and
+            // what the record says of it when the result is its only one.
+            if let Some(&i) = self.node_by_tool.get(&id) {
+                self.nodes[i as usize].result_error |= error;
+                if let Some(end) = blocks::SubagentEnd::of(results, tur) {
+                    self.on_subagent_end(i as usize, end, ev.line());
                 }
             }
         }
@@ -137,6 +124,28 @@ impl RunState {
                     self.reject(sym);
                 }
             }
+        }
+    }
+
+    /// What the result of node `i`'s call says of the subagent
+    /// ([`blocks::SubagentEnd`], the rule of both dialects): its status,
+    /// its handback report, its last call's usage, and its id when no
+    /// `task_started` named it.
+    fn on_subagent_end(&mut self, i: usize, end: blocks::SubagentEnd<'_>, line: u64) {
+        let status = str_of(end.status).map(|s| self.names.intern(s));
+        let task_id = str_of(end.agent_id).map(|s| self.names.intern(s));
+        let reported = end.usage.map(|u| self.usage_of(u, line));
+        let n = &mut self.nodes[i];
+        if let Some(r) = str_of(end.report) {
+            n.report = Some(r.to_string());
+        }
+        n.result_status = status.or(n.result_status);
+        n.reported_usage = reported.or(n.reported_usage);
+        if n.task_id.is_none()
+            && let Some(t) = task_id
+        {
+            n.task_id = Some(t);
+            self.node_by_task.entry(t).or_insert(i as u32);
         }
     }
 

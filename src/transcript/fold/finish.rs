@@ -44,6 +44,7 @@ impl TranscriptFold {
             loose,
             tools: tool_calls,
             results,
+            agent_ends,
             tool_ids,
             keep_calls,
             ..
@@ -358,11 +359,13 @@ impl TranscriptFold {
                 .agents
                 .iter()
                 .map(|a| {
-                    // The call that spawned it, when the parent's records
-                    // hold it.
-                    let call = strings
+                    // The call that spawned it and its result, when the
+                    // parent's records hold them.
+                    let key = strings
                         .get(a.spawned_by)
-                        .and_then(|id| tool_calls.get(&request_key(id.as_bytes(), None)));
+                        .map(|id| request_key(id.as_bytes(), None));
+                    let call = key.and_then(|k| tool_calls.get(&k));
+                    let end = key.and_then(|k| agent_ends.get(&k));
                     AgentSummary {
                         agent_id: name(a.agent).unwrap_or_default(),
                         spawned_by: name(a.spawned_by),
@@ -373,6 +376,10 @@ impl TranscriptFold {
                         tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
                         totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
                         first_request_ms: agent_first.get(&a.agent).copied(),
+                        status: end.and_then(|e| name(e.status)),
+                        report: end.and_then(|e| name(e.report)),
+                        result_error: key.and_then(|k| results.get(&k)).is_some_and(|r| r.error),
+                        reported_usage: end.and_then(|e| e.usage),
                     }
                 })
                 .collect();

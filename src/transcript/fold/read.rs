@@ -9,6 +9,7 @@ use crate::event::UsageFields;
 use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock, UserContent};
 use crate::json::{Tabled, Value};
 use crate::pricing::RequestTokens;
+use crate::run::CallUsageSource;
 
 /// The root keys the fold reads, in their slots.
 pub(super) const TOP_KEYS: [&str; 16] = [
@@ -118,6 +119,13 @@ impl<'s> Message<'s> {
             usage: t.get(3).and_then(usage),
             content: t.get(4),
         }
+    }
+
+    /// How final its usage is, by the rule of both dialects
+    /// ([`CallUsageSource::of_message`]): a `stop_reason` set says the
+    /// message is whole.
+    pub(super) fn source(&self) -> CallUsageSource {
+        CallUsageSource::of_message(self.stop_reason.and_then(|r| r.as_raw_str()).is_some())
     }
 }
 

@@ -1,7 +1,7 @@
 //! What a transcript fold's report holds: sessions, days, models, roles,
 //! agents, tool calls, each with its totals.
 
-use crate::event::EventKind;
+use crate::event::{EventKind, TokenCounts};
 use crate::pricing::RequestTokens;
 use crate::run::{
     ApiErrorMessage, ApiRetries, ExactSum, Hooks, ModelRole, ToolCall, ToolTally, Verdict,
@@ -375,7 +375,8 @@ pub struct AgentSummary {
     /// `agentId` (or the `agent-<id>.jsonl` file's id).
     pub agent_id: String,
     /// The parent's tool call that spawned it (`parentToolUseID` of the
-    /// parent's `agent_progress` records), when the parent says.
+    /// parent's `agent_progress` records, or the call whose result names
+    /// its `agentId`), when the parent says.
     pub spawned_by: Option<String>,
     /// That call's tool (`Task`, `Agent`), when the parent's records hold
     /// the call.
@@ -393,6 +394,16 @@ pub struct AgentSummary {
     /// The time of its first dated request (ms since the epoch): the day
     /// and billing block it counts in (`stats --by day`).
     pub first_request_ms: Option<i64>,
+    /// The `status` of its call's result (`completed`, ...), when the
+    /// parent's records hold the result (its `toolUseResult`).
+    pub status: Option<String>,
+    /// That result's handback report (`handbackReport.text`).
+    pub report: Option<String>,
+    /// That result was an error.
+    pub result_error: bool,
+    /// That result's `usage`: its last call's, as a stream's subagent
+    /// reports it (`usage.figures.reported` of its run's node).
+    pub reported_usage: Option<TokenCounts>,
 }
 
 /// What a session's records say beyond usage: what a verdict can know.

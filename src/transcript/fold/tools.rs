@@ -3,10 +3,16 @@
 //! blocks are calls and results, and when a result failed, is the event
 //! layer's rule for both dialects ([`crate::event::blocks`]).
 
+use super::keys::KeyHasher;
 use super::keys::request_key;
 use super::{At, NONE, TranscriptFold};
-use crate::event::blocks::{CallBlock, ResultBlock};
-use crate::json::Value;
+use crate::event::TokenCounts;
+use crate::event::blocks::{CallBlock, ResultBlock, SubagentEnd};
+use crate::json::{RawStr, Value};
+use std::collections::HashMap;
+
+/// Per call key (a `tool_use` id's), as the fold keeps its calls.
+pub(super) type Calls<T> = HashMap<u128, T, std::hash::BuildHasherDefault<KeyHasher>>;
 
 /// A `tool_result` as folded: the first record answering a call (by
 /// [`At::before`]), an error if any of them says so.
@@ -30,6 +36,9 @@ pub(super) struct ToolUse {
     pub(super) millis: Option<i64>,
     /// The subagent that made the call (`NONE`: the main chain).
     pub(super) agent: u32,
+    /// An Agent/Task call: it ran a subagent
+    /// ([`CallBlock::launches_subagent`]).
+    pub(super) subagent: bool,
     /// For an Agent/Task call: its input's `subagent_type` and
     /// `description`.
     pub(super) subagent_type: u32,
@@ -40,6 +49,20 @@ pub(super) struct ToolUse {
     pub(super) at: At,
     /// Made by a sidechain (`isSidechain`, a subagent's file).
     pub(super) sidechain: bool,
+}
+
+/// What the result of a call that ran a subagent said of it
+/// ([`SubagentEnd`], the stream's rule), as folded (names are ids): the
+/// first record's (by [`At::before`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AgentEnd {
+    /// `status` (`NONE` without one).
+    pub(super) status: u32,
+    /// The handback report's text (`NONE` without one).
+    pub(super) report: u32,
+    /// Its last call's usage.
+    pub(super) usage: Option<TokenCounts>,
+    pub(super) at: At,
 }
 
 /// Who made a call: its session, its subagent (`NONE`: the main chain),
@@ -65,7 +88,8 @@ impl TranscriptFold {
         };
         let key = request_key(id.raw(), None);
         let (mut subagent_type, mut description) = (NONE, NONE);
-        if call.launches_subagent() {
+        let subagent = call.launches_subagent();
+        if subagent {
             let mut get = |k: &str| {
                 call.input_get(k)
                     .and_then(|v| v.as_raw_str())
@@ -80,6 +104,7 @@ impl TranscriptFold {
             name,
             millis: ms,
             agent: by.agent,
+            subagent,
             subagent_type,
             description,
             id: (0, 0),
@@ -106,6 +131,87 @@ impl TranscriptFold {
                 rejected: false,
             };
             self.tool_result(request_key(id.raw(), None), result);
+        }
+    }
+
+    /// The result of call `id` (with its `key`), in session `sid`, says
+    /// what became of the subagent it ran ([`SubagentEnd`]). Its `agentId`
+    /// ties the subagent to the call (as a relayed `agent_progress` does):
+    /// the subagent's records are in `agent-<agentId>.jsonl`.
+    pub(super) fn agent_end(
+        &mut self,
+        sid: u32,
+        (key, id): (u128, RawStr<'_>),
+        end: SubagentEnd<'_>,
+        at: At,
+    ) {
+        let mut name = |v: Option<Value<'_>>| {
+            v.and_then(|v| v.as_raw_str())
+                .map_or(NONE, |v| self.strings.id_raw(v, &mut self.buf))
+        };
+        let (status, report, agent) = (name(end.status), name(end.report), name(end.agent_id));
+        if agent != NONE {
+            let by = self.strings.id_raw(id, &mut self.buf);
+            let facts = self.facts[sid as usize].agent(agent);
+            if facts.spawned_by == NONE {
+                facts.spawned_by = by;
+            }
+        }
+        let end = AgentEnd {
+            status,
+            report,
+            usage: end.usage.map(TokenCounts::from_usage),
+            at,
+        };
+        self.keep_first_end(key, end);
+    }
+
+    /// A subagent's end, the first record's whatever the order of the
+    /// files.
+    fn keep_first_end(&mut self, key: u128, end: AgentEnd) {
+        match self.agent_ends.get_mut(&key) {
+            Some(old) => {
+                if end.at.before(old.at, &self.strings) {
+                    *old = end;
+                }
+            }
+            None => {
+                self.agent_ends.insert(key, end);
+            }
+        }
+    }
+
+    /// Take another fold's tool calls, results and subagents' ends (its
+    /// sessions mapped by `smap`, its names by `t`), as
+    /// [`merge`](TranscriptFold::merge) does.
+    pub(super) fn merge_tools(
+        &mut self,
+        (tools, results, ends): (Calls<ToolUse>, Calls<ToolResult>, Calls<AgentEnd>),
+        tool_ids: &str,
+        smap: &[u32],
+        t: &impl Fn(u32) -> u32,
+    ) {
+        for (k, mut call) in tools {
+            call.session = smap[call.session as usize];
+            call.name = t(call.name);
+            call.agent = t(call.agent);
+            call.subagent_type = t(call.subagent_type);
+            call.description = t(call.description);
+            call.at.file = t(call.at.file);
+            let (start, len) = call.id;
+            let id = &tool_ids[start..start + len as usize];
+            self.tool_use(k, call, |ids| ids.push_str(id));
+        }
+        for (k, mut r) in results {
+            r.session = smap[r.session as usize];
+            r.at.file = t(r.at.file);
+            self.tool_result(k, r);
+        }
+        for (k, mut e) in ends {
+            e.status = t(e.status);
+            e.report = t(e.report);
+            e.at.file = t(e.at.file);
+            self.keep_first_end(k, e);
         }
     }
 
