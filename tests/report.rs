@@ -121,13 +121,29 @@ fn realworld_pages_have_the_figures_of_stats_and_verdict() {
     // Every wave, streams and transcripts together, then the transcripts
     // alone.
     check(root(), &["../shared/realworld"]);
-    check(
-        root(),
-        &[
-            "../shared/realworld/session-format",
-            "../shared/realworld/wave2/session-format",
-        ],
-    );
+    let sessions = [
+        "../shared/realworld/session-format",
+        "../shared/realworld/wave2/session-format",
+    ];
+    let html = check(root(), &sessions);
+    // A failed session's timeline draws its API requests as a stream's
+    // model calls (the turns and subagent lanes) and lists each in its
+    // table: as many rows as its run counts messages, main and subagents'.
+    let failed: Vec<Value> = verdicts(root(), &sessions)
+        .into_iter()
+        .filter(|v| v["ok"] == false)
+        .collect();
+    assert!(!failed.is_empty());
+    let messages: u64 = failed
+        .iter()
+        .map(|v| {
+            let u = &v["usage"];
+            u["main"]["messages"].as_u64().unwrap() + u["subagents"]["messages"].as_u64().unwrap()
+        })
+        .sum();
+    assert!(messages > 0);
+    let rows = html.matches("<td class=\"t\">model call</td>").count() as u64;
+    assert_eq!(rows, messages);
 }
 
 fn generated() -> scratch::Scratch {

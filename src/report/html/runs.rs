@@ -7,9 +7,10 @@
 //! calls from the `tool_use` to the `tool_result` (red when the result was
 //! an error), its `system/api_retry` events, and one lane per subagent
 //! with that subagent's calls. A transcript session's is drawn over
-//! seconds from its first record: tool calls from their `tool_use` to
-//! their result where both have a timestamp, one lane per subagent
-//! (transcripts list no turns or retries one by one).
+//! seconds from its first record, the same lanes from its records' times:
+//! its API requests (the turns), tool calls from their `tool_use` to their
+//! result where both have a timestamp, and one lane per subagent (its
+//! retries are counted, not listed one by one).
 
 use super::ReportFigures;
 use super::charts::{self, FAILED, Lanes, MUTED, Mark, OK, PALETTE};
@@ -243,6 +244,22 @@ fn session_lanes(k: &KeptRun) -> Option<Lanes> {
         whole: false,
     };
     let mut ids = Vec::new();
+    let r = &k.run;
+    // The requests as a stream's model calls are drawn (the CLI's own
+    // `<synthetic>` messages are not calls).
+    for q in s.requests.iter().filter(|q| q.model != "<synthetic>") {
+        let Some(at) = q.millis else { continue };
+        let at = (at - t0) as f64 / 1000.0;
+        let lane = match &q.agent_id {
+            None => 0,
+            Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
+        };
+        l.marks[lane].push(Mark {
+            start: at,
+            end: at,
+            color: PALETTE[4],
+        });
+    }
     for c in &s.calls {
         let Some(at) = c.call.started_ms else {
             continue;
@@ -254,7 +271,7 @@ fn session_lanes(k: &KeptRun) -> Option<Lanes> {
             .map_or(start, |d| start + d as f64 / 1000.0);
         let lane = match &c.agent_id {
             None => 1,
-            Some(a) => agent_lane(&mut l, &mut ids, a, format!("agent {a}")),
+            Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
         };
         l.marks[lane].push(Mark {
             start,
@@ -325,7 +342,18 @@ fn calls_table(o: &mut String, i: usize, k: &KeptRun) {
         Some(s) => s.calls.iter().map(|c| &c.call).collect(),
         None => r.tool_calls.iter().collect(),
     };
-    if k.session.is_none() {
+    if let Some(s) = &k.session {
+        for q in s.requests.iter().filter(|q| q.model != "<synthetic>") {
+            let _ = write!(
+                o,
+                "<tr><td class=\"t\">{}</td><td class=\"t\">model call</td><td>{}</td><td></td>\
+                 <td></td><td class=\"t\">{}</td></tr>",
+                esc(&who(&q.agent_id)),
+                q.line,
+                esc(&q.model)
+            );
+        }
+    } else {
         for c in &r.model_calls {
             let _ = write!(
                 o,
