@@ -387,3 +387,51 @@ fn both_dialects_say_a_subagents_call_failed_beside_another_result() {
         (Some("task1"), true, None)
     );
 }
+
+#[test]
+fn both_dialects_take_a_calls_first_result_and_any_error() {
+    // A call answered twice (a replayed result): its result is the first,
+    // line and time; the second, an error, makes it an error.
+    let messages: &[(&str, &str, Option<&str>)] = &[
+        (
+            "assistant",
+            r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"b1","content":"ok"}]}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"b1","content":"failed","is_error":true}]}"#,
+            None,
+        ),
+    ];
+    let bytes = stream_of(messages);
+    let mut folder = RunFolder::new();
+    folder.record_calls(true);
+    let mut events = SliceEvents::new(bytes.as_bytes());
+    while let Some(ev) = events.next_event() {
+        folder.push(&ev.unwrap());
+    }
+    let run = folder.finish().remove(0);
+    let c = &run.tool_calls[0];
+    // Lines: the init is line 1 of the stream.
+    assert_eq!((c.line, c.result_line, c.error), (2, Some(3), true));
+
+    let mut fold = TranscriptFold::new();
+    fold.record_calls(true);
+    let text = transcript_of(messages);
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let c = &report.sessions[0].calls[0].call;
+    // Its records' times are a second apart: the first result's.
+    assert_eq!(
+        (c.line, c.result_line, c.error, c.duration_ms),
+        (1, Some(2), true, Some(1000))
+    );
+}

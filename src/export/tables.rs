@@ -323,7 +323,7 @@ table! {
         line "line": I64 required
             "The line of the assistant event with the `tool_use` block (a transcript's: in `record_file`).",
         result_line "result_line": I64 null
-            "The line of the user event with its `tool_result` (null when unanswered; a transcript's: in its own file, usually `record_file`).",
+            "The line of the user event with its first `tool_result` (null when unanswered; a result given again changes only `is_error`; a transcript's: in its own file, usually `record_file`).",
         started_at "started_at": Timestamp null
             "The `timestamp` of the tool_use's event.",
         duration_ms "duration_ms": I64 null

@@ -717,7 +717,8 @@ pub struct ToolCall {
     pub agent: Option<String>,
     /// The line of the assistant event with the `tool_use` block.
     pub line: u64,
-    /// The line of the user event with the (last) `tool_result`.
+    /// The line of the user event with its first `tool_result` (a result
+    /// given again, a replay, changes only `error`).
     pub result_line: Option<u64>,
     /// The `timestamp` of the tool_use's event, in milliseconds since the
     /// Unix epoch.

@@ -149,17 +149,26 @@ impl RunState {
         }
     }
 
+    /// A result of call `id`: by the rule of both dialects, the call's
+    /// result is its first (its line and time), an error if any result
+    /// says so (a transcript's calls are answered by the first record whose
+    /// file and line come first, whatever file replays it).
     pub(super) fn on_tool_result(&mut self, id: Sym, error: bool, end: Option<i64>, line: u64) {
         match self.tool_by_id.get(&id) {
             Some(&i) => {
                 let t = &mut self.tools[i as usize];
-                t.answered = true;
                 t.error |= error;
-                t.duration_ms = t.start_ms.zip(end).map(|(s, e)| e - s);
-                t.result_line = Some(line);
+                if !t.answered {
+                    t.answered = true;
+                    t.duration_ms = t.start_ms.zip(end).map(|(s, e)| e - s);
+                    t.result_line = Some(line);
+                }
             }
             None => {
-                self.early_results.insert(id, (error, end, line));
+                self.early_results
+                    .entry(id)
+                    .and_modify(|r| r.0 |= error)
+                    .or_insert((error, end, line));
             }
         }
     }
