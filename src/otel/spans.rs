@@ -430,7 +430,8 @@ pub(super) fn of_session(
             .str("gen_ai.agent.id", &ag.agent_id)
             .opt("gen_ai.agent.description", ag.description.as_deref())
             .str("gen_ai.conversation.id", &s.session_id)
-            .opt("gen_ai.tool.call.id", ag.spawned_by.as_deref());
+            .opt("gen_ai.tool.call.id", ag.spawned_by.as_deref())
+            .opt("cctape.status", ag.status.as_deref());
         let tokens = TokenCounts {
             input_tokens: ag.totals.input,
             output_tokens: ag.totals.output,
@@ -445,7 +446,8 @@ pub(super) fn of_session(
             SpanKind::Internal,
             (i64::MAX, i64::MIN),
             &mut a,
-            None,
+            // As a stream's subagent span says its call's failed result.
+            ag.result_error.then_some((true, "subagent_error")),
         );
         agent_span.insert(ag.agent_id.as_str(), i);
     }

@@ -165,6 +165,9 @@ struct Expect {
     call_cache_read: u64,
     /// The run's best output figure (its root span).
     run_output: u64,
+    /// Subagent spans whose status says something (`cctape.status`, or a
+    /// failed call), checked against verdict's node.
+    subagents_said: u64,
 }
 
 fn expect_of(r: &J) -> Expect {
@@ -184,7 +187,47 @@ fn expect_of(r: &J) -> Expect {
         call_cache_read: tokens(calls("main"), "cache_read_input_tokens")
             + tokens(calls("subagents"), "cache_read_input_tokens"),
         run_output: tokens(&u["main"], "output_tokens") + tokens(&u["subagents"], "output_tokens"),
+        subagents_said: 0,
     }
+}
+
+/// Each subagent's span says its node's `status` (`cctape.status`) and
+/// its call's failed result (an error status), as `verdict --json` says
+/// them, in both dialects; how many said either.
+fn subagents_as_verdict_says(spans: &[J], r: &J) -> u64 {
+    fn nodes<'a>(list: &'a J, out: &mut Vec<&'a J>) {
+        for n in list.as_array().into_iter().flatten() {
+            out.push(n);
+            nodes(&n["children"], out);
+        }
+    }
+    let mut all = Vec::new();
+    nodes(&r["subagents"], &mut all);
+    let mut said = 0;
+    for s in spans
+        .iter()
+        .filter(|s| op(s) == "invoke_agent" && s["parentSpanId"] != "")
+    {
+        let a = &s["attributes"];
+        let (id, call) = (
+            attr_str(a, "gen_ai.agent.id"),
+            attr_str(a, "gen_ai.tool.call.id"),
+        );
+        let node = all
+            .iter()
+            .find(|n| id.is_some() && n["task_id"].as_str() == id)
+            .or_else(|| {
+                all.iter()
+                    .find(|n| call.is_some() && n["tool_use_id"].as_str() == call)
+            })
+            .unwrap_or_else(|| panic!("no node for {s}"));
+        let status = attr_str(a, "cctape.status");
+        let failed = s["status"]["code"] == 2;
+        assert_eq!(status, node["status"].as_str(), "{s}");
+        assert_eq!(failed, node["result_error"] == true, "{s}");
+        said += u64::from(status.is_some() || failed);
+    }
+    said
 }
 
 /// What the spans of one run are, counted as [`Expect`] counts.
@@ -299,6 +342,7 @@ fn check_against_verdict_with(path: &Path, out: &Path, more: &[&str]) -> (usize,
         check_tree(&spans);
         let found = found_of(&spans);
         assert_eq!(found, expect_of(r), "{}", r["file"]);
+        total.subagents_said += subagents_as_verdict_says(&spans, r);
         total.agents += found.agents;
         total.chats += found.chats;
         total.tools += found.tools;
@@ -356,6 +400,9 @@ fn out_dir_spans_are_verdicts_calls_on_real_captures() {
     assert!(total.chats > 500 && total.tools > 500, "{total:?}");
     assert!(total.tool_errors > 10, "{total:?}");
     assert!(total.agents > runs as u64, "{total:?}");
+    // Subagents with a status or a failed call, streams' and the two
+    // transcripts' with an Agent result (`completed`).
+    assert!(total.subagents_said > 2, "{total:?}");
 }
 
 /// A request (a line of `--out`) holds at most `--otlp-max-spans` spans
