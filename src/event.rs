@@ -326,6 +326,28 @@ impl<'s> Scanned<'s> {
     pub fn event(&self) -> Event<'s> {
         Event::from_parts(self.value(), self.line(), self.kind())
     }
+
+    /// The line read as a session transcript's record: the same event, its
+    /// kind from the record's `type` and `subtype`
+    /// ([`EventKind::from_record_type`]), so that [`Event::kind`] is one of
+    /// [`EventKind::RECORDS`]. Its typed view is
+    /// [`RecordView::of`](crate::transcript::RecordView::of).
+    ///
+    /// ```
+    /// use cctape::EventKind;
+    /// use cctape::framing::Lines;
+    /// use cctape::json::Scanner;
+    ///
+    /// let mut scanner = Scanner::new();
+    /// let line = Lines::new(br#"{"type":"file-history-snapshot","messageId":"m1"}"#).next().unwrap();
+    /// let rec = scanner.scan(&line).unwrap().record();
+    /// assert_eq!(rec.kind(), EventKind::FileHistorySnapshot);
+    /// ```
+    #[inline]
+    pub fn record(&self) -> Event<'s> {
+        let kind = EventKind::from_record_type(self.raw_type(), self.raw_subtype());
+        Event::from_parts(self.value(), self.line(), kind)
+    }
 }
 
 impl<'t> Event<'t> {

@@ -46,7 +46,6 @@ use crate::report::Shape;
 use crate::sniff::{Format, FormatChoice};
 use crate::source::{EndReport, Source};
 use crate::stream::Counts;
-use crate::transcript::Record;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -491,7 +490,7 @@ pub enum Item<'a, 'e> {
     /// An event read by the scanner (with [`ReadOptions::scan`]).
     Scanned(&'a Scanned<'e>),
     /// A session transcript's record (with [`ReadOptions::records`]).
-    Record(&'a Record<'e>),
+    Record(&'a Event<'e>),
     /// The input holds no events (text, empty, a reading of elements that
     /// found none): what it looks like, once it was read to its end.
     NotEvents(&'a Shape),

@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 /// lines still: its lines are `pub(crate)`), 34.1 with the transcript's
 /// retries, hooks and tool tallies (1,503: `ToolCount` gone, six fields
 /// of the session's facts and periods added), 33.9 with the subagent's
-/// end read for transcripts (1,507: four fields of `AgentSummary`); lower
-/// it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 34.0;
+/// end read for transcripts (1,507: four fields of `AgentSummary`), 33.7
+/// once a transcript's record is an `Event` (1,497: `transcript::Record`
+/// gone); lower it as the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 33.8;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).

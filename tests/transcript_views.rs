@@ -10,7 +10,7 @@ mod realworld_files;
 use cctape::EventKind;
 use cctape::framing::Lines;
 use cctape::json::Scanner;
-use cctape::transcript::{Record, RecordView};
+use cctape::transcript::{RecordHeader, RecordView};
 use cctape::views::{Census, UserContent};
 use serde_json::Value as J;
 use std::path::PathBuf;
@@ -67,17 +67,17 @@ fn real_transcripts_read_through_their_views_as_serde_reads_them() {
             let Ok(scanned) = scanner.scan(&line) else {
                 continue;
             };
-            let rec = Record::new(scanned);
+            let rec = scanned.record();
             let o: J = serde_json::from_slice(line.bytes).unwrap();
             let at = format!("{}:{}", f.display(), line.number);
             records += 1;
             census.add_record(&rec);
-            let h = rec.header();
+            let h = RecordHeader::new(rec.root());
             assert_eq!(h.session_id(), o["sessionId"].as_str(), "{at}");
             assert_eq!(h.timestamp(), o["timestamp"].as_str(), "{at}");
             assert_eq!(h.type_(), o["type"].as_str(), "{at}");
             assert_eq!(h.is_sidechain(), o["isSidechain"].as_bool(), "{at}");
-            match rec.view() {
+            match RecordView::of(&rec) {
                 RecordView::Assistant(a) => {
                     assert_eq!(rec.kind(), EventKind::Assistant);
                     assert_eq!(a.request_id(), s(&o["requestId"]), "{at}");

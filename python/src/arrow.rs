@@ -248,7 +248,7 @@ pub fn to_arrow(
             }
             // Its `events` row: the record's line read as an event (the
             // same index, not parsed again).
-            Item::Record(rec) => rows.push_record(&rec.event()),
+            Item::Record(rec) => rows.push_record(rec),
             Item::NotEvents(s) => finding = Some(s.describe()),
             // Scanned lines are not asked for.
             _ => {}

@@ -15,7 +15,7 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::json::Value;
-use cctape::transcript::Record;
+use cctape::transcript::RecordHeader;
 use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -356,9 +356,9 @@ impl CheckSink {
 
     /// A transcript record: its `version`, a type without a typed view, its
     /// content blocks.
-    fn record(&mut self, p: &Piece<'_>, rec: &Record<'_>) {
+    fn record(&mut self, p: &Piece<'_>, rec: &Event<'_>) {
         let pos = rec.position();
-        match rec.header().version() {
+        match RecordHeader::new(rec.root()).version() {
             Some(v) => v.clone_into(&mut self.version),
             None => self.version.clear(),
         }

@@ -124,7 +124,7 @@ impl Sink for ExportSink<'_> {
             // scanned again).
             Item::Record(rec) => {
                 self.transcript.add(rec);
-                self.rows(piece).push_record(&rec.event());
+                self.rows(piece).push_record(rec);
             }
             Item::Error { error, bytes } => {
                 self.rows(piece).push_error(error);

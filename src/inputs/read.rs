@@ -25,7 +25,6 @@ use crate::report::Shape;
 use crate::sniff::{Format, FormatChoice, Reading};
 use crate::source::{EndReport, FileMap, LfWatch, Source};
 use crate::stream::{Counts, line_too_long};
-use crate::transcript::Record;
 use std::fs::File;
 use std::io::Read;
 use std::ops::ControlFlow;
@@ -329,7 +328,7 @@ impl LineRead {
             Take::Record => self
                 .parser
                 .scan(line)
-                .map(|s| items.item(Item::Record(&Record::new(s)))),
+                .map(|s| items.item(Item::Record(&s.record()))),
         };
         // A bad line reads the same whichever way it was read: the scanner
         // names invalid JSON without saying what was expected, so that

@@ -23,7 +23,7 @@ impl TranscriptPiece {
     }
 
     /// Fold one record.
-    pub fn add(&mut self, rec: &crate::transcript::Record<'_>) {
+    pub fn add(&mut self, rec: &crate::event::Event<'_>) {
         self.fold.add(rec, &self.file);
     }
 }

@@ -37,8 +37,9 @@
 //! calls; `tools`, the tool calls and their results; `finish`, the pricing
 //! and grouping at the end; `summary`, the report's types.
 
-use super::{Record, TranscriptFile};
+use super::TranscriptFile;
 use crate::error::Error;
+use crate::event::Event;
 use crate::event::EventKind;
 use crate::event::blocks::{self, BlockRole, CallBlock};
 use crate::inputs::{Item, ReadOptions, Sniffed};
@@ -542,7 +543,7 @@ impl TranscriptFold {
     }
 
     /// Fold one record, read from `file`.
-    pub fn add(&mut self, rec: &Record<'_>, file: &TranscriptFile) {
+    pub fn add(&mut self, rec: &Event<'_>, file: &TranscriptFile) {
         self.records += 1;
         let order = self.records;
         // One walk over the root's members for every field the fold reads.

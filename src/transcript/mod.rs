@@ -11,10 +11,11 @@
 //! `file-history-snapshot`, `progress`, `queue-operation`, a `result`
 //! holding a `toolUseId`). This module owns:
 //!
-//! - [`Record`], an [`Event`] read in this dialect (its kind from
-//!   [`EventKind::from_record_type`]; no allocation), with [`Record::view`]
-//!   giving a typed view per kind real files carry ([`RecordView`]; the
-//!   views' tables are in [`crate::views`], beside the stream's);
+//! - [`RecordView`], a typed view per kind real files carry, of a record:
+//!   an [`Event`] read in this dialect ([`Scanned::record`]: its kind from
+//!   [`EventKind::from_record_type`]; no allocation). The views' tables are
+//!   in [`crate::views`], beside the stream's; [`RecordHeader`] reads the
+//!   fields every conversation record carries;
 //! - [`TranscriptFile`], what a file's path says (project, session, agent);
 //! - [`TranscriptFold`], which folds records into sessions (one per
 //!   `sessionId`, subagent files tied to their parent session), counts usage
@@ -27,15 +28,15 @@
 //! use cctape::framing::Lines;
 //! use cctape::json::Scanner;
 //! use cctape::EventKind;
-//! use cctape::transcript::{Record, RecordView};
+//! use cctape::transcript::{RecordHeader, RecordView};
 //!
 //! let line = br#"{"parentUuid":"u1","isSidechain":false,"sessionId":"s1","version":"2.1.39","type":"assistant","message":{"id":"msg_1","model":"claude-opus-4-6","usage":{"input_tokens":3,"output_tokens":9,"cache_creation_input_tokens":100,"cache_read_input_tokens":50,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":100}},"stop_reason":"end_turn"},"requestId":"req_1","uuid":"u2","timestamp":"2026-02-11T21:36:41.090Z"}"#;
 //! let mut scanner = Scanner::new();
 //! let l = Lines::new(line).next().unwrap();
-//! let rec = Record::new(scanner.scan(&l).unwrap());
+//! let rec = scanner.scan(&l).unwrap().record();
 //! assert_eq!(rec.kind(), EventKind::Assistant);
-//! assert_eq!(rec.header().version(), Some("2.1.39"));
-//! let RecordView::Assistant(a) = rec.view() else { panic!() };
+//! assert_eq!(RecordHeader::new(rec.root()).version(), Some("2.1.39"));
+//! let RecordView::Assistant(a) = RecordView::of(&rec) else { panic!() };
 //! let u = a.request_tokens().unwrap();
 //! assert_eq!((u.input, u.output, u.cache_write_1h, u.cache_read), (3, 9, 100, 50));
 //! assert_eq!(a.request_id(), Some("req_1"));
@@ -54,10 +55,10 @@ pub use fold::{
     TranscriptFold,
 };
 
-use crate::error::Position;
 use crate::event::{Event, EventKind};
-use crate::framing::Line;
-use crate::json::{Scanned, Value};
+#[cfg(doc)]
+use crate::json::Scanned;
+use crate::json::Value;
 use crate::views::{Answer, ObjectView, Visitor};
 pub use crate::views::{
     AssistantRecord, FileHistorySnapshotRecord, FileSnapshot, ProgressData, ProgressRecord,
@@ -66,101 +67,6 @@ pub use crate::views::{
 };
 use fold::read;
 pub(crate) use fold::usage;
-
-/// A transcript record: an [`Event`] classified in the transcript dialect
-/// ([`EventKind::from_record_type`]), with the record's typed views. It is
-/// the event's parts (root, line, kind), so that [`Record::event`] is the
-/// same line read as an event (as csv's `StringRecord` is a `ByteRecord`
-/// with a promise): every field is read lazily through the line's index;
-/// nothing is copied.
-#[derive(Clone, Copy, Debug)]
-pub struct Record<'s> {
-    root: Value<'s>,
-    line: Line<'s>,
-    kind: EventKind,
-}
-
-impl<'s> Record<'s> {
-    /// The record a scanned line holds.
-    #[inline]
-    pub fn new(line: Scanned<'s>) -> Record<'s> {
-        Record {
-            root: line.value(),
-            line: line.line(),
-            kind: EventKind::from_record_type(line.raw_type(), line.raw_subtype()),
-        }
-    }
-
-    /// What the record is (one of [`EventKind::RECORDS`]).
-    #[inline]
-    pub fn kind(&self) -> EventKind {
-        self.kind
-    }
-
-    /// The line read as an event (the same line, the same index, the same
-    /// kind): raw bytes, position, and the readers that take events, such
-    /// as the `events` rows of an export.
-    pub fn event(&self) -> Event<'s> {
-        // Without the member tables: a record is read a few fields at a
-        // time, through the transcript views and the fold's tables.
-        Event::from_parts(self.root, self.line, self.kind)
-    }
-
-    /// The line's position.
-    pub fn position(&self) -> Position {
-        self.line.position()
-    }
-
-    /// `type`.
-    pub fn raw_type(&self) -> &'s str {
-        self.event().raw_type()
-    }
-
-    /// `subtype`.
-    pub fn raw_subtype(&self) -> Option<&'s str> {
-        self.event().raw_subtype()
-    }
-
-    /// The root object, read through the line's index.
-    #[inline]
-    pub fn root(&self) -> Value<'s> {
-        self.root
-    }
-
-    /// A top-level field (the first, should the line give it twice).
-    pub fn get(&self, key: &str) -> Option<Value<'s>> {
-        self.root().get(key)
-    }
-
-    /// The value at a dotted path (`"message.usage.output_tokens"`).
-    pub fn get_path(&self, path: &str) -> Option<Value<'s>> {
-        self.root().get_path(path)
-    }
-
-    /// The fields every conversation record carries (`sessionId`,
-    /// `parentUuid`, `version`, `timestamp`, ...), whatever its type.
-    pub fn header(&self) -> RecordHeader<'s> {
-        RecordHeader::new(self.root())
-    }
-
-    /// The typed view for the record's kind.
-    pub fn view(self) -> RecordView<'s> {
-        let v = self.root();
-        match self.kind() {
-            EventKind::User => RecordView::User(UserRecord::new(v)),
-            EventKind::Assistant => RecordView::Assistant(AssistantRecord::new(v)),
-            k if k.is_system() => RecordView::System(SystemRecord::new(v)),
-            EventKind::Summary => RecordView::Summary(SummaryRecord::new(v)),
-            EventKind::FileHistorySnapshot => {
-                RecordView::FileHistorySnapshot(FileHistorySnapshotRecord::new(v))
-            }
-            EventKind::Progress => RecordView::Progress(ProgressRecord::new(v)),
-            EventKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord::new(v)),
-            EventKind::ToolResultRecord => RecordView::Result(ResultRecord::new(v)),
-            _ => RecordView::Other(self),
-        }
-    }
-}
 
 /// A typed view per record kind.
 #[derive(Clone, Copy, Debug)]
@@ -183,10 +89,29 @@ pub enum RecordView<'s> {
     /// `result` (a tool's result, `toolUseId`).
     Result(ResultRecord<'s>),
     /// A type this module does not know: still reachable raw.
-    Other(Record<'s>),
+    Other(Event<'s>),
 }
 
 impl<'s> RecordView<'s> {
+    /// The typed view for a record's kind (`record`: a line read in this
+    /// dialect, [`Scanned::record`]).
+    pub fn of(record: &Event<'s>) -> RecordView<'s> {
+        let v = record.root();
+        match record.kind() {
+            EventKind::User => RecordView::User(UserRecord::new(v)),
+            EventKind::Assistant => RecordView::Assistant(AssistantRecord::new(v)),
+            k if k.is_system() => RecordView::System(SystemRecord::new(v)),
+            EventKind::Summary => RecordView::Summary(SummaryRecord::new(v)),
+            EventKind::FileHistorySnapshot => {
+                RecordView::FileHistorySnapshot(FileHistorySnapshotRecord::new(v))
+            }
+            EventKind::Progress => RecordView::Progress(ProgressRecord::new(v)),
+            EventKind::QueueOperation => RecordView::QueueOperation(QueueOperationRecord::new(v)),
+            EventKind::ToolResultRecord => RecordView::Result(ResultRecord::new(v)),
+            _ => RecordView::Other(*record),
+        }
+    }
+
     /// Call every accessor of the variant's view and walk its nested views,
     /// reporting to `vis` (as the stream's [`View::visit_all`](crate::views::View::visit_all)
     /// does); a record of a type without a view reports nothing.

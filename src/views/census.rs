@@ -4,7 +4,7 @@
 //! that allocates (its tallies), and only when something is recorded.
 
 use super::*;
-use crate::transcript::{Record, RecordView};
+use crate::transcript::RecordView;
 use std::collections::BTreeMap;
 
 /// Tallies over many events, keyed by event kind (`"system/init"`, or the
@@ -60,30 +60,30 @@ impl Census {
         }
     }
 
-    /// Count one transcript record: visit its typed view
-    /// ([`Record::view`]) and tally what is found, under `transcript/` and
-    /// its `type` (and `subtype`).
+    /// Count one transcript record (a line read in that dialect,
+    /// [`Scanned::record`](crate::json::Scanned::record)): visit its typed
+    /// view ([`RecordView::of`]) and tally what is found, under
+    /// `transcript/` and its `type` (and `subtype`).
     ///
     /// ```
     /// use cctape::framing::Lines;
     /// use cctape::json::Scanner;
-    /// use cctape::transcript::Record;
     /// use cctape::views::Census;
     ///
     /// let input = br#"{"type":"summary","summary":"Fix the build","leafUuid":"u9","mood":"good"}"#;
     /// let mut scanner = Scanner::new();
     /// let line = Lines::new(input).next().unwrap();
     /// let mut census = Census::default();
-    /// census.add_record(&Record::new(scanner.scan(&line).unwrap()));
+    /// census.add_record(&scanner.scan(&line).unwrap().record());
     /// assert_eq!(census.events["transcript/summary"], 1);
     /// assert_eq!(census.unknown[&("transcript/summary".into(), "mood".into())], 1);
     /// ```
-    pub fn add_record(&mut self, rec: &Record<'_>) {
+    pub fn add_record(&mut self, rec: &crate::event::Event<'_>) {
         let kind = match rec.raw_subtype() {
             Some(s) => format!("transcript/{}/{s}", rec.raw_type()),
             None => format!("transcript/{}", rec.raw_type()),
         };
-        let view = rec.view();
+        let view = RecordView::of(rec);
         if let Some(mut t) = self.tally(kind, !matches!(view, RecordView::Other(_))) {
             view.visit_all(&mut t);
         }

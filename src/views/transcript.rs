@@ -5,7 +5,7 @@
 //! ([`AssistantMessage`], [`UserMessage`]) and a user record's
 //! `toolUseResult` the stream's [`ToolUseResult`]: a transcript holds the
 //! same Messages API messages and tool results, under camelCase keys of its
-//! own. Reach one with [`Record::view`](crate::transcript::Record::view).
+//! own. Reach one with [`RecordView::of`](crate::transcript::RecordView::of).
 //!
 //! The field lists are those of the public transcripts in
 //! `shared/realworld/session-format` (Claude Code 1.0.128 to 2.1.39); the
@@ -65,8 +65,8 @@ macro_rules! record_view {
 record_view! {
     /// The fields every conversation record (`user`, `assistant`,
     /// `system`, `progress`) carries, read the same way whatever its type:
-    /// [`Record::header`](crate::transcript::Record::header). Open: the
-    /// other fields are its type's.
+    /// `RecordHeader::new(record.root())`. Open: the other fields are its
+    /// type's.
     struct RecordHeader = "RecordHeader", open = true;
 }
 

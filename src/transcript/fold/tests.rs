@@ -258,8 +258,8 @@ fn a_user_texts_start_is_read_unescaped() {
     let mut scanner = Scanner::new();
     let mut said = Vec::new();
     for l in Lines::new(lines.as_bytes()) {
-        let rec = Record::new(scanner.scan(&l).unwrap());
-        let crate::transcript::RecordView::User(u) = rec.view() else {
+        let rec = scanner.scan(&l).unwrap().record();
+        let crate::transcript::RecordView::User(u) = crate::transcript::RecordView::of(&rec) else {
             panic!("line {}", l.number)
         };
         let fold_says = read::user_content(rec.get_path("message.content")).interrupt;

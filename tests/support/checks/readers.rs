@@ -22,10 +22,7 @@ pub fn describe_item(item: &Item<'_, '_>) -> String {
             s.raw_type(),
             s.raw().len()
         ),
-        Item::Record(r) => {
-            let ev = r.event();
-            format!("record {} {:?} {}", ev.line(), ev.kind(), ev.raw().len())
-        }
+        Item::Record(r) => format!("record {} {:?} {}", r.line(), r.kind(), r.raw().len()),
         Item::NotEvents(shape) => format!("not events: {:?}", shape.describe()),
         Item::Error { error, bytes } => format!(
             "error {:?} {} {}: {:?}",
