@@ -3,8 +3,7 @@
 //! blocks are calls and results, and when a result failed, is the event
 //! layer's rule for both dialects ([`crate::event::blocks`]).
 
-use super::keys::KeyHasher;
-use super::keys::request_key;
+use super::keys::{KeyHasher, request_key};
 use super::{At, NONE, TranscriptFold};
 use crate::event::TokenCounts;
 use crate::event::blocks::{CallBlock, ResultBlock, SubagentEnd};
