@@ -21,7 +21,7 @@ use std::fmt;
 pub(crate) mod blocks;
 mod kind;
 pub use kind::EventKind;
-mod usage;
+pub(crate) mod usage;
 pub(crate) use usage::UsageFields;
 
 /// A field that the reference types as `T | null`: missing, null, or a

@@ -435,3 +435,96 @@ fn both_dialects_take_a_calls_first_result_and_any_error() {
         (1, Some(2), true, Some(1000))
     );
 }
+
+/// Counts that are not counts: a negative output, a string input, and (in
+/// a transcript alone) a `costUSD` that is not a number.
+const UNUSUAL: &[(&str, &str, Option<&str>)] = &[
+    (
+        "assistant",
+        r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":10,"output_tokens":-3}}"#,
+        None,
+    ),
+    ("user", r#"{"role":"user","content":"again"}"#, None),
+    (
+        "assistant",
+        r#"{"id":"m2","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":"7","output_tokens":5}}"#,
+        None,
+    ),
+];
+
+/// A number that is not what its field takes is read as 0 and said, by
+/// both dialects in the same words: a stream's run at each line, a
+/// transcript's session once, at the first by place (whatever the order
+/// of its files or of the folds merged), with how many there were.
+#[test]
+fn both_dialects_say_a_count_that_is_not_one() {
+    let runs = runs_of_slice(stream_of(UNUSUAL).as_bytes());
+    let said = |r: &RunSummary| -> Vec<(String, Option<u64>)> {
+        r.warnings
+            .iter()
+            .filter(|w| w.code == cctape::run::WARN_UNUSUAL_NUMBER)
+            .map(|w| (w.message.clone(), w.line))
+            .collect()
+    };
+    assert_eq!(
+        said(&runs[0]),
+        [
+            (
+                "output_tokens -3 is not a token count (0 used)".to_string(),
+                Some(2)
+            ),
+            (
+                "input_tokens (a string) is not a token count (0 used)".to_string(),
+                Some(4)
+            )
+        ]
+    );
+    // The same records in two files, the later ones first; a costUSD
+    // that is a string in the second.
+    let text = transcript_of(UNUSUAL).replace(
+        r#""message":{"id":"m2""#,
+        r#""costUSD":"0.1","message":{"id":"m2""#,
+    );
+    let (first, second) = text.split_at(
+        text.find(r#"{"type":"assistant","sessionId":"s1","uuid":"u2""#)
+            .unwrap(),
+    );
+    let file = |name: &str| TranscriptFile {
+        name: Some(name.into()),
+        ..TranscriptFile::default()
+    };
+    let fold_of = |parts: &[(&str, &str)]| {
+        let mut fold = TranscriptFold::new();
+        for (name, text) in parts {
+            fold.read_slice(text.as_bytes(), &file(name), |e| panic!("{e}"));
+        }
+        fold
+    };
+    let whole = fold_of(&[("b.jsonl", second), ("a.jsonl", first)]);
+    let mut merged = fold_of(&[("b.jsonl", second)]);
+    merged.merge(fold_of(&[("a.jsonl", first)]));
+    for fold in [whole, merged] {
+        let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+        let facts = &report.sessions[0].facts;
+        assert_eq!(facts.unusual_numbers, 3);
+        let run = report.sessions[0].to_run();
+        assert_eq!(
+            said(&run),
+            [(
+                "a.jsonl: output_tokens -3 is not a token count (0 used) (the first of 3 such numbers in the session)"
+                    .to_string(),
+                Some(1)
+            )]
+        );
+        // Read as 0, as the stream reads them.
+        let t = &report.sessions[0].totals;
+        assert_eq!((t.input, t.output), (10, 5));
+        assert_eq!(
+            (
+                runs[0].usage.main.tokens.input_tokens,
+                runs[0].usage.main.tokens.output_tokens
+            ),
+            (10, 5)
+        );
+    }
+}

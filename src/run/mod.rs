@@ -90,6 +90,7 @@ pub(crate) use accounting::CallReading;
 pub use accounting::{CallUsageSource, CostSource, ModelRole, TokenSource};
 #[cfg(feature = "otel")]
 pub(crate) use state::depths_cutting_cycles;
+pub(crate) use state::number_text;
 pub use sum::{ExactSum, SumValue};
 pub use summary::*;
 pub(crate) use summary::{RunJson, Tokens};

@@ -189,7 +189,7 @@ fn u64_of(v: Option<Value<'_>>) -> Option<u64> {
 }
 
 /// A number's text for a message: as written when it is big.
-fn number_text(v: &Value<'_>) -> String {
+pub(crate) fn number_text(v: &Value<'_>) -> String {
     match v.number() {
         Some(Number::U64(n)) => n.to_string(),
         Some(Number::I64(n)) => n.to_string(),

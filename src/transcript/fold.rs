@@ -51,6 +51,7 @@ use crate::sniff::FormatChoice;
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
 use keys::{Requests, request_key};
+use numbers::Unusual;
 pub(crate) use read::usage;
 use read::{Message, top};
 use std::cmp::Ordering;
@@ -61,6 +62,7 @@ use tools::{AgentEnd, Caller, Calls, ToolResult, ToolUse};
 
 mod finish;
 mod keys;
+mod numbers;
 pub(super) mod read;
 mod summary;
 mod system;
@@ -226,6 +228,8 @@ struct Facts {
     named: bool,
     /// API retries and hooks.
     system: SystemFacts,
+    /// Numbers not what their field takes.
+    unusual: Unusual,
 }
 
 /// How a session's last turn ended, as folded (names are ids).
@@ -265,6 +269,7 @@ impl Default for Facts {
             ending: None,
             named: false,
             system: SystemFacts::default(),
+            unusual: Unusual::default(),
         }
     }
 }
@@ -631,8 +636,17 @@ impl TranscriptFold {
                 if !sidechain && !api_error && !synthetic {
                     f.ended(at, End::Reply(reason));
                 }
+                if msg.unusual_usage {
+                    self.unusual_usage(sid, place, m.get("usage"));
+                }
                 if let Some(usage) = msg.usage {
-                    let cost = top.get(top::COST).and_then(|v| v.as_f64());
+                    let stated = top.get(top::COST);
+                    let cost = stated.and_then(|v| v.as_f64());
+                    if let Some(c) = stated
+                        && cost.is_none_or(|c| c < 0.0)
+                    {
+                        self.unusual_cost(sid, place, c);
+                    }
                     let usage = (usage, msg.source());
                     let req = self.request(sid, agent, model, usage, ms, sidechain, cost, place);
                     self.count(
@@ -775,6 +789,9 @@ impl TranscriptFold {
                     return;
                 };
                 let msg = Message::of(m);
+                if msg.unusual_usage {
+                    self.unusual_usage(sid, place, m.get("usage"));
+                }
                 let Some(usage) = msg.usage else { return };
                 let millis = relayed
                     .get("timestamp")
@@ -941,7 +958,9 @@ impl TranscriptFold {
             if sid >= self.facts.len() {
                 self.facts.resize(sid + 1, Facts::default());
             }
+            let unusual = of.unusual;
             self.facts[sid].absorb(of, base, &t);
+            self.facts[sid].unusual.absorb(unusual, &self.strings, &t);
         }
         let remap = |mut r: Request| {
             r.session = smap[r.session as usize];

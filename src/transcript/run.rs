@@ -148,6 +148,17 @@ impl SessionSummary {
                 });
             }
         }
+        if let Some((file, line, what)) = &f.first_unusual_number {
+            let more = match f.unusual_numbers {
+                0 | 1 => String::new(),
+                n => format!(" (the first of {n} such numbers in the session)"),
+            };
+            r.warnings.push(Warning {
+                code: crate::run::WARN_UNUSUAL_NUMBER,
+                message: format!("{file}: {what}{more}"),
+                line: Some(*line),
+            });
+        }
         r
     }
 

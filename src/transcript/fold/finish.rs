@@ -394,6 +394,7 @@ impl TranscriptFold {
                 End::Interrupted => SessionEnd::Interrupted,
                 End::Awaiting => SessionEnd::AwaitingReply,
             });
+            let (unusual_numbers, first_unusual_number) = f.unusual.finish(name);
             out_sessions.push(SessionSummary {
                 session_id: id.to_string(),
                 project: name(f.project),
@@ -428,6 +429,8 @@ impl TranscriptFold {
                     api_error_messages: f.system.api_errors(name),
                     sum_saturated_at: saturated_at,
                     cost_beyond_f64_at,
+                    unusual_numbers,
+                    first_unusual_number,
                 },
             });
         }

@@ -7,6 +7,7 @@
 
 use crate::event::UsageFields;
 use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock, UserContent};
+use crate::event::usage::not_a_count;
 use crate::json::{Tabled, Value};
 use crate::pricing::RequestTokens;
 use crate::run::CallUsageSource;
@@ -104,6 +105,9 @@ pub(super) struct Message<'s> {
     pub(super) model: Option<Value<'s>>,
     pub(super) stop_reason: Option<Value<'s>>,
     pub(super) usage: Option<RequestTokens>,
+    /// A count in `usage` is not one (read as 0): the fold names it
+    /// (`unusual_number`).
+    pub(super) unusual_usage: bool,
     pub(super) content: Option<Value<'s>>,
 }
 
@@ -112,11 +116,13 @@ impl<'s> Message<'s> {
     /// content, most of its bytes, is jumped over).
     pub(super) fn of(message: Value<'s>) -> Message<'s> {
         let t = Tabled::new(message, &MSG_KEYS, msg_slot);
+        let (usage, odd) = t.get(3).map_or((None, false), usage_noting);
         Message {
             id: t.get(0),
             model: t.get(1),
             stop_reason: t.get(2),
-            usage: t.get(3).and_then(usage),
+            usage,
+            unusual_usage: odd,
             content: t.get(4),
         }
     }
@@ -132,22 +138,42 @@ impl<'s> Message<'s> {
 /// A `usage` object as priced tokens (a count that is not one reads as 0);
 /// `None` when it is not an object.
 pub(crate) fn usage(u: Value<'_>) -> Option<RequestTokens> {
+    usage_noting(u).0
+}
+
+/// [`usage`], and whether a count in it is not one (read as 0).
+#[inline]
+fn usage_noting(u: Value<'_>) -> (Option<RequestTokens>, bool) {
     if u.kind() != crate::json::ValueKind::Object {
-        return None;
+        return (None, false);
     }
     let f = UsageFields::of(u);
+    let mut odd = false;
+    let mut read = |v: Option<Value<'_>>| match v {
+        Some(v) => match v.as_u64() {
+            Some(n) => n,
+            None => {
+                odd |= not_a_count(Some(v));
+                0
+            }
+        },
+        None => 0,
+    };
     // Without the split, every cache write is a 5-minute one (what the
     // API wrote before 1-hour caching existed).
-    let (cache_write_5m, cache_write_1h) =
-        f.cache_creation().unwrap_or_else(|| (f.count_or_0(3), 0));
-    Some(RequestTokens {
-        input: f.count_or_0(0),
-        output: f.count_or_0(1),
-        cache_read: f.count_or_0(2),
+    let (cache_write_5m, cache_write_1h) = match f.split_counts() {
+        Some((m5, h1)) => (read(m5), read(h1)),
+        None => (read(f.count(3)), 0),
+    };
+    let t = RequestTokens {
+        input: read(f.count(0)),
+        output: read(f.count(1)),
+        cache_read: read(f.count(2)),
         cache_write_5m,
         cache_write_1h,
         fast: f.fast(),
-    })
+    };
+    (Some(t), odd)
 }
 
 /// The tool calls of an assistant message's content (`tool_use`, and a

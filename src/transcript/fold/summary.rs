@@ -465,6 +465,12 @@ pub struct SessionFacts {
     /// The first request (file, line) whose cost, or the session's cost
     /// with it, no `f64` holds (a price of 1e308): not summed.
     pub cost_beyond_f64_at: Option<(String, u64)>,
+    /// Numbers the records hold that are not what their field takes (a
+    /// token count that is not a u64, read as 0; a `costUSD` that is not
+    /// a number, priced from the table, or negative, kept).
+    pub unusual_numbers: u64,
+    /// The first of them by place (file, line, what it is).
+    pub first_unusual_number: Option<(String, u64, String)>,
 }
 
 impl SessionFacts {

@@ -156,6 +156,9 @@ impl TranscriptFold {
                 facts.spawned_by = by;
             }
         }
+        if end.usage.is_some() {
+            self.unusual_usage(sid, at, end.usage);
+        }
         let end = AgentEnd {
             status,
             report,
