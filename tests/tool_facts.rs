@@ -117,8 +117,13 @@ fn run() -> RunSummary {
 }
 
 fn report() -> Report {
+    report_of(&transcript())
+}
+
+/// `text`'s records folded as one file's.
+fn report_of(text: &str) -> Report {
     let mut fold = TranscriptFold::new();
-    fold.read_slice(transcript().as_bytes(), &TranscriptFile::default(), |e| {
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
         panic!("{e}")
     });
     fold.finish(PriceTable::builtin(), &Zone::utc())
@@ -289,22 +294,17 @@ const SUBAGENT: &[(&str, &str, Option<&str>)] = &[
 #[test]
 fn both_dialects_read_a_subagents_end_from_its_calls_result() {
     let runs = runs_of_slice(stream_of(SUBAGENT).as_bytes());
-    let mut fold = TranscriptFold::new();
-    let text = transcript_of(SUBAGENT);
-    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
-        panic!("{e}")
-    });
-    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let report = report_of(&transcript_of(SUBAGENT));
     let session = &report.sessions[0];
     let agent = &session.facts.agents[0];
     assert_eq!(
         (
-            agent.agent_id.as_str(),
+            agent.agent_id.as_deref(),
             agent.spawned_by.as_deref(),
             agent.tool_name.as_deref(),
             agent.subagent_type.as_deref(),
         ),
-        ("a7f3", Some("task1"), Some("Agent"), Some("Explore"))
+        (Some("a7f3"), Some("task1"), Some("Agent"), Some("Explore"))
     );
     let session_run = session.to_run();
     for (dialect, run) in [("stream", &runs[0]), ("transcript", &session_run)] {
@@ -372,11 +372,7 @@ fn both_dialects_say_a_subagents_call_failed_beside_another_result() {
         r#"{"type":"progress","sessionId":"s1","uuid":"p1","timestamp":"2026-03-01T10:00:05Z","parentToolUseID":"task1","data":{"type":"agent_progress","agentId":"a1"}}"#,
     );
     text.push('\n');
-    let mut fold = TranscriptFold::new();
-    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
-        panic!("{e}")
-    });
-    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let report = report_of(&text);
     let agent = &report.sessions[0].facts.agents[0];
     assert_eq!(
         (
@@ -525,6 +521,60 @@ fn both_dialects_say_a_count_that_is_not_one() {
                 runs[0].usage.main.tokens.output_tokens
             ),
             (10, 5)
+        );
+    }
+}
+
+/// A subagent known only by its call (its result failed and names no
+/// agent, no record of its own, no `agent_progress`) is listed by both
+/// dialects, as a node per Agent/Task call: with its call's id, tool, type
+/// and description, its result's error, and no id of its own.
+#[test]
+fn both_dialects_list_a_subagent_known_only_by_its_call() {
+    let messages: &[(&str, &str, Option<&str>)] = &[
+        (
+            "assistant",
+            r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"task9","name":"Task","input":{"description":"Look around","subagent_type":"Explore","prompt":"p"}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"task9","content":"Agent type 'Explore' not found","is_error":true}]}"#,
+            None,
+        ),
+    ];
+    let runs = runs_of_slice(stream_of(messages).as_bytes());
+    let report = report_of(&transcript_of(messages));
+    let agent = &report.sessions[0].facts.agents[0];
+    assert_eq!(
+        (agent.agent_id.as_deref(), agent.first_request_ms),
+        (None, Some(1_772_359_200_000))
+    );
+    let session_run = report.sessions[0].to_run();
+    for (dialect, run) in [("stream", &runs[0]), ("transcript", &session_run)] {
+        assert_eq!(run.subagents.len(), 1, "{dialect}");
+        assert_eq!(run.subagent_count(), 1, "{dialect}");
+        let n = &run.subagents[0];
+        assert_eq!(
+            (
+                n.tool_use_id.as_str(),
+                n.task_id.as_deref(),
+                n.tool_name.as_deref(),
+                n.subagent_type.as_deref(),
+                n.description.as_deref(),
+                n.result_error,
+                n.is_agent(),
+            ),
+            (
+                "task9",
+                None,
+                Some("Task"),
+                Some("Explore"),
+                Some("Look around"),
+                true,
+                true
+            ),
+            "{dialect}"
         );
     }
 }

@@ -386,6 +386,12 @@ fn shallowest_first(nodes: &[Node]) -> Vec<usize> {
     order
 }
 
+/// A transcript subagent's key among the spans: its id, or its call's
+/// when only the call is known.
+fn agent_key(a: &crate::transcript::AgentSummary) -> Option<&str> {
+    a.agent_id.as_deref().or(a.spawned_by.as_deref())
+}
+
 /// The spans of a session transcript.
 pub(super) fn of_session(
     s: &SessionSummary,
@@ -409,25 +415,27 @@ pub(super) fn of_session(
         Some((!run.ok(), run.verdict.as_str())),
     );
     // The subagents `verdict` counts (a sidechain whose file has no record
-    // and no request is none).
+    // and no request is none), by id, or by their call's id when only the
+    // call is known.
     let counted: std::collections::HashSet<&str> = run
         .subagents
         .iter()
         .filter(|n| n.is_agent())
-        .filter_map(|n| n.task_id.as_deref())
+        .map(|n| n.task_id.as_deref().unwrap_or(&n.tool_use_id))
         .collect();
     let mut agent_span: HashMap<&str, usize> = HashMap::new();
-    for ag in f
+    for (ag, id) in f
         .agents
         .iter()
-        .filter(|a| counted.contains(a.agent_id.as_str()))
+        .filter_map(|a| Some((a, agent_key(a)?)))
+        .filter(|(_, id)| counted.contains(id))
     {
         let name = ag.subagent_type.as_deref().unwrap_or("subagent");
         let mut a = Attrs::default();
         a.str("gen_ai.operation.name", "invoke_agent")
             .str("gen_ai.provider.name", PROVIDER)
             .str("gen_ai.agent.name", name)
-            .str("gen_ai.agent.id", &ag.agent_id)
+            .opt("gen_ai.agent.id", ag.agent_id.as_deref())
             .opt("gen_ai.agent.description", ag.description.as_deref())
             .str("gen_ai.conversation.id", &s.session_id)
             .opt("gen_ai.tool.call.id", ag.spawned_by.as_deref())
@@ -440,7 +448,7 @@ pub(super) fn of_session(
         };
         usage(&mut a, &tokens);
         let i = t.add(
-            t.span_id("agent", ag.agent_id.as_bytes()),
+            t.span_id("agent", id.as_bytes()),
             Some(root),
             format!("invoke_agent {name}"),
             SpanKind::Internal,
@@ -449,7 +457,7 @@ pub(super) fn of_session(
             // As a stream's subagent span says its call's failed result.
             ag.result_error.then_some((true, "subagent_error")),
         );
-        agent_span.insert(ag.agent_id.as_str(), i);
+        agent_span.insert(id, i);
     }
     let parent_of = |agent: Option<&str>| {
         agent
@@ -485,7 +493,7 @@ pub(super) fn of_session(
     }
     for ag in &f.agents {
         if let (Some(&i), Some(&p)) = (
-            agent_span.get(ag.agent_id.as_str()),
+            agent_key(ag).and_then(|id| agent_span.get(id)),
             ag.spawned_by.as_deref().and_then(|id| tool_span.get(id)),
         ) {
             t.nodes[i].parent = Some(p);

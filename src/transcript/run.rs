@@ -104,7 +104,7 @@ impl SessionSummary {
                     .tool_name
                     .clone()
                     .filter(|t| matches!(t.as_str(), "Task" | "Agent")),
-                task_id: Some(a.agent_id.clone()),
+                task_id: a.agent_id.clone(),
                 subagent_type: a.subagent_type.clone(),
                 description: a.description.clone(),
                 status: a.status.clone(),

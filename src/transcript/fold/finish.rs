@@ -98,6 +98,9 @@ impl TranscriptFold {
             };
             let count = |t: &mut ToolTally| t.count(error, rejected, result.is_some(), duration_ms);
             let s = &mut by_session[session as usize];
+            if call.subagent {
+                s.launches.push((*key, call.id.0, call.id.1));
+            }
             if keep_calls {
                 let spawned_by = facts[session as usize]
                     .agents
@@ -290,6 +293,7 @@ impl TranscriptFold {
                 block_tools,
                 agent_tools,
                 results_without_use,
+                launches,
                 mut calls,
                 requests,
                 agent_first,
@@ -367,7 +371,7 @@ impl TranscriptFold {
                     let call = key.and_then(|k| tool_calls.get(&k));
                     let end = key.and_then(|k| agent_ends.get(&k));
                     AgentSummary {
-                        agent_id: name(a.agent).unwrap_or_default(),
+                        agent_id: name(a.agent),
                         spawned_by: name(a.spawned_by),
                         tool_name: call.and_then(|c| name(c.name)),
                         subagent_type: call.and_then(|c| name(c.subagent_type)),
@@ -383,7 +387,38 @@ impl TranscriptFold {
                     }
                 })
                 .collect();
-            agents.sort_by(|a, b| a.agent_id.cmp(&b.agent_id));
+            // Subagents known only by their call, as a stream lists one
+            // per Agent/Task call: those no other subagent's
+            // `spawned_by` names.
+            for &(key, start, len) in &launches {
+                let id = &tool_ids[start..start + len as usize];
+                if agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
+                    continue;
+                }
+                let call = tool_calls.get(&key);
+                let end = agent_ends.get(&key);
+                agents.push(AgentSummary {
+                    agent_id: None,
+                    spawned_by: Some(id.to_owned()),
+                    tool_name: call.and_then(|c| name(c.name)),
+                    subagent_type: call.and_then(|c| name(c.subagent_type)),
+                    description: call.and_then(|c| name(c.description)),
+                    status: end.and_then(|e| name(e.status)),
+                    report: end.and_then(|e| name(e.report)),
+                    result_error: results.get(&key).is_some_and(|r| r.error),
+                    reported_usage: end.and_then(|e| e.usage),
+                    first_request_ms: call.and_then(|c| c.millis),
+                    ..AgentSummary::default()
+                });
+            }
+            // By id, then those without one by their call's id.
+            agents.sort_by(|a, b| {
+                (a.agent_id.is_none(), &a.agent_id, &a.spawned_by).cmp(&(
+                    b.agent_id.is_none(),
+                    &b.agent_id,
+                    &b.spawned_by,
+                ))
+            });
             let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
             versions.sort_by(|a, b| crate::version::version_order(a, b));
             let ending = f.ending.map(|(_, _, how)| match how {
@@ -494,6 +529,8 @@ struct PerSession<'a> {
     agent_tools: BTreeMap<u32, u64>,
     /// Results whose id no call has.
     results_without_use: u64,
+    /// The Agent/Task calls (key, and id as `tool_ids[start..start + len]`).
+    launches: Vec<(u128, usize, u32)>,
     day_tools: BTreeMap<(Option<Day>, &'a str), ToolTally>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), ToolTally>,
     calls: Vec<SessionToolCall>,

@@ -370,10 +370,13 @@ pub struct ModelTotals {
 }
 
 /// A subagent of a session: a node of the sidechain tree.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentSummary {
-    /// `agentId` (or the `agent-<id>.jsonl` file's id).
-    pub agent_id: String,
+    /// `agentId` (or the `agent-<id>.jsonl` file's id); `None` for a
+    /// subagent known only by the call that launched it (no record of its
+    /// own, no `agent_progress`, no result naming it), which a stream's run
+    /// lists as it lists every Agent/Task call.
+    pub agent_id: Option<String>,
     /// The parent's tool call that spawned it (`parentToolUseID` of the
     /// parent's `agent_progress` records, or the call whose result names
     /// its `agentId`), when the parent says.
@@ -391,8 +394,9 @@ pub struct AgentSummary {
     pub tool_calls: u64,
     /// Its requests.
     pub totals: Totals,
-    /// The time of its first dated request (ms since the epoch): the day
-    /// and billing block it counts in (`stats --by day`).
+    /// The time of its first dated request (ms since the epoch), or its
+    /// call's for one known only by its call: the day and billing block it
+    /// counts in (`stats --by day`).
     pub first_request_ms: Option<i64>,
     /// The `status` of its call's result (`completed`, ...), when the
     /// parent's records hold the result (its `toolUseResult`).
