@@ -573,7 +573,7 @@ impl<R: Read> LineReader<R> {
     /// `number`: for reading on where the input's first lines were read
     /// otherwise (a map). Positions count from the input's start, and no
     /// BOM is looked for.
-    pub fn numbered_from(mut self, offset: u64, number: u64) -> LineReader<R> {
+    pub(crate) fn numbered_from(mut self, offset: u64, number: u64) -> LineReader<R> {
         self.dec.base = offset;
         self.dec.number = number;
         self.dec.bom_checked = true;

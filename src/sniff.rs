@@ -233,11 +233,6 @@ impl FormatChoice {
 }
 
 impl Format {
-    /// True for [`Format::Ndjson`]: the input can be read line by line.
-    pub fn is_ndjson(self) -> bool {
-        self == Format::Ndjson
-    }
-
     /// How the format is read.
     pub fn reading(self) -> Reading {
         match self {

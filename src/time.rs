@@ -151,14 +151,6 @@ impl Zone {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
-
-    /// The offset from UTC, in seconds, in force at `millis`.
-    pub fn offset_seconds(&self, millis: i64) -> i32 {
-        match jiff::Timestamp::from_millisecond(millis) {
-            Ok(ts) => self.tz.to_offset(ts).seconds(),
-            Err(_) => 0,
-        }
-    }
 }
 
 /// Milliseconds since 1970-01-01T00:00:00Z for an RFC 3339 timestamp
@@ -329,7 +321,7 @@ impl BlockStart {
 }
 
 /// A block's length: five hours.
-pub const BLOCK_MILLIS: i64 = 5 * 3_600_000;
+pub(crate) const BLOCK_MILLIS: i64 = 5 * 3_600_000;
 
 impl Blocks {
     /// The blocks of these instants (in any order).
@@ -712,7 +704,12 @@ mod tests {
             Zone::named("Asia/Tokyo").unwrap().name(),
             Some("Asia/Tokyo")
         );
+        // Nine hours ahead: its day starts at 15:00 UTC.
         let tokyo = Zone::named("Asia/Tokyo").unwrap();
-        assert_eq!(tokyo.offset_seconds(0), 9 * 3600);
+        let at = |ms: i64| (Day::of_millis(ms, &tokyo), Day::of_millis(ms, &Zone::utc()));
+        let (t, u) = at(15 * 3_600_000);
+        assert_ne!(t, u);
+        let (t, u) = at(15 * 3_600_000 - 1);
+        assert_eq!(t, u);
     }
 }

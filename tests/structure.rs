@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 /// of the session's facts and periods added), 33.9 with the subagent's
 /// end read for transcripts (1,507: four fields of `AgentSummary`), 33.7
 /// once a transcript's record is an `Event` (1,497: `transcript::Record`
-/// gone); lower it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 33.8;
+/// gone), 33.3 once eight helpers no front end uses were made
+/// `pub(crate)` or removed; lower it as the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 33.4;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).

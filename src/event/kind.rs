@@ -396,10 +396,4 @@ impl EventKind {
                 | EventKind::SystemOther
         )
     }
-
-    /// True when cctape has a typed view for this kind: everything but
-    /// [`Unknown`](EventKind::Unknown) and [`SystemOther`](EventKind::SystemOther).
-    pub fn is_known(self) -> bool {
-        !matches!(self, EventKind::Unknown | EventKind::SystemOther)
-    }
 }

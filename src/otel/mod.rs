@@ -82,7 +82,7 @@ pub mod send;
 mod spans;
 
 /// The instrumentation scope cctape's spans and metrics carry.
-pub const SCOPE: &str = "cctape";
+pub(crate) const SCOPE: &str = "cctape";
 
 /// What one run (or one session transcript) becomes: its spans and its
 /// metric points, each under the run's resource.

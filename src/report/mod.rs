@@ -14,8 +14,7 @@ pub use stats::{
 mod verdict;
 
 pub use verdict::{
-    RunRecord, no_events_record, no_events_run, run_record, session_json, session_record,
-    unreadable_record,
+    RunRecord, no_events_record, no_events_run, run_record, session_record, unreadable_record,
 };
 mod transcripts;
 

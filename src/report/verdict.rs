@@ -146,7 +146,7 @@ pub fn session_record<'a>(
 }
 
 /// What a transcript's records say of its session.
-pub fn session_json(s: &SessionSummary, t: &Report) -> Value {
+pub(crate) fn session_json(s: &SessionSummary, t: &Report) -> Value {
     let f = &s.facts;
     let mut by_type: Map<String, Value> = Map::new();
     for (k, n) in &f.records {

@@ -156,7 +156,7 @@ impl TokenSource {
     }
 
     /// True when the figure is known to be below the truth.
-    pub fn is_lower_bound(self) -> bool {
+    pub(crate) fn is_lower_bound(self) -> bool {
         matches!(
             self,
             TokenSource::SubagentReports | TokenSource::SnapshotCalls

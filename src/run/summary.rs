@@ -9,7 +9,7 @@ use serde_json::Value as J;
 
 mod json;
 pub(crate) use json::{RunJson, Tokens, token_entries};
-pub use json::{agent_json, roles_json, tokens_json};
+pub use json::{agent_json, tokens_json};
 
 /// Relative tolerance when comparing `total_cost_usd` with the sum of
 /// `modelUsage[*].costUSD`: the two are computed in f64 by claude-code and

@@ -119,7 +119,7 @@ impl Census {
     }
 
     /// Unknown-field counts summed per kind.
-    pub fn unknown_per_kind(&self) -> BTreeMap<&str, u64> {
+    pub(crate) fn unknown_per_kind(&self) -> BTreeMap<&str, u64> {
         let mut m = BTreeMap::new();
         for ((k, _), n) in &self.unknown {
             *m.entry(k.as_str()).or_default() += n;

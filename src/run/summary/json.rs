@@ -459,11 +459,6 @@ impl Serialize for Role<'_> {
     }
 }
 
-/// Per-model, per-role rows as JSON.
-pub fn roles_json(rows: &[RoleUsage]) -> J {
-    serde_json::to_value(Each(rows, Role)).unwrap_or(J::Null)
-}
-
 /// `usage`: the agents' figures, by model, by role, and the sums.
 struct Usage<'a>(&'a UsageSummary);
 
