@@ -146,6 +146,53 @@ fn realworld_pages_have_the_figures_of_stats_and_verdict() {
     assert_eq!(rows, messages);
 }
 
+/// A failed session's API retries (`system/api_error` records) are drawn
+/// on its timeline's retries lane and listed in its table at their lines,
+/// as many as `verdict --json` counts, in time order.
+#[test]
+fn a_failed_sessions_retries_are_listed() {
+    let tmp = scratch::scratch("report-retries");
+    let dir = tmp.join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = |t: &str, body: &str| {
+        format!(
+            r#"{{"sessionId":"s1","timestamp":"2026-03-01T10:00:{t}Z","isSidechain":false,{body}}}"#
+        )
+    };
+    let retry = |t: &str, attempt: u32| {
+        rec(
+            t,
+            &format!(
+                r#""type":"system","subtype":"api_error","level":"error","error":{{"status":529}},"retryAttempt":{attempt},"maxRetries":10,"retryInMs":500"#
+            ),
+        )
+    };
+    let lines = [
+        rec(
+            "00",
+            r#""type":"user","message":{"role":"user","content":"hi"}"#,
+        ),
+        // Out of time order: the later retry's record comes first.
+        retry("09", 2),
+        retry("05", 1),
+        rec(
+            "20",
+            r#""type":"assistant","isApiErrorMessage":true,"error":"overloaded","message":{"id":"m1","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: 529"}],"usage":{"input_tokens":0,"output_tokens":0}}"#,
+        ),
+    ];
+    std::fs::write(dir.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let html = check(&tmp, &["p"]);
+    let v = &verdicts(&tmp, &["p"])[0];
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["api_retries"]["count"], 2);
+    let rows: Vec<&str> = html
+        .split("<td class=\"t\">API retry</td><td>")
+        .skip(1)
+        .map(|r| &r[..r.find('<').unwrap()])
+        .collect();
+    assert_eq!(rows, ["3", "2"]);
+}
+
 fn generated() -> scratch::Scratch {
     let tmp = scratch::scratch("report-tree");
     let opts = gentranscripts::Opts {

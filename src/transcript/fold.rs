@@ -742,7 +742,7 @@ impl TranscriptFold {
             EventKind::SystemApiError => {
                 // A failed attempt the CLI retries: the turn still waits
                 // for its reply.
-                f.system.retry(rec.root(), ms, order);
+                f.system.retry(rec.root(), ms, order, line);
                 if !sidechain {
                     f.ended(at, End::Awaiting);
                 }

@@ -9,8 +9,8 @@
 //! with that subagent's calls. A transcript session's is drawn over
 //! seconds from its first record, the same lanes from its records' times:
 //! its API requests (the turns), tool calls from their `tool_use` to their
-//! result where both have a timestamp, and one lane per subagent (its
-//! retries are counted, not listed one by one).
+//! result where both have a timestamp, its API retries
+//! (`system/api_error` records), and one lane per subagent.
 
 use super::ReportFigures;
 use super::charts::{self, FAILED, Lanes, MUTED, Mark, OK, PALETTE};
@@ -279,6 +279,14 @@ fn session_lanes(k: &KeptRun) -> Option<Lanes> {
             color: if c.call.error { FAILED } else { OK },
         });
     }
+    for at in s.facts.api_retry_marks.iter().filter_map(|(ms, _)| *ms) {
+        let at = (at - t0) as f64 / 1000.0;
+        l.marks[2].push(Mark {
+            start: at,
+            end: at,
+            color: PALETTE[1],
+        });
+    }
     Some(l)
 }
 
@@ -314,8 +322,8 @@ fn timeline(o: &mut String, i: usize, k: &KeptRun, file: &str) -> Result<(), Str
     );
     if transcript {
         o.push_str(
-            "<p class=\"note\">A transcript lists its tool calls with their times; its turns \
-             and API retries are not listed one by one.</p>\n",
+            "<p class=\"note\">A transcript session is drawn by its records' times; a line \
+             below is its record's line in its own file.</p>\n",
         );
     }
     calls_table(o, i, k);
@@ -325,6 +333,15 @@ fn timeline(o: &mut String, i: usize, k: &KeptRun, file: &str) -> Result<(), Str
 
 fn hex(c: plotters::style::RGBColor) -> String {
     format!("{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// An API retry's row of the calls table.
+fn retry_row(o: &mut String, line: u64) {
+    let _ = write!(
+        o,
+        "<tr><td class=\"t\">main</td><td class=\"t\">API retry</td><td>{line}</td><td></td>\
+         <td></td><td class=\"t\"></td></tr>"
+    );
 }
 
 /// The calls the timeline draws, one row each.
@@ -353,6 +370,9 @@ fn calls_table(o: &mut String, i: usize, k: &KeptRun) {
                 esc(&q.model)
             );
         }
+        for (_, line) in &s.facts.api_retry_marks {
+            retry_row(o, *line);
+        }
     } else {
         for c in &r.model_calls {
             let _ = write!(
@@ -365,11 +385,7 @@ fn calls_table(o: &mut String, i: usize, k: &KeptRun) {
             );
         }
         for l in &k.retry_lines {
-            let _ = write!(
-                o,
-                "<tr><td class=\"t\">main</td><td class=\"t\">API retry</td><td>{l}</td><td></td>\
-                 <td></td><td class=\"t\"></td></tr>"
-            );
+            retry_row(o, *l);
         }
     }
     for c in calls {

@@ -460,6 +460,7 @@ impl TranscriptFold {
                     agents,
                     ending,
                     api_retries: f.system.api_retries(|ms| range.contains(day_of(ms))),
+                    api_retry_marks: f.system.retry_marks(|ms| range.contains(day_of(ms))),
                     hooks: f.system.hooks(),
                     api_error_messages: f.system.api_errors(name),
                     sum_saturated_at: saturated_at,

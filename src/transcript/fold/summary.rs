@@ -458,6 +458,9 @@ pub struct SessionFacts {
     /// events; `last_error` stays empty (a transcript's `error` is an
     /// object without the stream's category).
     pub api_retries: ApiRetries,
+    /// Each of those retries' time (ms since the epoch) and its record's
+    /// line, in the order counted (by time): the HTML report's timeline.
+    pub api_retry_marks: Vec<(Option<i64>, u64)>,
     /// Hooks: `hook_progress` records (hooks started), and the Stop hooks'
     /// outcomes (`system/stop_hook_summary`: `hookCount` answered, a
     /// failure named `Stop` per `hookErrors` element, on its record's

@@ -30,6 +30,8 @@ pub(super) struct Retry {
     pub(super) millis: Option<i64>,
     order: u64,
     status: Option<u64>,
+    /// Its record's line.
+    line: u64,
 }
 
 /// A session's retries and hooks, as folded.
@@ -48,13 +50,14 @@ pub(super) struct SystemFacts {
 
 impl SystemFacts {
     /// A `system/api_error` record (its root `rec`) at `millis`, the
-    /// `order`-th record folded.
-    pub(super) fn retry(&mut self, rec: Value<'_>, millis: Option<i64>, order: u64) {
+    /// `order`-th record folded, on `line`.
+    pub(super) fn retry(&mut self, rec: Value<'_>, millis: Option<i64>, order: u64, line: u64) {
         let status = rec.get_path("error.status").and_then(|v| v.as_u64());
         self.retries.push(Retry {
             millis,
             order,
             status,
+            line,
         });
     }
 
@@ -107,14 +110,28 @@ impl SystemFacts {
     /// ([`ApiRetries::add_retry`]): how many, per status (ascending), and
     /// the status of the latest one that has one.
     pub(super) fn api_retries(&self, keep: impl Fn(Option<i64>) -> bool) -> ApiRetries {
-        let mut kept: Vec<&Retry> = self.retries.iter().filter(|r| keep(r.millis)).collect();
-        kept.sort_unstable_by_key(|r| (r.millis.unwrap_or(i64::MIN), r.order));
         let mut out = ApiRetries::default();
-        for r in kept {
+        for r in self.kept_retries(keep) {
             out.add_retry(r.status);
         }
         out.statuses.sort_unstable();
         out
+    }
+
+    /// The time and line of each retry `keep` keeps, in the order
+    /// [`api_retries`](SystemFacts::api_retries) counts them.
+    pub(super) fn retry_marks(
+        &self,
+        keep: impl Fn(Option<i64>) -> bool,
+    ) -> Vec<(Option<i64>, u64)> {
+        let kept = self.kept_retries(keep);
+        kept.into_iter().map(|r| (r.millis, r.line)).collect()
+    }
+
+    fn kept_retries(&self, keep: impl Fn(Option<i64>) -> bool) -> Vec<&Retry> {
+        let mut kept: Vec<&Retry> = self.retries.iter().filter(|r| keep(r.millis)).collect();
+        kept.sort_unstable_by_key(|r| (r.millis.unwrap_or(i64::MIN), r.order));
+        kept
     }
 
     /// The hooks, their failures in the order of their records' times.
