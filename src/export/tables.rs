@@ -283,7 +283,7 @@ table! {
         tool_errors "tool_errors": I64 required
             "Tool calls whose result was an error (rejections not counted).",
         tool_rejections "tool_rejections": I64 required
-            "Tool calls rejected (permission denials).",
+            "Tool calls rejected without running: permission denials, and calls the user rejected (the `rejected` of `tools`), in both dialects.",
         subagents "subagents": I64 required
             "Subagents launched, at any depth, from every signal the version writes (Agent/Task tool uses, `local_agent` tasks, events under a `parent_tool_use_id`), as `cctape stats` counts them.",
         api_retries "api_retries": I64 required
