@@ -4,8 +4,10 @@
 //!
 //! JSON arrays and pretty captures are checked event by event. A session
 //! transcript is checked in its own dialect, per the `version` of each
-//! record: record types and system subtypes without a typed view, unknown
-//! content blocks, and lines that are not records.
+//! record: record types and system subtypes without a typed view, fields
+//! of its typed view holding what their accessor does not read (a
+//! fractional count), unknown content blocks, and lines that are not
+//! records.
 
 use super::exec::{self, BadLine, Done, Item, Piece, Reads, Sink};
 use super::human::{Align, Table, clean, version_order};
@@ -15,7 +17,7 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::event::{Event, EventKind};
 use cctape::json::Value;
-use cctape::transcript::RecordHeader;
+use cctape::transcript::{RecordHeader, RecordView};
 use cctape::views::{Answer, Block, FromValue, View, Visitor};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -226,8 +228,10 @@ impl<'d> Visitor<'d> for Drift {
     }
 
     fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
-        if let Some(raw) = obj.get(key)
-            && !read.is_present()
+        // What the accessor read says first: the member is looked up only
+        // when it read nothing.
+        if !read.is_present()
+            && let Some(raw) = obj.get(key)
         {
             let p = format!("{} (is {})", self.path(key), unusual(&raw));
             self.out.push((Category::UnexpectedType, p));
@@ -376,6 +380,23 @@ impl CheckSink {
                 pos.line,
                 pos.offset,
             );
+        }
+        // A field of its typed view that holds what its accessor does not
+        // read (a count that is fractional, a cost that is a string), as
+        // a stream's event is checked; the fields a view does not list are
+        // the stream reference's question, not a transcript's.
+        let view = RecordView::of(rec);
+        if !matches!(view, RecordView::Other(_)) {
+            let mut d = Drift {
+                stack: Vec::new(),
+                out: Vec::new(),
+            };
+            view.visit_all(&mut d);
+            for (cat, detail) in d.out {
+                if cat == Category::UnexpectedType {
+                    self.add(cat, &kind(), detail, p, pos.line, pos.offset);
+                }
+            }
         }
         if matches!(rec.kind(), EventKind::User | EventKind::Assistant)
             && let Some(content) = rec.get_path("message.content")

@@ -667,3 +667,49 @@ fn verdict_since_and_until_keep_the_runs_stats_keeps() {
     let (_, code) = verdict(&["--since", "20260302", "--until", "20260301"]);
     assert_eq!(code, Some(2));
 }
+
+/// A number its field does not take is a finding in a transcript's record
+/// as in a stream's event, with the same detail: a fractional count, and
+/// (a transcript's own field) a `costUSD` that is a string.
+#[test]
+fn check_finds_an_unusual_number_in_both_dialects() {
+    let dir = temp_dir("check-numbers");
+    let message = r#""message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":10,"output_tokens":1.5}}"#;
+    let stream = dir.join("s.jsonl");
+    std::fs::write(
+        &stream,
+        format!(
+            "{{\"type\":\"assistant\",{message},\"parent_tool_use_id\":null,\"session_id\":\"s1\",\"uuid\":\"u1\"}}\n"
+        ),
+    )
+    .expect("write");
+    let projects = dir.join("t").join(".claude").join("projects").join("p");
+    std::fs::create_dir_all(&projects).expect("mkdir");
+    std::fs::write(
+        projects.join("s1.jsonl"),
+        format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"timestamp\":\"2026-03-01T10:00:00Z\",\"isSidechain\":false,\"costUSD\":\"0.1\",{message}}}\n"
+        ),
+    )
+    .expect("write");
+    let findings = |path: &std::path::Path| -> Vec<String> {
+        let out = cctape(&["check", "--json", path.to_str().expect("path")]);
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        let mut d: Vec<String> = v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["category"] == "unexpected_type")
+            .map(|f| f["detail"].as_str().expect("detail").to_string())
+            .collect();
+        d.sort();
+        d
+    };
+    let count = "message.usage.output_tokens (is Number: fractional, 1.5)";
+    assert_eq!(findings(&stream), [count]);
+    assert_eq!(
+        findings(&dir.join("t").join(".claude").join("projects")),
+        ["costUSD (is String)", count]
+    );
+}
