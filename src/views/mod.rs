@@ -126,7 +126,7 @@ macro_rules! view {
                     }
                 )*
                 $($( std::hint::black_box(self.$helper()); )*)?
-                if !$open {
+                if !$open && vis.wants_unknown() {
                     for (k, v) in self.unknown_fields() {
                         vis.unknown(self.0, k, v);
                     }
@@ -567,6 +567,12 @@ pub trait Visitor<'d> {
     /// `obj` holds `key`, which its view does not know.
     fn unknown(&mut self, obj: Value<'d>, key: &'d str, value: Value<'d>) {
         let _ = (obj, key, value);
+    }
+
+    /// Whether [`unknown`](Visitor::unknown) is wanted: a visitor that
+    /// returns false spares the walk that finds the unknown fields.
+    fn wants_unknown(&self) -> bool {
+        true
     }
 }
 
