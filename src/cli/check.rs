@@ -196,6 +196,16 @@ struct Drift {
 }
 
 impl Drift {
+    /// A drift visitor; `unknown`: fields a view does not know are
+    /// findings.
+    fn new(unknown: bool) -> Drift {
+        Drift {
+            stack: Vec::new(),
+            out: Vec::new(),
+            unknown,
+        }
+    }
+
     fn path(&self, key: &str) -> String {
         let mut s = String::new();
         for k in self.stack.iter().skip(1) {
@@ -290,11 +300,7 @@ impl CheckSink {
             self.add(Category::UnknownKind, &kind, String::new(), p, line, offset);
             return;
         }
-        let mut d = Drift {
-            stack: Vec::new(),
-            out: Vec::new(),
-            unknown: true,
-        };
+        let mut d = Drift::new(true);
         view.visit_all(&mut d);
         for (cat, detail) in d.out {
             self.add(cat, &kind, detail, p, line, offset);
@@ -395,11 +401,7 @@ impl CheckSink {
         // the stream reference's question, not a transcript's.
         let view = RecordView::of(rec);
         if !matches!(view, RecordView::Other(_)) {
-            let mut d = Drift {
-                stack: Vec::new(),
-                out: Vec::new(),
-                unknown: false,
-            };
+            let mut d = Drift::new(false);
             view.visit_all(&mut d);
             for (cat, detail) in d.out {
                 self.add(cat, &kind(), detail, p, pos.line, pos.offset);
