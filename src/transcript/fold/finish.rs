@@ -359,57 +359,49 @@ impl TranscriptFold {
                 let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
                 (file, c.call.line, c.call.tool_use_id.clone())
             });
-            let mut agents: Vec<AgentSummary> = f
-                .agents
-                .iter()
-                .map(|a| {
-                    // The call that spawned it and its result, when the
-                    // parent's records hold them.
-                    let key = strings
-                        .get(a.spawned_by)
-                        .map(|id| request_key(id.as_bytes(), None));
-                    let call = key.and_then(|k| tool_calls.get(&k));
-                    let end = key.and_then(|k| agent_ends.get(&k));
-                    AgentSummary {
-                        agent_id: name(a.agent),
-                        spawned_by: name(a.spawned_by),
-                        tool_name: call.and_then(|c| name(c.name)),
-                        subagent_type: call.and_then(|c| name(c.subagent_type)),
-                        description: call.and_then(|c| name(c.description)),
-                        records: a.records,
-                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
-                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
-                        first_request_ms: agent_first.get(&a.agent).copied(),
-                        status: end.and_then(|e| name(e.status)),
-                        report: end.and_then(|e| name(e.report)),
-                        result_error: key.and_then(|k| results.get(&k)).is_some_and(|r| r.error),
-                        reported_usage: end.and_then(|e| e.usage),
-                    }
-                })
-                .collect();
-            // Subagents known only by their call, as a stream lists one
-            // per Agent/Task call: those no other subagent's
-            // `spawned_by` names.
-            for &(key, start, len) in &launches {
-                let id = &tool_ids[start..start + len as usize];
-                if agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
-                    continue;
-                }
-                let call = tool_calls.get(&key);
-                let end = agent_ends.get(&key);
-                agents.push(AgentSummary {
-                    agent_id: None,
-                    spawned_by: Some(id.to_owned()),
+            // What the call that spawned a subagent and its result say,
+            // when the parent's records hold them.
+            let launched = |key: Option<u128>, spawned_by: Option<String>| {
+                let call = key.and_then(|k| tool_calls.get(&k));
+                let end = key.and_then(|k| agent_ends.get(&k));
+                AgentSummary {
+                    spawned_by,
                     tool_name: call.and_then(|c| name(c.name)),
                     subagent_type: call.and_then(|c| name(c.subagent_type)),
                     description: call.and_then(|c| name(c.description)),
                     status: end.and_then(|e| name(e.status)),
                     report: end.and_then(|e| name(e.report)),
-                    result_error: results.get(&key).is_some_and(|r| r.error),
+                    result_error: key.and_then(|k| results.get(&k)).is_some_and(|r| r.error),
                     reported_usage: end.and_then(|e| e.usage),
                     first_request_ms: call.and_then(|c| c.millis),
                     ..AgentSummary::default()
-                });
+                }
+            };
+            let mut agents: Vec<AgentSummary> = f
+                .agents
+                .iter()
+                .map(|a| {
+                    let key = strings
+                        .get(a.spawned_by)
+                        .map(|id| request_key(id.as_bytes(), None));
+                    AgentSummary {
+                        agent_id: name(a.agent),
+                        records: a.records,
+                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
+                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
+                        first_request_ms: agent_first.get(&a.agent).copied(),
+                        ..launched(key, name(a.spawned_by))
+                    }
+                })
+                .collect();
+            // Subagents known only by their call, as a stream lists one
+            // per Agent/Task call (those no other subagent's `spawned_by`
+            // names): they count on their call's day.
+            for &(key, start, len) in &launches {
+                let id = &tool_ids[start..start + len as usize];
+                if !agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
+                    agents.push(launched(Some(key), Some(id.to_owned())));
+                }
             }
             // By id, then those without one by their call's id.
             agents.sort_by(|a, b| {
