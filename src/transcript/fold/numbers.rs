@@ -21,9 +21,14 @@ pub(super) struct Unusual {
 }
 
 impl Unusual {
+    /// Whether a number at `at` would be the first by place.
+    fn would_be_first(&self, at: At, names: &Names) -> bool {
+        self.first.is_none_or(|(old, _)| at.before(old, names))
+    }
+
     fn note(&mut self, at: At, what: u32, names: &Names) {
         self.count += 1;
-        if self.first.is_none_or(|(old, _)| at.before(old, names)) {
+        if self.would_be_first(at, names) {
             self.first = Some((at, what));
         }
     }
@@ -87,7 +92,14 @@ impl TranscriptFold {
         }
     }
 
+    /// Counted; its text is made and kept only when it is the first by
+    /// place (so that memory does not grow with the numbers a file holds).
     fn unusual(&mut self, sid: u32, at: At, field: &str, v: Value<'_>, what: &str) {
+        let facts = &mut self.facts[sid as usize].unusual;
+        if !facts.would_be_first(at, &self.strings) {
+            facts.count += 1;
+            return;
+        }
         let text = format!("{field} {} {what}", crate::run::number_text(&v));
         let what = self.strings.id(&text);
         self.facts[sid as usize]

@@ -484,3 +484,31 @@ fn read_slice_and_read_agree_on_a_utf16_byte_order_mark() {
         assert_eq!(want, got, "{chunk}");
     }
 }
+
+/// Unusual numbers are counted each, but only the first's text is kept: the
+/// names a fold holds do not grow with how many a file has.
+#[test]
+fn unusual_numbers_keep_one_text() {
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!(
+            r#"{{"type":"assistant","sessionId":"s1","uuid":"u{i}","message":{{"id":"m{i}","model":"m","usage":{{"input_tokens":-{i},"output_tokens":1}}}}}}"#
+        ));
+        text.push('\n');
+    }
+    let mut fold = TranscriptFold::new();
+    fold.read_slice(text.as_bytes(), &TranscriptFile::default(), |e| {
+        panic!("{e}")
+    });
+    let names = fold.strings.len();
+    assert!(names < 10, "{names} names");
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    let f = &report.sessions[0].facts;
+    assert_eq!(f.unusual_numbers, 199, "-0 is 0, a count");
+    assert_eq!(
+        f.first_unusual_number
+            .as_ref()
+            .map(|(_, l, w)| (*l, w.as_str())),
+        Some((2, "input_tokens -1 is not a token count (0 used)"))
+    );
+}
