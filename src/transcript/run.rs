@@ -126,38 +126,51 @@ impl SessionSummary {
         for a in self.facts.agents.iter().filter_map(|a| a.reported_usage) {
             r.usage.subagents.reported.get_or_insert_default().add(&a);
         }
-        // Sums that saturated, a cost beyond f64: as a stream's are said.
+        // Sums that saturated, a cost beyond f64, numbers that are not
+        // what their field takes: as a stream's are said, at their file
+        // (when it has a name) and line.
         let f = &self.facts;
-        for (code, at, what) in [
-            (
-                crate::run::WARN_SUM_SATURATED,
-                &f.sum_saturated_at,
-                "a token count took a sum past u64::MAX: kept at u64::MAX",
-            ),
-            (
-                crate::run::WARN_UNUSUAL_NUMBER,
-                &f.cost_beyond_f64_at,
-                "the cost is beyond f64 (a price or a sum too large): not summed",
-            ),
-        ] {
-            if let Some((file, line)) = at {
-                r.warnings.push(Warning {
-                    code,
-                    message: format!("{file}: {what}"),
-                    line: Some(*line),
-                });
-            }
-        }
-        if let Some((file, line, what)) = &f.first_unusual_number {
+        let at = |place: &Option<(String, u64)>, what: &str| {
+            place
+                .as_ref()
+                .map(|(file, line)| (file.clone(), *line, what.to_owned()))
+        };
+        let unusual = f.first_unusual_number.as_ref().map(|(file, line, what)| {
             let more = match f.unusual_numbers {
                 0 | 1 => String::new(),
                 n => format!(" (the first of {n} such numbers in the session)"),
             };
-            r.warnings.push(Warning {
-                code: crate::run::WARN_UNUSUAL_NUMBER,
-                message: format!("{file}: {what}{more}"),
-                line: Some(*line),
-            });
+            (file.clone(), *line, format!("{what}{more}"))
+        });
+        for (code, said) in [
+            (
+                crate::run::WARN_SUM_SATURATED,
+                at(
+                    &f.sum_saturated_at,
+                    "a token count took a sum past u64::MAX: kept at u64::MAX",
+                ),
+            ),
+            (
+                crate::run::WARN_UNUSUAL_NUMBER,
+                at(
+                    &f.cost_beyond_f64_at,
+                    "the cost is beyond f64 (a price or a sum too large): not summed",
+                ),
+            ),
+            (crate::run::WARN_UNUSUAL_NUMBER, unusual),
+        ] {
+            if let Some((file, line, what)) = said {
+                let message = if file.is_empty() {
+                    what
+                } else {
+                    format!("{file}: {what}")
+                };
+                r.warnings.push(Warning {
+                    code,
+                    message,
+                    line: Some(line),
+                });
+            }
         }
         r
     }

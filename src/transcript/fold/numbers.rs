@@ -7,7 +7,7 @@
 //! first of them by place (file name, then line: the same whatever the
 //! order of the files or `--jobs`), with how many there were.
 
-use super::{At, NONE, Names, TranscriptFold};
+use super::{At, Names, TranscriptFold};
 use crate::event::usage::UsageFields;
 use crate::json::Value;
 
@@ -26,25 +26,19 @@ impl Unusual {
         self.first.is_none_or(|(old, _)| at.before(old, names))
     }
 
-    fn note(&mut self, at: At, what: u32, names: &Names) {
-        self.count += 1;
-        if self.would_be_first(at, names) {
-            self.first = Some((at, what));
-        }
-    }
-
     /// Take another fold's numbers of the same session (its names mapped
     /// by `t`), placed by `names` (this fold's).
     pub(super) fn absorb(&mut self, of: Unusual, names: &Names, t: &impl Fn(u32) -> u32) {
-        let count = self.count + of.count;
+        self.count += of.count;
         if let Some((at, what)) = of.first {
             let at = At {
                 file: t(at.file),
                 ..at
             };
-            self.note(at, t(what), names);
+            if self.would_be_first(at, names) {
+                self.first = Some((at, t(what)));
+            }
         }
-        self.count = count;
     }
 
     /// How many, and the first's file name, line and what it says.
@@ -53,11 +47,7 @@ impl Unusual {
         name: impl Fn(u32) -> Option<String>,
     ) -> (u64, Option<(String, u64, String)>) {
         let first = self.first.map(|(at, what)| {
-            let file = if at.file == NONE {
-                String::new()
-            } else {
-                name(at.file).unwrap_or_default()
-            };
+            let file = name(at.file).unwrap_or_default();
             (file, at.line, name(what).unwrap_or_default())
         });
         (self.count, first)
@@ -95,15 +85,13 @@ impl TranscriptFold {
     /// Counted; its text is made and kept only when it is the first by
     /// place (so that memory does not grow with the numbers a file holds).
     fn unusual(&mut self, sid: u32, at: At, field: &str, v: Value<'_>, what: &str) {
-        let facts = &mut self.facts[sid as usize].unusual;
-        if !facts.would_be_first(at, &self.strings) {
-            facts.count += 1;
+        let u = &mut self.facts[sid as usize].unusual;
+        u.count += 1;
+        if !u.would_be_first(at, &self.strings) {
             return;
         }
         let text = format!("{field} {} {what}", crate::run::number_text(&v));
         let what = self.strings.id(&text);
-        self.facts[sid as usize]
-            .unusual
-            .note(at, what, &self.strings);
+        self.facts[sid as usize].unusual.first = Some((at, what));
     }
 }

@@ -511,4 +511,18 @@ fn unusual_numbers_keep_one_text() {
             .map(|(_, l, w)| (*l, w.as_str())),
         Some((2, "input_tokens -1 is not a token count (0 used)"))
     );
+    // A file without a name is not named in the warning.
+    let run = report.sessions[0].to_run();
+    let said: Vec<&str> = run
+        .warnings
+        .iter()
+        .filter(|w| w.code == crate::run::WARN_UNUSUAL_NUMBER)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "input_tokens -1 is not a token count (0 used) (the first of 199 such numbers in the session)"
+        ]
+    );
 }
