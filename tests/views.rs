@@ -11,6 +11,10 @@ use cctape::{EventKind, Field};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
+#[path = "views/calls.rs"]
+mod calls;
+use calls::Calls;
+
 /// Hand-made lines, one per shape the TypeScript definitions give that the
 /// reference's JSON examples do not show (and the real-stream extras), so
 /// that every known field of every view is read at least once.
@@ -161,7 +165,13 @@ impl<'d> Visitor<'d> for Checker<'d> {
         }
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
+    fn field(
+        &mut self,
+        obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
         let f = self.stack.last_mut().expect("a field inside a view");
         assert_eq!(
             obj.raw().map(<[u8]>::as_ptr),
@@ -169,6 +179,7 @@ impl<'d> Visitor<'d> for Checker<'d> {
         );
         f.read.insert(key);
         let want = obj.get(key).map(to_json);
+        assert_eq!(raw.map(to_json), want, "{key}: the walk's member");
         let got = read.to_json();
         assert_eq!(got.is_some(), read.is_present());
         match (&got, &want) {
@@ -393,6 +404,13 @@ fn realworld_events_through_every_accessor_with_drift_census() {
                 census.add(&ev);
                 let view = ev.view();
                 view.visit_all(&mut NoVisitor);
+                assert_eq!(
+                    Calls::of(&view, true),
+                    Calls::of(&view, false),
+                    "{}:{}: a visit without readings differs",
+                    f.display(),
+                    ev.line()
+                );
                 let _ = view.unknown_fields().count();
                 if let Ok(oracle) = serde_json::from_slice::<serde_json::Value>(ev.raw()) {
                     assert!(

@@ -240,11 +240,16 @@ impl<'d> Visitor<'d> for Drift {
         self.stack.pop();
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
-        // What the accessor read says first: the member is looked up only
-        // when it read nothing.
+    fn field(
+        &mut self,
+        _obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
+        // A member the accessor read nothing from holds another type.
         if !read.is_present()
-            && let Some(raw) = obj.get(key)
+            && let Some(raw) = raw
         {
             let p = format!("{} (is {})", self.path(key), unusual(&raw));
             self.out.push((Category::UnexpectedType, p));
@@ -258,6 +263,11 @@ impl<'d> Visitor<'d> for Drift {
 
     fn wants_unknown(&self) -> bool {
         self.unknown
+    }
+
+    /// Whether a field reads is all a drift finding needs.
+    fn readings(&self) -> bool {
+        false
     }
 }
 

@@ -206,8 +206,14 @@ impl<'d> Visitor<'d> for Tally<'_> {
         self.stack.pop();
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
-        let Some(raw) = obj.get(key) else { return };
+    fn field(
+        &mut self,
+        _obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
+        let Some(raw) = raw else { return };
         if !read.is_present() {
             let at = format!("{} (is {:?})", self.path(key), raw.kind());
             *self
@@ -227,6 +233,11 @@ impl<'d> Visitor<'d> for Tally<'_> {
                 .entry((self.kind.clone(), at))
                 .or_default() += 1;
         }
+    }
+
+    /// Whether a field reads is all a census counts.
+    fn readings(&self) -> bool {
+        false
     }
 
     fn unknown(&mut self, _obj: Value<'d>, key: &'d str, _value: Value<'d>) {

@@ -61,7 +61,7 @@
 //!   see [`to_json`] for how numbers are rendered).
 
 use crate::event::{Event, EventKind, Field};
-use crate::json::{Elements as ArrayElements, Entries, Value, ValueKind};
+use crate::json::{Elements as ArrayElements, Entries, Tabled, Value, ValueKind};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -117,12 +117,27 @@ macro_rules! view {
 
             /// Call every accessor, walk every nested view, and report each
             /// field and each unknown field to `vis`. Allocates nothing.
+            ///
+            /// The object's members are found in one walk (a table of
+            /// where each known key is), so that a wide object costs one
+            /// walk, not one per accessor; each field then reads what its
+            /// accessor reads.
             pub fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
+                const KEYS: [&str; <[&str]>::len(&[$($key),*])] = [$($key),*];
+                let table = Tabled::new(self.0, &KEYS, |k| KEYS.iter().position(|x| x.as_bytes() == k));
+                let mut _slot = 0;
+                let readings = vis.readings();
                 $(
                     {
-                        let r = self.$method();
-                        vis.field(self.0, $key, &r);
-                        r.walk($key, vis);
+                        let raw = table.get(_slot);
+                        _slot += 1;
+                        if readings {
+                            let r: view!(@ret $how $ty) = view!(@from $how raw);
+                            vis.field(self.0, $key, raw, &r);
+                            r.walk($key, vis);
+                        } else {
+                            view!(@presence $how $ty, self.0, $key, raw, vis);
+                        }
                     }
                 )*
                 $($( std::hint::black_box(self.$helper()); )*)?
@@ -190,11 +205,27 @@ macro_rules! view {
     (@ret arr $ty:ty) => { Option<Array<'d, $ty>> };
     (@ret nullarr $ty:ty) => { Field<Array<'d, $ty>> };
     (@ret map $ty:ty) => { Option<Map<'d, $ty>> };
-    (@read opt $v:expr, $key:literal) => { read_opt($v, $key) };
-    (@read null $v:expr, $key:literal) => { read_field($v, $key) };
-    (@read arr $v:expr, $key:literal) => { read_array($v, $key) };
-    (@read nullarr $v:expr, $key:literal) => { read_null_array($v, $key) };
-    (@read map $v:expr, $key:literal) => { read_map($v, $key) };
+    (@read $how:ident $v:expr, $key:literal) => { view!(@from $how $v.get($key)) };
+    (@presence opt $ty:ty, $obj:expr, $key:literal, $raw:expr, $vis:expr) => {
+        presence::<$ty>($obj, $key, $raw, false, $vis)
+    };
+    (@presence null $ty:ty, $obj:expr, $key:literal, $raw:expr, $vis:expr) => {
+        presence::<$ty>($obj, $key, $raw, true, $vis)
+    };
+    (@presence arr $ty:ty, $obj:expr, $key:literal, $raw:expr, $vis:expr) => {
+        presence::<Array<'d, $ty>>($obj, $key, $raw, false, $vis)
+    };
+    (@presence nullarr $ty:ty, $obj:expr, $key:literal, $raw:expr, $vis:expr) => {
+        presence::<Array<'d, $ty>>($obj, $key, $raw, true, $vis)
+    };
+    (@presence map $ty:ty, $obj:expr, $key:literal, $raw:expr, $vis:expr) => {
+        presence::<Map<'d, $ty>>($obj, $key, $raw, false, $vis)
+    };
+    (@from opt $raw:expr) => { read_opt($raw) };
+    (@from null $raw:expr) => { read_field($raw) };
+    (@from arr $raw:expr) => { read_array($raw) };
+    (@from nullarr $raw:expr) => { read_null_array($raw) };
+    (@from map $raw:expr) => { read_map($raw) };
 }
 
 /// Implements `FromValue` (objects only, dispatched by `type`), `Answer`,
@@ -264,12 +295,23 @@ pub use user::*;
 pub trait FromValue<'d>: Sized {
     /// The typed reading, or `None` when the value has the wrong JSON type.
     fn from_value(v: Value<'d>) -> Option<Self>;
+
+    /// Whether `v` reads as this type (`from_value(v).is_some()`), without
+    /// making the reading: a string is not unescaped.
+    #[inline]
+    fn fits(v: Value<'d>) -> bool {
+        Self::from_value(v).is_some()
+    }
 }
 
 impl<'d> FromValue<'d> for &'d str {
     #[inline]
     fn from_value(v: Value<'d>) -> Option<Self> {
         v.as_str()
+    }
+    #[inline]
+    fn fits(v: Value<'d>) -> bool {
+        v.kind() == ValueKind::String
     }
 }
 
@@ -308,9 +350,13 @@ impl<'d> FromValue<'d> for Value<'d> {
     }
 }
 
+// A field's reading from its member (`None`: the object has no such
+// key); an accessor passes `get(key)`, `visit_all` the member its table
+// found.
+
 #[inline]
-fn read_opt<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<T> {
-    let v = obj.get(key)?;
+fn read_opt<'d, T: FromValue<'d>>(raw: Option<Value<'d>>) -> Option<T> {
+    let v = raw?;
     let t = T::from_value(v);
     if t.is_none() {
         v.note_mismatch();
@@ -319,13 +365,13 @@ fn read_opt<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<T> {
 }
 
 #[inline]
-fn read_field<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Field<T> {
-    Field::read(obj.get(key), |v| T::from_value(*v))
+fn read_field<'d, T: FromValue<'d>>(raw: Option<Value<'d>>) -> Field<T> {
+    Field::read(raw, |v| T::from_value(*v))
 }
 
 #[inline]
-fn read_array<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Array<'d, T>> {
-    let v = obj.get(key)?;
+fn read_array<'d, T: FromValue<'d>>(raw: Option<Value<'d>>) -> Option<Array<'d, T>> {
+    let v = raw?;
     let a = Array::from_value(v);
     if a.is_none() {
         v.note_mismatch();
@@ -334,13 +380,13 @@ fn read_array<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Array<'
 }
 
 #[inline]
-fn read_null_array<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Field<Array<'d, T>> {
-    Field::read(obj.get(key), |v| Array::from_value(*v))
+fn read_null_array<'d, T: FromValue<'d>>(raw: Option<Value<'d>>) -> Field<Array<'d, T>> {
+    Field::read(raw, |v| Array::from_value(*v))
 }
 
 #[inline]
-fn read_map<'d, T: FromValue<'d>>(obj: Value<'d>, key: &str) -> Option<Map<'d, T>> {
-    let v = obj.get(key)?;
+fn read_map<'d, T: FromValue<'d>>(raw: Option<Value<'d>>) -> Option<Map<'d, T>> {
+    let v = raw?;
     let m = Map::from_value(v);
     if m.is_none() {
         v.note_mismatch();
@@ -406,6 +452,10 @@ impl<'d, T: FromValue<'d>> FromValue<'d> for Array<'d, T> {
             elements: v.elements(),
             _t: PhantomData,
         })
+    }
+    #[inline]
+    fn fits(v: Value<'d>) -> bool {
+        v.kind() == ValueKind::Array
     }
 }
 
@@ -483,6 +533,10 @@ impl<'d, T: FromValue<'d>> FromValue<'d> for Map<'d, T> {
             _t: PhantomData,
         })
     }
+    #[inline]
+    fn fits(v: Value<'d>) -> bool {
+        v.kind() == ValueKind::Object
+    }
 }
 
 impl<'d, T: FromValue<'d>> Iterator for Map<'d, T> {
@@ -559,14 +613,30 @@ pub trait Visitor<'d> {
     /// The nested view entered last ends.
     fn leave(&mut self) {}
 
-    /// The accessor for `key` of `obj` returned `read`.
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
-        let _ = (obj, key, read);
+    /// The accessor for `key` of `obj` returned `read`; `raw` is the
+    /// member it read (what `obj.get(key)` gives: `None` when `obj` has no
+    /// such key), so that a visitor need not look it up again.
+    fn field(
+        &mut self,
+        obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
+        let _ = (obj, key, raw, read);
     }
 
     /// `obj` holds `key`, which its view does not know.
     fn unknown(&mut self, obj: Value<'d>, key: &'d str, value: Value<'d>) {
         let _ = (obj, key, value);
+    }
+
+    /// Whether [`field`](Visitor::field) needs the readings themselves. A
+    /// visitor that returns false is told only whether each field reads
+    /// ([`Answer::is_present`]; `to_json` answers `None`), and a string
+    /// is then not unescaped to make its reading: a type check is cheap.
+    fn readings(&self) -> bool {
+        true
     }
 
     /// Whether [`unknown`](Visitor::unknown) is wanted: a visitor that
@@ -594,6 +664,60 @@ pub trait Answer<'d> {
     /// Walk into the reading: views are entered and visited, arrays and
     /// maps iterated. Allocates nothing.
     fn walk(&self, key: &'static str, vis: &mut dyn Visitor<'d>);
+
+    /// Walk into `v` read as this type, for a visitor that wants no
+    /// readings ([`Visitor::readings`]): as [`walk`](Answer::walk) of
+    /// the reading, except that strings are not made (unescaped).
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>)
+    where
+        Self: FromValue<'d>,
+    {
+        if let Some(t) = Self::from_value(v) {
+            t.walk(key, vis);
+        }
+    }
+}
+
+/// What a visitor that wants no readings is told of a field: whether it
+/// reads (see [`Visitor::readings`]).
+struct Presence(bool);
+
+impl<'d> Answer<'d> for Presence {
+    fn is_present(&self) -> bool {
+        self.0
+    }
+    fn to_json(&self) -> Option<serde_json::Value> {
+        None
+    }
+    fn walk(&self, _key: &'static str, _vis: &mut dyn Visitor<'d>) {}
+}
+
+/// One field for a visitor that wants no readings: whether `raw` reads as
+/// `R` (null reads, for a `| null` field), then the walk into it.
+#[inline]
+fn presence<'d, R: FromValue<'d> + Answer<'d>>(
+    obj: Value<'d>,
+    key: &'static str,
+    raw: Option<Value<'d>>,
+    nullable: bool,
+    vis: &mut dyn Visitor<'d>,
+) {
+    let Some(v) = raw else {
+        vis.field(obj, key, raw, &Presence(false));
+        return;
+    };
+    if nullable && v.is_null() {
+        vis.field(obj, key, raw, &Presence(true));
+        return;
+    }
+    let fits = R::fits(v);
+    if !fits {
+        v.note_mismatch();
+    }
+    vis.field(obj, key, raw, &Presence(fits));
+    if fits {
+        R::walk_raw(v, key, vis);
+    }
 }
 
 macro_rules! scalar_reading {
@@ -611,6 +735,8 @@ macro_rules! scalar_reading {
             fn walk(&self, _key: &'static str, _vis: &mut dyn Visitor<'d>) {
                 std::hint::black_box(self);
             }
+            #[inline]
+            fn walk_raw(_v: Value<'d>, _key: &'static str, _vis: &mut dyn Visitor<'d>) {}
         }
     )*};
 }
@@ -675,6 +801,15 @@ impl<'d, T: FromValue<'d> + Answer<'d>> Answer<'d> for Array<'d, T> {
             t.walk(key, vis);
         }
     }
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        for e in v.elements() {
+            if T::fits(e) {
+                T::walk_raw(e, key, vis);
+            } else {
+                e.note_mismatch();
+            }
+        }
+    }
 }
 
 impl<'d, T: FromValue<'d> + Answer<'d>> Answer<'d> for Map<'d, T> {
@@ -695,6 +830,15 @@ impl<'d, T: FromValue<'d> + Answer<'d>> Answer<'d> for Map<'d, T> {
         for (k, t) in self.clone() {
             std::hint::black_box(k);
             t.walk(key, vis);
+        }
+    }
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        for (_, e) in v.entries() {
+            if T::fits(e) {
+                T::walk_raw(e, key, vis);
+            } else {
+                e.note_mismatch();
+            }
         }
     }
 }

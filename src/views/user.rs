@@ -86,6 +86,10 @@ impl<'d> FromValue<'d> for UserContent<'d> {
             _ => None,
         }
     }
+    /// A string fits without being unescaped.
+    fn fits(v: Value<'d>) -> bool {
+        matches!(v.kind(), ValueKind::String | ValueKind::Array)
+    }
 }
 
 impl<'d> Answer<'d> for UserContent<'d> {
@@ -102,6 +106,14 @@ impl<'d> Answer<'d> for UserContent<'d> {
         match self {
             UserContent::Text(s) => s.walk(key, vis),
             UserContent::Blocks(b) => b.walk(key, vis),
+        }
+    }
+    /// A string has nothing to walk into: it is not made.
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        if v.kind() != ValueKind::String
+            && let Some(t) = Self::from_value(v)
+        {
+            t.walk(key, vis);
         }
     }
 }
@@ -138,6 +150,10 @@ impl<'d> FromValue<'d> for ToolResultContent<'d> {
             _ => None,
         }
     }
+    /// A string fits without being unescaped.
+    fn fits(v: Value<'d>) -> bool {
+        matches!(v.kind(), ValueKind::String | ValueKind::Array)
+    }
 }
 
 impl<'d> Answer<'d> for ToolResultContent<'d> {
@@ -154,6 +170,14 @@ impl<'d> Answer<'d> for ToolResultContent<'d> {
         match self {
             ToolResultContent::Text(s) => s.walk(key, vis),
             ToolResultContent::Blocks(b) => b.walk(key, vis),
+        }
+    }
+    /// A string has nothing to walk into: it is not made.
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        if v.kind() != ValueKind::String
+            && let Some(t) = Self::from_value(v)
+        {
+            t.walk(key, vis);
         }
     }
 }
@@ -202,6 +226,10 @@ impl<'d> FromValue<'d> for ToolUseResult<'d> {
             ValueKind::Object => Some(classify_result(v)),
             _ => None,
         }
+    }
+    /// A string fits without being unescaped.
+    fn fits(v: Value<'d>) -> bool {
+        matches!(v.kind(), ValueKind::String | ValueKind::Object)
     }
 }
 
@@ -284,6 +312,14 @@ impl<'d> Answer<'d> for ToolUseResult<'d> {
             ToolUseResult::Workflow(v) => v.walk(key, vis),
             ToolUseResult::Agent(v) => v.walk(key, vis),
             ToolUseResult::Other(v) => v.walk(key, vis),
+        }
+    }
+    /// A string has nothing to walk into: it is not made.
+    fn walk_raw(v: Value<'d>, key: &'static str, vis: &mut dyn Visitor<'d>) {
+        if v.kind() != ValueKind::String
+            && let Some(t) = Self::from_value(v)
+        {
+            t.walk(key, vis);
         }
     }
 }

@@ -38,9 +38,22 @@ impl<'d> ViewVisitor<'d> for WalkAll {
         self.depth -= 1;
     }
 
-    fn field(&mut self, obj: Value<'d>, key: &'static str, read: &dyn Answer<'d>) {
+    fn field(
+        &mut self,
+        obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
         self.fields += 1;
-        let raw = obj.get(key);
+        // The member the walk found is the one `get` finds.
+        let got = obj.get(key);
+        assert_eq!(
+            raw.and_then(|v| v.raw().map(<[u8]>::as_ptr)),
+            got.and_then(|v| v.raw().map(<[u8]>::as_ptr)),
+            "{key}"
+        );
+        assert_eq!(raw.is_some(), got.is_some(), "{key}");
         let owned = read.to_json();
         assert_eq!(owned.is_some(), read.is_present() && owned.is_some());
         match raw {
@@ -66,6 +79,60 @@ impl<'d> ViewVisitor<'d> for WalkAll {
         );
         let _ = value.kind();
     }
+}
+
+/// Every call a visit makes, as text: the same visit with and without
+/// readings ([`ViewVisitor::readings`]) must make the same calls, and say
+/// the same of whether each field reads.
+struct Trace {
+    readings: bool,
+    calls: Vec<String>,
+}
+
+impl<'d> ViewVisitor<'d> for Trace {
+    fn enter(&mut self, key: &'static str, view: &'static str, _obj: Value<'d>) {
+        self.calls.push(format!("enter {key} {view}"));
+    }
+
+    fn leave(&mut self) {
+        self.calls.push("leave".into());
+    }
+
+    fn field(
+        &mut self,
+        obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
+        assert_eq!(raw.is_some(), obj.get(key).is_some(), "{key}");
+        let present = read.is_present();
+        self.calls
+            .push(format!("field {key} {present} {}", raw.is_some()));
+    }
+
+    fn unknown(&mut self, _obj: Value<'d>, key: &'d str, _value: Value<'d>) {
+        self.calls.push(format!("unknown {key}"));
+    }
+
+    fn readings(&self) -> bool {
+        self.readings
+    }
+}
+
+/// A view's visit makes the same calls with and without readings.
+fn same_calls_without_readings(view: &View<'_>) {
+    let trace = |readings| {
+        let mut t = Trace {
+            readings,
+            calls: Vec::new(),
+        };
+        view.visit_all(&mut t);
+        t.calls
+    };
+    let with = trace(true);
+    assert!(!with.is_empty());
+    assert_eq!(with, trace(false), "a visit without readings differs");
 }
 
 /// Owned JSON survives a round trip through serde_json text.
@@ -168,6 +235,9 @@ pub fn check_views(data: &[u8]) {
         w.absent,
         m5 - m4
     );
+
+    same_calls_without_readings(&view);
+    same_calls_without_readings(&ev.view());
 
     let mut census = Census::default();
     census.add(&ev);

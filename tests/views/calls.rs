@@ -1,0 +1,114 @@
+//! A visit without readings (`Visitor::readings`, as `check`'s and the
+//! census's) against one with them.
+
+use super::{FIELD_LINES, root};
+use cctape::SliceEvents;
+use cctape::json::Value;
+use cctape::views::{Answer, View, Visitor};
+
+/// The calls a visit makes and what each field says of whether it reads:
+/// a visitor that wants no readings ([`Visitor::readings`], as `check`'s
+/// and the census's) must be told what one that wants them is told.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Calls {
+    readings: bool,
+    calls: Vec<(&'static str, String, bool)>,
+}
+
+impl Calls {
+    pub(crate) fn of(view: &View<'_>, readings: bool) -> Vec<(&'static str, String, bool)> {
+        let mut c = Calls {
+            readings,
+            calls: Vec::new(),
+        };
+        view.visit_all(&mut c);
+        c.calls
+    }
+}
+
+impl<'d> Visitor<'d> for Calls {
+    fn enter(&mut self, key: &'static str, view: &'static str, _obj: Value<'d>) {
+        self.calls.push(("enter", format!("{key} {view}"), true));
+    }
+    fn leave(&mut self) {
+        self.calls.push(("leave", String::new(), true));
+    }
+    fn field(
+        &mut self,
+        _obj: Value<'d>,
+        key: &'static str,
+        raw: Option<Value<'d>>,
+        read: &dyn Answer<'d>,
+    ) {
+        let at = format!("{key} {}", raw.is_some());
+        self.calls.push(("field", at, read.is_present()));
+    }
+    fn unknown(&mut self, _obj: Value<'d>, key: &'d str, _value: Value<'d>) {
+        self.calls.push(("unknown", key.to_string(), true));
+    }
+    fn readings(&self) -> bool {
+        self.readings
+    }
+}
+
+/// Every field of the hand-made lines, the reference's examples and lines
+/// whose fields hold the wrong types (a number where a string goes, a
+/// string where an array goes, null where null is not allowed, a string
+/// holding escapes, content as a string and as blocks): a visit without
+/// readings is told of each field what a visit with them is told.
+#[test]
+fn a_visit_without_readings_is_told_what_a_visit_with_them_is() {
+    let wrong = br#"{"type":"assistant","message":{"id":7,"model":null,"content":"a\"b\u00e9","usage":{"input_tokens":"5","output_tokens":1.5,"cache_creation":[1]}},"parent_tool_use_id":3,"session_id":["s"]}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t\n1","content":[{"type":"text","text":"x\ty"},5,"z"],"is_error":"yes"}]},"tool_use_result":{"stdout":"a\\b","stderr":7,"interrupted":"no"}}
+{"type":"user","message":{"content":"plain \"quoted\""},"tool_use_result":"Error: \u0041"}
+{"type":"result","subtype":"success","is_error":null,"total_cost_usd":"1","modelUsage":{"m":{"costUSD":"x"},"n":3},"permission_denials":{"a":1},"usage":null}
+{"type":"system","subtype":"init","tools":["Bash",4,"R\u00e9ad"],"mcp_servers":[{"name":1}],"model":{"x":1}}"#;
+    let reference = std::fs::read(root().join("corpus/reference/examples.jsonl")).unwrap();
+    let mut fields = 0;
+    let mut absent_while_there = Vec::new();
+    for input in [FIELD_LINES.trim().as_bytes(), &reference[..], &wrong[..]] {
+        let mut events = SliceEvents::new(input);
+        while let Some(item) = events.next_event() {
+            let ev = item.unwrap();
+            let view = ev.view();
+            let with = Calls::of(&view, true);
+            assert_eq!(with, Calls::of(&view, false), "line {}", ev.line());
+            for (call, at, present) in &with {
+                if *call == "field" {
+                    fields += 1;
+                    if at.ends_with(" true") && !present && std::ptr::eq(input, &wrong[..]) {
+                        let key = at.trim_end_matches(" true");
+                        absent_while_there.push(format!("{}:{key}", ev.line()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(fields > 500, "{fields} fields visited");
+    // The wrong-typed fields above, each told it does not read (null reads
+    // as absent where the reference does not allow it; `tools`' 4 and
+    // `modelUsage`'s 3 are elements skipped, not fields).
+    assert_eq!(
+        absent_while_there,
+        [
+            "1:session_id",
+            "1:id",
+            "1:model",
+            "1:content",
+            "1:input_tokens",
+            "1:output_tokens",
+            "1:cache_creation",
+            "1:parent_tool_use_id",
+            "2:is_error",
+            "2:stderr",
+            "2:interrupted",
+            "4:is_error",
+            "4:total_cost_usd",
+            "4:usage",
+            "4:costUSD",
+            "4:permission_denials",
+            "5:model",
+            "5:name",
+        ]
+    );
+}
