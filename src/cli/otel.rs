@@ -17,7 +17,7 @@ use super::{Common, expand};
 use cctape::error::Error;
 use cctape::otel::send::{Config, Outcome, Protocol, Sender};
 use cctape::otel::{
-    RunTelemetry, metrics_request, run_telemetry, session_telemetry, to_json, trace_requests,
+    RunTelemetry, into_metrics_request, into_trace_requests, run_telemetry, session_telemetry,
 };
 use cctape::sniff::Format;
 use std::io::Write;
@@ -265,6 +265,8 @@ struct OutFile {
     path: PathBuf,
     tmp: PathBuf,
     file: std::io::BufWriter<std::fs::File>,
+    /// The line being made.
+    line: Vec<u8>,
 }
 
 impl OutFile {
@@ -279,16 +281,23 @@ impl OutFile {
             path,
             tmp,
             file: std::io::BufWriter::new(file),
+            line: Vec::new(),
         })
     }
 
-    fn line(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.file.write_all(bytes)?;
-        self.file.write_all(b"\n")
+    /// One request as a line of OTLP/JSON (as [`cctape::otel::to_json`]
+    /// writes it), made in a buffer kept from line to line.
+    fn line<T: serde::Serialize>(&mut self, request: &T) -> std::io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, request)?;
+        self.line.push(b'\n');
+        self.file.write_all(&self.line)
     }
 
     fn commit(self) -> std::io::Result<()> {
-        let OutFile { path, tmp, file } = self;
+        let OutFile {
+            path, tmp, file, ..
+        } = self;
         let done = (|| {
             let f = file.into_inner().map_err(|e| e.into_error())?;
             f.sync_all()?;
@@ -334,14 +343,22 @@ impl OutDir {
 
     /// One export request per line for this input's runs: at most
     /// `max_spans` spans a traces line, `batch_runs` runs a metrics line.
-    fn write(&mut self, runs: &[RunTelemetry]) -> std::io::Result<()> {
-        for req in trace_requests(runs, self.max_spans) {
-            self.traces.line(&to_json(&req))?;
+    /// The runs' lines; their spans and points are moved into the
+    /// requests, not copied.
+    fn write(&mut self, runs: Vec<RunTelemetry>) -> std::io::Result<()> {
+        let (spans, metrics): (Vec<_>, Vec<_>) =
+            runs.into_iter().map(|r| (r.spans, r.metrics)).unzip();
+        for req in into_trace_requests(spans, self.max_spans) {
+            self.traces.line(&req)?;
         }
-        for batch in runs.chunks(self.batch_runs) {
-            self.metrics.line(&to_json(&metrics_request(batch)))?;
+        let mut metrics = metrics.into_iter();
+        loop {
+            let batch: Vec<_> = metrics.by_ref().take(self.batch_runs).collect();
+            if batch.is_empty() {
+                return Ok(());
+            }
+            self.metrics.line(&into_metrics_request(batch))?;
         }
-        Ok(())
     }
 
     fn commit(self) -> std::io::Result<()> {
@@ -403,8 +420,14 @@ impl Outputs {
     /// Write the pending runs (the end of an input), then send them.
     fn flush(&mut self) {
         let runs = std::mem::take(&mut self.pending);
+        // Written from a copy only when they are also sent.
+        let (to_write, runs) = match (&self.dir, &self.sender) {
+            (Some(_), Some(_)) => (runs.clone(), runs),
+            (Some(_), None) => (runs, Vec::new()),
+            (None, _) => (Vec::new(), runs),
+        };
         if let Some(d) = &mut self.dir
-            && let Err(e) = d.write(&runs)
+            && let Err(e) = d.write(to_write)
         {
             self.dir_error = Some(e);
             if let Some(d) = self.dir.take() {

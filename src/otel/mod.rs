@@ -160,47 +160,81 @@ pub fn trace_requests(
     runs: &[RunTelemetry],
     max_spans: usize,
 ) -> impl Iterator<Item = ExportTraceServiceRequest> + '_ {
-    let max = max_spans.max(1);
-    // Where the next request starts: run, scope, span.
-    let (mut run, mut scope, mut span) = (0, 0, 0);
-    std::iter::from_fn(move || {
+    Requests::new(runs.iter().map(|r| r.spans.clone()), max_spans)
+}
+
+/// As [`trace_requests`], taking the runs' spans: they are moved into the
+/// requests, not copied (`cctape otel` writes and sends this way).
+pub fn into_trace_requests(
+    spans: impl IntoIterator<Item = ResourceSpans>,
+    max_spans: usize,
+) -> impl Iterator<Item = ExportTraceServiceRequest> {
+    Requests::new(spans.into_iter(), max_spans)
+}
+
+/// Trace requests made of runs' spans, taken in order: a run goes whole
+/// while the rest of it fits, else its first spans fill the request and
+/// the rest waits for the next.
+struct Requests<I> {
+    runs: I,
+    /// The run begun in an earlier request, less the spans it gave.
+    rest: Option<ResourceSpans>,
+    max: usize,
+}
+
+impl<I: Iterator<Item = ResourceSpans>> Requests<I> {
+    fn new(runs: I, max_spans: usize) -> Requests<I> {
+        Requests {
+            runs,
+            rest: None,
+            max: max_spans.max(1),
+        }
+    }
+}
+
+impl<I: Iterator<Item = ResourceSpans>> Iterator for Requests<I> {
+    type Item = ExportTraceServiceRequest;
+
+    fn next(&mut self) -> Option<ExportTraceServiceRequest> {
         let mut req = ExportTraceServiceRequest::default();
-        let mut room = max;
-        while room > 0 && run < runs.len() {
-            let r = &runs[run].spans;
-            if scope == 0 && span == 0 && runs[run].span_count() <= room {
-                // The whole run fits.
-                room -= runs[run].span_count();
-                req.resource_spans.push(r.clone());
-                run += 1;
+        let mut room = self.max;
+        while room > 0 {
+            let Some(mut r) = self.rest.take().or_else(|| self.runs.next()) else {
+                break;
+            };
+            let count: usize = r.scope_spans.iter().map(|s| s.spans.len()).sum();
+            if count <= room {
+                room -= count;
+                req.resource_spans.push(r);
                 continue;
             }
+            // Split: the run's first spans, under its resource and scope.
             let mut part = ResourceSpans {
                 resource: r.resource.clone(),
                 scope_spans: Vec::new(),
                 schema_url: r.schema_url.clone(),
             };
-            while room > 0 && scope < r.scope_spans.len() {
-                let s = &r.scope_spans[scope];
-                let take = (s.spans.len() - span).min(room);
+            while room > 0 && !r.scope_spans.is_empty() {
+                let s = &mut r.scope_spans[0];
+                let take = s.spans.len().min(room);
+                let rest = s.spans.split_off(take);
                 part.scope_spans.push(ScopeSpans {
                     scope: s.scope.clone(),
-                    spans: s.spans[span..span + take].to_vec(),
+                    spans: std::mem::replace(&mut s.spans, rest),
                     schema_url: s.schema_url.clone(),
                 });
                 room -= take;
-                span += take;
-                if span == s.spans.len() {
-                    (scope, span) = (scope + 1, 0);
+                if s.spans.is_empty() {
+                    r.scope_spans.remove(0);
                 }
             }
             req.resource_spans.push(part);
-            if scope == r.scope_spans.len() {
-                (run, scope, span) = (run + 1, 0, 0);
+            if !r.scope_spans.is_empty() {
+                self.rest = Some(r);
             }
         }
         (!req.resource_spans.is_empty()).then_some(req)
-    })
+    }
 }
 
 /// An OTLP metrics export request of these runs' points.
@@ -209,6 +243,15 @@ pub fn metrics_request<'a>(
 ) -> ExportMetricsServiceRequest {
     ExportMetricsServiceRequest {
         resource_metrics: runs.into_iter().map(|r| r.metrics.clone()).collect(),
+    }
+}
+
+/// As [`metrics_request`], taking the runs' points (moved, not copied).
+pub fn into_metrics_request(
+    metrics: impl IntoIterator<Item = ResourceMetrics>,
+) -> ExportMetricsServiceRequest {
+    ExportMetricsServiceRequest {
+        resource_metrics: metrics.into_iter().collect(),
     }
 }
 

@@ -13,7 +13,7 @@
 //! in; put a local collector in front of an `https` receiver).
 
 use super::{
-    MAX_EXPORT_SPANS, RunTelemetry, metrics_request, to_json, to_protobuf, trace_requests,
+    MAX_EXPORT_SPANS, RunTelemetry, into_metrics_request, into_trace_requests, to_json, to_protobuf,
 };
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
@@ -253,8 +253,10 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
     let mut down = [false, false];
     while let Ok(batch) = rx.recv() {
         let pts: u64 = batch.runs.iter().map(points).sum();
+        let (spans, metrics): (Vec<_>, Vec<_>) =
+            batch.runs.into_iter().map(|r| (r.spans, r.metrics)).unzip();
         if config.traces {
-            for req in trace_requests(&batch.runs, config.max_spans) {
+            for req in into_trace_requests(spans, config.max_spans) {
                 let spans: u64 = req
                     .resource_spans
                     .iter()
@@ -274,7 +276,7 @@ fn work(config: &Config, rx: Receiver<Batch>) -> Outcome {
             }
         }
         if config.metrics && pts > 0 {
-            let req = metrics_request(&batch.runs);
+            let req = into_metrics_request(metrics);
             let body = encode(config.protocol, &req);
             if deliver(&agent, config, &metrics_url, &body, &mut down[1], &mut out) {
                 out.sent_points += pts;

@@ -258,6 +258,23 @@ fn trace_requests_split_long_runs_and_pack_short_ones() {
         }
         // Every span once, in order, under its own run's resource.
         assert_eq!(spans_of(&parts), spans_of(&whole), "max {max}");
+        // Taking the runs makes the same requests as copying them.
+        let taken: Vec<_> = into_trace_requests(ts.iter().map(|t| t.spans.clone()), max).collect();
+        assert_eq!(taken, parts, "max {max}");
     }
+    // A run goes whole while the rest of it fits: 7 and 7 spans, 5 a
+    // request, are 5, then 2 and 3, then 4.
+    let sizes: Vec<Vec<usize>> = trace_requests(&ts, 5)
+        .map(|p| {
+            p.resource_spans
+                .iter()
+                .map(|r| r.scope_spans.iter().map(|s| s.spans.len()).sum())
+                .collect()
+        })
+        .collect();
+    assert_eq!(sizes, [vec![5], vec![2, 3], vec![4]]);
     assert_eq!(trace_requests(&[], 4).count(), 0);
+    assert_eq!(into_trace_requests(Vec::new(), 4).count(), 0);
+    let metrics = into_metrics_request(ts.iter().map(|t| t.metrics.clone()));
+    assert_eq!(metrics, metrics_request(&ts));
 }
