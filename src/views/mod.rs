@@ -124,7 +124,13 @@ macro_rules! view {
             /// accessor reads.
             pub fn visit_all(&self, vis: &mut dyn Visitor<'d>) {
                 const KEYS: [&str; <[&str]>::len(&[$($key),*])] = [$($key),*];
-                let table = Tabled::new(self.0, &KEYS, |k| KEYS.iter().position(|x| x.as_bytes() == k));
+                // Whether the walk met a key no accessor reads.
+                let others = std::cell::Cell::new(false);
+                let table = Tabled::new(self.0, &KEYS, |k| {
+                    let at = KEYS.iter().position(|x| x.as_bytes() == k);
+                    others.set(others.get() || at.is_none());
+                    at
+                });
                 let mut _slot = 0;
                 let readings = vis.readings();
                 $(
@@ -141,7 +147,9 @@ macro_rules! view {
                     }
                 )*
                 $($( std::hint::black_box(self.$helper()); )*)?
-                if !$open && vis.wants_unknown() {
+                // The walk that lists unknown fields only when the table's
+                // walk met a key it does not name.
+                if !$open && vis.wants_unknown() && (others.get() || !table.walked()) {
                     for (k, v) in self.unknown_fields() {
                         vis.unknown(self.0, k, v);
                     }

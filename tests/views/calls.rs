@@ -112,3 +112,30 @@ fn a_visit_without_readings_is_told_what_a_visit_with_them_is() {
         ]
     );
 }
+
+/// Unknown fields are listed after the walk that finds the members met a
+/// key no accessor reads, and whenever a key holds an escape (the walk
+/// then leaves the reading to `get`): a known key written with an escape
+/// is not unknown, an unknown one is still said.
+#[test]
+fn unknown_fields_are_said_whatever_their_keys_hold() {
+    let unknown_of = |line: &[u8]| -> Vec<String> {
+        let mut events = SliceEvents::new(line);
+        let ev = events.next_event().unwrap().unwrap();
+        let calls = Calls::of(&ev.view(), false);
+        calls
+            .into_iter()
+            .filter(|(call, _, _)| *call == "unknown")
+            .map(|(_, key, _)| key)
+            .collect()
+    };
+    let plain = br#"{"type":"user","message":{"role":"user","content":"a"},"session_id":"s"}"#;
+    assert!(unknown_of(plain).is_empty());
+    let escaped_known =
+        br#"{"type":"user","message":{"role":"user","content":"a"},"session\u005fid":"s"}"#;
+    assert!(unknown_of(escaped_known).is_empty());
+    let some = br#"{"type":"user","x\u0079z":1,"message":{"content":"a","w":2},"session\u005fid":"s","plain_new":true}"#;
+    assert_eq!(unknown_of(some), ["w", "xyz", "plain_new"]);
+    let nested_only = br#"{"type":"user","message":{"content":"a","w":2},"session_id":"s"}"#;
+    assert_eq!(unknown_of(nested_only), ["w"]);
+}

@@ -93,6 +93,14 @@ impl<'a, const N: usize> Tabled<'a, N> {
         }
     }
 
+    /// Whether the members were found in one walk (else `get` reads
+    /// them: the value is not an object over an index, or a key holds an
+    /// escape).
+    #[inline]
+    pub(crate) fn walked(&self) -> bool {
+        self.table.is_some()
+    }
+
     /// The member of `keys[i]` (the first, should the object give it
     /// twice).
     #[inline]
