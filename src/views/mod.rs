@@ -146,7 +146,11 @@ macro_rules! view {
                         }
                     }
                 )*
-                $($( std::hint::black_box(self.$helper()); )*)?
+                // The view's helpers too, for a visitor that wants readings
+                // (one that does not is told nothing of them).
+                if readings {
+                    $($( std::hint::black_box(self.$helper()); )*)?
+                }
                 // The walk that lists unknown fields only when the table's
                 // walk met a key it does not name.
                 if !$open && vis.wants_unknown() && (others.get() || !table.walked()) {
@@ -642,7 +646,9 @@ pub trait Visitor<'d> {
     /// Whether [`field`](Visitor::field) needs the readings themselves. A
     /// visitor that returns false is told only whether each field reads
     /// ([`Answer::is_present`]; `to_json` answers `None`), and a string
-    /// is then not unescaped to make its reading: a type check is cheap.
+    /// is then not unescaped to make its reading (a type check is cheap),
+    /// nor are the views' derived readings made (`block()`,
+    /// `request_tokens()`, ...), which a visit otherwise calls too.
     fn readings(&self) -> bool {
         true
     }
