@@ -73,8 +73,10 @@ use crate::transcript::SessionSummary;
 pub use opentelemetry_proto as proto;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::metrics::v1::ResourceMetrics;
-use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 
 mod attrs;
 mod metrics;
@@ -173,13 +175,26 @@ pub fn into_trace_requests(
 }
 
 /// Trace requests made of runs' spans, taken in order: a run goes whole
-/// while the rest of it fits, else its first spans fill the request and
-/// the rest waits for the next.
+/// while it fits, else its spans fill requests in turn, each part under
+/// the run's resource and scope.
 struct Requests<I> {
     runs: I,
-    /// The run begun in an earlier request, less the spans it gave.
-    rest: Option<ResourceSpans>,
+    /// The run being split: what its next requests take from.
+    rest: Option<Split>,
     max: usize,
+}
+
+/// A run whose spans are split across requests: its resource, and each
+/// scope with the spans not yet taken (moved out one by one, so a run of
+/// many spans is never copied or shifted).
+struct Split {
+    resource: Option<Resource>,
+    schema_url: String,
+    scopes: std::collections::VecDeque<(
+        Option<InstrumentationScope>,
+        String,
+        std::vec::IntoIter<Span>,
+    )>,
 }
 
 impl<I: Iterator<Item = ResourceSpans>> Requests<I> {
@@ -199,7 +214,33 @@ impl<I: Iterator<Item = ResourceSpans>> Iterator for Requests<I> {
         let mut req = ExportTraceServiceRequest::default();
         let mut room = self.max;
         while room > 0 {
-            let Some(mut r) = self.rest.take().or_else(|| self.runs.next()) else {
+            if let Some(split) = &mut self.rest {
+                let mut part = ResourceSpans {
+                    resource: split.resource.clone(),
+                    scope_spans: Vec::new(),
+                    schema_url: split.schema_url.clone(),
+                };
+                while room > 0
+                    && let Some((scope, url, spans)) = split.scopes.front_mut()
+                {
+                    let take = spans.len().min(room);
+                    part.scope_spans.push(ScopeSpans {
+                        scope: scope.clone(),
+                        spans: spans.by_ref().take(take).collect(),
+                        schema_url: url.clone(),
+                    });
+                    room -= take;
+                    if spans.len() == 0 {
+                        split.scopes.pop_front();
+                    }
+                }
+                req.resource_spans.push(part);
+                if split.scopes.is_empty() {
+                    self.rest = None;
+                }
+                continue;
+            }
+            let Some(r) = self.runs.next() else {
                 break;
             };
             let count: usize = r.scope_spans.iter().map(|s| s.spans.len()).sum();
@@ -208,30 +249,15 @@ impl<I: Iterator<Item = ResourceSpans>> Iterator for Requests<I> {
                 req.resource_spans.push(r);
                 continue;
             }
-            // Split: the run's first spans, under its resource and scope.
-            let mut part = ResourceSpans {
-                resource: r.resource.clone(),
-                scope_spans: Vec::new(),
-                schema_url: r.schema_url.clone(),
-            };
-            while room > 0 && !r.scope_spans.is_empty() {
-                let s = &mut r.scope_spans[0];
-                let take = s.spans.len().min(room);
-                let rest = s.spans.split_off(take);
-                part.scope_spans.push(ScopeSpans {
-                    scope: s.scope.clone(),
-                    spans: std::mem::replace(&mut s.spans, rest),
-                    schema_url: s.schema_url.clone(),
-                });
-                room -= take;
-                if s.spans.is_empty() {
-                    r.scope_spans.remove(0);
-                }
-            }
-            req.resource_spans.push(part);
-            if !r.scope_spans.is_empty() {
-                self.rest = Some(r);
-            }
+            self.rest = Some(Split {
+                resource: r.resource,
+                schema_url: r.schema_url,
+                scopes: r
+                    .scope_spans
+                    .into_iter()
+                    .map(|s| (s.scope, s.schema_url, s.spans.into_iter()))
+                    .collect(),
+            });
         }
         (!req.resource_spans.is_empty()).then_some(req)
     }

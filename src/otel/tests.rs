@@ -258,9 +258,19 @@ fn trace_requests_split_long_runs_and_pack_short_ones() {
         }
         // Every span once, in order, under its own run's resource.
         assert_eq!(spans_of(&parts), spans_of(&whole), "max {max}");
-        // Taking the runs makes the same requests as copying them.
+        // Taking the runs makes the same requests as copying them, and a
+        // part holds its own spans alone (not the buffer of the whole run).
         let taken: Vec<_> = into_trace_requests(ts.iter().map(|t| t.spans.clone()), max).collect();
         assert_eq!(taken, parts, "max {max}");
+        for p in &taken {
+            for s in p.resource_spans.iter().flat_map(|r| &r.scope_spans) {
+                assert!(
+                    s.spans.capacity() <= max,
+                    "max {max}: {}",
+                    s.spans.capacity()
+                );
+            }
+        }
     }
     // A run goes whole while the rest of it fits: 7 and 7 spans, 5 a
     // request, are 5, then 2 and 3, then 4.
