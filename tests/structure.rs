@@ -28,8 +28,10 @@ use std::path::{Path, PathBuf};
 /// end read for transcripts (1,507: four fields of `AgentSummary`), 33.7
 /// once a transcript's record is an `Event` (1,497: `transcript::Record`
 /// gone), 33.3 once eight helpers no front end uses were made
-/// `pub(crate)` or removed; lower it as the surface shrinks.
-const PUB_PER_1000_CEILING: f64 = 33.4;
+/// `pub(crate)` or removed, 33.1 at stop 51 (1,492: the views' visit and
+/// otel's requests grew code, two `otel::into_*` functions); lower it as
+/// the surface shrinks.
+const PUB_PER_1000_CEILING: f64 = 33.2;
 
 /// The library's sources: `src/` without the command (`src/main.rs`,
 /// `src/cli/`).
