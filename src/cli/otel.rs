@@ -342,9 +342,8 @@ impl OutDir {
     }
 
     /// One export request per line for this input's runs: at most
-    /// `max_spans` spans a traces line, `batch_runs` runs a metrics line.
-    /// The runs' lines; their spans and points are moved into the
-    /// requests, not copied.
+    /// `max_spans` spans a traces line, `batch_runs` runs a metrics line;
+    /// the runs' spans and points are moved into the requests, not copied.
     fn write(&mut self, runs: Vec<RunTelemetry>) -> std::io::Result<()> {
         let (spans, metrics): (Vec<_>, Vec<_>) =
             runs.into_iter().map(|r| (r.spans, r.metrics)).unzip();
