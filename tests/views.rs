@@ -11,9 +11,11 @@ use cctape::{EventKind, Field};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
+#[path = "support/calls.rs"]
+mod calls_visitor;
+use calls_visitor::Calls;
 #[path = "views/calls.rs"]
 mod calls;
-use calls::Calls;
 
 /// Hand-made lines, one per shape the TypeScript definitions give that the
 /// reference's JSON examples do not show (and the real-stream extras), so

@@ -8,6 +8,10 @@ use cctape::{EventKind, Field};
 
 use super::{close, line_at, show, tape_event};
 
+#[path = "../calls.rs"]
+mod calls;
+use calls::Calls;
+
 // ---------------------------------------------------------------------------
 // Views
 
@@ -81,58 +85,15 @@ impl<'d> ViewVisitor<'d> for WalkAll {
     }
 }
 
-/// Every call a visit makes, as text: the same visit with and without
-/// readings ([`ViewVisitor::readings`]) must make the same calls, and say
-/// the same of whether each field reads.
-struct Trace {
-    readings: bool,
-    calls: Vec<String>,
-}
-
-impl<'d> ViewVisitor<'d> for Trace {
-    fn enter(&mut self, key: &'static str, view: &'static str, _obj: Value<'d>) {
-        self.calls.push(format!("enter {key} {view}"));
-    }
-
-    fn leave(&mut self) {
-        self.calls.push("leave".into());
-    }
-
-    fn field(
-        &mut self,
-        obj: Value<'d>,
-        key: &'static str,
-        raw: Option<Value<'d>>,
-        read: &dyn Answer<'d>,
-    ) {
-        assert_eq!(raw.is_some(), obj.get(key).is_some(), "{key}");
-        let present = read.is_present();
-        self.calls
-            .push(format!("field {key} {present} {}", raw.is_some()));
-    }
-
-    fn unknown(&mut self, _obj: Value<'d>, key: &'d str, _value: Value<'d>) {
-        self.calls.push(format!("unknown {key}"));
-    }
-
-    fn readings(&self) -> bool {
-        self.readings
-    }
-}
-
 /// A view's visit makes the same calls with and without readings.
 fn same_calls_without_readings(view: &View<'_>) {
-    let trace = |readings| {
-        let mut t = Trace {
-            readings,
-            calls: Vec::new(),
-        };
-        view.visit_all(&mut t);
-        t.calls
-    };
-    let with = trace(true);
+    let with = Calls::of(view, true);
     assert!(!with.is_empty());
-    assert_eq!(with, trace(false), "a visit without readings differs");
+    assert_eq!(
+        with,
+        Calls::of(view, false),
+        "a visit without readings differs"
+    );
 }
 
 /// Owned JSON survives a round trip through serde_json text.
