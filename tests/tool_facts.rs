@@ -254,10 +254,12 @@ fn both_dialects_take_a_calls_usage_by_one_rule() {
     });
     let report = fold.finish(PriceTable::builtin(), &Zone::utc());
     let session = &report.sessions[0];
+    // The session's run carries its model calls, as a stream's run does.
     let mut transcript: Vec<(u64, u64, u64)> = session
-        .requests
+        .to_run()
+        .model_calls
         .iter()
-        .map(|r| (r.line, r.tokens.input_tokens, r.tokens.output_tokens))
+        .map(|r| (r.line, r.usage.input_tokens, r.usage.output_tokens))
         .collect();
     transcript.sort();
     // The records that stand: the whole message (line 3) and m2's first
@@ -424,7 +426,7 @@ fn both_dialects_take_a_calls_first_result_and_any_error() {
         panic!("{e}")
     });
     let report = fold.finish(PriceTable::builtin(), &Zone::utc());
-    let c = &report.sessions[0].calls[0].call;
+    let c = &report.sessions[0].to_run().tool_calls[0];
     // Its records' times are a second apart: the first result's.
     assert_eq!(
         (c.line, c.result_line, c.error, c.duration_ms),
@@ -576,5 +578,165 @@ fn both_dialects_list_a_subagent_known_only_by_its_call() {
             ),
             "{dialect}"
         );
+    }
+}
+
+/// A stream's run with its call lists, and the transcript session's run.
+fn both_runs(messages: &[(&str, &str, Option<&str>)]) -> (RunSummary, RunSummary) {
+    let mut folder = RunFolder::new();
+    folder.record_calls(true);
+    let text = stream_of(messages);
+    let mut events = SliceEvents::new(text.as_bytes());
+    while let Some(item) = events.next_event() {
+        folder.push(&item.expect("an event"));
+    }
+    let stream = folder.finish().remove(0);
+    let mut fold = TranscriptFold::new();
+    fold.record_calls(true);
+    fold.read_slice(
+        transcript_of(messages).as_bytes(),
+        &TranscriptFile::default(),
+        |e| panic!("{e}"),
+    );
+    let report = fold.finish(PriceTable::builtin(), &Zone::utc());
+    (stream, report.sessions[0].to_run())
+}
+
+/// A session transcript's run carries its model and tool calls in the
+/// run's own types, as a stream's run does: the same calls, results,
+/// errors, rejections and usage (a stream's lines one on, after its
+/// `system/init`), and what only a transcript knows (a request's cost).
+#[test]
+fn both_dialects_carry_the_same_calls_in_their_runs() {
+    let (stream, transcript) = both_runs(MESSAGES);
+    let tools = |r: &RunSummary, shift: u64| -> Vec<_> {
+        r.tool_calls
+            .iter()
+            .map(|c| {
+                (
+                    c.tool_use_id.clone(),
+                    c.name.clone(),
+                    c.agent.clone(),
+                    c.line - shift,
+                    c.result_line.map(|l| l - shift),
+                    (c.answered, c.error, c.rejected, c.sidechain),
+                )
+            })
+            .collect()
+    };
+    // A stream lists its calls as they come; a transcript by file, line
+    // and id (calls of one record by id).
+    let sorted = |mut v: Vec<_>| {
+        v.sort();
+        v
+    };
+    let t = sorted(tools(&transcript, 0));
+    assert_eq!(sorted(tools(&stream, 1)), t);
+    assert_eq!(t.len(), 8, "{t:?}");
+    let rejected: Vec<&str> = transcript
+        .tool_calls
+        .iter()
+        .filter(|c| c.rejected)
+        .map(|c| c.tool_use_id.as_str())
+        .collect();
+    assert_eq!(rejected, ["t6"]);
+    let models = |r: &RunSummary, shift: u64| -> Vec<_> {
+        r.model_calls
+            .iter()
+            .map(|c| {
+                (
+                    c.message_id.clone(),
+                    c.model.clone(),
+                    c.usage,
+                    c.source,
+                    c.line - shift,
+                    c.agent.clone(),
+                )
+            })
+            .collect()
+    };
+    let m = models(&transcript, 0);
+    assert_eq!(models(&stream, 1), m);
+    let ids: Vec<&str> = m.iter().filter_map(|c| c.0.as_deref()).collect();
+    assert_eq!(ids, ["m1", "m2", "m3", "m5", "m4"]);
+    // Only a transcript's request has a cost of its own, and a file and
+    // agent id when its records say (none here).
+    assert!(stream.model_calls.iter().all(|c| c.cost_usd.is_none()));
+    let price = |c: &cctape::run::ModelCall| {
+        let p = PriceTable::builtin()
+            .prices("claude-sonnet-4-5")
+            .expect("priced");
+        p.cost(&cctape::pricing::RequestTokens {
+            input: c.usage.input_tokens,
+            output: c.usage.output_tokens,
+            ..Default::default()
+        })
+    };
+    for c in &transcript.model_calls {
+        assert_eq!(c.cost_usd, Some(price(c)), "{c:?}");
+        assert_eq!((&c.file, &c.agent_id, &c.request_id), (&None, &None, &None));
+    }
+}
+
+/// The same conversation makes the same spans in either dialect, by one
+/// rule: the spans' names, parents, tool call ids, error types and
+/// response ids (a subagent under the Agent call that launched it).
+#[cfg(feature = "otel")]
+#[test]
+fn both_dialects_make_the_same_spans() {
+    use cctape::otel::run_telemetry;
+    type Span = (
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    fn shape(run: &RunSummary) -> Vec<Span> {
+        let t = run_telemetry(run, "in", 0);
+        let spans = &t.spans.scope_spans[0].spans;
+        let name_of = |id: &[u8]| {
+            spans
+                .iter()
+                .find(|s| s.span_id == id)
+                .map_or(String::new(), |s| s.name.clone())
+        };
+        let attr = |s: &cctape::otel::proto::tonic::trace::v1::Span, key: &str| {
+            s.attributes
+                .iter()
+                .find(|a| a.key == key)
+                .map(|a| format!("{:?}", a.value.as_ref().and_then(|v| v.value.as_ref())))
+        };
+        let mut out: Vec<Span> = spans
+            .iter()
+            .map(|s| {
+                (
+                    s.name.clone(),
+                    name_of(&s.parent_span_id),
+                    attr(s, "gen_ai.tool.call.id"),
+                    attr(s, "error.type"),
+                    attr(s, "gen_ai.response.id"),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+    for (what, messages) in [("tools", MESSAGES), ("subagent", SUBAGENT)] {
+        let (stream, transcript) = both_runs(messages);
+        let s = shape(&transcript);
+        assert_eq!(shape(&stream), s, "{what}");
+        let n = |name: &str| s.iter().filter(|x| x.0.starts_with(name)).count();
+        match what {
+            "tools" => assert_eq!((n("chat"), n("execute_tool")), (5, 8)),
+            _ => {
+                let agent = s.iter().find(|x| x.0 == "invoke_agent Explore");
+                assert_eq!(agent.map(|a| a.1.as_str()), Some("execute_tool Agent"));
+            }
+        }
+        let rejected = s
+            .iter()
+            .filter(|x| x.3.as_deref() == Some("Some(StringValue(\"rejected\"))"));
+        assert_eq!(rejected.count(), usize::from(what == "tools"));
     }
 }

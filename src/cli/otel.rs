@@ -16,9 +16,7 @@ use super::reading::{Costing, ReadAs, Transcripts};
 use super::{Common, expand};
 use cctape::error::Error;
 use cctape::otel::send::{Config, Outcome, Protocol, Sender};
-use cctape::otel::{
-    RunTelemetry, into_metrics_request, into_trace_requests, run_telemetry, session_telemetry,
-};
+use cctape::otel::{RunTelemetry, into_metrics_request, into_trace_requests, run_telemetry};
 use cctape::sniff::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -165,6 +163,9 @@ impl OtelSink {
     fn new() -> OtelSink {
         let mut sink = OtelSink::default();
         sink.runs.folder.record_calls(true);
+        // A transcript's model calls keep their message and request ids
+        // (the chat spans' keys) as its records are read.
+        sink.runs.transcript.fold.record_calls(true);
         sink
     }
 }
@@ -515,8 +516,7 @@ pub fn run(args: &Args) -> i32 {
     let mut out = out.into_inner();
     if let Some((report, files)) = transcripts.finish(&names, &prices, &zone) {
         for (s, &i) in report.sessions.iter().zip(&files) {
-            let r = s.to_run();
-            let t = session_telemetry(s, &r, &names[i], anchor_of(&names[i]));
+            let t = run_telemetry(&s.to_run(), &names[i], anchor_of(&names[i]));
             out.put(vec![t]);
             out.flush();
         }
@@ -563,20 +563,10 @@ impl Live {
         })
     }
 
-    /// Send a finished run of a stream (folded with its call lists).
+    /// Send a finished run, a stream's or a transcript session's (folded
+    /// with its call lists).
     pub fn run(&mut self, run: &cctape::run::RunSummary, name: &str) {
         self.sender.push(run_telemetry(run, name, now_ms()));
-        self.sender.flush();
-    }
-
-    /// Send a finished transcript session (folded with its call lists).
-    pub fn session(
-        &mut self,
-        s: &cctape::transcript::SessionSummary,
-        run: &cctape::run::RunSummary,
-        name: &str,
-    ) {
-        self.sender.push(session_telemetry(s, run, name, now_ms()));
         self.sender.flush();
     }
 

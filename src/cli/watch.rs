@@ -575,19 +575,11 @@ impl Telemetry {
         false
     }
 
-    /// A finished run of a stream.
+    /// A finished run: a stream's, or a transcript session's.
     fn run(&mut self, _r: &RunSummary, _name: &str) {
         #[cfg(feature = "otel")]
         if let Some(l) = &mut self.live {
             l.run(_r, _name);
-        }
-    }
-
-    /// A finished transcript session.
-    fn session(&mut self, _s: &cctape::transcript::SessionSummary, _r: &RunSummary, _name: &str) {
-        #[cfg(feature = "otel")]
-        if let Some(l) = &mut self.live {
-            l.session(_s, _r, _name);
         }
     }
 
@@ -917,7 +909,7 @@ fn finish_stream(
     if let Some(report) = &sessions {
         for s in &report.sessions {
             let r = s.to_run();
-            telemetry.session(s, &r, &name);
+            telemetry.run(&r, &name);
             any_not_ok |= !r.ok();
             if json {
                 write_json_value(&session_record(&r, &name, s, report), out);

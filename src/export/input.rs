@@ -84,16 +84,21 @@ impl Batch {
     /// The `runs` and `tools` rows of transcript sessions: each session as
     /// a run
     /// ([`SessionSummary::to_run`](crate::transcript::SessionSummary::to_run))
-    /// under its own file, and its tool calls
-    /// ([`SessionSummary::calls`](crate::transcript::SessionSummary::calls))
-    /// under the same key.
+    /// under its own file, and that run's tool calls under the same key, as
+    /// a stream's run's are (each also with its record's file, agent id and
+    /// whether a subagent made it).
     pub fn push_sessions<'a>(
         &mut self,
         sessions: impl IntoIterator<Item = (&'a str, &'a crate::transcript::SessionSummary)>,
     ) {
         for (file, s) in sessions {
-            self.runs.push_run(file, &s.to_run());
-            self.tools.push_session_calls(file, s);
+            // The run its `to_run` makes, whose tool calls are the
+            // session's own (not copied here).
+            let r = s.run_without_calls();
+            self.runs.push_run(file, &r);
+            for t in &s.tool_calls {
+                self.tools.push_call(file, &r, t);
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::columns::{ColMut, ColRef, ColumnDef, Kind, NumCol, StrCol};
 use crate::event::{Event, EventKind, TokenCounts};
-use crate::run::{ModelCall, RunSummary, ToolCall};
+use crate::run::{ModelCall, RunSummary, ToolCall, VerdictSource};
 use std::ops::Range;
 
 /// A table's rows, column by column.
@@ -610,30 +610,16 @@ impl RunRows {
 }
 
 impl ToolRows {
-    /// Append one tool call's row.
+    /// Append one tool call's row, under its run's `file` and first line
+    /// (a transcript session's: its own file's name, and line 0, as its
+    /// `runs` row). A transcript's call also says its record's file, its
+    /// agent's id and whether a subagent made it; a stream's leaves those
+    /// null (its run is one file, its agents are `parent_tool_use_id`).
     pub(crate) fn push_call(&mut self, file: &str, run: &RunSummary, t: &ToolCall) {
-        self.push_row(file, run.first_line, run.session_id.as_deref(), t);
-        self.record_file.push(None);
-        self.agent_id.push(None);
-        self.sidechain.push(None);
-    }
-
-    /// Append one row per tool call of a transcript session, under its
-    /// session's own `file` (run_line 0, as its `runs` row).
-    pub(crate) fn push_session_calls(&mut self, file: &str, s: &crate::transcript::SessionSummary) {
-        for c in &s.calls {
-            self.push_row(file, 0, Some(&s.session_id), &c.call);
-            self.record_file.push(c.file.as_deref());
-            self.agent_id.push(c.agent_id.as_deref());
-            self.sidechain.push(Some(c.sidechain));
-        }
-    }
-
-    /// The columns every row has, from the call.
-    fn push_row(&mut self, file: &str, run_line: u64, session_id: Option<&str>, t: &ToolCall) {
+        let transcript = run.verdict_source == VerdictSource::Transcript;
         self.file.push(Some(file));
-        self.run_line.push(Some(to_i64(run_line)));
-        self.session_id.push(session_id);
+        self.run_line.push(Some(to_i64(run.first_line)));
+        self.session_id.push(run.session_id.as_deref());
         self.tool_use_id.push(Some(&t.tool_use_id));
         self.tool_name.push(Some(&t.name));
         self.parent_tool_use_id.push(t.agent.as_deref());
@@ -644,5 +630,8 @@ impl ToolRows {
         self.answered.push(Some(t.answered));
         self.is_error.push(Some(t.error && !t.rejected));
         self.rejected.push(Some(t.rejected));
+        self.record_file.push(t.file.as_deref());
+        self.agent_id.push(t.agent_id.as_deref());
+        self.sidechain.push(transcript.then_some(t.sidechain));
     }
 }

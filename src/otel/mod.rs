@@ -9,8 +9,15 @@
 //! |---|---|---|
 //! | one per run (and per session transcript) | `invoke_agent claude-code` | `gen_ai.operation.name` `invoke_agent`, `gen_ai.agent.name`, `gen_ai.conversation.id`, the run's tokens |
 //! | one per subagent, under the tool call that launched it | `invoke_agent SUBAGENT_TYPE` | `gen_ai.agent.id`, `gen_ai.agent.description`, its tokens |
-//! | one per model call (distinct `message.id`; a transcript's request) | `chat MODEL` | `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens` |
-//! | one per tool call (`tool_use` block) | `execute_tool NAME` | `gen_ai.tool.name`, `gen_ai.tool.call.id`; status `ERROR` and `error.type` `tool_error` when its result failed |
+//! | one per model call (distinct `message.id`; a transcript's request) | `chat MODEL` | `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`, `cctape.usage.source`; a transcript's request also its `cctape.cost_usd` |
+//! | one per tool call (`tool_use` block) | `execute_tool NAME` | `gen_ai.tool.name`, `gen_ai.tool.call.id`; status `ERROR` and `error.type` `tool_error` when its result failed, `rejected` when the call was rejected |
+//!
+//! A stream's run and a session transcript's run ([`SessionSummary::to_run`])
+//! make their spans by the same rules from the same lists (the run's model
+//! and tool calls and its subagents): a call is under the subagent that made
+//! it (found by the call that launched the subagent, else by the
+//! subagent's own id, which a transcript's calls carry), a subagent under
+//! the call that launched it.
 //!
 //! `gen_ai.usage.input_tokens` counts every input token, cached ones
 //! included (the convention: the cache attributes are parts of it);
@@ -28,9 +35,10 @@
 //!
 //! **Ids** are hashes (XXH3-128) of the session id (or the input's name
 //! when a run has none) and of what each span stands for (the run's start,
-//! the `message.id`, the `tool_use` id): reading an archive again gives the
-//! same trace and span ids, so a receiver that keys on them deduplicates a
-//! re-send.
+//! the `message.id` and a transcript's `requestId`, the `tool_use` id, the
+//! call that launched a subagent or else its id): reading an archive again
+//! gives the same trace and span ids, so a receiver that keys on them
+//! deduplicates a re-send.
 //!
 //! **Resource** attributes: `service.name` `claude-code`, `service.version`
 //! and `app.version` (the Claude Code version), `session.id`,
@@ -69,6 +77,7 @@
 //! ```
 
 use crate::run::RunSummary;
+#[cfg(doc)]
 use crate::transcript::SessionSummary;
 pub use opentelemetry_proto as proto;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -103,30 +112,17 @@ impl RunTelemetry {
     }
 }
 
-/// The telemetry of a stream's run. The run must have been folded with
-/// [`RunFolder::record_calls`](crate::RunFolder::record_calls) (without
-/// its call lists there is one span, the run's). `input` names the input
-/// (its ids when the run has no session id); `anchor_ms` places a run
-/// without any timestamp (milliseconds since the Unix epoch).
+/// The telemetry of a run: a stream's, or a session transcript's
+/// ([`SessionSummary::to_run`]). The run must have been folded with its
+/// calls kept ([`RunFolder::record_calls`](crate::RunFolder::record_calls),
+/// [`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls));
+/// without its call lists there is one span, the run's, and one per
+/// subagent. `input` names the input (its ids when the run has no session
+/// id); `anchor_ms` places a run without any timestamp (milliseconds since
+/// the Unix epoch).
 pub fn run_telemetry(run: &RunSummary, input: &str, anchor_ms: i64) -> RunTelemetry {
     RunTelemetry {
         spans: spans::of_run(run, input, anchor_ms),
-        metrics: metrics::of_run(run, input, anchor_ms),
-    }
-}
-
-/// The telemetry of a session transcript: `session` from a
-/// [`TranscriptFold`](crate::transcript::TranscriptFold) that kept its
-/// calls ([`record_calls`](crate::transcript::TranscriptFold::record_calls)),
-/// `run` its [`to_run`](SessionSummary::to_run).
-pub fn session_telemetry(
-    session: &SessionSummary,
-    run: &RunSummary,
-    input: &str,
-    anchor_ms: i64,
-) -> RunTelemetry {
-    RunTelemetry {
-        spans: spans::of_session(session, run, input, anchor_ms),
         metrics: metrics::of_run(run, input, anchor_ms),
     }
 }

@@ -1,13 +1,12 @@
-//! The spans of a run or a session transcript (see the module above for
-//! the mapping): built from the run's call lists, then each parent
-//! stretched over its children.
+//! The spans of a run, a stream's or a session transcript's (see the
+//! module above for the mapping): built from the run's call lists, then
+//! each parent stretched over its children.
 
 use super::SCOPE;
 use super::attrs::{Attrs, nanos, span_id, trace_id};
 use crate::event::TokenCounts;
 use crate::run::{RunSummary, SubagentNode};
 use crate::time::parse_millis;
-use crate::transcript::SessionSummary;
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
@@ -214,7 +213,17 @@ fn flatten<'a>(
     }
 }
 
-/// The spans of a stream's run.
+/// A subagent's key among the spans: the call that launched it, or its id
+/// when no record names its call (a transcript's subagent whose parent's
+/// records do not say).
+fn agent_key(n: &SubagentNode) -> &str {
+    match (n.tool_use_id.as_str(), n.task_id.as_deref()) {
+        ("", Some(id)) => id,
+        (call, _) => call,
+    }
+}
+
+/// The spans of a run (a stream's, or a session transcript's).
 pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceSpans {
     let seed = run.session_id.as_deref().unwrap_or(input);
     let first_ms = run.started_at.as_deref().and_then(parse_millis);
@@ -244,7 +253,10 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
     // that launched it once the tool spans exist.
     let mut agents = Vec::new();
     flatten(&run.subagents, None, &mut agents);
+    // By the call that launched it, and by its own id (a transcript's
+    // calls name their agent by its id).
     let mut agent_span: HashMap<&str, usize> = HashMap::new();
+    let mut agent_by_id: HashMap<&str, usize> = HashMap::new();
     let mut agent_index = Vec::new();
     for (n, _) in &agents {
         let mut a = Attrs::default();
@@ -255,12 +267,15 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
             .opt("gen_ai.agent.id", n.task_id.as_deref())
             .opt("gen_ai.agent.description", n.description.as_deref())
             .opt("gen_ai.conversation.id", run.session_id.as_deref())
-            .str("gen_ai.tool.call.id", &n.tool_use_id)
+            .opt(
+                "gen_ai.tool.call.id",
+                Some(n.tool_use_id.as_str()).filter(|c| !c.is_empty()),
+            )
             .opt("cctape.task_type", n.task_type.as_deref())
             .opt("cctape.status", n.status.as_deref());
         usage(&mut a, &n.usage.tokens);
         let i = t.add(
-            t.span_id("agent", n.tool_use_id.as_bytes()),
+            t.span_id("agent", agent_key(n).as_bytes()),
             Some(root),
             format!("invoke_agent {name}"),
             SpanKind::Internal,
@@ -268,12 +283,21 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
             &mut a,
             n.result_error.then_some((true, "subagent_error")),
         );
-        agent_span.insert(n.tool_use_id.as_str(), i);
+        if !n.tool_use_id.is_empty() {
+            agent_span.insert(n.tool_use_id.as_str(), i);
+        }
+        if let Some(id) = n.task_id.as_deref() {
+            agent_by_id.entry(id).or_insert(i);
+        }
         agent_index.push(i);
     }
-    let parent_of = |agent: Option<&str>| {
-        agent
-            .and_then(|a| agent_span.get(a).copied())
+    // A call's agent: by its own id when the call says it (a
+    // transcript's), else by the call that launched it.
+    let parent_of = |agent: Option<&str>, agent_id: Option<&str>| {
+        agent_id
+            .and_then(|a| agent_by_id.get(a))
+            .or_else(|| agent.and_then(|a| agent_span.get(a)))
+            .copied()
             .unwrap_or(root)
     };
 
@@ -303,7 +327,7 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
             .then_some((true, if c.rejected { "rejected" } else { "tool_error" }));
         let i = t.add(
             t.span_id("tool", c.tool_use_id.as_bytes()),
-            Some(parent_of(c.agent.as_deref())),
+            Some(parent_of(c.agent.as_deref(), c.agent_id.as_deref())),
             format!("execute_tool {}", c.name),
             SpanKind::Internal,
             (start, end),
@@ -336,15 +360,18 @@ pub(super) fn of_run(run: &RunSummary, input: &str, anchor_ms: i64) -> ResourceS
             .str("gen_ai.request.model", model)
             .str("gen_ai.response.model", model)
             .opt("gen_ai.response.id", c.message_id.as_deref())
-            .str("cctape.usage.source", c.source.as_str());
+            .str("cctape.usage.source", c.source.as_str())
+            .float("cctape.cost_usd", c.cost_usd);
         usage(&mut a, &c.usage);
-        let key = match &c.message_id {
-            Some(id) => id.clone(),
-            None => format!("#{k}:{}", c.line),
+        // A transcript counts a request per message id and request id.
+        let key = match (&c.message_id, &c.request_id) {
+            (Some(id), None) => id.clone(),
+            (Some(id), Some(r)) => format!("{id}/{r}"),
+            (None, _) => format!("#{k}:{}", c.line),
         };
         t.add(
             t.span_id("chat", key.as_bytes()),
-            Some(parent_of(c.agent.as_deref())),
+            Some(parent_of(c.agent.as_deref(), c.agent_id.as_deref())),
             format!("chat {model}"),
             SpanKind::Client,
             (start, end),
@@ -384,141 +411,4 @@ fn shallowest_first(nodes: &[Node]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..nodes.len()).collect();
     order.sort_by_key(|&i| depth[i]);
     order
-}
-
-/// A transcript subagent's key among the spans: its id, or its call's
-/// when only the call is known.
-fn agent_key(a: &crate::transcript::AgentSummary) -> Option<&str> {
-    a.agent_id.as_deref().or(a.spawned_by.as_deref())
-}
-
-/// The spans of a session transcript.
-pub(super) fn of_session(
-    s: &SessionSummary,
-    run: &RunSummary,
-    input: &str,
-    anchor_ms: i64,
-) -> ResourceSpans {
-    let f = &s.facts;
-    let mut t = Trace::new(&s.session_id, f.first_timestamp_ms.unwrap_or(anchor_ms), 1);
-    let mut a = Attrs::default();
-    root_attrs(run, &mut a);
-    let start = f.first_timestamp_ms.unwrap_or(anchor_ms);
-    let end = f.last_timestamp_ms.unwrap_or(start);
-    let root = t.add(
-        t.span_id("run", b"session"),
-        None,
-        "invoke_agent claude-code".to_owned(),
-        SpanKind::Internal,
-        (start, end),
-        &mut a,
-        Some((!run.ok(), run.verdict.as_str())),
-    );
-    // The subagents `verdict` counts (a sidechain whose file has no record
-    // and no request is none), by id, or by their call's id when only the
-    // call is known.
-    let counted: std::collections::HashSet<&str> = run
-        .subagents
-        .iter()
-        .filter(|n| n.is_agent())
-        .map(|n| n.task_id.as_deref().unwrap_or(&n.tool_use_id))
-        .collect();
-    let mut agent_span: HashMap<&str, usize> = HashMap::new();
-    for (ag, id) in f
-        .agents
-        .iter()
-        .filter_map(|a| Some((a, agent_key(a)?)))
-        .filter(|(_, id)| counted.contains(id))
-    {
-        let name = ag.subagent_type.as_deref().unwrap_or("subagent");
-        let mut a = Attrs::default();
-        a.str("gen_ai.operation.name", "invoke_agent")
-            .str("gen_ai.provider.name", PROVIDER)
-            .str("gen_ai.agent.name", name)
-            .opt("gen_ai.agent.id", ag.agent_id.as_deref())
-            .opt("gen_ai.agent.description", ag.description.as_deref())
-            .str("gen_ai.conversation.id", &s.session_id)
-            .opt("gen_ai.tool.call.id", ag.spawned_by.as_deref())
-            .opt("cctape.status", ag.status.as_deref());
-        let tokens = TokenCounts {
-            input_tokens: ag.totals.input,
-            output_tokens: ag.totals.output,
-            cache_read_input_tokens: ag.totals.cache_read,
-            cache_creation_input_tokens: ag.totals.cache_write(),
-        };
-        usage(&mut a, &tokens);
-        let i = t.add(
-            t.span_id("agent", id.as_bytes()),
-            Some(root),
-            format!("invoke_agent {name}"),
-            SpanKind::Internal,
-            (i64::MAX, i64::MIN),
-            &mut a,
-            // As a stream's subagent span says its call's failed result.
-            ag.result_error.then_some((true, "subagent_error")),
-        );
-        agent_span.insert(id, i);
-    }
-    let parent_of = |agent: Option<&str>| {
-        agent
-            .and_then(|a| agent_span.get(a).copied())
-            .unwrap_or(root)
-    };
-    let mut tool_span: HashMap<&str, usize> = HashMap::new();
-    for sc in &s.calls {
-        let c = &sc.call;
-        let start = c.started_ms.unwrap_or_else(|| t.at_line(c.line));
-        let end = c.duration_ms.map_or(start, |d| start.saturating_add(d));
-        let mut a = Attrs::default();
-        a.str("gen_ai.operation.name", "execute_tool")
-            .str("gen_ai.tool.name", &c.name)
-            .str("gen_ai.tool.call.id", &c.tool_use_id)
-            .str("gen_ai.tool.type", "function");
-        if c.error {
-            a.str("error.type", "tool_error");
-        }
-        if !c.answered {
-            a.str("cctape.tool.answered", "false");
-        }
-        let i = t.add(
-            t.span_id("tool", c.tool_use_id.as_bytes()),
-            Some(parent_of(sc.agent_id.as_deref())),
-            format!("execute_tool {}", c.name),
-            SpanKind::Internal,
-            (start, end),
-            &mut a,
-            c.error.then_some((true, "tool_error")),
-        );
-        tool_span.insert(c.tool_use_id.as_str(), i);
-    }
-    for ag in &f.agents {
-        if let (Some(&i), Some(&p)) = (
-            agent_key(ag).and_then(|id| agent_span.get(id)),
-            ag.spawned_by.as_deref().and_then(|id| tool_span.get(id)),
-        ) {
-            t.nodes[i].parent = Some(p);
-        }
-    }
-    // The CLI's own messages (`<synthetic>`) are not model calls (as the
-    // run's counts leave them out).
-    for r in s.requests.iter().filter(|r| r.model != "<synthetic>") {
-        let start = r.millis.unwrap_or_else(|| t.at_line(r.line));
-        let mut a = Attrs::default();
-        a.str("gen_ai.operation.name", "chat")
-            .str("gen_ai.provider.name", PROVIDER)
-            .str("gen_ai.request.model", &r.model)
-            .str("gen_ai.response.model", &r.model)
-            .float("cctape.cost_usd", r.cost_usd);
-        usage(&mut a, &r.tokens);
-        t.add(
-            t.span_id("chat", &r.key.to_be_bytes()),
-            Some(parent_of(r.agent_id.as_deref())),
-            format!("chat {}", r.model),
-            SpanKind::Client,
-            (start, start),
-            &mut a,
-            None,
-        );
-    }
-    t.finish(resource(run, input))
 }

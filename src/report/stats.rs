@@ -224,7 +224,7 @@ impl RunFigures {
         g: &Grouping,
         blocks: Option<&Blocks>,
     ) -> RunSummary {
-        let mut r = s.to_run();
+        let mut r = s.run_without_calls();
         // Its subagents are its facts' agents, in order.
         let mut firsts: Vec<Option<i64>> =
             s.facts.agents.iter().map(|a| a.first_request_ms).collect();
@@ -832,7 +832,7 @@ fn transcripts_json(t: &Report, zone: &Zone) -> Value {
         if let Some(p) = &s.project {
             projects.insert(p.as_str());
         }
-        let r = s.to_run();
+        let r = s.run_without_calls();
         main.add(&r.usage.main.tokens);
         subagents.add(&r.usage.subagents.tokens);
     }

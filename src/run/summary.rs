@@ -7,7 +7,9 @@ use super::verdict::{Verdict, VerdictSource, apply_exit_code};
 use crate::event::TokenCounts;
 use serde_json::Value as J;
 
+mod calls;
 mod json;
+pub use calls::{ModelCall, ToolCall};
 pub(crate) use json::{RunJson, Tokens, token_entries};
 pub use json::{agent_json, tokens_json};
 
@@ -667,72 +669,6 @@ pub struct ResultSummary {
     /// `subagent_stats`, its JSON text as written ([`crate::views::ResultView`]'s
     /// `subagent_stats` reads it typed from the event).
     pub subagent_stats: Option<String>,
-}
-
-/// One model call (one `message.id`), kept when the folder was asked to
-/// ([`RunFolder::record_calls`](super::RunFolder::record_calls)).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ModelCall {
-    /// `message.id` (none for an assistant event without one: a call of
-    /// its own).
-    pub message_id: Option<String>,
-    /// The subagent's `parent_tool_use_id`; none for the main agent.
-    pub agent: Option<String>,
-    /// `message.model`.
-    pub model: Option<String>,
-    /// The call's usage, as summed into [`UsageSummary`].
-    pub usage: TokenCounts,
-    /// The usage is final (a `message_delta`, or a whole message), not an
-    /// assistant event's snapshot.
-    pub final_usage: bool,
-    /// Where the usage comes from.
-    pub source: CallUsageSource,
-    /// The line whose usage this is: the last line that set it (the last
-    /// assistant event of the message id, or its last `message_delta`, or
-    /// the `message_start` when nothing followed it).
-    pub line: u64,
-    /// The first line naming the call (its `message_start` or first
-    /// assistant event).
-    pub first_line: u64,
-    /// The last line naming the call.
-    pub last_line: u64,
-    /// The `timestamp` of the first of those lines that has one, in
-    /// milliseconds since the Unix epoch (2.x assistant events carry one).
-    pub started_ms: Option<i64>,
-    /// The `timestamp` of the last of those lines that has one.
-    pub ended_ms: Option<i64>,
-}
-
-/// One tool call (a `tool_use` block) and its result, kept when the folder
-/// was asked to ([`RunFolder::record_calls`](super::RunFolder::record_calls)).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ToolCall {
-    /// The `tool_use` block's `id`.
-    pub tool_use_id: String,
-    /// The tool's `name`.
-    pub name: String,
-    /// The subagent's `parent_tool_use_id`; none for the main agent.
-    pub agent: Option<String>,
-    /// The line of the assistant event with the `tool_use` block.
-    pub line: u64,
-    /// The line of the user event with its first `tool_result` (a result
-    /// given again, a replay, changes only `error`).
-    pub result_line: Option<u64>,
-    /// The `timestamp` of the tool_use's event, in milliseconds since the
-    /// Unix epoch.
-    pub started_ms: Option<i64>,
-    /// From the tool_use's `timestamp` to the tool_result's, when both carry
-    /// one.
-    pub duration_ms: Option<i64>,
-    /// A tool_result answered it.
-    pub answered: bool,
-    /// The result was an error (`is_error`, `<tool_use_error>`, or a
-    /// `tool_use_result` string starting `Error: `), rejections included.
-    pub error: bool,
-    /// The call was rejected (a permission denial or `tool_result_meta`).
-    pub rejected: bool,
 }
 
 /// What one run did.

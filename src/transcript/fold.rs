@@ -45,12 +45,12 @@ use crate::event::blocks::{self, BlockRole, CallBlock};
 use crate::inputs::{Item, ReadOptions, Sniffed};
 use crate::json::RawStr;
 use crate::pricing::{PriceTable, RequestTokens};
-use crate::run::intern::Interner;
 use crate::run::{CallReading, CallUsageSource};
 use crate::sniff::FormatChoice;
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
-use keys::{Requests, request_key};
+use keys::{CallIds, Requests, request_key};
+use names::{Names, Recent};
 use numbers::Unusual;
 pub(crate) use read::usage;
 use read::{Message, top};
@@ -62,6 +62,7 @@ use tools::{AgentEnd, Caller, Calls, ToolResult, ToolUse};
 
 mod finish;
 mod keys;
+mod names;
 mod numbers;
 pub(super) mod read;
 mod summary;
@@ -83,7 +84,7 @@ mod tests;
 
 pub use summary::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
-    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, Totals,
+    SessionEnd, SessionFacts, SessionSummary, Totals,
 };
 
 const NONE: u32 = u32::MAX;
@@ -94,40 +95,6 @@ fn records() -> ReadOptions {
         format: FormatChoice::Transcript,
         records: true,
         ..ReadOptions::default()
-    }
-}
-
-/// Names seen, each stored once: the run layer's [`Interner`] (one buffer,
-/// no allocation per name), with a name's id its symbol's number.
-#[derive(Debug, Default)]
-struct Names(Interner);
-
-impl Names {
-    fn id(&mut self, s: &str) -> u32 {
-        self.0.intern(s).index()
-    }
-
-    fn id_raw(&mut self, s: RawStr<'_>, buf: &mut String) -> u32 {
-        match s.as_str() {
-            Some(t) => self.id(t),
-            None => {
-                buf.clear();
-                s.unescape_into(buf);
-                self.id(buf)
-            }
-        }
-    }
-
-    fn get(&self, i: u32) -> Option<&str> {
-        self.0.by_index(i)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &str> {
-        self.0.iter()
     }
 }
 
@@ -444,8 +411,12 @@ pub struct TranscriptFold {
     /// buffer, not a string per call.
     tool_ids: String,
     /// [`finish`](TranscriptFold::finish) lists each call
-    /// ([`SessionSummary::calls`]).
+    /// ([`SessionSummary::tool_calls`], [`SessionSummary::model_calls`]).
     keep_calls: bool,
+    /// A request's `message.id` and `requestId` as names (`NONE` when
+    /// absent), by its key, when the calls are kept: what a model call
+    /// says it is. Apart from [`Request`], which `stats` moves and sorts.
+    call_ids: CallIds,
 }
 
 /// Where a record is: its file's name id (`NONE` without one) and line.
@@ -464,41 +435,23 @@ impl At {
     }
 }
 
-/// A name as last written, and its id.
-#[derive(Debug, Default)]
-struct Recent {
-    raw: Vec<u8>,
-    id: Option<u32>,
-}
-
-impl Recent {
-    /// The id of `s`, from the cache or from `names` (and then cached).
-    fn id(&mut self, s: RawStr<'_>, names: &mut Names, buf: &mut String) -> u32 {
-        if let Some(id) = self.id
-            && self.raw == s.raw()
-        {
-            return id;
-        }
-        let id = names.id_raw(s, buf);
-        self.raw.clear();
-        self.raw.extend_from_slice(s.raw());
-        self.id = Some(id);
-        id
-    }
-}
-
 impl TranscriptFold {
     /// An empty fold.
     pub fn new() -> TranscriptFold {
         TranscriptFold::default()
     }
 
-    /// Have [`finish`](TranscriptFold::finish) list each tool call of each
-    /// session (as [`RunFolder::record_calls`](crate::run::RunFolder::record_calls)
-    /// does for streams) ([`SessionSummary::calls`], what the export's `tools` rows
-    /// hold); without it the list is empty and only the counts per tool are
-    /// made (what `cctape stats` needs). A merged fold keeps them when
-    /// either did.
+    /// Have [`finish`](TranscriptFold::finish) list each model call and each
+    /// tool call of each session ([`SessionSummary::model_calls`] and
+    /// [`tool_calls`](SessionSummary::tool_calls), which its
+    /// [`to_run`](SessionSummary::to_run) carries, as
+    /// [`RunFolder::record_calls`](crate::run::RunFolder::record_calls) has
+    /// a stream's run carry them: what the export's `tools` rows and
+    /// OpenTelemetry's spans are made of); without it the lists are empty
+    /// and only the counts are made (what `cctape stats` needs). A merged
+    /// fold keeps them when either did; set it before adding records, as a
+    /// model call's `message_id` and `request_id` are kept as its record is
+    /// read (a merged fold's calls read without it have none).
     pub fn record_calls(&mut self, yes: bool) -> &mut TranscriptFold {
         self.keep_calls = yes;
         self
@@ -632,7 +585,7 @@ impl TranscriptFold {
                 }
                 let model = msg.model.and_then(|m| m.as_raw_str());
                 // The CLI's own messages (`/model`, `/cost`) are not replies.
-                let synthetic = model.is_some_and(|m| m.raw() == b"<synthetic>");
+                let synthetic = model.is_some_and(|m| m.raw() == super::SYNTHETIC.as_bytes());
                 if !sidechain && !api_error && !synthetic {
                     f.ended(at, End::Reply(reason));
                 }
@@ -858,14 +811,31 @@ impl TranscriptFold {
 
     /// Count `req` under its (message id, request id); a request without a
     /// message id is one of its own.
+    #[inline]
     fn count(&mut self, id: Option<RawStr<'_>>, request: Option<RawStr<'_>>, req: Request) {
         match id {
             Some(id) => {
                 let key = request_key(id.raw(), request.map(|r| r.raw()));
+                if self.keep_calls {
+                    self.keep_call_ids(key, id, request);
+                }
                 self.count_request(key, Request { key, ..req });
             }
             None => self.loose.push(req),
         }
+    }
+
+    /// Note request `key`'s ids, the first time it is seen (out of line:
+    /// only a fold that keeps calls does it).
+    #[inline(never)]
+    fn keep_call_ids(&mut self, key: u128, id: RawStr<'_>, request: Option<RawStr<'_>>) {
+        if self.call_ids.contains_key(&key) {
+            return;
+        }
+        let (strings, buf) = (&mut self.strings, &mut self.buf);
+        let request = request.map_or(NONE, |r| strings.id_raw(r, buf));
+        let ids = (strings.id_raw(id, buf), request);
+        self.call_ids.insert(key, ids);
     }
 
     fn count_request(&mut self, key: u128, req: Request) {
@@ -966,8 +936,12 @@ impl TranscriptFold {
             r.session = smap[r.session as usize];
             r.agent = t(r.agent);
             r.model = t(r.model);
+            r.at.file = t(r.at.file);
             r
         };
+        for (k, (id, request)) in other.call_ids {
+            self.call_ids.entry(k).or_insert((t(id), t(request)));
+        }
         for (k, r) in other.requests {
             self.count_request(k, remap(r));
         }

@@ -51,11 +51,14 @@ mod run;
 pub use file::TranscriptFile;
 pub use fold::{
     AgentSummary, DaySummary, ModelRoleTotals, ModelTotals, Report, SessionBlock, SessionDay,
-    SessionEnd, SessionFacts, SessionRequest, SessionSummary, SessionToolCall, Totals,
-    TranscriptFold,
+    SessionEnd, SessionFacts, SessionSummary, Totals, TranscriptFold,
 };
 
 use crate::event::{Event, EventKind};
+
+/// The model of the CLI's own messages (`/model` output, API errors): not
+/// model calls.
+pub(crate) const SYNTHETIC: &str = "<synthetic>";
 #[cfg(doc)]
 use crate::json::Scanned;
 use crate::json::Value;

@@ -22,8 +22,11 @@
 //!   (`isApiErrorMessage`) and hooks are the stream's fields (a day's or a
 //!   block's part counts the retries on it);
 //! - requests of a model without a price are a [`WARN_UNPRICED_MODEL`]
-//!   warning.
+//!   warning;
+//! - its model and tool calls, when the fold kept them, are the run's
+//!   ([`RunSummary::model_calls`], [`RunSummary::tool_calls`]).
 
+use super::SYNTHETIC;
 use super::fold::{ModelRoleTotals, SessionSummary, Totals};
 use crate::event::TokenCounts;
 use crate::run::{
@@ -31,9 +34,6 @@ use crate::run::{
     VerdictSource, WARN_UNPRICED_MODEL, Warning,
 };
 use crate::time::{BlockStart, Day};
-
-/// The CLI's own messages (`/model` output, API errors): not model calls.
-const SYNTHETIC: &str = "<synthetic>";
 
 /// The four counts of the accounting model (cache writes of both
 /// lifetimes together).
@@ -87,6 +87,17 @@ impl SessionSummary {
     /// assert_eq!(run.cost.source(), CostSource::PriceTable);
     /// ```
     pub fn to_run(&self) -> RunSummary {
+        let mut r = self.run_without_calls();
+        r.model_calls = self.model_calls.clone();
+        r.tool_calls = self.tool_calls.clone();
+        r
+    }
+
+    /// [`to_run`](SessionSummary::to_run) without its call lists: for what
+    /// never reads them (the figures, a tool row made from
+    /// [`tool_calls`](SessionSummary::tool_calls) itself), so that no call
+    /// is copied.
+    pub(crate) fn run_without_calls(&self) -> RunSummary {
         let mut r = self.run_of(&self.by_role, &self.tools);
         r.events = self.facts.records.iter().map(|(_, n)| n).sum();
         r.api_retries = self.facts.api_retries.clone();

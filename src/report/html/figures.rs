@@ -28,11 +28,10 @@ pub struct KeptRun {
     /// The run, as `cctape verdict` reports it; its model and tool calls
     /// are kept only when it failed (they draw its timeline).
     pub(crate) run: RunSummary,
-    /// The lines of its `system/api_retry` events (streams only).
-    pub(crate) retry_lines: Vec<u64>,
-    /// The transcript session it stands for (its tool calls draw the
-    /// timeline of a failed one).
-    pub(crate) session: Option<Box<SessionSummary>>,
+    /// Its API retries (a stream's `system/api_retry` events, a
+    /// transcript's `system/api_error` records): each one's time when it
+    /// has one (a transcript's), and its line.
+    pub(crate) retries: Vec<(Option<i64>, u64)>,
 }
 
 impl KeptRun {
@@ -106,8 +105,7 @@ impl RunsSeen {
         self.kept.push(KeptRun {
             input,
             run,
-            retry_lines: mine.into_iter().map(|(l, _)| l).collect(),
-            session: None,
+            retries: mine.into_iter().map(|(l, _)| (None, l)).collect(),
         });
     }
 
@@ -160,8 +158,7 @@ impl ReportFigures {
                 streams.push(KeptRun {
                     input: *input,
                     run: run.clone(),
-                    retry_lines: Vec::new(),
-                    session: None,
+                    retries: Vec::new(),
                 });
             }
         }
@@ -192,14 +189,23 @@ impl ReportFigures {
                     f.add_session(input, name, s, g, None);
                     counted = f.all.runs > before;
                 }
-                let run = s.to_run();
+                let mut run = s.run_without_calls();
                 if counted && (!run.verdict.is_ok() || !run.subagents.is_empty()) {
                     let failed = !run.verdict.is_ok();
+                    if failed {
+                        // Its calls draw its timeline (a run in the tree
+                        // only has none kept, as a stream's).
+                        run.model_calls = s.model_calls.clone();
+                        run.tool_calls = s.tool_calls.clone();
+                    }
                     kept.push(KeptRun {
                         input,
                         run,
-                        retry_lines: Vec::new(),
-                        session: failed.then(|| Box::new(s.clone())),
+                        retries: if failed {
+                            s.facts.api_retry_marks.clone()
+                        } else {
+                            Vec::new()
+                        },
                     });
                 }
             }

@@ -17,7 +17,8 @@ use super::charts::{self, FAILED, Lanes, MUTED, Mark, OK, PALETTE};
 use super::figures::KeptRun;
 use super::page::{esc, int, verdict_color};
 use crate::report::{no_events_run, node_label};
-use crate::run::{RunSummary, SubagentNode, ToolCall};
+use crate::run::{RunSummary, SubagentNode, ToolCall, VerdictSource};
+use crate::time::parse_millis;
 use std::fmt::Write as _;
 
 /// Failed runs listed at most (the count above is always whole).
@@ -194,7 +195,7 @@ fn stream_lanes(k: &KeptRun) -> Lanes {
     };
     let mut ids = Vec::new();
     for c in &r.model_calls {
-        let lane = match &c.agent {
+        let lane = match agent_of(&c.agent_id, &c.agent) {
             None => 0,
             Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
         };
@@ -206,13 +207,13 @@ fn stream_lanes(k: &KeptRun) -> Lanes {
         });
     }
     for c in &r.tool_calls {
-        let lane = match &c.agent {
+        let lane = match agent_of(&c.agent_id, &c.agent) {
             None => 1,
             Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
         };
         l.marks[lane].push(call_mark(c));
     }
-    for &line in &k.retry_lines {
+    for &(_, line) in &k.retries {
         l.marks[2].push(Mark {
             start: line as f64,
             end: line as f64,
@@ -232,10 +233,16 @@ fn lane_name(r: &RunSummary, id: &str) -> String {
     }
 }
 
-/// The lanes of a transcript session, over seconds from its first record.
+/// The lanes of a transcript session, over seconds from its first record
+/// (its lines are of several files): none for a stream's run, or a
+/// session without a time.
 fn session_lanes(k: &KeptRun) -> Option<Lanes> {
-    let s = k.session.as_deref()?;
-    let t0 = s.facts.first_timestamp_ms?;
+    let r = &k.run;
+    if r.verdict_source != VerdictSource::Transcript {
+        return None;
+    }
+    let t0 = r.started_at.as_deref().and_then(parse_millis)?;
+    let secs = |ms: i64| (ms - t0) as f64 / 1000.0;
     let mut l = Lanes {
         names: vec!["turns".into(), "tool calls".into(), "API retries".into()],
         marks: vec![Vec::new(), Vec::new(), Vec::new()],
@@ -244,50 +251,49 @@ fn session_lanes(k: &KeptRun) -> Option<Lanes> {
         whole: false,
     };
     let mut ids = Vec::new();
-    let r = &k.run;
-    // The requests as a stream's model calls are drawn (the CLI's own
-    // `<synthetic>` messages are not calls).
-    for q in s.requests.iter().filter(|q| q.model != "<synthetic>") {
-        let Some(at) = q.millis else { continue };
-        let at = (at - t0) as f64 / 1000.0;
-        let lane = match &q.agent_id {
+    // The model calls as a stream's are drawn, at their records' times.
+    for c in &r.model_calls {
+        let Some(at) = c.started_ms else { continue };
+        let lane = match agent_of(&c.agent_id, &c.agent) {
             None => 0,
             Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
         };
         l.marks[lane].push(Mark {
-            start: at,
-            end: at,
+            start: secs(at),
+            end: secs(at),
             color: PALETTE[4],
         });
     }
-    for c in &s.calls {
-        let Some(at) = c.call.started_ms else {
+    for c in &r.tool_calls {
+        let Some(at) = c.started_ms else {
             continue;
         };
-        let start = (at - t0) as f64 / 1000.0;
-        let end = c
-            .call
-            .duration_ms
-            .map_or(start, |d| start + d as f64 / 1000.0);
-        let lane = match &c.agent_id {
+        let start = secs(at);
+        let end = c.duration_ms.map_or(start, |d| start + d as f64 / 1000.0);
+        let lane = match agent_of(&c.agent_id, &c.agent) {
             None => 1,
             Some(a) => agent_lane(&mut l, &mut ids, a, lane_name(r, a)),
         };
         l.marks[lane].push(Mark {
             start,
             end,
-            color: if c.call.error { FAILED } else { OK },
+            color: if c.error { FAILED } else { OK },
         });
     }
-    for at in s.facts.api_retry_marks.iter().filter_map(|(ms, _)| *ms) {
-        let at = (at - t0) as f64 / 1000.0;
+    for at in k.retries.iter().filter_map(|(ms, _)| *ms) {
         l.marks[2].push(Mark {
-            start: at,
-            end: at,
+            start: secs(at),
+            end: secs(at),
             color: PALETTE[1],
         });
     }
     Some(l)
+}
+
+/// The subagent that made a call: its own id when the call says it (a
+/// transcript's), else the call that launched it; none for the main agent.
+fn agent_of<'a>(agent_id: &'a Option<String>, agent: &'a Option<String>) -> Option<&'a str> {
+    agent_id.as_deref().or(agent.as_deref())
 }
 
 /// A failed run's timeline and its calls as a table, in a `<details>`.
@@ -354,41 +360,21 @@ fn calls_table(o: &mut String, i: usize, k: &KeptRun) {
          <th>ms</th><th class=\"t\">outcome</th></tr></thead><tbody>"
     );
     let opt = |v: Option<String>| v.unwrap_or_default();
-    let who = |a: &Option<String>| a.as_deref().map_or("main".to_string(), |a| lane_name(r, a));
-    let calls: Vec<&ToolCall> = match &k.session {
-        Some(s) => s.calls.iter().map(|c| &c.call).collect(),
-        None => r.tool_calls.iter().collect(),
-    };
-    if let Some(s) = &k.session {
-        for q in s.requests.iter().filter(|q| q.model != "<synthetic>") {
-            let _ = write!(
-                o,
-                "<tr><td class=\"t\">{}</td><td class=\"t\">model call</td><td>{}</td><td></td>\
-                 <td></td><td class=\"t\">{}</td></tr>",
-                esc(&who(&q.agent_id)),
-                q.line,
-                esc(&q.model)
-            );
-        }
-        for (_, line) in &s.facts.api_retry_marks {
-            retry_row(o, *line);
-        }
-    } else {
-        for c in &r.model_calls {
-            let _ = write!(
-                o,
-                "<tr><td class=\"t\">{}</td><td class=\"t\">model call</td><td>{}</td><td></td>\
-                 <td></td><td class=\"t\">{}</td></tr>",
-                esc(&who(&c.agent)),
-                c.line,
-                esc(c.model.as_deref().unwrap_or(""))
-            );
-        }
-        for l in &k.retry_lines {
-            retry_row(o, *l);
-        }
+    let who = |a: Option<&str>| a.map_or("main".to_string(), |a| lane_name(r, a));
+    for c in &r.model_calls {
+        let _ = write!(
+            o,
+            "<tr><td class=\"t\">{}</td><td class=\"t\">model call</td><td>{}</td><td></td>\
+             <td></td><td class=\"t\">{}</td></tr>",
+            esc(&who(agent_of(&c.agent_id, &c.agent))),
+            c.line,
+            esc(c.model.as_deref().unwrap_or(""))
+        );
     }
-    for c in calls {
+    for (_, line) in &k.retries {
+        retry_row(o, *line);
+    }
+    for c in &r.tool_calls {
         let outcome = if c.rejected {
             "rejected"
         } else if c.error {
@@ -402,7 +388,7 @@ fn calls_table(o: &mut String, i: usize, k: &KeptRun) {
             o,
             "<tr><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td class=\"t\">{outcome}</td></tr>",
-            esc(&who(&c.agent)),
+            esc(&who(agent_of(&c.agent_id, &c.agent))),
             esc(&c.name),
             c.line,
             opt(c.result_line.map(|l| l.to_string())),

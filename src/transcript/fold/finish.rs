@@ -6,8 +6,9 @@ use super::keys::request_key;
 use super::summary::*;
 use super::{At, End, Facts, NONE, Request, TranscriptFold};
 use crate::pricing::PriceTable;
-use crate::run::{ModelRole, ToolCall, ToolTally};
+use crate::run::{ModelCall, ModelRole, ToolCall, ToolTally};
 use crate::time::{BlockStart, Blocks, Day, DayRange, Zone};
+use crate::transcript::SYNTHETIC;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 
@@ -47,6 +48,7 @@ impl TranscriptFold {
             agent_ends,
             tool_ids,
             keep_calls,
+            call_ids,
             ..
         } = self;
         // Records without a `sessionId` (file-history-snapshot, summary)
@@ -80,6 +82,23 @@ impl TranscriptFold {
         }
         all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
         let name = |i: u32| strings.get(i).map(str::to_owned);
+        // The call that spawned each session's subagents, when their
+        // parent's records say (`NONE` otherwise, and for the main chain).
+        let spawners: Vec<HashMap<u32, u32>> = if keep_calls {
+            facts
+                .iter()
+                .map(|f| f.agents.iter().map(|a| (a.agent, a.spawned_by)).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let spawned_by = |session: u32, agent: u32| {
+            spawners
+                .get(session as usize)
+                .and_then(|m| m.get(&agent))
+                .copied()
+                .unwrap_or(NONE)
+        };
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.len()];
         for (key, call) in &tool_calls {
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
@@ -102,28 +121,21 @@ impl TranscriptFold {
                 s.launches.push((*key, call.id.0, call.id.1));
             }
             if keep_calls {
-                let spawned_by = facts[session as usize]
-                    .agents
-                    .iter()
-                    .find(|a| a.agent == call.agent)
-                    .map_or(NONE, |a| a.spawned_by);
                 let (start, len) = call.id;
-                s.calls.push(SessionToolCall {
-                    call: ToolCall {
-                        tool_use_id: tool_ids[start..start + len as usize].to_owned(),
-                        name: tool.to_owned(),
-                        agent: name(spawned_by),
-                        line: call.at.line,
-                        result_line: result.map(|r| r.at.line),
-                        started_ms: call.millis,
-                        duration_ms,
-                        answered: result.is_some(),
-                        error,
-                        rejected,
-                    },
-                    file: name(call.at.file),
+                s.tool_calls.push(ToolCall {
+                    tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                    name: tool.to_owned(),
+                    agent: name(spawned_by(session, call.agent)),
                     agent_id: name(call.agent),
                     sidechain: call.sidechain,
+                    file: name(call.at.file),
+                    line: call.at.line,
+                    result_line: result.map(|r| r.at.line),
+                    started_ms: call.millis,
+                    duration_ms,
+                    answered: result.is_some(),
+                    error,
+                    rejected,
                 });
             }
             count(s.tools.entry(tool).or_default());
@@ -168,22 +180,33 @@ impl TranscriptFold {
                 *unpriced.entry(model.to_owned()).or_default() += 1;
             }
             let s = &mut by_session[r.session as usize];
-            if keep_calls {
-                s.requests.push(SessionRequest {
-                    key: r.key,
-                    model: model.to_owned(),
-                    tokens: crate::event::TokenCounts {
+            // The CLI's own messages (`<synthetic>`) are not model calls (as
+            // the run's counts leave them out).
+            if keep_calls && model != SYNTHETIC {
+                // A request without a message id is one of its own.
+                let (id, request) = call_ids.get(&r.key).copied().unwrap_or((NONE, NONE));
+                s.model_calls.push(ModelCall {
+                    message_id: name(id),
+                    request_id: name(request),
+                    agent: name(spawned_by(r.session, r.agent)),
+                    agent_id: name(r.agent),
+                    sidechain: r.sidechain,
+                    model: Some(model.to_owned()),
+                    usage: crate::event::TokenCounts {
                         input_tokens: r.usage.input,
                         output_tokens: r.usage.output,
                         cache_read_input_tokens: r.usage.cache_read,
                         cache_creation_input_tokens: r.usage.cache_write(),
                     },
+                    final_usage: r.source.is_final(),
+                    source: r.source,
                     cost_usd: cost,
-                    millis: r.millis,
-                    agent_id: name(r.agent),
-                    sidechain: r.sidechain,
                     file: name(r.at.file),
                     line: r.at.line,
+                    first_line: r.at.line,
+                    last_line: r.at.line,
+                    started_ms: r.millis,
+                    ended_ms: r.millis,
                 });
             }
             let mut saturated = false;
@@ -294,8 +317,8 @@ impl TranscriptFold {
                 agent_tools,
                 results_without_use,
                 launches,
-                mut calls,
-                requests,
+                tool_calls: mut calls,
+                model_calls,
                 agent_first,
                 saturated_at,
                 cost_beyond_f64_at,
@@ -357,7 +380,7 @@ impl TranscriptFold {
             // Calls by file (as listed), then line.
             calls.sort_by_cached_key(|c| {
                 let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
-                (file, c.call.line, c.call.tool_use_id.clone())
+                (file, c.line, c.tool_use_id.clone())
             });
             // What the call that spawned a subagent and its result say,
             // when the parent's records hold them.
@@ -433,8 +456,8 @@ impl TranscriptFold {
                 by_day,
                 by_block,
                 tools: tools.into_iter().map(tool).collect(),
-                calls,
-                requests,
+                tool_calls: calls,
+                model_calls,
                 facts: SessionFacts {
                     first_timestamp_ms: f.first_ms,
                     last_timestamp_ms: f.last_ms,
@@ -526,8 +549,8 @@ struct PerSession<'a> {
     launches: Vec<(u128, usize, u32)>,
     day_tools: BTreeMap<(Option<Day>, &'a str), ToolTally>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), ToolTally>,
-    calls: Vec<SessionToolCall>,
-    requests: Vec<SessionRequest>,
+    tool_calls: Vec<ToolCall>,
+    model_calls: Vec<ModelCall>,
     /// Each subagent's first dated request (ms).
     agent_first: BTreeMap<u32, i64>,
     /// Where a token sum first saturated, and where the cost first went

@@ -29,6 +29,9 @@ impl Hasher for KeyHasher {
 
 pub(super) type Requests = HashMap<u128, Request, std::hash::BuildHasherDefault<KeyHasher>>;
 
+/// A request's `message.id` and `requestId` as names, by its key.
+pub(super) type CallIds = HashMap<u128, (u32, u32), std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// A 128-bit key for (message id, request id), or for a tool call's id
 /// (`request` `None`): two 64-bit lanes of multiply-fold mixing over the
 /// bytes, eight at a time, with the lengths mixed in so that `("ab", "c")`

@@ -4,7 +4,8 @@
 use crate::event::{EventKind, TokenCounts};
 use crate::pricing::RequestTokens;
 use crate::run::{
-    ApiErrorMessage, ApiRetries, ExactSum, Hooks, ModelRole, ToolCall, ToolTally, Verdict,
+    ApiErrorMessage, ApiRetries, ExactSum, Hooks, ModelCall, ModelRole, ToolCall, ToolTally,
+    Verdict,
 };
 use crate::time::{BlockStart, Day};
 use std::collections::BTreeMap;
@@ -290,56 +291,6 @@ pub(super) fn periods<K: Ord + Copy>(
     out.into_iter().map(|(k, (r, t, n))| (k, r, t, n)).collect()
 }
 
-/// One tool call of a session: a call block (`tool_use`,
-/// `server_tool_use`, `mcp_tool_use`), once whatever file replays it, with
-/// its result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionToolCall {
-    /// The call as the run layer has it (what the export's `tools` rows
-    /// hold). For a transcript: `agent` is the `parentToolUseID` that
-    /// spawned the calling subagent, when its parent says (none for the
-    /// main chain); `line` and `result_line` are lines of their own files
-    /// (the `tool_use`'s is [`file`](SessionToolCall::file)); `error` is
-    /// whether the result failed ([`ToolTally`]'s rule); `rejected`
-    /// whether it is the CLI's notice that the user rejected the call.
-    pub call: ToolCall,
-    /// The file whose record holds the `tool_use` block (the session's own
-    /// or a subagent's; [`TranscriptFile::name`](crate::transcript::TranscriptFile::name)).
-    pub file: Option<String>,
-    /// The calling subagent's id (`agentId`, or its file's); none for the
-    /// main chain.
-    pub agent_id: Option<String>,
-    /// Made by a subagent (a sidechain record, a subagent's file).
-    pub sidechain: bool,
-}
-
-/// One API request of a session, as counted (each request once), kept
-/// when the fold was asked to ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)): what an
-/// OpenTelemetry `chat` span is made of.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionRequest {
-    /// The request's identity (a hash of its `message.id` and
-    /// `requestId`), stable across runs.
-    pub key: u128,
-    /// `message.model` (`-` when absent).
-    pub model: String,
-    /// Its tokens (cache writes of both lifetimes together).
-    pub tokens: crate::event::TokenCounts,
-    /// Its cost: the record's `costUSD`, else priced from the table.
-    pub cost_usd: Option<f64>,
-    /// Its record's `timestamp` (ms since the epoch).
-    pub millis: Option<i64>,
-    /// The calling subagent's id (`agentId`, or its file's); none for the
-    /// main chain.
-    pub agent_id: Option<String>,
-    /// Made by a subagent.
-    pub sidechain: bool,
-    /// The file and line of its record.
-    pub file: Option<String>,
-    /// Its line.
-    pub line: u64,
-}
-
 /// How a session's main chain ended: its latest reply, API error or
 /// interrupt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -536,10 +487,13 @@ pub struct SessionSummary {
     /// by file ([`files`](SessionSummary::files)' order) and line; empty
     /// unless the fold was asked to keep them
     /// ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)).
-    pub calls: Vec<SessionToolCall>,
-    /// Each API request, in the session's order; empty unless the fold was
-    /// asked to keep the calls ([`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)).
-    pub requests: Vec<SessionRequest>,
+    /// [`to_run`](SessionSummary::to_run) carries them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Each model call (each API request, counted once; the CLI's own
+    /// `<synthetic>` messages are not calls), in the session's order (by
+    /// time); empty unless the fold was asked to keep the calls.
+    /// [`to_run`](SessionSummary::to_run) carries them.
+    pub model_calls: Vec<ModelCall>,
     /// What its records say.
     pub facts: SessionFacts,
 }

@@ -4,7 +4,7 @@
 use super::*;
 use crate::framing::Lines;
 use crate::json::Scanner;
-use crate::run::ModelRole;
+use crate::run::{ModelCall, ModelRole};
 use crate::time::Blocks;
 use read::Message;
 
@@ -355,11 +355,15 @@ fn cost_totals_are_exact_sums_of_their_requests() {
     let file = TranscriptFile::default();
     fold.read_slice(lines.as_bytes(), &file, |e| panic!("{e}"));
     let report = fold.finish(PriceTable::builtin(), &Zone::utc());
-    let all: Vec<&SessionRequest> = report.sessions.iter().flat_map(|s| &s.requests).collect();
+    let all: Vec<&ModelCall> = report
+        .sessions
+        .iter()
+        .flat_map(|s| &s.model_calls)
+        .collect();
     assert_eq!(all.len(), 96);
-    let cost = |r: &&SessionRequest| r.cost_usd.unwrap();
-    let day = |r: &&SessionRequest| {
-        crate::time::Day::of_millis(r.millis.unwrap(), &Zone::utc()).to_string()
+    let cost = |r: &&ModelCall| r.cost_usd.unwrap();
+    let day = |r: &&ModelCall| {
+        crate::time::Day::of_millis(r.started_ms.unwrap(), &Zone::utc()).to_string()
     };
     // Left to right in f64 is not exact here: the old sums differ.
     let left_to_right: f64 = all.iter().map(cost).sum();
@@ -374,19 +378,20 @@ fn cost_totals_are_exact_sums_of_their_requests() {
         for m in &d.models {
             let of = all
                 .iter()
-                .filter(|r| day(r) == d.day.to_string() && r.model == m.model);
+                .filter(|r| day(r) == d.day.to_string() && r.model.as_ref() == Some(&m.model));
             assert_eq!(m.totals.cost_usd, fsum(of.map(cost)));
         }
     }
     let mut inexact = 0;
     for s in &report.sessions {
-        let mine = || s.requests.iter();
+        let mine = || s.model_calls.iter();
         let want = fsum(mine().map(|r| r.cost_usd.unwrap()));
         assert_eq!(s.totals.cost_usd, want, "{}", s.session_id);
         inexact += usize::from(mine().map(|r| r.cost_usd.unwrap()).sum::<f64>() != want);
         for row in &s.by_role {
             let of = mine().filter(|r| {
-                r.model == row.model && r.sidechain == (row.role == ModelRole::Subagent)
+                r.model.as_ref() == Some(&row.model)
+                    && r.sidechain == (row.role == ModelRole::Subagent)
             });
             assert_eq!(row.totals.cost_usd, fsum(of.map(|r| r.cost_usd.unwrap())));
         }
@@ -394,7 +399,7 @@ fn cost_totals_are_exact_sums_of_their_requests() {
             for row in &d.by_role {
                 let of = mine().filter(|r| {
                     Some(day(r)) == d.day.map(|d| d.to_string())
-                        && r.model == row.model
+                        && r.model.as_ref() == Some(&row.model)
                         && r.sidechain == (row.role == ModelRole::Subagent)
                 });
                 assert_eq!(row.totals.cost_usd, fsum(of.map(|r| r.cost_usd.unwrap())));
@@ -402,6 +407,7 @@ fn cost_totals_are_exact_sums_of_their_requests() {
         }
         // The session as a run: its rows added again, exactly.
         let run = s.to_run();
+        assert_eq!(run.model_calls, s.model_calls, "the run carries its calls");
         assert_eq!(run.cost.total_cost_usd, Some(want));
         let subs = fsum(mine().filter(|r| r.sidechain).map(|r| r.cost_usd.unwrap()));
         assert_eq!(run.cost.subagent_cost_usd, subs);
@@ -523,6 +529,106 @@ fn unusual_numbers_keep_one_text() {
         said,
         [
             "input_tokens -1 is not a token count (0 used) (the first of 199 such numbers in the session)"
+        ]
+    );
+}
+
+/// Folds of a session's two files, read apart and merged, make the report
+/// one fold of both makes, each call under its own file: a request's file
+/// is a name of the fold that read it, taken into the merged fold's names
+/// (it was read in the merged fold's names, another file's there).
+#[test]
+fn merged_folds_place_each_call_in_its_own_file() {
+    let main = r#"{"type":"assistant","sessionId":"s1","isSidechain":false,"timestamp":"2026-01-01T10:00:00Z","requestId":"r1","message":{"id":"m1","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"subagent_type":"Explore"}}],"usage":{"input_tokens":1,"output_tokens":2}}}
+"#;
+    let sub = r#"{"type":"user","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T10:00:01Z","message":{"role":"user","content":"look"}}
+{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T10:00:02Z","requestId":"r2","message":{"id":"m2","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"t2","name":"Grep","input":{}}],"usage":{"input_tokens":3,"output_tokens":4}}}
+"#;
+    let files = [
+        (
+            main,
+            TranscriptFile::from_path(std::path::Path::new("p/s1.jsonl")),
+        ),
+        (
+            sub,
+            TranscriptFile::from_path(std::path::Path::new("p/s1/subagents/agent-a1.jsonl")),
+        ),
+    ];
+    let fold = || {
+        let mut f = TranscriptFold::new();
+        f.record_calls(true);
+        f
+    };
+    let finish = |f: TranscriptFold| f.finish(PriceTable::builtin(), &Zone::utc());
+    let mut one = fold();
+    for (text, file) in &files {
+        one.read_slice(text.as_bytes(), file, |e| panic!("{e}"));
+    }
+    let mut apart: Vec<TranscriptFold> = files
+        .iter()
+        .map(|(text, file)| {
+            let mut f = fold();
+            f.read_slice(text.as_bytes(), file, |e| panic!("{e}"));
+            f
+        })
+        .collect();
+    let second = apart.pop().unwrap();
+    let mut merged = apart.pop().unwrap();
+    merged.merge(second);
+    let (one, merged) = (finish(one), finish(merged));
+    assert_eq!(merged, one);
+    let run = merged.sessions[0].to_run();
+    let calls: Vec<_> = run
+        .model_calls
+        .iter()
+        .map(|c| {
+            (
+                c.file.as_deref(),
+                c.message_id.as_deref(),
+                c.request_id.as_deref(),
+                c.agent_id.as_deref(),
+                c.agent.as_deref(),
+                c.sidechain,
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                Some("p/s1.jsonl"),
+                Some("m1"),
+                Some("r1"),
+                None,
+                None,
+                false
+            ),
+            (
+                Some("p/s1/subagents/agent-a1.jsonl"),
+                Some("m2"),
+                Some("r2"),
+                Some("a1"),
+                None,
+                true
+            ),
+        ]
+    );
+    let tools: Vec<_> = run
+        .tool_calls
+        .iter()
+        .map(|c| {
+            (
+                c.tool_use_id.as_str(),
+                c.file.as_deref(),
+                c.agent_id.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("t1", Some("p/s1.jsonl"), None),
+            ("t2", Some("p/s1/subagents/agent-a1.jsonl"), Some("a1"))
         ]
     );
 }
