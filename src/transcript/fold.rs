@@ -49,7 +49,7 @@ use crate::run::{CallReading, CallUsageSource};
 use crate::sniff::FormatChoice;
 use crate::stream::Counts;
 use crate::time::{DayRange, Zone};
-use keys::{CallIds, Requests, request_key};
+use keys::{CallIdSpan, CallIds, Requests, request_key};
 use names::{Names, Recent};
 use numbers::Unusual;
 pub(crate) use read::usage;
@@ -413,10 +413,12 @@ pub struct TranscriptFold {
     /// [`finish`](TranscriptFold::finish) lists each call
     /// ([`SessionSummary::tool_calls`], [`SessionSummary::model_calls`]).
     keep_calls: bool,
-    /// A request's `message.id` and `requestId` as names (`NONE` when
-    /// absent), by its key, when the calls are kept: what a model call
-    /// says it is. Apart from [`Request`], which `stats` moves and sorts.
+    /// Where a request's `message.id` and `requestId` are in
+    /// `call_id_text`, by its key, when the calls are kept: what a model
+    /// call says it is. Apart from [`Request`], which `stats` moves and
+    /// sorts, and as written, not interned (each request's are its own).
     call_ids: CallIds,
+    call_id_text: String,
 }
 
 /// Where a record is: its file's name id (`NONE` without one) and line.
@@ -832,10 +834,21 @@ impl TranscriptFold {
         if self.call_ids.contains_key(&key) {
             return;
         }
-        let (strings, buf) = (&mut self.strings, &mut self.buf);
-        let request = request.map_or(NONE, |r| strings.id_raw(r, buf));
-        let ids = (strings.id_raw(id, buf), request);
-        self.call_ids.insert(key, ids);
+        fn push(text: &mut String, s: RawStr<'_>) -> u32 {
+            let at = text.len();
+            match s.as_str() {
+                Some(t) => text.push_str(t),
+                None => {
+                    s.unescape_into(text);
+                }
+            }
+            (text.len() - at) as u32
+        }
+        let text = &mut self.call_id_text;
+        let start = text.len();
+        let id = push(text, id);
+        let request = request.map(|r| push(text, r));
+        self.call_ids.insert(key, CallIdSpan { start, id, request });
     }
 
     fn count_request(&mut self, key: u128, req: Request) {
@@ -939,8 +952,10 @@ impl TranscriptFold {
             r.at.file = t(r.at.file);
             r
         };
-        for (k, (id, request)) in other.call_ids {
-            self.call_ids.entry(k).or_insert((t(id), t(request)));
+        let offset = self.call_id_text.len();
+        self.call_id_text.push_str(&other.call_id_text);
+        for (k, span) in other.call_ids {
+            self.call_ids.entry(k).or_insert(span.moved(offset));
         }
         for (k, r) in other.requests {
             self.count_request(k, remap(r));

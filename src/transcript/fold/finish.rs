@@ -49,6 +49,7 @@ impl TranscriptFold {
             tool_ids,
             keep_calls,
             call_ids,
+            call_id_text,
             ..
         } = self;
         // Records without a `sessionId` (file-history-snapshot, summary)
@@ -184,10 +185,12 @@ impl TranscriptFold {
             // the run's counts leave them out).
             if keep_calls && model != SYNTHETIC {
                 // A request without a message id is one of its own.
-                let (id, request) = call_ids.get(&r.key).copied().unwrap_or((NONE, NONE));
+                let (id, request) = call_ids
+                    .get(&r.key)
+                    .map_or((None, None), |c| c.ids(&call_id_text));
                 s.model_calls.push(ModelCall {
-                    message_id: name(id),
-                    request_id: name(request),
+                    message_id: id.map(str::to_owned),
+                    request_id: request.map(str::to_owned),
                     agent: name(spawned_by(r.session, r.agent)),
                     agent_id: name(r.agent),
                     sidechain: r.sidechain,

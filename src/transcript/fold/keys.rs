@@ -29,8 +29,35 @@ impl Hasher for KeyHasher {
 
 pub(super) type Requests = HashMap<u128, Request, std::hash::BuildHasherDefault<KeyHasher>>;
 
-/// A request's `message.id` and `requestId` as names, by its key.
-pub(super) type CallIds = HashMap<u128, (u32, u32), std::hash::BuildHasherDefault<KeyHasher>>;
+/// Where a request's `message.id` and `requestId` are in the fold's text
+/// of call ids (one after the other, as written), by its key.
+pub(super) type CallIds = HashMap<u128, CallIdSpan, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// A request's ids in the text of call ids: from `start`, the message id
+/// (`id` bytes), then the request id (`request` bytes, `None` without one).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CallIdSpan {
+    pub(super) start: usize,
+    pub(super) id: u32,
+    pub(super) request: Option<u32>,
+}
+
+impl CallIdSpan {
+    /// The message id and request id, in `text`.
+    pub(super) fn ids(self, text: &str) -> (Option<&str>, Option<&str>) {
+        let mid = self.start + self.id as usize;
+        let request = self.request.and_then(|n| text.get(mid..mid + n as usize));
+        (text.get(self.start..mid), request)
+    }
+
+    /// The same span `offset` bytes on (its text appended to another's).
+    pub(super) fn moved(self, offset: usize) -> CallIdSpan {
+        CallIdSpan {
+            start: self.start + offset,
+            ..self
+        }
+    }
+}
 
 /// A 128-bit key for (message id, request id), or for a tool call's id
 /// (`request` `None`): two 64-bit lanes of multiply-fold mixing over the

@@ -536,13 +536,14 @@ fn unusual_numbers_keep_one_text() {
 /// Folds of a session's two files, read apart and merged, make the report
 /// one fold of both makes, each call under its own file: a request's file
 /// is a name of the fold that read it, taken into the merged fold's names
-/// (it was read in the merged fold's names, another file's there).
+/// (it was read in the merged fold's names, another file's there); its
+/// ids are its own, unescaped.
 #[test]
 fn merged_folds_place_each_call_in_its_own_file() {
     let main = r#"{"type":"assistant","sessionId":"s1","isSidechain":false,"timestamp":"2026-01-01T10:00:00Z","requestId":"r1","message":{"id":"m1","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"subagent_type":"Explore"}}],"usage":{"input_tokens":1,"output_tokens":2}}}
 "#;
     let sub = r#"{"type":"user","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T10:00:01Z","message":{"role":"user","content":"look"}}
-{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T10:00:02Z","requestId":"r2","message":{"id":"m2","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"t2","name":"Grep","input":{}}],"usage":{"input_tokens":3,"output_tokens":4}}}
+{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T10:00:02Z","requestId":"r\u0032","message":{"id":"m2","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"t2","name":"Grep","input":{}}],"usage":{"input_tokens":3,"output_tokens":4}}}
 "#;
     let files = [
         (
