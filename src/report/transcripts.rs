@@ -38,7 +38,10 @@ pub struct Transcripts {
 }
 
 impl Transcripts {
-    /// List each session's tool calls when finishing (for `export`).
+    /// List each session's model and tool calls when finishing (for
+    /// `export`, `otel`, `report --html`: [`TranscriptFold::record_calls`](crate::transcript::TranscriptFold::record_calls)).
+    /// A model call's `message_id` and `request_id` are kept by the pieces
+    /// whose folds keep calls as they read ([`TranscriptPiece::fold`]).
     pub fn record_calls(&mut self) {
         self.fold.record_calls(true);
     }
