@@ -610,7 +610,7 @@ impl TranscriptFold {
                         req,
                     );
                 }
-                for block in msg.content.iter().flat_map(|c| c.elements()) {
+                for (n, block) in msg.content.iter().flat_map(|c| c.elements()).enumerate() {
                     let role = BlockRole::of(block);
                     if role == BlockRole::Result {
                         // A server tool's result, in the assistant's own
@@ -631,7 +631,7 @@ impl TranscriptFold {
                         agent,
                         sidechain,
                     };
-                    self.tool_call(call, by, ms, place);
+                    self.tool_call(call, by, ms, (place, n as u32));
                 }
             }
             EventKind::User => {

@@ -123,21 +123,24 @@ impl TranscriptFold {
             }
             if keep_calls {
                 let (start, len) = call.id;
-                s.tool_calls.push(ToolCall {
-                    tool_use_id: tool_ids[start..start + len as usize].to_owned(),
-                    name: tool.to_owned(),
-                    agent: name(spawned_by(session, call.agent)),
-                    agent_id: name(call.agent),
-                    sidechain: call.sidechain,
-                    file: name(call.at.file),
-                    line: call.at.line,
-                    result_line: result.map(|r| r.at.line),
-                    started_ms: call.millis,
-                    duration_ms,
-                    answered: result.is_some(),
-                    error,
-                    rejected,
-                });
+                s.tool_calls.push((
+                    call.block,
+                    ToolCall {
+                        tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                        name: tool.to_owned(),
+                        agent: name(spawned_by(session, call.agent)),
+                        agent_id: name(call.agent),
+                        sidechain: call.sidechain,
+                        file: name(call.at.file),
+                        line: call.at.line,
+                        result_line: result.map(|r| r.at.line),
+                        started_ms: call.millis,
+                        duration_ms,
+                        answered: result.is_some(),
+                        error,
+                        rejected,
+                    },
+                ));
             }
             count(s.tools.entry(tool).or_default());
             if call.agent != NONE {
@@ -380,11 +383,14 @@ impl TranscriptFold {
                 .collect();
             // The session's own file first.
             files.sort_by_key(|(_, main)| !main);
-            // Calls by file (as listed), then line.
-            calls.sort_by_cached_key(|c| {
+            // Calls by file (as listed), then line, then their place in
+            // the record, as written (then by id: records of inputs
+            // without a name may share a line).
+            calls.sort_by_cached_key(|(block, c)| {
                 let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
-                (file, c.line, c.tool_use_id.clone())
+                (file, c.line, *block, c.tool_use_id.clone())
             });
+            let calls: Vec<ToolCall> = calls.into_iter().map(|(_, c)| c).collect();
             // What the call that spawned a subagent and its result say,
             // when the parent's records hold them.
             let launched = |key: Option<u128>, spawned_by: Option<String>| {
@@ -552,7 +558,8 @@ struct PerSession<'a> {
     launches: Vec<(u128, usize, u32)>,
     day_tools: BTreeMap<(Option<Day>, &'a str), ToolTally>,
     block_tools: BTreeMap<(Option<BlockStart>, &'a str), ToolTally>,
-    tool_calls: Vec<ToolCall>,
+    /// Each kept call, with its block's place in its record.
+    tool_calls: Vec<(u32, ToolCall)>,
     model_calls: Vec<ModelCall>,
     /// Each subagent's first dated request (ms).
     agent_first: BTreeMap<u32, i64>,

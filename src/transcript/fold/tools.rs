@@ -46,6 +46,9 @@ pub(super) struct ToolUse {
     pub(super) id: (usize, u32),
     /// The record holding the block.
     pub(super) at: At,
+    /// The block's place in its record's content: a record's calls are
+    /// listed in the order written, as a stream's are.
+    pub(super) block: u32,
     /// Made by a sidechain (`isSidechain`, a subagent's file).
     pub(super) sidechain: bool,
 }
@@ -74,13 +77,14 @@ pub(super) struct Caller {
 }
 
 impl TranscriptFold {
-    /// A call block of an assistant record at `place`, made by `by`.
+    /// A call block of an assistant record at `place` (the record, and
+    /// the block's place in its content), made by `by`.
     pub(super) fn tool_call(
         &mut self,
         call: CallBlock<'_>,
         by: Caller,
         ms: Option<i64>,
-        place: At,
+        (place, block): (At, u32),
     ) {
         let (Some(id), Some(name)) = (call.id.as_raw_str(), call.name.as_raw_str()) else {
             return;
@@ -108,6 +112,7 @@ impl TranscriptFold {
             description,
             id: (0, 0),
             at: place,
+            block,
             sidechain: by.sidechain,
         };
         self.tool_use(key, call, |ids| {
