@@ -6,11 +6,75 @@ use super::*;
 
 impl RunState {
     /// Turn the state into a summary.
+    /// Turn the state into a summary, concern by concern: the usage
+    /// figures and the models' roles, the cost, the tools, the subagent
+    /// tree, the verdict and its warnings.
     pub(crate) fn finish(mut self) -> RunSummary {
-        let names = &self.names;
-        let partial = self.partial.summary(names);
+        let partial = self.partial.summary(&self.names);
         let mut warnings = std::mem::take(&mut self.warnings);
+        let (mut usage, by_model, node_usage) = self.usage_figures();
+        let cost = self.cost_check(&mut usage, by_model, &mut warnings);
+        let (tools, tool_calls_by_agent) = self.tool_tallies();
+        let (subagents, subagent_check) =
+            self.subagent_tree(node_usage, &tool_calls_by_agent, &mut warnings);
+        let (stream_verdict, verdict_source) = self.verdict(partial.as_ref(), &mut warnings);
+        let names = &self.names;
 
+        let mut api_retries = std::mem::take(&mut self.retries);
+        api_retries.statuses.sort_unstable();
+        api_retries.last_error = self.retry_error.map(|e| names.resolve(e).to_string());
+
+        let (model_calls, tool_calls) = if self.keep_calls {
+            self.call_lists()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+
+        RunSummary {
+            session_id: self.session.take(),
+            verdict: stream_verdict,
+            stream_verdict,
+            verdict_source,
+            exit_code: None,
+            events: self.events,
+            first_line: self.first_line,
+            last_line: self.last_line,
+            inits: self.inits,
+            model: self.model.take(),
+            claude_code_version: self.version.take(),
+            started_at: self.started_at.take(),
+            ended_at: (!self.ended_at.is_empty()).then(|| std::mem::take(&mut self.ended_at)),
+            wall_ms: self.first_ms.zip(self.last_ms).map(|(a, b)| b - a),
+            duration_ms_sum: self.duration_ms_sum,
+            results: u64::from(self.results),
+            last_result: self.last_result.take(),
+            usage,
+            cost,
+            tools,
+            tool_results_without_use: self.early_results.len() as u64,
+            subagents,
+            subagent_check,
+            api_retries,
+            api_errors: std::mem::take(&mut self.api_errors),
+            permission_denials: std::mem::take(&mut self.denials),
+            hooks: std::mem::take(&mut self.hooks),
+            notifications: std::mem::take(&mut self.notifications),
+            compactions: self.compactions,
+            partial,
+            usage_checks: std::mem::take(&mut self.usage_checks),
+            bad_lines: self.bad_lines,
+            truncated: self.truncated,
+            warnings,
+            model_calls,
+            tool_calls,
+        }
+    }
+
+    /// The last result's `modelUsage` entries, each with its role (main,
+    /// subagent, auxiliary) from the models the run's events answer under
+    /// (see [`accounting`]).
+    fn models_with_roles(&mut self) -> Vec<ModelUsageSummary> {
+        let names = &self.names;
         // The roles of the models (see `accounting`).
         let resolve = |m: &SymMap<()>| -> Vec<&str> {
             let mut v: Vec<&str> = m.keys().map(|s| names.resolve(*s)).collect();
@@ -29,6 +93,15 @@ impl RunState {
                 subagents: &sub_models,
             },
         );
+        by_model
+    }
+
+    /// The usage figures of the main agent and of each subagent node (see
+    /// [`accounting`]), with the models' roles: the summary's usage, the
+    /// models (their sums and costs not yet set) and each node's figure.
+    fn usage_figures(&mut self) -> (UsageSummary, Vec<ModelUsageSummary>, Vec<AgentUsage>) {
+        let by_model = self.models_with_roles();
+        let names = &self.names;
 
         // Per-call sums of the main agent and of each node.
         let mut main_calls = AgentUsage::default();
@@ -102,13 +175,25 @@ impl RunState {
         let subagents = accounting::subagents_figure(&mut node_usage, &inputs, &by_model);
         drop(inputs);
 
-        let mut usage = UsageSummary {
+        let usage = UsageSummary {
             synthetic_messages: self.synthetic,
             main,
             subagents,
             ..UsageSummary::default()
         };
 
+        (usage, by_model, node_usage)
+    }
+
+    /// The cost by role from `modelUsage` (each model's calls summed into
+    /// it), checked against the last result's `total_cost_usd`.
+    fn cost_check(
+        &self,
+        usage: &mut UsageSummary,
+        mut by_model: Vec<ModelUsageSummary>,
+        warnings: &mut Vec<Warning>,
+    ) -> CostCheck {
+        let names = &self.names;
         // modelUsage: per-model sums and the cost by role.
         let mut cost = CostCheck {
             total_cost_usd: self.last_result.as_ref().and_then(|r| r.total_cost_usd),
@@ -185,6 +270,13 @@ impl RunState {
             });
         }
 
+        cost
+    }
+
+    /// Each tool's tally, by name, and the tool calls of each subagent
+    /// (by its call's id).
+    fn tool_tallies(&self) -> (Vec<ToolTally>, SymMap<u64>) {
+        let names = &self.names;
         // Tools.
         let mut tools: Vec<ToolTally> = Vec::new();
         // A tool's tally by its name's symbol: a search of the tallies per
@@ -203,6 +295,18 @@ impl RunState {
         }
         tools.sort_by(|a, b| a.name.cmp(&b.name));
 
+        (tools, tool_calls_by_agent)
+    }
+
+    /// The subagent tree (each node with its usage figure), and what the
+    /// stream shows of it against the last result's `subagent_stats`.
+    fn subagent_tree(
+        &self,
+        node_usage: Vec<AgentUsage>,
+        tool_calls_by_agent: &SymMap<u64>,
+        warnings: &mut Vec<Warning>,
+    ) -> (Vec<SubagentNode>, Option<SubagentCheck>) {
+        let names = &self.names;
         // Subagent tree.
         let mut flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)> =
             Vec::with_capacity(self.nodes.len());
@@ -290,6 +394,16 @@ impl RunState {
             },
         );
 
+        (subagents, subagent_check)
+    }
+
+    /// The stream's verdict, where it comes from, and the warnings the last
+    /// result and the partial messages give.
+    fn verdict(
+        &self,
+        partial: Option<&PartialSummary>,
+        warnings: &mut Vec<Warning>,
+    ) -> (Verdict, VerdictSource) {
         // Verdict and its warnings.
         let (stream_verdict, verdict_source) = match &self.last_result {
             None => (Verdict::NoResult, VerdictSource::StreamEnd),
@@ -343,54 +457,7 @@ impl RunState {
             }
         }
 
-        let mut api_retries = std::mem::take(&mut self.retries);
-        api_retries.statuses.sort_unstable();
-        api_retries.last_error = self.retry_error.map(|e| names.resolve(e).to_string());
-
-        let (model_calls, tool_calls) = if self.keep_calls {
-            self.call_lists()
-        } else {
-            (Vec::new(), Vec::new())
-        };
-
-        RunSummary {
-            session_id: self.session.take(),
-            verdict: stream_verdict,
-            stream_verdict,
-            verdict_source,
-            exit_code: None,
-            events: self.events,
-            first_line: self.first_line,
-            last_line: self.last_line,
-            inits: self.inits,
-            model: self.model.take(),
-            claude_code_version: self.version.take(),
-            started_at: self.started_at.take(),
-            ended_at: (!self.ended_at.is_empty()).then(|| std::mem::take(&mut self.ended_at)),
-            wall_ms: self.first_ms.zip(self.last_ms).map(|(a, b)| b - a),
-            duration_ms_sum: self.duration_ms_sum,
-            results: u64::from(self.results),
-            last_result: self.last_result.take(),
-            usage,
-            cost,
-            tools,
-            tool_results_without_use: self.early_results.len() as u64,
-            subagents,
-            subagent_check,
-            api_retries,
-            api_errors: std::mem::take(&mut self.api_errors),
-            permission_denials: std::mem::take(&mut self.denials),
-            hooks: std::mem::take(&mut self.hooks),
-            notifications: std::mem::take(&mut self.notifications),
-            compactions: self.compactions,
-            partial,
-            usage_checks: std::mem::take(&mut self.usage_checks),
-            bad_lines: self.bad_lines,
-            truncated: self.truncated,
-            warnings,
-            model_calls,
-            tool_calls,
-        }
+        (stream_verdict, verdict_source)
     }
 
     /// Every model call and every tool call, in order of first appearance.

@@ -2,8 +2,11 @@
 //! role, agent and billing block, in one order whatever the order the files
 //! were read in.
 
+use super::keys::CallIds;
 use super::keys::request_key;
+use super::names::Names;
 use super::summary::*;
+use super::tools::{AgentEnd, Calls, ToolResult, ToolUse};
 use super::{At, End, Facts, NONE, Request, TranscriptFold};
 use crate::pricing::PriceTable;
 use crate::run::{ModelCall, ModelRole, ToolCall, ToolTally};
@@ -62,27 +65,13 @@ impl TranscriptFold {
                 facts[to as usize].absorb(of, 0, &|x| x);
             }
         }
-        let mut all: Vec<Request> = requests
-            .into_values()
-            .chain(loose)
-            .map(|mut r| {
-                r.session = alias[r.session as usize].unwrap_or(r.session);
-                r
-            })
-            // Without bounds no day is needed here.
-            .filter(|r| {
-                range.is_all() || range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
-            })
-            .collect();
-        // Sessions in name order, as ranks: the sort compares numbers.
-        let mut order: Vec<u32> = (0..sessions.len() as u32).collect();
-        order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
-        let mut rank = vec![0u32; order.len()];
-        for (r, &i) in order.iter().enumerate() {
-            rank[i as usize] = r as u32;
-        }
-        all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
-        let name = |i: u32| strings.get(i).map(str::to_owned);
+        // Without bounds no day is needed to keep a request.
+        let all = requests_in_order(
+            requests.into_values().chain(loose),
+            &alias,
+            &sessions,
+            |ms| range.is_all() || range.contains(ms.map(|ms| Day::of_millis(ms, zone))),
+        );
         // The call that spawned each session's subagents, when their
         // parent's records say (`NONE` otherwise, and for the main chain).
         let spawners: Vec<HashMap<u32, u32>> = if keep_calls {
@@ -93,23 +82,169 @@ impl TranscriptFold {
         } else {
             Vec::new()
         };
-        let spawned_by = |session: u32, agent: u32| {
-            spawners
-                .get(session as usize)
-                .and_then(|m| m.get(&agent))
-                .copied()
-                .unwrap_or(NONE)
+        let end = Ending {
+            strings: &strings,
+            zone,
+            range,
+            blocks,
+            alias: &alias,
+            keep_calls,
+            spawners,
+            tool_calls: &tool_calls,
+            results: &results,
+            agent_ends: &agent_ends,
+            tool_ids: &tool_ids,
         };
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.len()];
-        for (key, call) in &tool_calls {
+        end.count_tools(&mut by_session);
+        let ids = (&call_ids, call_id_text.as_str());
+        let sums = end.sum_requests(&all, prices, ids, &mut by_session);
+        let mut out_sessions = Vec::with_capacity(sessions.len());
+        for (((id, f), per), alias) in sessions.iter().zip(facts).zip(by_session).zip(&alias) {
+            if alias.is_none()
+                && let Some(s) = end.session(id, f, per)
+            {
+                out_sessions.push(s);
+            }
+        }
+        out_sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        sums.into_report(out_sessions, prices)
+    }
+}
+
+/// What the fold's end reads, step by step: its names, the days and
+/// blocks asked for, where each session went ([`path_aliases`]), and the
+/// tool calls, their results and the subagents' ends.
+struct Ending<'a> {
+    strings: &'a Names,
+    zone: &'a Zone,
+    range: &'a DayRange,
+    blocks: Option<&'a Blocks>,
+    alias: &'a [Option<u32>],
+    keep_calls: bool,
+    /// The call that spawned each session's subagents (empty unless the
+    /// calls are kept).
+    spawners: Vec<HashMap<u32, u32>>,
+    tool_calls: &'a Calls<ToolUse>,
+    results: &'a Calls<ToolResult>,
+    agent_ends: &'a Calls<AgentEnd>,
+    tool_ids: &'a str,
+}
+
+/// The figures summed over every session: per day (and model), those on
+/// no day, everything, and the requests of each model with no price.
+#[derive(Default)]
+struct Sums<'a> {
+    by_day: BTreeMap<Day, (Totals, BTreeMap<&'a str, Totals>)>,
+    undated: Totals,
+    total: Totals,
+    unpriced: BTreeMap<String, u64>,
+}
+
+impl<'a> Sums<'a> {
+    /// The report of `sessions` with these sums, priced by `prices`, its
+    /// costs read from their exact sums.
+    fn into_report(self, sessions: Vec<SessionSummary>, prices: &PriceTable) -> Report {
+        let Sums {
+            by_day,
+            undated,
+            total,
+            unpriced,
+        } = self;
+        let mut report = Report {
+            sessions,
+            days: by_day
+                .into_iter()
+                .map(|(day, (totals, m))| DaySummary {
+                    day,
+                    totals,
+                    models: models(m),
+                })
+                .collect(),
+            undated,
+            total,
+            unpriced_models: unpriced.into_keys().collect(),
+            prices_taken: prices.taken().to_owned(),
+            prices_source: prices.source().to_owned(),
+        };
+        report.settle();
+        report
+    }
+
+    /// The costs of the totals made of whole (day, model, role) rows: a
+    /// session's models and roles, its undated part, each day's, and the
+    /// whole, which take their rows' exact sums rather than a request's.
+    fn add_whole_rows(&mut self, by_session: &mut [PerSession<'a>]) {
+        // The costs of the totals made of whole (day, model, role) rows.
+        for s in by_session.iter_mut() {
+            for ((day, model, role), row) in &s.days {
+                if let Some(t) = s.models.get_mut(model) {
+                    t.add_costs(row);
+                }
+                if let Some(t) = s.roles.get_mut(&(*model, *role)) {
+                    t.add_costs(row);
+                }
+                match day {
+                    Some(day) => {
+                        if let Some(d) = self.by_day.get_mut(day) {
+                            d.0.add_costs(row);
+                            if let Some(t) = d.1.get_mut(model) {
+                                t.add_costs(row);
+                            }
+                        }
+                    }
+                    None => {
+                        s.undated.add_costs(row);
+                        self.undated.add_costs(row);
+                    }
+                }
+                self.total.add_costs(row);
+            }
+        }
+    }
+}
+
+/// Rows per model, by name.
+fn models(m: BTreeMap<&str, Totals>) -> Vec<ModelTotals> {
+    m.into_iter()
+        .map(|(model, totals)| ModelTotals {
+            model: model.to_owned(),
+            totals,
+        })
+        .collect()
+}
+
+impl<'a> Ending<'a> {
+    /// Name `i` as an owned string.
+    fn name(&self, i: u32) -> Option<String> {
+        self.strings.get(i).map(str::to_owned)
+    }
+
+    /// The call that spawned `agent` of `session` (`NONE`: unknown, or
+    /// the main chain).
+    fn spawned_by(&self, session: u32, agent: u32) -> u32 {
+        self.spawners
+            .get(session as usize)
+            .and_then(|m| m.get(&agent))
+            .copied()
+            .unwrap_or(NONE)
+    }
+
+    /// Each tool call (on a day kept) counted in its session's tallies,
+    /// by tool, day, block and agent, and kept when the calls are; and
+    /// the results that answer no call.
+    fn count_tools(&self, by_session: &mut [PerSession<'a>]) {
+        let (strings, zone, range, blocks) = (self.strings, self.zone, self.range, self.blocks);
+        let name = |i: u32| self.name(i);
+        for (key, call) in self.tool_calls {
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             if !range.contains(day) {
                 continue;
             }
             let block = blocks.and_then(|b| b.block_of(call.millis?));
-            let session = alias[call.session as usize].unwrap_or(call.session);
+            let session = self.alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
-            let result = results.get(key);
+            let result = self.results.get(key);
             let error = result.is_some_and(|r| r.error);
             let rejected = result.is_some_and(|r| r.rejected);
             let duration_ms = match (call.millis, result.and_then(|r| r.millis)) {
@@ -121,14 +256,14 @@ impl TranscriptFold {
             if call.subagent {
                 s.launches.push((*key, call.id.0, call.id.1));
             }
-            if keep_calls {
+            if self.keep_calls {
                 let (start, len) = call.id;
                 s.tool_calls.push((
                     call.block,
                     ToolCall {
-                        tool_use_id: tool_ids[start..start + len as usize].to_owned(),
+                        tool_use_id: self.tool_ids[start..start + len as usize].to_owned(),
                         name: tool.to_owned(),
-                        agent: name(spawned_by(session, call.agent)),
+                        agent: name(self.spawned_by(session, call.agent)),
                         agent_id: name(call.agent),
                         sidechain: call.sidechain,
                         file: name(call.at.file),
@@ -153,22 +288,34 @@ impl TranscriptFold {
         }
         // Results that answer no call (on a day kept), in their record's
         // session.
-        for (key, r) in &results {
-            if tool_calls.contains_key(key)
+        for (key, r) in self.results {
+            if self.tool_calls.contains_key(key)
                 || !range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
             {
                 continue;
             }
-            let session = alias[r.session as usize].unwrap_or(r.session);
+            let session = self.alias[r.session as usize].unwrap_or(r.session);
             by_session[session as usize].results_without_use += 1;
         }
-        let mut by_day: BTreeMap<Day, (Totals, BTreeMap<&str, Totals>)> = BTreeMap::new();
-        let mut undated = Totals::default();
-        let mut total = Totals::default();
-        let mut unpriced: BTreeMap<String, u64> = BTreeMap::new();
+    }
+
+    /// Each request (in the session's order) priced and summed into its
+    /// session's rows (by model, role, day, block and agent), its day's
+    /// and the whole; kept as a model call when the calls are (`ids`:
+    /// where its ids are written).
+    fn sum_requests(
+        &self,
+        all: &[Request],
+        prices: &PriceTable,
+        ids: (&CallIds, &str),
+        by_session: &mut [PerSession<'a>],
+    ) -> Sums<'a> {
+        let (strings, zone, blocks) = (self.strings, self.zone, self.blocks);
+        let name = |i: u32| self.name(i);
+        let mut sums = Sums::default();
         // Each model's prices looked up once (the lookup normalizes its name).
         let mut model_prices: HashMap<u32, Option<&crate::pricing::ModelPrices>> = HashMap::new();
-        for r in &all {
+        for r in all {
             let model = strings.get(r.model).unwrap_or("-");
             let (cost, priced) = match r.cost_usd {
                 Some(c) => (Some(c), true),
@@ -181,39 +328,13 @@ impl TranscriptFold {
                 }
             };
             if !priced {
-                *unpriced.entry(model.to_owned()).or_default() += 1;
+                *sums.unpriced.entry(model.to_owned()).or_default() += 1;
             }
             let s = &mut by_session[r.session as usize];
             // The CLI's own messages (`<synthetic>`) are not model calls (as
             // the run's counts leave them out).
-            if keep_calls && model != SYNTHETIC {
-                // A request without a message id is one of its own.
-                let (id, request) = call_ids
-                    .get(&r.key)
-                    .map_or((None, None), |c| c.ids(&call_id_text));
-                s.model_calls.push(ModelCall {
-                    message_id: id.map(str::to_owned),
-                    request_id: request.map(str::to_owned),
-                    agent: name(spawned_by(r.session, r.agent)),
-                    agent_id: name(r.agent),
-                    sidechain: r.sidechain,
-                    model: Some(model.to_owned()),
-                    usage: crate::event::TokenCounts {
-                        input_tokens: r.usage.input,
-                        output_tokens: r.usage.output,
-                        cache_read_input_tokens: r.usage.cache_read,
-                        cache_creation_input_tokens: r.usage.cache_write(),
-                    },
-                    final_usage: r.source.is_final(),
-                    source: r.source,
-                    cost_usd: cost,
-                    file: name(r.at.file),
-                    line: r.at.line,
-                    first_line: r.at.line,
-                    last_line: r.at.line,
-                    started_ms: r.millis,
-                    ended_ms: r.millis,
-                });
+            if self.keep_calls && model != SYNTHETIC {
+                s.model_calls.push(self.model_call(r, model, cost, ids));
             }
             let mut saturated = false;
             // The costs are summed into the session's total (whose running
@@ -248,16 +369,16 @@ impl TranscriptFold {
             }
             match day {
                 Some(day) => {
-                    let d = by_day.entry(day).or_default();
+                    let d = sums.by_day.entry(day).or_default();
                     add(&mut d.0, false);
                     add(d.1.entry(model).or_default(), false);
                 }
                 None => {
-                    add(&mut undated, false);
+                    add(&mut sums.undated, false);
                     add(&mut s.undated, false);
                 }
             }
-            add(&mut total, false);
+            add(&mut sums.total, false);
             // The first request whose tokens saturated a sum, or whose cost
             // no f64 holds (a price of 1e308), in the session's order.
             let at = |a: At| (name(a.file).unwrap_or_default(), a.line);
@@ -270,250 +391,310 @@ impl TranscriptFold {
                 s.cost_beyond_f64_at = Some(at(r.at));
             }
         }
-        // The costs of the totals made of whole (day, model, role) rows.
-        for s in &mut by_session {
-            for ((day, model, role), row) in &s.days {
-                if let Some(t) = s.models.get_mut(model) {
-                    t.add_costs(row);
-                }
-                if let Some(t) = s.roles.get_mut(&(*model, *role)) {
-                    t.add_costs(row);
-                }
-                match day {
-                    Some(day) => {
-                        if let Some(d) = by_day.get_mut(day) {
-                            d.0.add_costs(row);
-                            if let Some(t) = d.1.get_mut(model) {
-                                t.add_costs(row);
-                            }
-                        }
-                    }
-                    None => {
-                        s.undated.add_costs(row);
-                        undated.add_costs(row);
-                    }
-                }
-                total.add_costs(row);
-            }
-        }
-        let models = |m: BTreeMap<&str, Totals>| {
-            m.into_iter()
-                .map(|(model, totals)| ModelTotals {
-                    model: model.to_owned(),
-                    totals,
-                })
-                .collect::<Vec<_>>()
-        };
-        let mut out_sessions = Vec::with_capacity(sessions.len());
-        for (((id, f), per), alias) in sessions.iter().zip(facts).zip(by_session).zip(&alias) {
-            if alias.is_some() {
-                continue;
-            }
-            let PerSession {
-                totals,
-                undated,
-                models: per_model,
-                agents: per_agent,
-                roles,
-                days,
-                blocks: per_block,
-                tools,
-                day_tools,
-                block_tools,
-                agent_tools,
-                results_without_use,
-                launches,
-                tool_calls: mut calls,
-                model_calls,
-                agent_first,
-                saturated_at,
-                cost_beyond_f64_at,
-            } = per;
-            let tool = |(name, tally): (&str, ToolTally)| ToolTally {
-                name: name.to_owned(),
-                ..tally
-            };
-            let row = |((model, role), totals): ((&str, ModelRole), Totals)| ModelRoleTotals {
-                model: model.to_owned(),
-                role,
-                totals,
-            };
-            // Retries on the days kept, per day (and block).
-            let day_of = |ms: Option<i64>| ms.map(|ms| Day::of_millis(ms, zone));
-            let mut day_retries: BTreeMap<Option<Day>, u64> = BTreeMap::new();
-            let mut block_retries: BTreeMap<Option<BlockStart>, u64> = BTreeMap::new();
-            for r in &f.system.retries {
-                let day = day_of(r.millis);
-                if !range.contains(day) {
-                    continue;
-                }
-                *day_retries.entry(day).or_default() += 1;
-                if let Some(b) = blocks {
-                    *block_retries
-                        .entry(r.millis.and_then(|ms| b.block_of(ms)))
-                        .or_default() += 1;
-                }
-            }
-            let by_day: Vec<SessionDay> = periods(days, day_tools, day_retries)
-                .into_iter()
-                .map(|(day, by_role, tools, api_retries)| SessionDay {
-                    day,
-                    by_role,
-                    tools,
-                    api_retries,
-                })
-                .collect();
-            let by_block: Vec<SessionBlock> = periods(per_block, block_tools, block_retries)
-                .into_iter()
-                .map(|(block, by_role, tools, api_retries)| SessionBlock {
-                    block,
-                    by_role,
-                    tools,
-                    api_retries,
-                })
-                .collect();
-            if by_day.is_empty() && !range.is_all() {
-                // No request and no tool call on a day kept.
-                continue;
-            }
-            let mut files: Vec<(String, bool)> = f
-                .files
-                .iter()
-                .filter_map(|&(i, main)| Some((name(i)?, main)))
-                .collect();
-            // The session's own file first.
-            files.sort_by_key(|(_, main)| !main);
-            // Calls by file (as listed), then line, then their place in
-            // the record, as written (then by id: records of inputs
-            // without a name may share a line).
-            calls.sort_by_cached_key(|(block, c)| {
-                let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
-                (file, c.line, *block, c.tool_use_id.clone())
-            });
-            let calls: Vec<ToolCall> = calls.into_iter().map(|(_, c)| c).collect();
-            // What the call that spawned a subagent and its result say,
-            // when the parent's records hold them.
-            let launched = |key: Option<u128>, spawned_by: Option<String>| {
-                let call = key.and_then(|k| tool_calls.get(&k));
-                let end = key.and_then(|k| agent_ends.get(&k));
-                AgentSummary {
-                    spawned_by,
-                    tool_name: call.and_then(|c| name(c.name)),
-                    subagent_type: call.and_then(|c| name(c.subagent_type)),
-                    description: call.and_then(|c| name(c.description)),
-                    status: end.and_then(|e| name(e.status)),
-                    report: end.and_then(|e| name(e.report)),
-                    result_error: key.and_then(|k| results.get(&k)).is_some_and(|r| r.error),
-                    reported_usage: end.and_then(|e| e.usage),
-                    first_request_ms: call.and_then(|c| c.millis),
-                    ..AgentSummary::default()
-                }
-            };
-            let mut agents: Vec<AgentSummary> = f
-                .agents
-                .iter()
-                .map(|a| {
-                    let key = strings
-                        .get(a.spawned_by)
-                        .map(|id| request_key(id.as_bytes(), None));
-                    AgentSummary {
-                        agent_id: name(a.agent),
-                        records: a.records,
-                        tool_calls: agent_tools.get(&a.agent).copied().unwrap_or(0),
-                        totals: per_agent.get(&a.agent).cloned().unwrap_or_default(),
-                        first_request_ms: agent_first.get(&a.agent).copied(),
-                        ..launched(key, name(a.spawned_by))
-                    }
-                })
-                .collect();
-            // Subagents known only by their call, as a stream lists one
-            // per Agent/Task call (those no other subagent's `spawned_by`
-            // names): they count on their call's day.
-            for &(key, start, len) in &launches {
-                let id = &tool_ids[start..start + len as usize];
-                if !agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
-                    agents.push(launched(Some(key), Some(id.to_owned())));
-                }
-            }
-            // By id, then those without one by their call's id.
-            agents.sort_by(|a, b| {
-                (a.agent_id.is_none(), &a.agent_id, &a.spawned_by).cmp(&(
-                    b.agent_id.is_none(),
-                    &b.agent_id,
-                    &b.spawned_by,
-                ))
-            });
-            let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
-            versions.sort_by(|a, b| crate::version::version_order(a, b));
-            let ending = f.ending.map(|(_, _, how)| match how {
-                End::Reply(r) => SessionEnd::Reply {
-                    stop_reason: name(r),
-                },
-                End::ApiError => SessionEnd::ApiError,
-                End::Interrupted => SessionEnd::Interrupted,
-                End::Awaiting => SessionEnd::AwaitingReply,
-            });
-            let (unusual_numbers, first_unusual_number) = f.unusual.finish(name);
-            out_sessions.push(SessionSummary {
-                session_id: id.to_string(),
-                project: name(f.project),
-                files: files.into_iter().map(|(n, _)| n).collect(),
-                totals,
-                undated,
-                models: models(per_model),
-                by_role: roles.into_iter().map(row).collect(),
-                by_day,
-                by_block,
-                tools: tools.into_iter().map(tool).collect(),
-                tool_calls: calls,
-                model_calls,
-                facts: SessionFacts {
-                    first_timestamp_ms: f.first_ms,
-                    last_timestamp_ms: f.last_ms,
-                    versions,
-                    records: super::records_by_kind(&f.kinds),
-                    sidechain_records: f.sidechain_records,
-                    last_stop_reason: f.last_stop.and_then(|(_, _, r)| name(r)),
-                    api_errors: f.api_errors,
-                    interrupted_turns: f.interrupted_turns,
-                    tool_errors: f.tool_errors,
-                    tool_results_without_use: results_without_use,
-                    compactions: f.compactions,
-                    turn_duration_ms: f.turn_duration_ms,
-                    summary: name(f.summary),
-                    agents,
-                    ending,
-                    api_retries: f.system.api_retries(|ms| range.contains(day_of(ms))),
-                    api_retry_marks: f.system.retry_marks(|ms| range.contains(day_of(ms))),
-                    hooks: f.system.hooks(),
-                    api_error_messages: f.system.api_errors(name),
-                    sum_saturated_at: saturated_at,
-                    cost_beyond_f64_at,
-                    unusual_numbers,
-                    first_unusual_number,
-                },
-            });
-        }
-        out_sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-        let mut report = Report {
-            sessions: out_sessions,
-            days: by_day
-                .into_iter()
-                .map(|(day, (totals, m))| DaySummary {
-                    day,
-                    totals,
-                    models: models(m),
-                })
-                .collect(),
-            undated,
-            total,
-            unpriced_models: unpriced.into_keys().collect(),
-            prices_taken: prices.taken().to_owned(),
-            prices_source: prices.source().to_owned(),
-        };
-        report.settle();
-        report
+        sums.add_whole_rows(by_session);
+        sums
     }
+
+    /// Request `r` of `model` as a model call, with its `cost` and its
+    /// ids (where `ids` keeps them).
+    fn model_call(
+        &self,
+        r: &Request,
+        model: &str,
+        cost: Option<f64>,
+        (call_ids, call_id_text): (&CallIds, &str),
+    ) -> ModelCall {
+        let name = |i: u32| self.name(i);
+        // A request without a message id is one of its own.
+        let (id, request) = call_ids
+            .get(&r.key)
+            .map_or((None, None), |c| c.ids(call_id_text));
+        ModelCall {
+            message_id: id.map(str::to_owned),
+            request_id: request.map(str::to_owned),
+            agent: name(self.spawned_by(r.session, r.agent)),
+            agent_id: name(r.agent),
+            sidechain: r.sidechain,
+            model: Some(model.to_owned()),
+            usage: crate::event::TokenCounts {
+                input_tokens: r.usage.input,
+                output_tokens: r.usage.output,
+                cache_read_input_tokens: r.usage.cache_read,
+                cache_creation_input_tokens: r.usage.cache_write(),
+            },
+            final_usage: r.source.is_final(),
+            source: r.source,
+            cost_usd: cost,
+            file: name(r.at.file),
+            line: r.at.line,
+            first_line: r.at.line,
+            last_line: r.at.line,
+            started_ms: r.millis,
+            ended_ms: r.millis,
+        }
+    }
+
+    /// A session's subagents, by id, then those known only by their call
+    /// (by its id): each with its records, calls and requests, and what
+    /// the call that launched it and its result say.
+    fn agents(&self, f: &Facts, per: &PerSession<'a>) -> Vec<AgentSummary> {
+        let (strings, name) = (self.strings, |i: u32| self.name(i));
+        // What the call that spawned a subagent and its result say,
+        // when the parent's records hold them.
+        let launched = |key: Option<u128>, spawned_by: Option<String>| {
+            let call = key.and_then(|k| self.tool_calls.get(&k));
+            let end = key.and_then(|k| self.agent_ends.get(&k));
+            AgentSummary {
+                spawned_by,
+                tool_name: call.and_then(|c| name(c.name)),
+                subagent_type: call.and_then(|c| name(c.subagent_type)),
+                description: call.and_then(|c| name(c.description)),
+                status: end.and_then(|e| name(e.status)),
+                report: end.and_then(|e| name(e.report)),
+                result_error: key
+                    .and_then(|k| self.results.get(&k))
+                    .is_some_and(|r| r.error),
+                reported_usage: end.and_then(|e| e.usage),
+                first_request_ms: call.and_then(|c| c.millis),
+                ..AgentSummary::default()
+            }
+        };
+        let mut agents: Vec<AgentSummary> = f
+            .agents
+            .iter()
+            .map(|a| {
+                let key = strings
+                    .get(a.spawned_by)
+                    .map(|id| request_key(id.as_bytes(), None));
+                AgentSummary {
+                    agent_id: name(a.agent),
+                    records: a.records,
+                    tool_calls: per.agent_tools.get(&a.agent).copied().unwrap_or(0),
+                    totals: per.agents.get(&a.agent).cloned().unwrap_or_default(),
+                    first_request_ms: per.agent_first.get(&a.agent).copied(),
+                    ..launched(key, name(a.spawned_by))
+                }
+            })
+            .collect();
+        // Subagents known only by their call, as a stream lists one
+        // per Agent/Task call (those no other subagent's `spawned_by`
+        // names): they count on their call's day.
+        for &(key, start, len) in &per.launches {
+            let id = &self.tool_ids[start..start + len as usize];
+            if !agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
+                agents.push(launched(Some(key), Some(id.to_owned())));
+            }
+        }
+        // By id, then those without one by their call's id.
+        agents.sort_by(|a, b| {
+            (a.agent_id.is_none(), &a.agent_id, &a.spawned_by).cmp(&(
+                b.agent_id.is_none(),
+                &b.agent_id,
+                &b.spawned_by,
+            ))
+        });
+        agents
+    }
+
+    /// A session's rows, tool tallies and API retries (those on the days
+    /// kept) per day, and per billing block when blocks were asked for.
+    #[allow(clippy::type_complexity)]
+    fn periods(
+        &self,
+        f: &Facts,
+        (days, day_tools): (
+            BTreeMap<(Option<Day>, &'a str, ModelRole), Totals>,
+            BTreeMap<(Option<Day>, &'a str), ToolTally>,
+        ),
+        (per_block, block_tools): (
+            BTreeMap<(Option<BlockStart>, &'a str, ModelRole), Totals>,
+            BTreeMap<(Option<BlockStart>, &'a str), ToolTally>,
+        ),
+    ) -> (Vec<SessionDay>, Vec<SessionBlock>) {
+        let (zone, range, blocks) = (self.zone, self.range, self.blocks);
+        // Retries on the days kept, per day (and block).
+        let day_of = |ms: Option<i64>| ms.map(|ms| Day::of_millis(ms, zone));
+        let mut day_retries: BTreeMap<Option<Day>, u64> = BTreeMap::new();
+        let mut block_retries: BTreeMap<Option<BlockStart>, u64> = BTreeMap::new();
+        for r in &f.system.retries {
+            let day = day_of(r.millis);
+            if !range.contains(day) {
+                continue;
+            }
+            *day_retries.entry(day).or_default() += 1;
+            if let Some(b) = blocks {
+                *block_retries
+                    .entry(r.millis.and_then(|ms| b.block_of(ms)))
+                    .or_default() += 1;
+            }
+        }
+        let by_day: Vec<SessionDay> = periods(days, day_tools, day_retries)
+            .into_iter()
+            .map(|(day, by_role, tools, api_retries)| SessionDay {
+                day,
+                by_role,
+                tools,
+                api_retries,
+            })
+            .collect();
+        let by_block: Vec<SessionBlock> = periods(per_block, block_tools, block_retries)
+            .into_iter()
+            .map(|(block, by_role, tools, api_retries)| SessionBlock {
+                block,
+                by_role,
+                tools,
+                api_retries,
+            })
+            .collect();
+        (by_day, by_block)
+    }
+
+    /// A session's files (its own first) and its tool calls in the order
+    /// written: by file, line, then block.
+    fn files_and_calls(
+        &self,
+        f: &Facts,
+        mut calls: Vec<(u32, ToolCall)>,
+    ) -> (Vec<(String, bool)>, Vec<ToolCall>) {
+        let name = |i: u32| self.name(i);
+        let mut files: Vec<(String, bool)> = f
+            .files
+            .iter()
+            .filter_map(|&(i, main)| Some((name(i)?, main)))
+            .collect();
+        // The session's own file first.
+        files.sort_by_key(|(_, main)| !main);
+        // Calls by file (as listed), then line, then their place in
+        // the record, as written (then by id: records of inputs
+        // without a name may share a line).
+        calls.sort_by_cached_key(|(block, c)| {
+            let file = files.iter().position(|(n, _)| Some(n) == c.file.as_ref());
+            (file, c.line, *block, c.tool_use_id.clone())
+        });
+        let calls: Vec<ToolCall> = calls.into_iter().map(|(_, c)| c).collect();
+        (files, calls)
+    }
+
+    /// Session `id`'s summary from its facts and sums; `None` when it has
+    /// no request and no tool call on a day kept.
+    fn session(&self, id: &str, f: Facts, per: PerSession<'a>) -> Option<SessionSummary> {
+        let (zone, range) = (self.zone, self.range);
+        let name = |i: u32| self.name(i);
+        let agents = self.agents(&f, &per);
+        let PerSession {
+            totals,
+            undated,
+            models: per_model,
+            agents: _,
+            roles,
+            days,
+            blocks: per_block,
+            tools,
+            day_tools,
+            block_tools,
+            agent_tools: _,
+            results_without_use,
+            launches: _,
+            tool_calls: calls,
+            model_calls,
+            agent_first: _,
+            saturated_at,
+            cost_beyond_f64_at,
+        } = per;
+        let tool = |(name, tally): (&str, ToolTally)| ToolTally {
+            name: name.to_owned(),
+            ..tally
+        };
+        let row = |((model, role), totals): ((&str, ModelRole), Totals)| ModelRoleTotals {
+            model: model.to_owned(),
+            role,
+            totals,
+        };
+        let (by_day, by_block) = self.periods(&f, (days, day_tools), (per_block, block_tools));
+        let day_of = |ms: Option<i64>| ms.map(|ms| Day::of_millis(ms, zone));
+        if by_day.is_empty() && !range.is_all() {
+            // No request and no tool call on a day kept.
+            return None;
+        }
+        let (files, calls) = self.files_and_calls(&f, calls);
+        let mut versions: Vec<String> = f.versions.iter().filter_map(|&v| name(v)).collect();
+        versions.sort_by(|a, b| crate::version::version_order(a, b));
+        let ending = f.ending.map(|(_, _, how)| match how {
+            End::Reply(r) => SessionEnd::Reply {
+                stop_reason: name(r),
+            },
+            End::ApiError => SessionEnd::ApiError,
+            End::Interrupted => SessionEnd::Interrupted,
+            End::Awaiting => SessionEnd::AwaitingReply,
+        });
+        let (unusual_numbers, first_unusual_number) = f.unusual.finish(name);
+        Some(SessionSummary {
+            session_id: id.to_string(),
+            project: name(f.project),
+            files: files.into_iter().map(|(n, _)| n).collect(),
+            totals,
+            undated,
+            models: models(per_model),
+            by_role: roles.into_iter().map(row).collect(),
+            by_day,
+            by_block,
+            tools: tools.into_iter().map(tool).collect(),
+            tool_calls: calls,
+            model_calls,
+            facts: SessionFacts {
+                first_timestamp_ms: f.first_ms,
+                last_timestamp_ms: f.last_ms,
+                versions,
+                records: super::records_by_kind(&f.kinds),
+                sidechain_records: f.sidechain_records,
+                last_stop_reason: f.last_stop.and_then(|(_, _, r)| name(r)),
+                api_errors: f.api_errors,
+                interrupted_turns: f.interrupted_turns,
+                tool_errors: f.tool_errors,
+                tool_results_without_use: results_without_use,
+                compactions: f.compactions,
+                turn_duration_ms: f.turn_duration_ms,
+                summary: name(f.summary),
+                agents,
+                ending,
+                api_retries: f.system.api_retries(|ms| range.contains(day_of(ms))),
+                api_retry_marks: f.system.retry_marks(|ms| range.contains(day_of(ms))),
+                hooks: f.system.hooks(),
+                api_error_messages: f.system.api_errors(name),
+                sum_saturated_at: saturated_at,
+                cost_beyond_f64_at,
+                unusual_numbers,
+                first_unusual_number,
+            },
+        })
+    }
+}
+
+/// Every request (each once) on a day `kept`, in its session (`alias`
+/// applied), in one order whatever the order the files were read in:
+/// by session name, time, key and tokens.
+fn requests_in_order(
+    requests: impl Iterator<Item = Request>,
+    alias: &[Option<u32>],
+    sessions: &Names,
+    kept: impl Fn(Option<i64>) -> bool,
+) -> Vec<Request> {
+    let mut all: Vec<Request> = requests
+        .map(|mut r| {
+            r.session = alias[r.session as usize].unwrap_or(r.session);
+            r
+        })
+        .filter(|r| kept(r.millis))
+        .collect();
+    // Sessions in name order, as ranks: the sort compares numbers.
+    let mut order: Vec<u32> = (0..sessions.len() as u32).collect();
+    order.sort_by(|a, b| sessions.get(*a).cmp(&sessions.get(*b)));
+    let mut rank = vec![0u32; order.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    all.sort_unstable_by_key(|r| (rank[r.session as usize], r.millis, r.key, r.usage.total()));
+    all
 }
 
 /// For each session named only by a file's path: the session that the same
