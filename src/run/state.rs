@@ -1,14 +1,15 @@
 //! One run's state while its events are folded in, and the summary it
-//! turns into.
+//! turns into. The state is split by concern, each in its own module with
+//! its own type: the model calls ([`calls`]), the tool calls and their
+//! results ([`tools`]), the subagents and tasks ([`agents`]); the results
+//! (`result`) and the end (`finish`) read across them.
 //!
 //! Per line the work is lookups: ids and names are interned in the run's
 //! [`Interner`] (no allocation for a string seen before), records are pushed
 //! on vectors that grow amortised. What allocates is per run, per result,
 //! per task or per partial block, never per line in the steady state.
 
-use super::accounting::{
-    self, CallReading, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs,
-};
+use super::accounting::{self, CallUsageSource, MainInputs, ModelRole, ModelsSeen, SubagentInputs};
 use super::intern::{Interner, Sym, SymMap};
 use super::json::{last_entry, to_serde};
 use super::partial::{Partials, Scratch};
@@ -19,8 +20,12 @@ use crate::error::{Error, ErrorKind};
 use crate::event::blocks::{self, BlockRole, CallBlock, ResultBlock};
 use crate::event::{Event, EventKind, Field, TokenCounts, UsageFields};
 use crate::json::{Number, Value, ValueKind};
-use std::cmp::Ordering::Less;
+use agents::Agents;
+use calls::Calls;
+use tools::Tools;
 
+mod agents;
+mod calls;
 mod finish;
 #[cfg(feature = "otel")]
 pub(crate) use finish::depths_cutting_cycles;
@@ -30,68 +35,7 @@ mod tools;
 /// At most this many `bad_line` warnings per run (all are counted).
 const MAX_BAD_LINE_WARNINGS: usize = 10;
 
-/// One model call.
-#[derive(Clone, Debug)]
-struct Call {
-    msg: Option<Sym>,
-    agent: Option<Sym>,
-    model: Option<Sym>,
-    usage: TokenCounts,
-    /// Where the usage came from.
-    source: CallUsageSource,
-    round: u32,
-    /// The line whose usage is the call's (the last that set it).
-    line: u64,
-    /// The first and the last line naming the call.
-    first_line: u64,
-    last_seen_line: u64,
-    /// The first and the last `timestamp` of those lines (ms).
-    first_ms: Option<i64>,
-    last_ms: Option<i64>,
-}
-
-#[derive(Clone, Debug)]
-struct ToolUse {
-    id: Sym,
-    name: Sym,
-    agent: Option<Sym>,
-    line: u64,
-    result_line: Option<u64>,
-    start_ms: Option<i64>,
-    answered: bool,
-    error: bool,
-    rejected: bool,
-    duration_ms: Option<i64>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct Node {
-    tool_use_id: Option<Sym>,
-    parent: Option<Sym>,
-    task_id: Option<Sym>,
-    task_type: Option<Sym>,
-    description: Option<String>,
-    subagent_type: Option<Sym>,
-    spawn_depth: Option<u64>,
-    backgrounded: Option<bool>,
-    progress_events: u64,
-    last_progress: Option<TaskUsageSummary>,
-    workflow_agents: u64,
-    workflow_agents_done: u64,
-    updated_status: Option<Sym>,
-    notified_status: Option<Sym>,
-    final_usage: Option<TaskUsageSummary>,
-    summary: Option<String>,
-    report: Option<String>,
-    result_status: Option<Sym>,
-    result_error: bool,
-    /// `tool_use_result.usage` of its Agent/Task tool result (its last
-    /// call's usage).
-    reported_usage: Option<TokenCounts>,
-    events: u64,
-}
-
-/// A run being folded.
+/// A run being folded: what its events said so far, by concern.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RunState {
     pub(crate) session: Option<String>,
@@ -117,26 +61,11 @@ pub(crate) struct RunState {
     /// A usage check found the results' usage cumulative.
     reported_cumulative: bool,
 
-    calls: Vec<Call>,
-    call_by_msg: SymMap<u32>,
-    synthetic: u64,
-    api_errors: Vec<ApiErrorMessage>,
-    /// Models the main agent's messages answer under (assistant events and
-    /// message_starts, `<synthetic>` left out).
-    main_models: SymMap<()>,
-    /// Models subagents' messages answer under.
-    sub_models: SymMap<()>,
+    calls: Calls,
 
-    tools: Vec<ToolUse>,
-    tool_by_id: SymMap<u32>,
-    /// Results whose use has not appeared (yet): id → (error, end time,
-    /// line).
-    early_results: SymMap<(bool, Option<i64>, u64)>,
-    early_rejections: Vec<Sym>,
+    tools: Tools,
 
-    nodes: Vec<Node>,
-    node_by_tool: SymMap<u32>,
-    node_by_task: SymMap<u32>,
+    agents: Agents,
 
     results: u32,
     last_result: Option<ResultSummary>,
@@ -168,16 +97,6 @@ pub(crate) struct RunState {
     /// Keep the per-call lists ([`RunSummary::model_calls`],
     /// [`RunSummary::tool_calls`]).
     pub(crate) keep_calls: bool,
-}
-
-/// A stream's reading of a model call's usage (a stream has no
-/// sidechain copies: a subagent's events are its own).
-fn reading(usage: &TokenCounts, source: CallUsageSource) -> CallReading {
-    CallReading {
-        sidechain: false,
-        source,
-        total: usage.total(),
-    }
 }
 
 fn str_of<'a>(v: Option<Value<'a>>) -> Option<&'a str> {
@@ -396,7 +315,7 @@ impl RunState {
                 if let Some(id) = str_of(ev.get("tool_use_id")) {
                     self.add_denial(name, id, false);
                     let sym = self.names.intern(id);
-                    self.reject(sym);
+                    self.tools.reject(sym);
                 }
             }
             EventKind::SystemHookStarted => self.hooks.started += 1,
@@ -418,26 +337,11 @@ impl RunState {
                 text: str_of(ev.get("text")).map(str::to_string),
             }),
             EventKind::SystemCompactBoundary => self.compactions += 1,
-            EventKind::SystemTaskStarted => self.on_task_started(ev),
-            EventKind::SystemTaskProgress => self.on_task_progress(ev),
-            EventKind::SystemTaskUpdated => {
-                if let Some(i) = self.task_node(ev) {
-                    let status = str_of(ev.get_path("patch.status")).map(|s| self.names.intern(s));
-                    if status.is_some() {
-                        self.nodes[i].updated_status = status;
-                    }
-                }
-            }
+            EventKind::SystemTaskStarted => self.agents.on_task_started(&mut self.names, ev),
+            EventKind::SystemTaskProgress => self.agents.on_task_progress(&mut self.names, ev),
+            EventKind::SystemTaskUpdated => self.agents.on_task_updated(&mut self.names, ev),
             EventKind::SystemTaskNotification => {
-                if let Some(i) = self.task_node(ev) {
-                    let status = str_of(ev.get("status")).map(|s| self.names.intern(s));
-                    let n = &mut self.nodes[i];
-                    n.notified_status = status.or(n.notified_status);
-                    n.final_usage = task_usage(ev.get("usage")).or(n.final_usage);
-                    if let Some(s) = str_of(ev.get("summary")) {
-                        n.summary = Some(s.to_string());
-                    }
-                }
+                self.agents.on_task_notification(&mut self.names, ev)
             }
             k if k.is_result() => self.on_result(ev),
             _ => {}
@@ -462,120 +366,11 @@ impl RunState {
         }
     }
 
-    fn reject(&mut self, id: Sym) {
-        match self.tool_by_id.get(&id) {
-            Some(&i) => self.tools[i as usize].rejected = true,
-            None => {
-                if !self.early_rejections.contains(&id) {
-                    self.early_rejections.push(id);
-                }
-            }
-        }
-    }
-
-    fn node_for_tool(&mut self, id: Sym) -> usize {
-        if let Some(&i) = self.node_by_tool.get(&id) {
-            return i as usize;
-        }
-        let i = self.nodes.len();
-        self.nodes.push(Node {
-            tool_use_id: Some(id),
-            ..Node::default()
-        });
-        self.node_by_tool.insert(id, i as u32);
-        i
-    }
-
-    /// The node a task_* event names (by task_id, else tool_use_id).
-    fn task_node(&mut self, ev: &Event<'_>) -> Option<usize> {
-        if let Some(t) = str_of(ev.get("task_id")).and_then(|t| self.names.get(t))
-            && let Some(&i) = self.node_by_task.get(&t)
-        {
-            return Some(i as usize);
-        }
-        let tool = str_of(ev.get("tool_use_id"))?;
-        let sym = self.names.intern(tool);
-        let i = self.node_for_tool(sym);
-        if let Some(t) = str_of(ev.get("task_id")) {
-            let t = self.names.intern(t);
-            self.nodes[i].task_id = Some(t);
-            self.node_by_task.insert(t, i as u32);
-        }
-        Some(i)
-    }
-
-    fn on_task_started(&mut self, ev: &Event<'_>) {
-        let i = match str_of(ev.get("tool_use_id")) {
-            Some(tool) => {
-                let sym = self.names.intern(tool);
-                self.node_for_tool(sym)
-            }
-            None => {
-                // A task without a tool_use id: its own node.
-                self.nodes.push(Node::default());
-                self.nodes.len() - 1
-            }
-        };
-        let task_id = str_of(ev.get("task_id")).map(|t| self.names.intern(t));
-        let task_type = str_of(ev.get("task_type")).map(|t| self.names.intern(t));
-        let subagent_type = str_of(ev.get("subagent_type")).map(|t| self.names.intern(t));
-        if let Some(t) = task_id {
-            self.node_by_task.insert(t, i as u32);
-        }
-        let n = &mut self.nodes[i];
-        n.task_id = task_id.or(n.task_id);
-        n.task_type = task_type.or(n.task_type);
-        n.subagent_type = subagent_type.or(n.subagent_type);
-        n.spawn_depth = u64_of(ev.get("spawn_depth")).or(n.spawn_depth);
-        n.backgrounded = ev
-            .get("is_backgrounded")
-            .and_then(|v| v.as_bool())
-            .or(n.backgrounded);
-        if let Some(d) = str_of(ev.get("description")) {
-            n.description = Some(d.to_string());
-        }
-    }
-
-    fn on_task_progress(&mut self, ev: &Event<'_>) {
-        let Some(i) = self.task_node(ev) else { return };
-        let n = &mut self.nodes[i];
-        n.progress_events += 1;
-        if let Some(u) = task_usage(ev.get("usage")) {
-            n.last_progress = Some(u);
-        }
-        if let Some(items) = ev.get("workflow_progress") {
-            let mut agents = 0;
-            let mut done = 0;
-            for it in items.elements() {
-                if str_of(it.get("type")) == Some("workflow_agent") {
-                    agents += 1;
-                    if str_of(it.get("state")) == Some("done") {
-                        done += 1;
-                    }
-                }
-            }
-            n.workflow_agents = agents;
-            n.workflow_agents_done = done;
-        }
-    }
-
-    fn agent_of(&mut self, ev: &Event<'_>) -> Option<Sym> {
-        match ev.parent_tool_use_id() {
-            Field::Value(p) => {
-                let sym = self.names.intern(p);
-                let i = self.node_for_tool(sym);
-                self.nodes[i].events += 1;
-                Some(sym)
-            }
-            _ => None,
-        }
-    }
-
     fn on_assistant(&mut self, ev: &Event<'_>, scratch: &mut Scratch) {
         if self.results > 0 {
             self.activity_after_result = true;
         }
-        let agent = self.agent_of(ev);
+        let agent = self.agents.agent_of(&mut self.names, ev);
         if ev.message().is_none() {
             return;
         }
@@ -584,11 +379,11 @@ impl RunState {
         let synthetic = model == Some("<synthetic>")
             || ev.get("is_api_error_message").and_then(|v| v.as_bool()) == Some(true);
         if synthetic {
-            self.synthetic += 1;
+            self.calls.synthetic += 1;
             let text = content
                 .and_then(|c| c.elements().find_map(|b| str_of(b.get("text"))))
                 .unwrap_or("");
-            self.api_errors.push(ApiErrorMessage {
+            self.calls.api_errors.push(ApiErrorMessage {
                 error: str_of(ev.get("error")).map(str::to_string),
                 text: text.to_string(),
                 line: ev.line(),
@@ -598,8 +393,8 @@ impl RunState {
         let model = model.map(|m| self.names.intern(m));
         if let Some(m) = model {
             match agent {
-                None => self.main_models.insert(m, ()),
-                Some(_) => self.sub_models.insert(m, ()),
+                None => self.calls.main_models.insert(m, ()),
+                Some(_) => self.calls.sub_models.insert(m, ()),
             };
         }
         let usage = ev.message_get("usage").map(|u| self.usage_of(u, ev.line()));
@@ -608,7 +403,13 @@ impl RunState {
         let source = CallUsageSource::of_message(str_of(ev.message_get("stop_reason")).is_some());
         let msg_id = ev.message_id().map(|id| self.names.intern(id));
         let start = ev.timestamp().and_then(parse_millis);
-        self.record_call(msg_id, agent, model, usage, source, (ev.line(), start));
+        self.calls.record(
+            (msg_id, agent, model),
+            usage,
+            source,
+            self.results,
+            (ev.line(), start),
+        );
 
         let Some(content) = content else { return };
         for block in content.elements() {
@@ -629,55 +430,6 @@ impl RunState {
         }
     }
 
-    /// A model call's usage: per message id the reading
-    /// [`CallReading::rank_against`] puts first (the one rule of both
-    /// dialects), the last line of those it ranks equal.
-    fn record_call(
-        &mut self,
-        msg: Option<Sym>,
-        agent: Option<Sym>,
-        model: Option<Sym>,
-        usage: Option<TokenCounts>,
-        source: CallUsageSource,
-        (line, ms): (u64, Option<i64>),
-    ) {
-        if let Some(m) = msg {
-            if let Some(&i) = self.call_by_msg.get(&m) {
-                let c = &mut self.calls[i as usize];
-                c.last_seen_line = line;
-                c.first_ms = c.first_ms.or(ms);
-                c.last_ms = ms.or(c.last_ms);
-                if let Some(u) = usage
-                    && reading(&u, source).rank_against(&reading(&c.usage, c.source)) != Less
-                {
-                    c.usage = u;
-                    c.line = line;
-                    c.source = source;
-                }
-                c.model = c.model.or(model);
-                return;
-            }
-            self.call_by_msg.insert(m, self.calls.len() as u32);
-        }
-        self.calls.push(Call {
-            msg,
-            agent,
-            model,
-            usage: usage.unwrap_or_default(),
-            source: if usage.is_some() {
-                source
-            } else {
-                CallUsageSource::Snapshot
-            },
-            round: self.results,
-            line,
-            first_line: line,
-            last_seen_line: line,
-            first_ms: ms,
-            last_ms: ms,
-        });
-    }
-
     fn on_stream_event(&mut self, ev: &Event<'_>, scratch: &mut Scratch) {
         if !matches!(ev.parent_tool_use_id(), Field::Null | Field::Missing) {
             // Subagent calls do not stream (reference); ignore if one does.
@@ -692,7 +444,7 @@ impl RunState {
                 let id = str_of(m.and_then(|m| m.get("id"))).map(|s| self.names.intern(s));
                 let model = str_of(m.and_then(|m| m.get("model"))).map(|s| self.names.intern(s));
                 if let Some(model) = model {
-                    self.main_models.insert(model, ());
+                    self.calls.main_models.insert(model, ());
                 }
                 let usage = m
                     .and_then(|m| m.get("usage"))
@@ -700,7 +452,13 @@ impl RunState {
                 self.partial.start_message(id, &self.names, scratch);
                 if id.is_some() {
                     let at = (ev.line(), ev.timestamp().and_then(parse_millis));
-                    self.record_call(id, None, model, usage, CallUsageSource::Snapshot, at);
+                    self.calls.record(
+                        (id, None, model),
+                        usage,
+                        CallUsageSource::Snapshot,
+                        self.results,
+                        at,
+                    );
                 }
             }
             "content_block_start" => self.partial.start_block(
@@ -717,38 +475,16 @@ impl RunState {
                 // message_start (the assistant events carry the snapshot
                 // taken at message_start).
                 if let (Some(m), Some(u)) = (self.partial.msg, e.get("usage"))
-                    && let Some(&i) = self.call_by_msg.get(&m)
+                    && let Some(&i) = self.calls.by_msg.get(&m)
                 {
-                    let mut usage = self.calls[i as usize].usage;
+                    let mut usage = self.calls.list[i as usize].usage;
                     self.merge_usage(&mut usage, u, ev.line());
-                    let c = &mut self.calls[i as usize];
-                    let delta = reading(&usage, CallUsageSource::MessageDelta);
-                    if delta.rank_against(&reading(&c.usage, c.source)) != Less {
-                        c.usage = usage;
-                        c.source = CallUsageSource::MessageDelta;
-                        c.line = ev.line();
-                    }
+                    self.calls.final_usage(i as usize, usage, ev.line());
                 }
             }
             "message_stop" => self.partial.finish_message(&self.names, scratch),
             _ => {}
         }
-    }
-
-    /// The main agent's per-call sums, this round's and the run's, and
-    /// whether every call of the round is final.
-    fn main_sums(&self) -> (TokenCounts, TokenCounts, bool) {
-        let mut round = TokenCounts::default();
-        let mut all = TokenCounts::default();
-        let mut all_final = true;
-        for c in self.calls.iter().filter(|c| c.agent.is_none()) {
-            all.add(&c.usage);
-            all_final &= c.source.is_final();
-            if c.round == self.results {
-                round.add(&c.usage);
-            }
-        }
-        (round, all, all_final)
     }
 }
 

@@ -14,7 +14,7 @@ impl RunState {
         let mut warnings = std::mem::take(&mut self.warnings);
         let (mut usage, by_model, node_usage) = self.usage_figures();
         let cost = self.cost_check(&mut usage, by_model, &mut warnings);
-        let (tools, tool_calls_by_agent) = self.tool_tallies();
+        let (tools, tool_calls_by_agent) = self.tools.tallies(&self.names);
         let (subagents, subagent_check) =
             self.subagent_tree(node_usage, &tool_calls_by_agent, &mut warnings);
         let (stream_verdict, verdict_source) = self.verdict(partial.as_ref(), &mut warnings);
@@ -51,11 +51,11 @@ impl RunState {
             usage,
             cost,
             tools,
-            tool_results_without_use: self.early_results.len() as u64,
+            tool_results_without_use: self.tools.early_results.len() as u64,
             subagents,
             subagent_check,
             api_retries,
-            api_errors: std::mem::take(&mut self.api_errors),
+            api_errors: std::mem::take(&mut self.calls.api_errors),
             permission_denials: std::mem::take(&mut self.denials),
             hooks: std::mem::take(&mut self.hooks),
             notifications: std::mem::take(&mut self.notifications),
@@ -82,8 +82,8 @@ impl RunState {
             v
         };
         let init_models: Vec<&str> = self.init_models.iter().map(|s| names.resolve(*s)).collect();
-        let main_models = resolve(&self.main_models);
-        let sub_models = resolve(&self.sub_models);
+        let main_models = resolve(&self.calls.main_models);
+        let sub_models = resolve(&self.calls.sub_models);
         let mut by_model = std::mem::take(&mut self.model_usage);
         accounting::assign_roles(
             &mut by_model,
@@ -108,7 +108,7 @@ impl RunState {
         let mut complete = TokenCounts::default();
         let mut complete_calls = 0;
         let mut per_node: SymMap<(AgentUsage, Vec<Sym>)> = SymMap::default();
-        for c in &self.calls {
+        for c in &self.calls.list {
             match c.agent {
                 None => {
                     main_calls.add_call(&c.usage, c.source);
@@ -154,6 +154,7 @@ impl RunState {
         // Each node's figure, then all subagents together.
         let empty: (AgentUsage, Vec<&str>) = (AgentUsage::default(), Vec::new());
         let inputs: Vec<SubagentInputs<'_>> = self
+            .agents
             .nodes
             .iter()
             .map(|n| {
@@ -176,7 +177,7 @@ impl RunState {
         drop(inputs);
 
         let usage = UsageSummary {
-            synthetic_messages: self.synthetic,
+            synthetic_messages: self.calls.synthetic,
             main,
             subagents,
             ..UsageSummary::default()
@@ -210,7 +211,7 @@ impl RunState {
         {
             let index =
                 accounting::ModelIndex::new(by_model.iter(), |m| m.role != ModelRole::Auxiliary);
-            for c in &self.calls {
+            for c in &self.calls.list {
                 if let Some(cm) = c.model {
                     for i in index.matching(names.resolve(cm)) {
                         summed[i].add(&c.usage);
@@ -273,31 +274,6 @@ impl RunState {
         cost
     }
 
-    /// Each tool's tally, by name, and the tool calls of each subagent
-    /// (by its call's id).
-    fn tool_tallies(&self) -> (Vec<ToolTally>, SymMap<u64>) {
-        let names = &self.names;
-        // Tools.
-        let mut tools: Vec<ToolTally> = Vec::new();
-        // A tool's tally by its name's symbol: a search of the tallies per
-        // call was quadratic in the names (9.4 s for 80,000 of them).
-        let mut tally_of: SymMap<usize> = SymMap::default();
-        let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
-        for t in &self.tools {
-            let i = *tally_of.entry(t.name).or_insert_with(|| {
-                tools.push(ToolTally::named(names.resolve(t.name)));
-                tools.len() - 1
-            });
-            tools[i].count(t.error, t.rejected, t.answered, t.duration_ms);
-            if let Some(a) = t.agent {
-                *tool_calls_by_agent.entry(a).or_default() += 1;
-            }
-        }
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
-
-        (tools, tool_calls_by_agent)
-    }
-
     /// The subagent tree (each node with its usage figure), and what the
     /// stream shows of it against the last result's `subagent_stats`.
     fn subagent_tree(
@@ -309,13 +285,13 @@ impl RunState {
         let names = &self.names;
         // Subagent tree.
         let mut flat: Vec<(Option<Sym>, Option<Sym>, SubagentNode)> =
-            Vec::with_capacity(self.nodes.len());
+            Vec::with_capacity(self.agents.nodes.len());
         let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
-        for (n, u) in self.nodes.iter().zip(node_usage) {
+        for (n, u) in self.agents.nodes.iter().zip(node_usage) {
             let tool_name = n
                 .tool_use_id
-                .and_then(|id| self.tool_by_id.get(&id))
-                .map(|&i| names.resolve(self.tools[i as usize].name).to_string());
+                .and_then(|id| self.tools.by_id.get(&id))
+                .map(|&i| names.resolve(self.tools.list[i as usize].name).to_string());
             let status = n.notified_status.or(n.updated_status).or(n.result_status);
             flat.push((
                 n.tool_use_id,
@@ -371,8 +347,8 @@ impl RunState {
             // The line of the first moved node's tool use, if it has one.
             let line = flat[first]
                 .0
-                .and_then(|id| self.tool_by_id.get(&id))
-                .map_or(self.last_line, |&i| self.tools[i as usize].line);
+                .and_then(|id| self.tools.by_id.get(&id))
+                .map_or(self.last_line, |&i| self.tools.list[i as usize].line);
             warnings.push(Warning {
                 code: WARN_DEEP_SUBAGENTS,
                 message: format!(
@@ -466,6 +442,7 @@ impl RunState {
         let opt = |s: Option<Sym>| s.map(|s| names.resolve(s).to_string());
         let model_calls = self
             .calls
+            .list
             .iter()
             .map(|c| ModelCall {
                 message_id: opt(c.msg),
@@ -488,6 +465,7 @@ impl RunState {
             .collect();
         let tool_calls = self
             .tools
+            .list
             .iter()
             .map(|t| ToolCall {
                 tool_use_id: names.resolve(t.id).to_string(),

@@ -19,7 +19,7 @@ impl RunState {
         };
         let error = result.server_failed();
         let id = self.names.intern(id);
-        self.on_tool_result(id, error, end, line);
+        self.tools.on_result(id, error, end, line);
     }
     pub(super) fn on_tool_use(
         &mut self,
@@ -32,7 +32,7 @@ impl RunState {
             return;
         };
         let id = self.names.intern(id);
-        if self.tool_by_id.contains_key(&id) {
+        if self.tools.by_id.contains_key(&id) {
             return;
         }
         let name_sym = self.names.intern(name);
@@ -48,21 +48,21 @@ impl RunState {
             rejected: false,
             duration_ms: None,
         };
-        if let Some((error, end, result_line)) = self.early_results.remove(&id) {
+        if let Some((error, end, result_line)) = self.tools.early_results.remove(&id) {
             t.answered = true;
             t.error = error;
             t.result_line = Some(result_line);
             t.duration_ms = start.zip(end).map(|(s, e)| e - s);
         }
-        if let Some(p) = self.early_rejections.iter().position(|r| *r == id) {
-            self.early_rejections.swap_remove(p);
+        if let Some(p) = self.tools.early_rejections.iter().position(|r| *r == id) {
+            self.tools.early_rejections.swap_remove(p);
             t.rejected = true;
         }
-        self.tool_by_id.insert(id, self.tools.len() as u32);
-        self.tools.push(t);
+        self.tools.by_id.insert(id, self.tools.list.len() as u32);
+        self.tools.list.push(t);
         if call.launches_subagent() {
-            let i = self.node_for_tool(id);
-            let n = &mut self.nodes[i];
+            let i = self.agents.for_tool(id);
+            let n = &mut self.agents.nodes[i];
             n.parent = agent;
             if n.description.is_none() {
                 n.description = str_of(call.input_get("description")).map(str::to_string);
@@ -71,13 +71,13 @@ impl RunState {
                 n.subagent_type =
                     str_of(call.input_get("subagent_type")).map(|s| self.names.intern(s));
             }
-        } else if let Some(&i) = self.node_by_tool.get(&id) {
-            self.nodes[i as usize].parent = agent;
+        } else if let Some(&i) = self.agents.by_tool.get(&id) {
+            self.agents.nodes[i as usize].parent = agent;
         }
     }
 
     pub(super) fn on_user(&mut self, ev: &Event<'_>) {
-        let _agent = self.agent_of(ev);
+        let _agent = self.agents.agent_of(&mut self.names, ev);
         let Some(content) = ev.message_get("content") else {
             return;
         };
@@ -102,16 +102,16 @@ impl RunState {
             };
             let error = sole_failed || result.failed();
             let id = self.names.intern(id);
-            self.on_tool_result(id, error, end, ev.line());
+            self.tools.on_result(id, error, end, ev.line());
             if result.rejected() {
                 // The CLI's notice of a user's rejection (with or without
                 // `tool_result_meta` naming it, read below).
-                self.reject(id);
+                self.tools.reject(id);
             }
             // The call of a subagent (or a task): its result's error, and
             // what the record says of it when the result is its only one.
-            if let Some(&i) = self.node_by_tool.get(&id) {
-                self.nodes[i as usize].result_error |= error;
+            if let Some(&i) = self.agents.by_tool.get(&id) {
+                self.agents.nodes[i as usize].result_error |= error;
                 if let Some(end) = blocks::SubagentEnd::of(results, tur) {
                     self.on_subagent_end(i as usize, end, ev.line());
                 }
@@ -121,7 +121,7 @@ impl RunState {
             for m in meta.elements() {
                 if let Some(id) = str_of(m.get("id")) {
                     let sym = self.names.intern(id);
-                    self.reject(sym);
+                    self.tools.reject(sym);
                 }
             }
         }
@@ -135,7 +135,7 @@ impl RunState {
         let status = str_of(end.status).map(|s| self.names.intern(s));
         let task_id = str_of(end.agent_id).map(|s| self.names.intern(s));
         let reported = end.usage.map(|u| self.usage_of(u, line));
-        let n = &mut self.nodes[i];
+        let n = &mut self.agents.nodes[i];
         if let Some(r) = str_of(end.report) {
             n.report = Some(r.to_string());
         }
@@ -145,18 +145,47 @@ impl RunState {
             && let Some(t) = task_id
         {
             n.task_id = Some(t);
-            self.node_by_task.entry(t).or_insert(i as u32);
+            self.agents.by_task.entry(t).or_insert(i as u32);
         }
     }
+}
 
+/// One tool call.
+#[derive(Clone, Debug)]
+pub(super) struct ToolUse {
+    pub(super) id: Sym,
+    pub(super) name: Sym,
+    pub(super) agent: Option<Sym>,
+    pub(super) line: u64,
+    pub(super) result_line: Option<u64>,
+    pub(super) start_ms: Option<i64>,
+    pub(super) answered: bool,
+    pub(super) error: bool,
+    pub(super) rejected: bool,
+    pub(super) duration_ms: Option<i64>,
+}
+
+/// The run's tool calls, by id, and the results and rejections that came
+/// before their call.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Tools {
+    pub(super) list: Vec<ToolUse>,
+    pub(super) by_id: SymMap<u32>,
+    /// Results whose use has not appeared (yet): id → (error, end time,
+    /// line).
+    pub(super) early_results: SymMap<(bool, Option<i64>, u64)>,
+    pub(super) early_rejections: Vec<Sym>,
+}
+
+impl Tools {
     /// A result of call `id`: by the rule of both dialects, the call's
     /// result is its first (its line and time), an error if any result
     /// says so (a transcript's calls are answered by the first record whose
     /// file and line come first, whatever file replays it).
-    pub(super) fn on_tool_result(&mut self, id: Sym, error: bool, end: Option<i64>, line: u64) {
-        match self.tool_by_id.get(&id) {
+    pub(super) fn on_result(&mut self, id: Sym, error: bool, end: Option<i64>, line: u64) {
+        match self.by_id.get(&id) {
             Some(&i) => {
-                let t = &mut self.tools[i as usize];
+                let t = &mut self.list[i as usize];
                 t.error |= error;
                 if !t.answered {
                     t.answered = true;
@@ -171,5 +200,42 @@ impl RunState {
                     .or_insert((error, end, line));
             }
         }
+    }
+
+    /// The user rejected call `id` (its result, a denial, or
+    /// `tool_result_meta`, whichever comes first).
+    pub(super) fn reject(&mut self, id: Sym) {
+        match self.by_id.get(&id) {
+            Some(&i) => self.list[i as usize].rejected = true,
+            None => {
+                if !self.early_rejections.contains(&id) {
+                    self.early_rejections.push(id);
+                }
+            }
+        }
+    }
+
+    /// Each tool's tally, by name, and the tool calls of each subagent
+    /// (by its call's id).
+    pub(super) fn tallies(&self, names: &Interner) -> (Vec<ToolTally>, SymMap<u64>) {
+        // Tools.
+        let mut tools: Vec<ToolTally> = Vec::new();
+        // A tool's tally by its name's symbol: a search of the tallies per
+        // call was quadratic in the names (9.4 s for 80,000 of them).
+        let mut tally_of: SymMap<usize> = SymMap::default();
+        let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
+        for t in &self.list {
+            let i = *tally_of.entry(t.name).or_insert_with(|| {
+                tools.push(ToolTally::named(names.resolve(t.name)));
+                tools.len() - 1
+            });
+            tools[i].count(t.error, t.rejected, t.answered, t.duration_ms);
+            if let Some(a) = t.agent {
+                *tool_calls_by_agent.entry(a).or_default() += 1;
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
+        (tools, tool_calls_by_agent)
     }
 }
