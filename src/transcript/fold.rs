@@ -57,7 +57,7 @@ use std::cmp::Ordering;
 use std::io::Read;
 use std::ops::ControlFlow;
 use system::SystemFacts;
-use tools::{AgentEnd, Calls, ToolResult, ToolUse};
+use tools::Tools;
 
 mod finish;
 mod keys;
@@ -400,16 +400,9 @@ pub struct TranscriptFold {
     /// The same for `agentId` and a message's `model`.
     last_agent: Recent,
     last_model: Recent,
-    /// Tool calls by their `tool_use` id's key (a call replayed in another
-    /// file is one call), and their results by the same key.
-    tools: Calls<ToolUse>,
-    results: Calls<ToolResult>,
-    /// What the results of calls that ran a subagent said of it, by the
-    /// same key.
-    agent_ends: Calls<AgentEnd>,
-    /// The calls' ids as written, one after another ([`ToolUse::id`]): one
-    /// buffer, not a string per call.
-    tool_ids: String,
+    /// Tool calls, their results and what the results of calls that ran
+    /// a subagent said of it, each once whatever file replays it.
+    tools: Tools,
     /// [`finish`](TranscriptFold::finish) lists each call
     /// ([`SessionSummary::tool_calls`], [`SessionSummary::model_calls`]).
     keep_calls: bool,
@@ -793,8 +786,9 @@ impl TranscriptFold {
             self.count_request(k, remap(r));
         }
         self.loose.extend(other.loose.into_iter().map(remap));
-        let parts = (other.tools, other.results, other.agent_ends);
-        self.merge_tools(parts, &other.tool_ids, &smap, &t);
+        let (sessions, strings) = (&self.sessions, &self.strings);
+        self.tools
+            .merge(other.tools, (&smap, &t), (sessions, strings));
     }
 
     /// Price the requests and group everything by session and by day in

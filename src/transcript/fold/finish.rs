@@ -46,10 +46,7 @@ impl TranscriptFold {
             mut facts,
             requests,
             loose,
-            tools: tool_calls,
-            results,
-            agent_ends,
-            tool_ids,
+            tools,
             keep_calls,
             call_ids,
             call_id_text,
@@ -90,10 +87,10 @@ impl TranscriptFold {
             alias: &alias,
             keep_calls,
             spawners,
-            tool_calls: &tool_calls,
-            results: &results,
-            agent_ends: &agent_ends,
-            tool_ids: &tool_ids,
+            tool_calls: &tools.calls,
+            results: &tools.results,
+            agent_ends: &tools.agent_ends,
+            tool_ids: &tools.ids,
         };
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.len()];
         end.count_tools(&mut by_session);

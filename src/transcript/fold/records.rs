@@ -166,11 +166,11 @@ impl TranscriptFold {
                     rejected,
                 };
                 let key = request_key(id.raw(), None);
-                self.tool_result(key, result);
+                self.tools.result(key, result, &self.strings);
                 // A subagent's end: read for a call that ran one
                 // (or one not seen yet), as the stream reads it for
                 // its node's call.
-                if self.tools.get(&key).is_none_or(|c| c.subagent)
+                if self.tools.calls.get(&key).is_none_or(|c| c.subagent)
                     && let Some(end) = blocks::SubagentEnd::of(user.results, tool_use_result)
                         .filter(|e| e.names_a_subagent())
                 {

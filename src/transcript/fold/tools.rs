@@ -4,6 +4,7 @@
 //! layer's rule for both dialects ([`crate::event::blocks`]).
 
 use super::keys::{KeyHasher, request_key};
+use super::names::Names;
 use super::{At, NONE, TranscriptFold};
 use crate::event::TokenCounts;
 use crate::event::blocks::{CallBlock, ResultBlock, SubagentEnd};
@@ -115,7 +116,8 @@ impl TranscriptFold {
             block,
             sidechain: by.sidechain,
         };
-        self.tool_use(key, call, |ids| {
+        let (sessions, strings) = (&self.sessions, &self.strings);
+        self.tools.call(key, call, (sessions, strings), |ids| {
             id.unescape_into(ids);
         });
     }
@@ -134,7 +136,8 @@ impl TranscriptFold {
                 error,
                 rejected: false,
             };
-            self.tool_result(request_key(id.raw(), None), result);
+            self.tools
+                .result(request_key(id.raw(), None), result, &self.strings);
         }
     }
 
@@ -170,15 +173,32 @@ impl TranscriptFold {
             usage: end.usage.map(TokenCounts::from_usage),
             at,
         };
-        self.keep_first_end(key, end);
+        self.tools.keep_first_end(key, end, &self.strings);
     }
+}
 
+/// The fold's tool calls by their `tool_use` id's key (a call replayed in
+/// another file is one call), their results by the same key, what the
+/// results of calls that ran a subagent said of it, and the calls' ids as
+/// written: as the stream's run state keeps its tool calls
+/// (`run/state/tools.rs`), but each once whatever the order of the files.
+#[derive(Debug, Default)]
+pub(super) struct Tools {
+    pub(super) calls: Calls<ToolUse>,
+    pub(super) results: Calls<ToolResult>,
+    pub(super) agent_ends: Calls<AgentEnd>,
+    /// The calls' ids as written, one after another ([`ToolUse::id`]):
+    /// one buffer, not a string per call.
+    pub(super) ids: String,
+}
+
+impl Tools {
     /// A subagent's end, the first record's whatever the order of the
     /// files.
-    fn keep_first_end(&mut self, key: u128, end: AgentEnd) {
+    pub(super) fn keep_first_end(&mut self, key: u128, end: AgentEnd, strings: &Names) {
         match self.agent_ends.get_mut(&key) {
             Some(old) => {
-                if end.at.before(old.at, &self.strings) {
+                if end.at.before(old.at, strings) {
                     *old = end;
                 }
             }
@@ -189,16 +209,22 @@ impl TranscriptFold {
     }
 
     /// Take another fold's tool calls, results and subagents' ends (its
-    /// sessions mapped by `smap`, its names by `t`), as
-    /// [`merge`](TranscriptFold::merge) does.
-    pub(super) fn merge_tools(
+    /// sessions mapped by `smap`, its names by `t`; the fold's own names
+    /// `sessions` and `strings`), as [`merge`](TranscriptFold::merge)
+    /// does.
+    pub(super) fn merge(
         &mut self,
-        (tools, results, ends): (Calls<ToolUse>, Calls<ToolResult>, Calls<AgentEnd>),
-        tool_ids: &str,
-        smap: &[u32],
-        t: &impl Fn(u32) -> u32,
+        other: Tools,
+        (smap, t): (&[u32], &impl Fn(u32) -> u32),
+        (sessions, strings): (&Names, &Names),
     ) {
-        for (k, mut call) in tools {
+        let Tools {
+            calls,
+            results,
+            agent_ends,
+            ids,
+        } = other;
+        for (k, mut call) in calls {
             call.session = smap[call.session as usize];
             call.name = t(call.name);
             call.agent = t(call.agent);
@@ -206,19 +232,19 @@ impl TranscriptFold {
             call.description = t(call.description);
             call.at.file = t(call.at.file);
             let (start, len) = call.id;
-            let id = &tool_ids[start..start + len as usize];
-            self.tool_use(k, call, |ids| ids.push_str(id));
+            let id = &ids[start..start + len as usize];
+            self.call(k, call, (sessions, strings), |ids| ids.push_str(id));
         }
         for (k, mut r) in results {
             r.session = smap[r.session as usize];
             r.at.file = t(r.at.file);
-            self.tool_result(k, r);
+            self.result(k, r, strings);
         }
-        for (k, mut e) in ends {
+        for (k, mut e) in agent_ends {
             e.status = t(e.status);
             e.report = t(e.report);
             e.at.file = t(e.at.file);
-            self.keep_first_end(k, e);
+            self.keep_first_end(k, e, strings);
         }
     }
 
@@ -226,24 +252,27 @@ impl TranscriptFold {
     /// name keeps it, then the record first by file name and line, so the
     /// result does not depend on the order of the files). `id` writes the
     /// call's id, once per call.
-    pub(super) fn tool_use(&mut self, key: u128, mut call: ToolUse, id: impl FnOnce(&mut String)) {
-        match self.tools.get_mut(&key) {
+    pub(super) fn call(
+        &mut self,
+        key: u128,
+        mut call: ToolUse,
+        (sessions, strings): (&Names, &Names),
+        id: impl FnOnce(&mut String),
+    ) {
+        match self.calls.get_mut(&key) {
             Some(old) => {
-                let (a, b) = (
-                    self.sessions.get(call.session),
-                    self.sessions.get(old.session),
-                );
-                if a < b || (a == b && call.at.before(old.at, &self.strings)) {
+                let (a, b) = (sessions.get(call.session), sessions.get(old.session));
+                if a < b || (a == b && call.at.before(old.at, strings)) {
                     call.id = old.id;
                     *old = call;
                 }
             }
             None => {
-                let start = self.tool_ids.len();
-                id(&mut self.tool_ids);
-                let len = (self.tool_ids.len() - start) as u32;
+                let start = self.ids.len();
+                id(&mut self.ids);
+                let len = (self.ids.len() - start) as u32;
                 call.id = (start, len);
-                self.tools.insert(key, call);
+                self.calls.insert(key, call);
             }
         }
     }
@@ -251,11 +280,11 @@ impl TranscriptFold {
     /// A tool call's result: an error (a rejection) if any record of it
     /// says so, its time and place those of the first record (see
     /// [`At::before`]).
-    pub(super) fn tool_result(&mut self, key: u128, r: ToolResult) {
+    pub(super) fn result(&mut self, key: u128, r: ToolResult, strings: &Names) {
         match self.results.get_mut(&key) {
             Some(old) => {
                 let (error, rejected) = (old.error | r.error, old.rejected | r.rejected);
-                if r.at.before(old.at, &self.strings) {
+                if r.at.before(old.at, strings) {
                     *old = r;
                 }
                 old.error = error;
