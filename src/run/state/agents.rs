@@ -4,8 +4,7 @@
 //! (`finish`).
 
 use super::{str_of, task_usage, u64_of};
-use crate::event::TokenCounts;
-use crate::event::{Event, Field};
+use crate::event::{Event, Field, TokenCounts};
 use crate::run::intern::{Interner, Sym, SymMap};
 use crate::run::summary::TaskUsageSummary;
 
