@@ -6,7 +6,7 @@ use super::keys::CallIds;
 use super::keys::request_key;
 use super::names::Names;
 use super::summary::*;
-use super::tools::{AgentEnd, Calls, ToolResult, ToolUse};
+use super::tools::Tools;
 use super::{At, End, Facts, NONE, Request, TranscriptFold};
 use crate::pricing::PriceTable;
 use crate::run::{ModelCall, ModelRole, ToolCall, ToolTally};
@@ -87,10 +87,7 @@ impl TranscriptFold {
             alias: &alias,
             keep_calls,
             spawners,
-            tool_calls: &tools.calls,
-            results: &tools.results,
-            agent_ends: &tools.agent_ends,
-            tool_ids: &tools.ids,
+            tools: &tools,
         };
         let mut by_session: Vec<PerSession> = vec![Default::default(); sessions.len()];
         end.count_tools(&mut by_session);
@@ -122,10 +119,7 @@ struct Ending<'a> {
     /// The call that spawned each session's subagents (empty unless the
     /// calls are kept).
     spawners: Vec<HashMap<u32, u32>>,
-    tool_calls: &'a Calls<ToolUse>,
-    results: &'a Calls<ToolResult>,
-    agent_ends: &'a Calls<AgentEnd>,
-    tool_ids: &'a str,
+    tools: &'a Tools,
 }
 
 /// The figures summed over every session: per day (and model), those on
@@ -233,7 +227,7 @@ impl<'a> Ending<'a> {
     fn count_tools(&self, by_session: &mut [PerSession<'a>]) {
         let (strings, zone, range, blocks) = (self.strings, self.zone, self.range, self.blocks);
         let name = |i: u32| self.name(i);
-        for (key, call) in self.tool_calls {
+        for (key, call) in &self.tools.calls {
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             if !range.contains(day) {
                 continue;
@@ -241,7 +235,7 @@ impl<'a> Ending<'a> {
             let block = blocks.and_then(|b| b.block_of(call.millis?));
             let session = self.alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
-            let result = self.results.get(key);
+            let result = self.tools.results.get(key);
             let error = result.is_some_and(|r| r.error);
             let rejected = result.is_some_and(|r| r.rejected);
             let duration_ms = match (call.millis, result.and_then(|r| r.millis)) {
@@ -258,7 +252,7 @@ impl<'a> Ending<'a> {
                 s.tool_calls.push((
                     call.block,
                     ToolCall {
-                        tool_use_id: self.tool_ids[start..start + len as usize].to_owned(),
+                        tool_use_id: self.tools.ids[start..start + len as usize].to_owned(),
                         name: tool.to_owned(),
                         agent: name(self.spawned_by(session, call.agent)),
                         agent_id: name(call.agent),
@@ -285,8 +279,8 @@ impl<'a> Ending<'a> {
         }
         // Results that answer no call (on a day kept), in their record's
         // session.
-        for (key, r) in self.results {
-            if self.tool_calls.contains_key(key)
+        for (key, r) in &self.tools.results {
+            if self.tools.calls.contains_key(key)
                 || !range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
             {
                 continue;
@@ -439,8 +433,8 @@ impl<'a> Ending<'a> {
         // What the call that spawned a subagent and its result say,
         // when the parent's records hold them.
         let launched = |key: Option<u128>, spawned_by: Option<String>| {
-            let call = key.and_then(|k| self.tool_calls.get(&k));
-            let end = key.and_then(|k| self.agent_ends.get(&k));
+            let call = key.and_then(|k| self.tools.calls.get(&k));
+            let end = key.and_then(|k| self.tools.agent_ends.get(&k));
             AgentSummary {
                 spawned_by,
                 tool_name: call.and_then(|c| name(c.name)),
@@ -449,7 +443,7 @@ impl<'a> Ending<'a> {
                 status: end.and_then(|e| name(e.status)),
                 report: end.and_then(|e| name(e.report)),
                 result_error: key
-                    .and_then(|k| self.results.get(&k))
+                    .and_then(|k| self.tools.results.get(&k))
                     .is_some_and(|r| r.error),
                 reported_usage: end.and_then(|e| e.usage),
                 first_request_ms: call.and_then(|c| c.millis),
@@ -477,7 +471,7 @@ impl<'a> Ending<'a> {
         // per Agent/Task call (those no other subagent's `spawned_by`
         // names): they count on their call's day.
         for &(key, start, len) in &per.launches {
-            let id = &self.tool_ids[start..start + len as usize];
+            let id = &self.tools.ids[start..start + len as usize];
             if !agents.iter().any(|a| a.spawned_by.as_deref() == Some(id)) {
                 agents.push(launched(Some(key), Some(id.to_owned())));
             }
