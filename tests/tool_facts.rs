@@ -434,6 +434,56 @@ fn both_dialects_take_a_calls_first_result_and_any_error() {
     );
 }
 
+/// A result written before its call (a replayed or reordered log), a
+/// result of a call that never came, and the call answered again: both
+/// dialects keep the call once, take its first result by place (the one
+/// before it) and its error, and count the lone result as one without a
+/// use, by the one ledger (`run::ledger`).
+#[test]
+fn both_dialects_keep_a_result_before_its_call_and_count_one_without_a_call() {
+    let messages: &[(&str, &str, Option<&str>)] = &[
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"e1","content":"early","is_error":true}]}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"x9","content":"no call"}]}"#,
+            None,
+        ),
+        (
+            "assistant",
+            r#"{"id":"m1","model":"claude-sonnet-4-5","stop_reason":"tool_use","content":[{"type":"tool_use","id":"e1","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+            None,
+        ),
+        (
+            "user",
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"e1","content":"ok"}]}"#,
+            None,
+        ),
+    ];
+    let (stream, transcript) = both_runs(messages);
+    let calls = |r: &RunSummary, shift: u64| -> Vec<_> {
+        r.tool_calls
+            .iter()
+            .map(|c| {
+                let line = c.result_line.map(|l| l - shift);
+                (c.tool_use_id.clone(), c.answered, c.error, line)
+            })
+            .collect()
+    };
+    // A stream's lines are one on, after its `system/init`.
+    let want = vec![("e1".to_string(), true, true, Some(1))];
+    assert_eq!(calls(&stream, 1), want);
+    assert_eq!(calls(&transcript, 0), want);
+    assert_eq!(stream.tool_results_without_use, 1);
+    assert_eq!(transcript.tool_results_without_use, 1);
+    let bash = |r: &RunSummary| r.tool("Bash").map(|t| (t.calls, t.errors, t.unanswered));
+    assert_eq!(bash(&stream), Some((1, 1, 0)));
+    assert_eq!(bash(&transcript), bash(&stream));
+}
+
 /// Counts that are not counts: a negative output, a string input, and (in
 /// a transcript alone) a `costUSD` that is not a number.
 const UNUSUAL: &[(&str, &str, Option<&str>)] = &[

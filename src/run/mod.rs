@@ -78,6 +78,7 @@
 mod accounting;
 pub(crate) mod intern;
 mod json;
+pub(crate) mod ledger;
 mod partial;
 mod state;
 mod sum;

@@ -336,17 +336,17 @@ impl ToolTally {
     /// call is a rejection, not an error; a call without a result is
     /// unanswered; a call is timed when both its time and its result's
     /// are known and the result is not earlier.
-    pub(crate) fn count(&mut self, error: bool, rejected: bool, answered: bool, ms: Option<i64>) {
+    pub(crate) fn count(&mut self, o: &super::ledger::Outcome) {
         self.calls += 1;
-        if rejected {
+        if o.rejected {
             self.rejections += 1;
-        } else if error {
+        } else if o.error {
             self.errors += 1;
         }
-        if !answered {
+        if !o.answered {
             self.unanswered += 1;
         }
-        if let Some(d) = ms.filter(|d| *d >= 0) {
+        if let Some(d) = o.duration_ms.filter(|d| *d >= 0) {
             self.timed += 1;
             self.total_ms += d as u64;
             self.max_ms = self.max_ms.max(d as u64);

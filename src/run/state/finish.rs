@@ -51,7 +51,7 @@ impl RunState {
             usage,
             cost,
             tools,
-            tool_results_without_use: self.tools.early_results.len() as u64,
+            tool_results_without_use: self.tools.ledger.results_without_call().count() as u64,
             subagents,
             subagent_check,
             api_retries,
@@ -290,8 +290,8 @@ impl RunState {
         for (n, u) in self.agents.nodes.iter().zip(node_usage) {
             let tool_name = n
                 .tool_use_id
-                .and_then(|id| self.tools.by_id.get(&id))
-                .map(|&i| names.resolve(self.tools.list[i as usize].name).to_string());
+                .and_then(|id| self.tools.ledger.get(&id))
+                .map(|t| names.resolve(t.name).to_string());
             let status = n.notified_status.or(n.updated_status).or(n.result_status);
             flat.push((
                 n.tool_use_id,
@@ -347,8 +347,8 @@ impl RunState {
             // The line of the first moved node's tool use, if it has one.
             let line = flat[first]
                 .0
-                .and_then(|id| self.tools.by_id.get(&id))
-                .map_or(self.last_line, |&i| self.tools.list[i as usize].line);
+                .and_then(|id| self.tools.ledger.get(&id))
+                .map_or(self.last_line, |t| t.line);
             warnings.push(Warning {
                 code: WARN_DEEP_SUBAGENTS,
                 message: format!(
@@ -465,22 +465,25 @@ impl RunState {
             .collect();
         let tool_calls = self
             .tools
-            .list
-            .iter()
-            .map(|t| ToolCall {
-                tool_use_id: names.resolve(t.id).to_string(),
-                name: names.resolve(t.name).to_string(),
-                agent: opt(t.agent),
-                agent_id: None,
-                sidechain: t.agent.is_some(),
-                file: None,
-                line: t.line,
-                result_line: t.result_line,
-                started_ms: t.start_ms,
-                duration_ms: t.duration_ms,
-                answered: t.answered,
-                error: t.error,
-                rejected: t.rejected,
+            .ledger
+            .calls()
+            .map(|(id, t, a)| {
+                let o = a.outcome(t.start_ms);
+                ToolCall {
+                    tool_use_id: names.resolve(*id).to_string(),
+                    name: names.resolve(t.name).to_string(),
+                    agent: opt(t.agent),
+                    agent_id: None,
+                    sidechain: t.agent.is_some(),
+                    file: None,
+                    line: t.line,
+                    result_line: o.result_line,
+                    started_ms: t.start_ms,
+                    duration_ms: o.duration_ms,
+                    answered: o.answered,
+                    error: o.error,
+                    rejected: o.rejected,
+                }
             })
             .collect();
         (model_calls, tool_calls)

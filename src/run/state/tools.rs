@@ -6,6 +6,9 @@
 //! for both dialects ([`crate::event::blocks`]).
 
 use super::*;
+use crate::run::intern::SymHasher;
+use crate::run::ledger::{Answer, ResultPlace, ToolLedger};
+use std::hash::BuildHasherDefault;
 
 impl RunState {
     /// A result inside an assistant event: a server tool's (`*_tool_result`,
@@ -32,34 +35,19 @@ impl RunState {
             return;
         };
         let id = self.names.intern(id);
-        if self.tools.by_id.contains_key(&id) {
-            return;
-        }
-        let name_sym = self.names.intern(name);
-        let mut t = ToolUse {
-            id,
-            name: name_sym,
+        let t = ToolUse {
+            name: id,
             agent,
             line,
-            result_line: None,
             start_ms: start,
-            answered: false,
-            error: false,
-            rejected: false,
-            duration_ms: None,
         };
-        if let Some((error, end, result_line)) = self.tools.early_results.remove(&id) {
-            t.answered = true;
-            t.error = error;
-            t.result_line = Some(result_line);
-            t.duration_ms = start.zip(end).map(|(s, e)| e - s);
-        }
-        if let Some(p) = self.tools.early_rejections.iter().position(|r| *r == id) {
-            self.tools.early_rejections.swap_remove(p);
-            t.rejected = true;
-        }
-        self.tools.by_id.insert(id, self.tools.list.len() as u32);
-        self.tools.list.push(t);
+        // The stream's places are its lines, which only rise: the first
+        // call with an id is the first by place, and a later one is
+        // dropped (its name not even interned).
+        let Some(t) = self.tools.ledger.call(id, t, |_, _| false) else {
+            return;
+        };
+        t.name = self.names.intern(name);
         if call.launches_subagent() {
             let i = self.agents.for_tool(id);
             let n = &mut self.agents.nodes[i];
@@ -150,69 +138,59 @@ impl RunState {
     }
 }
 
-/// One tool call.
+/// One tool call (its id is its key in the [`ToolLedger`]; what came
+/// back for it, its [`Answer`]).
 #[derive(Clone, Debug)]
 pub(super) struct ToolUse {
-    pub(super) id: Sym,
     pub(super) name: Sym,
     pub(super) agent: Option<Sym>,
     pub(super) line: u64,
-    pub(super) result_line: Option<u64>,
     pub(super) start_ms: Option<i64>,
-    pub(super) answered: bool,
-    pub(super) error: bool,
-    pub(super) rejected: bool,
-    pub(super) duration_ms: Option<i64>,
 }
 
-/// The run's tool calls, by id, and the results and rejections that came
-/// before their call.
+/// Where and when a result came: its line and its event's time.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ResultAt {
+    pub(super) end_ms: Option<i64>,
+    pub(super) line: u64,
+}
+
+impl ResultPlace for ResultAt {
+    fn millis(&self) -> Option<i64> {
+        self.end_ms
+    }
+    fn line(&self) -> u64 {
+        self.line
+    }
+}
+
+/// The run's tool calls by id, and their results and rejections (those
+/// before their call included), kept by the rule of both dialects
+/// ([`ToolLedger`]).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Tools {
-    pub(super) list: Vec<ToolUse>,
-    pub(super) by_id: SymMap<u32>,
-    /// Results whose use has not appeared (yet): id → (error, end time,
-    /// line).
-    pub(super) early_results: SymMap<(bool, Option<i64>, u64)>,
-    pub(super) early_rejections: Vec<Sym>,
+    pub(super) ledger: ToolLedger<Sym, ToolUse, ResultAt, BuildHasherDefault<SymHasher>>,
+}
+
+/// A stream's results and rejections come in the order of its lines: the
+/// first is the first by place.
+fn first_seen(_: &ResultAt, _: &ResultAt) -> bool {
+    false
 }
 
 impl Tools {
-    /// A result of call `id`: by the rule of both dialects, the call's
-    /// result is its first (its line and time), an error if any result
-    /// says so (a transcript's calls are answered by the first record whose
-    /// file and line come first, whatever file replays it).
+    /// A result of call `id` at `line` (its event's time `end`), failed or
+    /// not.
     pub(super) fn on_result(&mut self, id: Sym, error: bool, end: Option<i64>, line: u64) {
-        match self.by_id.get(&id) {
-            Some(&i) => {
-                let t = &mut self.list[i as usize];
-                t.error |= error;
-                if !t.answered {
-                    t.answered = true;
-                    t.duration_ms = t.start_ms.zip(end).map(|(s, e)| e - s);
-                    t.result_line = Some(line);
-                }
-            }
-            None => {
-                self.early_results
-                    .entry(id)
-                    .and_modify(|r| r.0 |= error)
-                    .or_insert((error, end, line));
-            }
-        }
+        let at = ResultAt { end_ms: end, line };
+        self.ledger
+            .answer(id, Answer::result(at, error), first_seen);
     }
 
     /// The user rejected call `id` (its result, a denial, or
     /// `tool_result_meta`, whichever comes first).
     pub(super) fn reject(&mut self, id: Sym) {
-        match self.by_id.get(&id) {
-            Some(&i) => self.list[i as usize].rejected = true,
-            None => {
-                if !self.early_rejections.contains(&id) {
-                    self.early_rejections.push(id);
-                }
-            }
-        }
+        self.ledger.answer(id, Answer::rejection(), first_seen);
     }
 
     /// Each tool's tally, by name, and the tool calls of each subagent
@@ -224,12 +202,12 @@ impl Tools {
         // call was quadratic in the names (9.4 s for 80,000 of them).
         let mut tally_of: SymMap<usize> = SymMap::default();
         let mut tool_calls_by_agent: SymMap<u64> = SymMap::default();
-        for t in &self.list {
+        for (_, t, a) in self.ledger.calls() {
             let i = *tally_of.entry(t.name).or_insert_with(|| {
                 tools.push(ToolTally::named(names.resolve(t.name)));
                 tools.len() - 1
             });
-            tools[i].count(t.error, t.rejected, t.answered, t.duration_ms);
+            tools[i].count(&a.outcome(t.start_ms));
             if let Some(a) = t.agent {
                 *tool_calls_by_agent.entry(a).or_default() += 1;
             }

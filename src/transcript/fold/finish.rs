@@ -227,7 +227,7 @@ impl<'a> Ending<'a> {
     fn count_tools(&self, by_session: &mut [PerSession<'a>]) {
         let (strings, zone, range, blocks) = (self.strings, self.zone, self.range, self.blocks);
         let name = |i: u32| self.name(i);
-        for (key, call) in &self.tools.calls {
+        for (key, call, answer) in self.tools.ledger.calls() {
             let day = call.millis.map(|ms| Day::of_millis(ms, zone));
             if !range.contains(day) {
                 continue;
@@ -235,14 +235,8 @@ impl<'a> Ending<'a> {
             let block = blocks.and_then(|b| b.block_of(call.millis?));
             let session = self.alias[call.session as usize].unwrap_or(call.session);
             let tool = strings.get(call.name).unwrap_or("-");
-            let result = self.tools.results.get(key);
-            let error = result.is_some_and(|r| r.error);
-            let rejected = result.is_some_and(|r| r.rejected);
-            let duration_ms = match (call.millis, result.and_then(|r| r.millis)) {
-                (Some(a), Some(b)) => Some(b - a),
-                _ => None,
-            };
-            let count = |t: &mut ToolTally| t.count(error, rejected, result.is_some(), duration_ms);
+            let o = answer.outcome(call.millis);
+            let count = |t: &mut ToolTally| t.count(&o);
             let s = &mut by_session[session as usize];
             if call.subagent {
                 s.launches.push((*key, call.id.0, call.id.1));
@@ -259,12 +253,12 @@ impl<'a> Ending<'a> {
                         sidechain: call.sidechain,
                         file: name(call.at.file),
                         line: call.at.line,
-                        result_line: result.map(|r| r.at.line),
+                        result_line: o.result_line,
                         started_ms: call.millis,
-                        duration_ms,
-                        answered: result.is_some(),
-                        error,
-                        rejected,
+                        duration_ms: o.duration_ms,
+                        answered: o.answered,
+                        error: o.error,
+                        rejected: o.rejected,
                     },
                 ));
             }
@@ -279,10 +273,8 @@ impl<'a> Ending<'a> {
         }
         // Results that answer no call (on a day kept), in their record's
         // session.
-        for (key, r) in &self.tools.results {
-            if self.tools.calls.contains_key(key)
-                || !range.contains(r.millis.map(|ms| Day::of_millis(ms, zone)))
-            {
+        for r in self.tools.ledger.results_without_call() {
+            if !range.contains(r.millis.map(|ms| Day::of_millis(ms, zone))) {
                 continue;
             }
             let session = self.alias[r.session as usize].unwrap_or(r.session);
@@ -433,7 +425,7 @@ impl<'a> Ending<'a> {
         // What the call that spawned a subagent and its result say,
         // when the parent's records hold them.
         let launched = |key: Option<u128>, spawned_by: Option<String>| {
-            let call = key.and_then(|k| self.tools.calls.get(&k));
+            let call = key.and_then(|k| self.tools.ledger.get(&k));
             let end = key.and_then(|k| self.tools.agent_ends.get(&k));
             AgentSummary {
                 spawned_by,
@@ -443,8 +435,8 @@ impl<'a> Ending<'a> {
                 status: end.and_then(|e| name(e.status)),
                 report: end.and_then(|e| name(e.report)),
                 result_error: key
-                    .and_then(|k| self.tools.results.get(&k))
-                    .is_some_and(|r| r.error),
+                    .and_then(|k| self.tools.ledger.answer_of(&k))
+                    .is_some_and(|a| a.error),
                 reported_usage: end.and_then(|e| e.usage),
                 first_request_ms: call.and_then(|c| c.millis),
                 ..AgentSummary::default()

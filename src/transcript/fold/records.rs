@@ -10,6 +10,7 @@ use super::{End, NONE, Rec, Request, TranscriptFold};
 use crate::event::Event;
 use crate::event::blocks::{self, BlockRole, CallBlock};
 use crate::json::{RawStr, Tabled};
+use crate::run::ledger::Answer;
 
 impl TranscriptFold {
     /// An assistant record: an API error, the turn's end, the request's
@@ -162,15 +163,17 @@ impl TranscriptFold {
                     session: sid,
                     at: place,
                     millis: ms,
-                    error,
+                };
+                let answer = Answer {
                     rejected,
+                    ..Answer::result(result, error)
                 };
                 let key = request_key(id.raw(), None);
-                self.tools.result(key, result, &self.strings);
+                self.tools.result(key, answer, &self.strings);
                 // A subagent's end: read for a call that ran one
                 // (or one not seen yet), as the stream reads it for
                 // its node's call.
-                if self.tools.calls.get(&key).is_none_or(|c| c.subagent)
+                if self.tools.ledger.get(&key).is_none_or(|c| c.subagent)
                     && let Some(end) = blocks::SubagentEnd::of(user.results, tool_use_result)
                         .filter(|e| e.names_a_subagent())
                 {

@@ -9,22 +9,30 @@ use super::{At, NONE, TranscriptFold};
 use crate::event::TokenCounts;
 use crate::event::blocks::{CallBlock, ResultBlock, SubagentEnd};
 use crate::json::{RawStr, Value};
+use crate::run::ledger::{Answer, ResultPlace, ToolLedger};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// Per call key (a `tool_use` id's), as the fold keeps its calls.
 pub(super) type Calls<T> = HashMap<u128, T, std::hash::BuildHasherDefault<KeyHasher>>;
 
-/// A `tool_result` as folded: the first record answering a call (by
-/// [`At::before`]), an error if any of them says so.
+/// Where a `tool_result` was written: the ledger keeps a call's first
+/// (by [`At::before`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ToolResult {
     /// The session of its record.
     pub(super) session: u32,
     pub(super) at: At,
     pub(super) millis: Option<i64>,
-    pub(super) error: bool,
-    /// The user rejected the call ([`ResultBlock::rejected`]).
-    pub(super) rejected: bool,
+}
+
+impl ResultPlace for ToolResult {
+    fn millis(&self) -> Option<i64> {
+        self.millis
+    }
+    fn line(&self) -> u64 {
+        self.at.line
+    }
 }
 
 /// One tool call (a call block: `tool_use`, `server_tool_use`,
@@ -133,11 +141,10 @@ impl TranscriptFold {
                 session: sid,
                 at,
                 millis: ms,
-                error,
-                rejected: false,
             };
+            let key = request_key(id.raw(), None);
             self.tools
-                .result(request_key(id.raw(), None), result, &self.strings);
+                .result(key, Answer::result(result, error), &self.strings);
         }
     }
 
@@ -178,14 +185,13 @@ impl TranscriptFold {
 }
 
 /// The fold's tool calls by their `tool_use` id's key (a call replayed in
-/// another file is one call), their results by the same key, what the
-/// results of calls that ran a subagent said of it, and the calls' ids as
-/// written: as the stream's run state keeps its tool calls
-/// (`run/state/tools.rs`), but each once whatever the order of the files.
+/// another file is one call) and their results, kept by the rule of both
+/// dialects ([`ToolLedger`], as the stream's run state keeps its own in
+/// `run/state/tools.rs`); what the results of calls that ran a subagent
+/// said of it; and the calls' ids as written.
 #[derive(Debug, Default)]
 pub(super) struct Tools {
-    pub(super) calls: Calls<ToolUse>,
-    pub(super) results: Calls<ToolResult>,
+    pub(super) ledger: ToolLedger<u128, ToolUse, ToolResult, BuildHasherDefault<KeyHasher>>,
     pub(super) agent_ends: Calls<AgentEnd>,
     /// The calls' ids as written, one after another ([`ToolUse::id`]):
     /// one buffer, not a string per call.
@@ -219,12 +225,17 @@ impl Tools {
         (sessions, strings): (&Names, &Names),
     ) {
         let Tools {
-            calls,
-            results,
+            ledger,
             agent_ends,
             ids,
         } = other;
-        for (k, mut call) in calls {
+        for (k, call, mut a) in ledger.into_parts() {
+            if let Some(r) = &mut a.first {
+                r.session = smap[r.session as usize];
+                r.at.file = t(r.at.file);
+            }
+            self.result(k, a, strings);
+            let Some(mut call) = call else { continue };
             call.session = smap[call.session as usize];
             call.name = t(call.name);
             call.agent = t(call.agent);
@@ -234,11 +245,6 @@ impl Tools {
             let (start, len) = call.id;
             let id = &ids[start..start + len as usize];
             self.call(k, call, (sessions, strings), |ids| ids.push_str(id));
-        }
-        for (k, mut r) in results {
-            r.session = smap[r.session as usize];
-            r.at.file = t(r.at.file);
-            self.result(k, r, strings);
         }
         for (k, mut e) in agent_ends {
             e.status = t(e.status);
@@ -255,44 +261,30 @@ impl Tools {
     pub(super) fn call(
         &mut self,
         key: u128,
-        mut call: ToolUse,
+        call: ToolUse,
         (sessions, strings): (&Names, &Names),
         id: impl FnOnce(&mut String),
     ) {
-        match self.calls.get_mut(&key) {
-            Some(old) => {
-                let (a, b) = (sessions.get(call.session), sessions.get(old.session));
-                if a < b || (a == b && call.at.before(old.at, strings)) {
-                    call.id = old.id;
-                    *old = call;
-                }
+        let earlier = |new: &mut ToolUse, old: &ToolUse| {
+            let (a, b) = (sessions.get(new.session), sessions.get(old.session));
+            let earlier = a < b || (a == b && new.at.before(old.at, strings));
+            if earlier {
+                new.id = old.id;
             }
-            None => {
-                let start = self.ids.len();
-                id(&mut self.ids);
-                let len = (self.ids.len() - start) as u32;
-                call.id = (start, len);
-                self.calls.insert(key, call);
-            }
+            earlier
+        };
+        if let Some(call) = self.ledger.call(key, call, earlier) {
+            let start = self.ids.len();
+            id(&mut self.ids);
+            call.id = (start, (self.ids.len() - start) as u32);
         }
     }
 
-    /// A tool call's result: an error (a rejection) if any record of it
-    /// says so, its time and place those of the first record (see
-    /// [`At::before`]).
-    pub(super) fn result(&mut self, key: u128, r: ToolResult, strings: &Names) {
-        match self.results.get_mut(&key) {
-            Some(old) => {
-                let (error, rejected) = (old.error | r.error, old.rejected | r.rejected);
-                if r.at.before(old.at, strings) {
-                    *old = r;
-                }
-                old.error = error;
-                old.rejected = rejected;
-            }
-            None => {
-                self.results.insert(key, r);
-            }
-        }
+    /// A tool call's result (or another fold's answer): an error (a
+    /// rejection) if any record of it says so, its time and place those
+    /// of the first record (see [`At::before`]).
+    pub(super) fn result(&mut self, key: u128, a: Answer<ToolResult>, strings: &Names) {
+        self.ledger
+            .answer(key, a, |new, old| new.at.before(old.at, strings));
     }
 }
