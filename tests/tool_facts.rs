@@ -342,6 +342,31 @@ fn both_dialects_read_a_subagents_end_from_its_calls_result() {
     }
 }
 
+/// A subagent's call answered twice, each result saying how it ended:
+/// both dialects keep the first result's status, report and usage, as a
+/// call's result is its first (a stream took the later one's before).
+#[test]
+fn both_dialects_keep_the_first_end_of_a_subagent_answered_twice() {
+    let mut messages = SUBAGENT.to_vec();
+    messages.push((
+        "user",
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"task1","content":[{"type":"text","text":"again"}]}]}"#,
+        Some(
+            r#"{"status":"failed","agentId":"a7f3","handbackReport":{"text":"A replay."},"usage":{"input_tokens":1,"output_tokens":99}}"#,
+        ),
+    ));
+    let (stream, transcript) = both_runs(&messages);
+    for (dialect, run) in [("stream", &stream), ("transcript", &transcript)] {
+        let n = &run.subagents[0];
+        let reported = n.usage.reported.map(|u| u.output_tokens);
+        assert_eq!(
+            (n.status.as_deref(), n.report.as_deref(), reported),
+            (Some("completed"), Some("It was the cache."), Some(70)),
+            "{dialect}"
+        );
+    }
+}
+
 #[test]
 fn both_dialects_say_a_subagents_call_failed_beside_another_result() {
     // Two calls answered in one message: the Agent call's result failed.

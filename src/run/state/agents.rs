@@ -33,6 +33,10 @@ pub(super) struct Node {
     /// `tool_use_result.usage` of its Agent/Task tool result (its last
     /// call's usage).
     pub(super) reported_usage: Option<TokenCounts>,
+    /// A result of its call said how it ended: the first such result's
+    /// status, report and usage are kept (as a transcript keeps the first
+    /// record's by place).
+    pub(super) ended: bool,
     pub(super) events: u64,
 }
 

@@ -117,18 +117,21 @@ impl RunState {
 
     /// What the result of node `i`'s call says of the subagent
     /// ([`blocks::SubagentEnd`], the rule of both dialects): its status,
-    /// its handback report, its last call's usage, and its id when no
+    /// its handback report, its last call's usage (the first result's
+    /// that says so, as a call's result is its first), and its id when no
     /// `task_started` named it.
     fn on_subagent_end(&mut self, i: usize, end: blocks::SubagentEnd<'_>, line: u64) {
         let status = str_of(end.status).map(|s| self.names.intern(s));
         let task_id = str_of(end.agent_id).map(|s| self.names.intern(s));
+        // Read for every end, so that a count that is not one is said.
         let reported = end.usage.map(|u| self.usage_of(u, line));
         let n = &mut self.agents.nodes[i];
-        if let Some(r) = str_of(end.report) {
-            n.report = Some(r.to_string());
+        if !n.ended {
+            n.ended = true;
+            n.report = str_of(end.report).map(str::to_string);
+            n.result_status = status;
+            n.reported_usage = reported;
         }
-        n.result_status = status.or(n.result_status);
-        n.reported_usage = reported.or(n.reported_usage);
         if n.task_id.is_none()
             && let Some(t) = task_id
         {
